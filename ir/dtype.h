@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// Element types of tensors (ONNX TensorProto.DataType numbering). Thread-safe.
+#ifndef MLCC_IR_DTYPE_H_
+#define MLCC_IR_DTYPE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+  MLCC_DTF_FLOAT = 1u << 0,
+  MLCC_DTF_INT = 1u << 1,
+  MLCC_DTF_UNSIGNED = 1u << 2,
+  MLCC_DTF_BOOL = 1u << 3,
+};
+
+// Values equal ONNX TensorProto.DataType; 0 is UNDEFINED. Not dense, so the
+// traits lookup goes through mlcc_dtype_size() etc., never array indexing.
+typedef enum mlcc_dtype_e {
+  MLCC_DTYPE_UNDEFINED = 0,
+#define MLCC_DTYPE(id, onnx_id, name, size, ctype, flags) MLCC_DTYPE_##id = onnx_id,
+#include "ir/dtypes.def"
+#undef MLCC_DTYPE
+  MLCC_DTYPE_COUNT = 17  // one past the largest ONNX id we could meet (bfloat16=16)
+} mlcc_dtype_t;
+
+// True if |dtype| is one of the rows of dtypes.def.
+bool mlcc_dtype_is_valid(mlcc_dtype_t dtype);
+// Element size in bytes; 0 for undefined/unsupported.
+size_t mlcc_dtype_size(mlcc_dtype_t dtype);
+// "float32"; "undefined" or "unsupported(<n>)" style names never return NULL.
+const char* mlcc_dtype_name(mlcc_dtype_t dtype);
+// C spelling for generated headers ("float", "int64_t", "bool").
+const char* mlcc_dtype_c_type(mlcc_dtype_t dtype);
+bool mlcc_dtype_is_float(mlcc_dtype_t dtype);
+bool mlcc_dtype_is_int(mlcc_dtype_t dtype);       // signed or unsigned integers
+bool mlcc_dtype_is_unsigned(mlcc_dtype_t dtype);
+bool mlcc_dtype_is_bool(mlcc_dtype_t dtype);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_IR_DTYPE_H_

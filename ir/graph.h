@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0
+// The graph IR: values (tensors), nodes (ONNX operators), fused kernels.
+// Thread-compatible: one thread mutates a graph at a time; concurrent
+// read-only use (e.g. parallel codegen of distinct kernels) is allowed.
+//
+// Model of the IR
+// ---------------
+// * Every tensor is an mlcc_value_t with a dtype and, after shape inference, a
+//   fully static shape (symbolic dims are pinned by --input-shape at import or
+//   rejected). Scalars have rank 0.
+// * A value is a graph input, a constant (initializer, Constant node or folded
+//   result; |data| holds its bytes), or an intermediate produced by one node.
+//   Graph outputs are flagged with |is_output| and listed in |outputs|.
+// * |nodes| is kept in a topological order. Passes mark nodes |dead| and call
+//   mlcc_graph_compact(); they never free individually (arena-owned).
+// * After the fusion pass, |kernels| partitions the live nodes: kernel k is an
+//   anchor node followed by elementwise epilogue nodes (see mlcc_kernel_t).
+#ifndef MLCC_IR_GRAPH_H_
+#define MLCC_IR_GRAPH_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/base/arena.h"
+#include "ir/base/status.h"
+#include "ir/dtype.h"
+#include "ir/ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MLCC_MAX_RANK 8
+
+//===----------------------------------------------------------------------===//
+// Types and enums
+//===----------------------------------------------------------------------===//
+
+// A static shape. dims[i] >= 0 for i < rank.
+typedef struct mlcc_shape_t {
+  int32_t rank;
+  int64_t dims[MLCC_MAX_RANK];
+} mlcc_shape_t;
+
+typedef enum mlcc_value_kind_e {
+  MLCC_VALUE_INTERMEDIATE = 0,  // produced by a node
+  MLCC_VALUE_INPUT,             // fed by the caller of <name>_run
+  MLCC_VALUE_CONSTANT,          // |data| holds the bytes (weights, folded)
+} mlcc_value_kind_t;
+
+typedef struct mlcc_node_t mlcc_node_t;
+
+typedef struct mlcc_value_t {
+  uint32_t id;                // index in graph->values (stable for a graph)
+  const char* name;           // ONNX name (arena); unique within the graph
+  mlcc_dtype_t dtype;         // MLCC_DTYPE_UNDEFINED until inferred
+  bool shape_known;           // false until inferred
+  mlcc_shape_t shape;
+  mlcc_value_kind_t kind;
+  bool is_output;             // listed in graph->outputs
+  // CONSTANT only: numel*dtype_size bytes, little-endian, row-major (NCHW
+  // for images). Borrowed from the graph's backing store or arena-owned;
+  // valid for the graph's lifetime.
+  const void* data;
+  mlcc_node_t* producer;      // INTERMEDIATE: the node writing it, else NULL
+  uint32_t n_uses;            // live node inputs reading it (recounted by
+                              // mlcc_graph_recount_uses); outputs not counted
+  // Set by plan-memory: byte offset in the workspace for INTERMEDIATE values
+  // that are not graph outputs; -1 when the value has no workspace slot.
+  int64_t ws_offset;
+  // Set by the codegen: byte offset of a CONSTANT in the weights blob; -1 if none.
+  int64_t weight_offset;
+} mlcc_value_t;
+
+typedef enum mlcc_attr_kind_e {
+  MLCC_ATTR_INT = 0,
+  MLCC_ATTR_FLOAT,
+  MLCC_ATTR_STRING,
+  MLCC_ATTR_INTS,
+  MLCC_ATTR_FLOATS,
+  MLCC_ATTR_STRINGS,
+  MLCC_ATTR_TENSOR,
+} mlcc_attr_kind_t;
+
+// One ONNX attribute. Arrays and strings are arena-owned.
+typedef struct mlcc_attr_t {
+  const char* name;
+  mlcc_attr_kind_t kind;
+  int64_t i;                 // INT
+  float f;                   // FLOAT
+  const char* s;             // STRING (NUL-terminated copy; s_len bytes)
+  size_t s_len;
+  uint32_t count;            // INTS / FLOATS / STRINGS element count
+  const int64_t* ints;
+  const float* floats;
+  const char* const* strings;
+  // TENSOR: a constant tensor (e.g. ConstantOfShape's value).
+  mlcc_dtype_t t_dtype;
+  mlcc_shape_t t_shape;
+  const void* t_data;
+} mlcc_attr_t;
+
+struct mlcc_node_t {
+  uint32_t id;               // creation index (stable; used for names/order ties)
+  const char* name;          // ONNX node name or "" (arena)
+  mlcc_op_t op;
+  int32_t opset;             // opset of the node's domain from the model
+  uint32_t n_inputs;
+  mlcc_value_t** inputs;     // entries may be NULL: omitted optional input
+  uint32_t n_outputs;
+  mlcc_value_t** outputs;    // entries may be NULL: omitted optional output
+  uint32_t n_attrs;
+  mlcc_attr_t* attrs;
+  bool dead;                 // removed by a pass; dropped by compact
+  int32_t kernel;            // index into graph->kernels after fusion, else -1
+};
+
+// A fused kernel: nodes[0] is the anchor (any op); nodes[1..] are
+// elementwise ops (MLCC_OPF_ELEMENTWISE) each of which reads the previous
+// node's single output exactly once as input |carried_input[i]| and whose
+// other inputs broadcast to that output's shape. Intermediate outputs of the
+// chain are not materialized; only the last node's outputs are.
+typedef struct mlcc_kernel_t {
+  uint32_t n_nodes;
+  mlcc_node_t** nodes;
+  uint32_t* carried_input;   // carried_input[0] unused
+} mlcc_kernel_t;
+
+typedef struct mlcc_graph_t {
+  mlcc_arena_t arena;        // owns values, nodes, attrs, strings, folded data
+  const char* name;          // ONNX graph name (informational)
+  uint32_t n_values, values_cap;
+  mlcc_value_t** values;
+  uint32_t n_nodes, nodes_cap;
+  mlcc_node_t** nodes;       // topological order
+  uint32_t n_inputs;
+  mlcc_value_t** inputs;     // graph inputs in ONNX order (initializers excluded)
+  uint32_t n_outputs;
+  mlcc_value_t** outputs;    // graph outputs in ONNX order
+  uint32_t n_kernels;
+  mlcc_kernel_t* kernels;    // set by fusion (or one per node); else 0
+  int64_t workspace_size;    // bytes, set by plan-memory
+  int64_t workspace_align;   // bytes, set by plan-memory (64)
+  // Opaque owner of borrowed constant bytes (the model file's buffer), freed
+  // by mlcc_graph_destroy through |backing_free|.
+  void* backing;
+  void (*backing_free)(void* backing);
+  uint32_t next_node_id;
+} mlcc_graph_t;
+
+//===----------------------------------------------------------------------===//
+// mlcc_shape_t
+//===----------------------------------------------------------------------===//
+
+// Element count in |*out_numel|; INVALID_MODEL on overflow or negative dims.
+mlcc_status_t mlcc_shape_numel(const mlcc_shape_t* shape, int64_t* out_numel);
+// Element count without checks (for verified shapes).
+int64_t mlcc_shape_numel_unchecked(const mlcc_shape_t* shape);
+bool mlcc_shape_equal(const mlcc_shape_t* a, const mlcc_shape_t* b);
+// Numpy-style multidirectional broadcast (ONNX Broadcasting.md). Returns
+// INVALID_MODEL naming both shapes when they do not broadcast.
+mlcc_status_t mlcc_shape_broadcast(const mlcc_shape_t* a, const mlcc_shape_t* b,
+                                   mlcc_shape_t* out_shape);
+// Formats "[1,3,224,224]" into |buf| (always NUL-terminated); returns buf.
+char* mlcc_shape_format(const mlcc_shape_t* shape, char* buf, size_t buf_size);
+
+//===----------------------------------------------------------------------===//
+// mlcc_graph_t
+//===----------------------------------------------------------------------===//
+
+// Creates an empty graph. Caller owns it; release with mlcc_graph_destroy.
+mlcc_status_t mlcc_graph_create(mlcc_graph_t** out_graph);
+void mlcc_graph_destroy(mlcc_graph_t* graph);
+
+// Adds a value named |name| (copied). Returns INVALID_MODEL if the name is
+// already used, RESOURCE_EXHAUSTED on OOM. ws_offset/weight_offset start at -1.
+mlcc_status_t mlcc_graph_add_value(mlcc_graph_t* graph, const char* name,
+                                   mlcc_value_kind_t kind, mlcc_value_t** out_value);
+// Finds a value by name (borrowed) or NULL. O(1) average.
+mlcc_value_t* mlcc_graph_find_value(const mlcc_graph_t* graph, const char* name);
+// Makes a fresh unique name "<base>_<n>" and adds an intermediate value.
+mlcc_status_t mlcc_graph_add_temp_value(mlcc_graph_t* graph, const char* base,
+                                        mlcc_value_t** out_value);
+// Adds a constant value with |data| (borrowed if |copy| is false, else copied
+// into the arena). Shape and dtype are set from the arguments.
+mlcc_status_t mlcc_graph_add_constant(mlcc_graph_t* graph, const char* name,
+                                      mlcc_dtype_t dtype, const mlcc_shape_t* shape,
+                                      const void* data, bool copy,
+                                      mlcc_value_t** out_value);
+
+// Appends a node (topological position is the caller's responsibility).
+// Arrays are copied into the arena; |attrs| entries are copied shallowly
+// (their arrays must already be arena-owned). Sets producer of outputs.
+mlcc_status_t mlcc_graph_add_node(mlcc_graph_t* graph, mlcc_op_t op, int32_t opset,
+                                  const char* name, mlcc_value_t* const* inputs,
+                                  uint32_t n_inputs, mlcc_value_t* const* outputs,
+                                  uint32_t n_outputs, const mlcc_attr_t* attrs,
+                                  uint32_t n_attrs, mlcc_node_t** out_node);
+
+// Replaces every use of |from| (node inputs and graph outputs) with |to|.
+// If |from| is a graph output, |to| becomes the output under |from|'s name is
+// NOT done: callers that bypass an output node must keep the output value.
+void mlcc_graph_replace_uses(mlcc_graph_t* graph, mlcc_value_t* from, mlcc_value_t* to);
+// Recomputes n_uses from live nodes.
+void mlcc_graph_recount_uses(mlcc_graph_t* graph);
+// Drops dead nodes from |nodes|, preserving order. Resets kernels.
+void mlcc_graph_compact(mlcc_graph_t* graph);
+// Re-sorts |nodes| topologically (stable by current position). Returns
+// INVALID_MODEL naming a node on the cycle if there is one.
+mlcc_status_t mlcc_graph_toposort(mlcc_graph_t* graph);
+
+// Attribute lookup on a node (borrowed) or NULL.
+const mlcc_attr_t* mlcc_node_attr(const mlcc_node_t* node, const char* name);
+// Typed getters with defaults. Return INVALID_MODEL if the attribute exists
+// with another kind; the message names the attribute and both kinds.
+mlcc_status_t mlcc_node_attr_int(const mlcc_node_t* node, const char* name,
+                                 int64_t default_value, int64_t* out_value);
+mlcc_status_t mlcc_node_attr_float(const mlcc_node_t* node, const char* name,
+                                   float default_value, float* out_value);
+// |*out_value| is borrowed; |default_value| is returned when absent.
+mlcc_status_t mlcc_node_attr_string(const mlcc_node_t* node, const char* name,
+                                    const char* default_value, const char** out_value);
+// Returns count 0 / NULL when absent.
+mlcc_status_t mlcc_node_attr_ints(const mlcc_node_t* node, const char* name,
+                                  const int64_t** out_ints, uint32_t* out_count);
+mlcc_status_t mlcc_node_attr_floats(const mlcc_node_t* node, const char* name,
+                                    const float** out_floats, uint32_t* out_count);
+
+// Input |i| of |node| or NULL when absent/omitted.
+static inline mlcc_value_t* mlcc_node_input(const mlcc_node_t* node, uint32_t i) {
+  return i < node->n_inputs ? node->inputs[i] : NULL;
+}
+static inline mlcc_value_t* mlcc_node_output(const mlcc_node_t* node, uint32_t i) {
+  return i < node->n_outputs ? node->outputs[i] : NULL;
+}
+
+// Reads element |i| of a CONSTANT value of any integer dtype as int64
+// (for shape inputs such as Reshape's shape). Caller checks bounds/kind.
+int64_t mlcc_value_const_i64(const mlcc_value_t* value, int64_t i);
+// Same for float dtypes (F32/F64/F16) and ints, converted to double.
+double mlcc_value_const_f64(const mlcc_value_t* value, int64_t i);
+// Byte size numel*dtype_size (values must be inferred).
+size_t mlcc_value_byte_size(const mlcc_value_t* value);
+
+// "node #17 'conv_3' (Conv, opset 13)" into |buf|; returns buf.
+char* mlcc_node_describe(const mlcc_node_t* node, char* buf, size_t buf_size);
+// Annotates |status| with mlcc_node_describe(node). No-op on OK.
+mlcc_status_t mlcc_node_annotate(const mlcc_node_t* node, mlcc_status_t status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_IR_GRAPH_H_

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// ONNX model import (protobuf-c over our own proto2 schema, onnx.proto in
+// this folder) into an mlcc_graph_t. Follows the ONNX IR spec (IR versions
+// 3-9). Thread-safe: no shared state.
+#ifndef MLCC_IR_ONNX_ONNX_IMPORT_H_
+#define MLCC_IR_ONNX_ONNX_IMPORT_H_
+
+#include <stdint.h>
+
+#include "ir/base/status.h"
+#include "ir/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// One --input-shape=NAME=1x3x224x224 pin.
+typedef struct mlcc_input_shape_t {
+  const char* name;
+  mlcc_shape_t shape;
+} mlcc_input_shape_t;
+
+typedef struct mlcc_onnx_import_options_t {
+  const mlcc_input_shape_t* input_shapes;  // may be NULL
+  uint32_t n_input_shapes;
+  uint64_t max_file_bytes;                 // 0 = default limit (4 GiB)
+  // Files read besides the model (external data), for the depfile. The
+  // importer appends arena-owned absolute-or-relative paths as given.
+  const char** out_deps;                   // optional array of capacity deps_cap
+  uint32_t deps_cap;
+  uint32_t* out_n_deps;
+} mlcc_onnx_import_options_t;
+
+// Reads |path| and builds a graph: values for inputs (initializers that are
+// also inputs stay INPUTs: a fed value wins), initializers and Constant nodes
+// as CONSTANTs, one node per ONNX node (ops resolved through ops.def at the
+// model's opset for the node's domain), graph outputs flagged, nodes
+// topologically sorted. Shapes of graph inputs come from the model or the
+// pins; a symbolic or unknown input dim without a pin is INVALID_MODEL naming
+// the input and dim. Every unsupported (domain, op, opset) in the model is
+// reported in ONE UNIMPLEMENTED status. Malformed files: INVALID_MODEL naming
+// the file and what is wrong; missing files NOT_FOUND; external data outside
+// the model's folder INVALID_MODEL. Caller owns |*out_graph|.
+mlcc_status_t mlcc_onnx_import_file(const char* path,
+                                    const mlcc_onnx_import_options_t* options,
+                                    mlcc_graph_t** out_graph);
+
+// Decodes a serialized TensorProto (the .pb files of ONNX test data) into a
+// malloc'ed buffer of raw little-endian element bytes. Caller frees |*out_data|.
+mlcc_status_t mlcc_onnx_read_tensor_file(const char* path, mlcc_dtype_t* out_dtype,
+                                         mlcc_shape_t* out_shape, void** out_data,
+                                         size_t* out_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_IR_ONNX_ONNX_IMPORT_H_

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// Code generation entry points used by the driver: kernels, the entry
+// function, the weights blob, and the host JIT used for constant folding.
+// Thread-safe: each call builds in its own LLVMContext, so distinct kernels
+// may be compiled concurrently.
+#ifndef MLCC_TARGETS_CODEGEN_CODEGEN_H_
+#define MLCC_TARGETS_CODEGEN_CODEGEN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/base/status.h"
+#include "ir/graph.h"
+#include "targets/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// A malloc'ed byte buffer; free with mlcc_buffer_deinit.
+typedef struct mlcc_buffer_t {
+  uint8_t* data;
+  size_t size;
+} mlcc_buffer_t;
+void mlcc_buffer_deinit(mlcc_buffer_t* buffer);
+
+typedef enum mlcc_output_kind_e {
+  MLCC_OUTPUT_OBJECT = 0,  // ELF relocatable object for the target
+  MLCC_OUTPUT_ASM,         // target assembly text
+  MLCC_OUTPUT_LL,          // LLVM IR text (after optimization)
+} mlcc_output_kind_t;
+
+typedef struct mlcc_codegen_options_t {
+  const mlcc_target_t* target;
+  int opt_level;           // 0..3; >= 2 runs default<O3> with vectorizers
+  const char* name;        // C symbol prefix of the model, e.g. "detector"
+} mlcc_codegen_options_t;
+
+// Cache identity of kernel |kernel_index|: SHA-256 (hex, 64 chars + NUL) over
+// a canonical serialization of everything that changes the kernel's code
+// (format version, mlcc and LLVM versions, triple, CPU, features, opt level,
+// ops, opsets, attributes, dtypes, shapes, fused structure, shape-input
+// values, emit versions), never weights or names.
+mlcc_status_t mlcc_codegen_kernel_key(const mlcc_graph_t* graph, uint32_t kernel_index,
+                                      const mlcc_codegen_options_t* options,
+                                      char out_key_hex[65]);
+
+// Symbol of a kernel: "mlcc_k_<first 24 hex of key>". Kernels are emitted
+// weak_odr + hidden so two models sharing a kernel link safely.
+void mlcc_codegen_kernel_symbol(const char key_hex[65], char out_symbol[40]);
+
+// Compiles kernel |kernel_index| alone into |out| (object, asm or ll).
+mlcc_status_t mlcc_codegen_kernel(const mlcc_graph_t* graph, uint32_t kernel_index,
+                                  const mlcc_codegen_options_t* options,
+                                  mlcc_output_kind_t kind, mlcc_buffer_t* out);
+
+// Compiles the entry function "<name>_run" and the "<name>_info" data into
+// |out|. Requires graph->kernels and the memory plan. Kernel symbols are
+// derived from mlcc_codegen_kernel_key.
+mlcc_status_t mlcc_codegen_entry(const mlcc_graph_t* graph,
+                                 const mlcc_codegen_options_t* options,
+                                 mlcc_output_kind_t kind, mlcc_buffer_t* out);
+
+// Lays out every constant a kernel reads into one 64-byte aligned blob
+// "<name>_weights" (sets value->weight_offset; a mutation of the graph's
+// bookkeeping only) and emits it as read-only data into |out|.
+mlcc_status_t mlcc_codegen_weights(mlcc_graph_t* graph,
+                                   const mlcc_codegen_options_t* options,
+                                   mlcc_output_kind_t kind, mlcc_buffer_t* out);
+
+// Everything (weights, kernels, entry) in one module: for -c, -S and --emit=ll/asm.
+mlcc_status_t mlcc_codegen_whole(mlcc_graph_t* graph, const mlcc_codegen_options_t* options,
+                                 mlcc_output_kind_t kind, mlcc_buffer_t* out);
+
+// Constant folding: evaluates |node| (all inputs CONSTANT, outputs inferred)
+// by JIT-compiling its kernel for the host and running it. On success each
+// present output becomes a CONSTANT (data in graph->arena, producer NULL) and
+// the node is marked dead. UNIMPLEMENTED if the op cannot be emitted.
+mlcc_status_t mlcc_codegen_eval_node(mlcc_graph_t* graph, mlcc_node_t* node);
+
+// "16.0.6"
+const char* mlcc_codegen_llvm_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_TARGETS_CODEGEN_CODEGEN_H_

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+// The emitter toolkit: what op emitters (emit_*.c) use to build a kernel's
+// LLVM IR through the LLVM-C API. Thread-compatible: one ctx per thread.
+//
+// Kernel ABI (LINKED: kernel-abi-v1)
+// ----------------------------------
+//   void <symbol>(ptr arg0, ptr arg1, ...)
+// One pointer per value the kernel touches, in mlcc_kernel_args() order:
+// first the outputs of the kernel's last node (present ones, in order), then
+// every distinct input value of the kernel's nodes in order of first
+// appearance (omitted optional inputs and chain-internal values excluded).
+// Pointers are 64-byte aligned (workspace plan, weights blob and, by contract,
+// the caller's buffers only 4-byte: emitters must not assume more than the
+// element alignment). Arguments never alias each other (noalias).
+// Elements are stored densely, row-major, at their dtype's size; BOOL is one
+// byte 0/1. Weights are arguments: a kernel never embeds constant tensor data
+// except values of the row's |shape_inputs|.
+//
+// Emitter conventions
+// -------------------
+// * Write scalar loop nests with mlcc_emit_for()/mlcc_emit_loop_end(); LLVM's
+//   loop and SLP vectorizers do the rest. Indices are i64.
+// * Loop-carried scalars (accumulators) are mlcc_emit_var() allocas; SROA
+//   promotes them to registers.
+// * "Computational" types: F32->float, F64->double, integers->iN, BOOL->i1.
+//   mlcc_emit_load()/mlcc_emit_store*() convert BOOL i8<->i1.
+// * Every output element is written exactly once with mlcc_emit_store_output.
+#ifndef MLCC_TARGETS_CODEGEN_EMIT_H_
+#define MLCC_TARGETS_CODEGEN_EMIT_H_
+
+#include <llvm-c/Core.h>
+
+#include "ir/base/status.h"
+#include "ir/graph.h"
+#include "targets/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mlcc_emit_ctx_t {
+  LLVMContextRef llctx;
+  LLVMModuleRef module;
+  LLVMBuilderRef b;
+  LLVMValueRef fn;               // the kernel function being built
+  LLVMBasicBlockRef entry_bb;    // allocas go here
+  const mlcc_target_t* target;
+  const mlcc_kernel_t* kernel;   // the kernel being emitted
+  // Cached types.
+  LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f32, t_f64, t_ptr;
+  // Arguments: arg_values[i] is passed as LLVM parameter i (arg_ptrs[i]).
+  uint32_t n_args;
+  const mlcc_value_t** arg_values;
+  LLVMValueRef* arg_ptrs;
+};
+
+//===----------------------------------------------------------------------===//
+// Kernel arguments
+//===----------------------------------------------------------------------===//
+
+// Fills |out_args| (capacity |cap|) with the kernel's argument values in ABI
+// order and returns their count (which may exceed |cap|: call again).
+uint32_t mlcc_kernel_args(const mlcc_kernel_t* kernel, const mlcc_value_t** out_args,
+                          uint32_t cap);
+
+// Base pointer of |value| in the kernel, or NULL if it is not an argument.
+LLVMValueRef mlcc_emit_ptr(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value);
+
+//===----------------------------------------------------------------------===//
+// Types and constants
+//===----------------------------------------------------------------------===//
+
+// Computational LLVM type for |dtype| (BOOL -> i1), or NULL if unsupported.
+LLVMTypeRef mlcc_emit_type(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype);
+// Storage LLVM type (BOOL -> i8).
+LLVMTypeRef mlcc_emit_storage_type(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype);
+LLVMValueRef mlcc_emit_i64(mlcc_emit_ctx_t* ctx, int64_t v);
+LLVMValueRef mlcc_emit_f32(mlcc_emit_ctx_t* ctx, float v);
+// A constant of |dtype|'s computational type holding |v| (rounded/truncated).
+LLVMValueRef mlcc_emit_const(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, double v);
+// Converts |v| of computational type |from| to |to| (ONNX Cast semantics:
+// float->int truncates toward zero, ->bool is != 0).
+LLVMValueRef mlcc_emit_convert(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t from,
+                               mlcc_dtype_t to);
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+// Loads element |idx| (i64 linear index) of |value| in computational type.
+// Constants not passed as arguments are an INTERNAL bug: |value| must be an arg.
+LLVMValueRef mlcc_emit_load(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value,
+                            LLVMValueRef idx);
+// Stores |v| to element |idx| of |value| bypassing any epilogue (scratch use).
+void mlcc_emit_store(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value, LLVMValueRef idx,
+                     LLVMValueRef v);
+// Stores |v| (computational type of output |out_index| of |node|) to element
+// |idx|. If |node| is the anchor of a fused kernel and |out_index| is 0, the
+// epilogue chain is applied first and the result goes to the kernel's final
+// output. Returns UNIMPLEMENTED/INTERNAL if the epilogue cannot be emitted.
+mlcc_status_t mlcc_emit_store_output(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                     uint32_t out_index, LLVMValueRef idx,
+                                     LLVMValueRef v);
+
+// A mutable scalar: an alloca in the entry block initialized with |init|
+// at the current position. Use LLVMBuildLoad2/LLVMBuildStore on it.
+LLVMValueRef mlcc_emit_var(mlcc_emit_ctx_t* ctx, LLVMTypeRef type, LLVMValueRef init);
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+typedef struct mlcc_loop_t {
+  LLVMValueRef iv;               // i64 induction variable, valid in the body
+  LLVMValueRef end;
+  int64_t step;
+  LLVMBasicBlockRef header, body, latch, exit;
+} mlcc_loop_t;
+
+// for (iv = start; iv < end; iv += step) { ...body... }; |step| > 0.
+// Positions the builder in the body. Close with mlcc_emit_loop_end().
+mlcc_loop_t mlcc_emit_loop_begin(mlcc_emit_ctx_t* ctx, LLVMValueRef start, LLVMValueRef end,
+                                 int64_t step, const char* name);
+// Constant-bound convenience: for (iv = start; iv < end; ++iv).
+mlcc_loop_t mlcc_emit_for(mlcc_emit_ctx_t* ctx, int64_t start, int64_t end,
+                          const char* name);
+// Closes the loop and positions the builder after it.
+void mlcc_emit_loop_end(mlcc_emit_ctx_t* ctx, mlcc_loop_t* loop);
+
+typedef struct mlcc_if_t {
+  LLVMBasicBlockRef then_bb, else_bb, merge_bb;
+} mlcc_if_t;
+
+// if (cond) { ... } [else { ... }]; |cond| is i1. Builder goes to "then".
+mlcc_if_t mlcc_emit_if_begin(mlcc_emit_ctx_t* ctx, LLVMValueRef cond);
+// Switches the builder to the else branch (optional).
+void mlcc_emit_if_else(mlcc_emit_ctx_t* ctx, mlcc_if_t* branch);
+// Closes the if and positions the builder at the merge block.
+void mlcc_emit_if_end(mlcc_emit_ctx_t* ctx, mlcc_if_t* branch);
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic (all i64)
+//===----------------------------------------------------------------------===//
+
+// Splits linear |idx| over |shape| into |out_idx[0..rank)|.
+void mlcc_emit_unravel(mlcc_emit_ctx_t* ctx, const mlcc_shape_t* shape, LLVMValueRef idx,
+                       LLVMValueRef* out_idx);
+// Linear index of |idx[0..rank)| over |shape|.
+LLVMValueRef mlcc_emit_ravel(mlcc_emit_ctx_t* ctx, const mlcc_shape_t* shape,
+                             const LLVMValueRef* idx);
+// Linear index into |in_shape| of the element that numpy-broadcasts to linear
+// index |out_idx| of |out_shape| (right-aligned; size-1 dims repeat).
+LLVMValueRef mlcc_emit_broadcast_index(mlcc_emit_ctx_t* ctx, const mlcc_shape_t* out_shape,
+                                       LLVMValueRef out_idx, const mlcc_shape_t* in_shape);
+
+//===----------------------------------------------------------------------===//
+// Math
+//===----------------------------------------------------------------------===//
+
+// Calls overloaded intrinsic |name| ("llvm.exp", "llvm.fabs", "llvm.maxnum",
+// "llvm.fmuladd", ...) on |n| arguments of |x[0]|'s type.
+LLVMValueRef mlcc_emit_intrinsic(mlcc_emit_ctx_t* ctx, const char* name,
+                                 const LLVMValueRef* args, unsigned n);
+// a*b+c with contraction allowed (llvm.fmuladd).
+LLVMValueRef mlcc_emit_fmuladd(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b,
+                               LLVMValueRef c);
+// Calls libm function |name| (e.g. "erff", "tanhf") taking/returning
+// |x|'s float type. Generated libraries may depend on libm only.
+LLVMValueRef mlcc_emit_libm(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef x);
+
+// The scalar formula of elementwise |node| (MLCC_OPF_ELEMENTWISE) on
+// |operands| (computational types, one per input slot; NULL for omitted
+// optional inputs). Used by mlcc_emit_elementwise and by epilogues.
+// Implemented in emit_elementwise.c. UNIMPLEMENTED for unsupported dtypes.
+mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                           const LLVMValueRef* operands,
+                                           LLVMValueRef* out_value);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_TARGETS_CODEGEN_EMIT_H_
