@@ -23,7 +23,8 @@
 // * Loop-carried scalars (accumulators) are mlcc_emit_var() allocas; SROA
 //   promotes them to registers.
 // * "Computational" types: F32->float, F64->double, integers->iN, BOOL->i1.
-//   mlcc_emit_load()/mlcc_emit_store*() convert BOOL i8<->i1.
+//   mlcc_emit_load()/mlcc_emit_store*() convert BOOL i8<->i1. F16 is stored
+//   as half and computed as float (load extends, store rounds).
 // * Every output element is written exactly once with mlcc_emit_store_output.
 #ifndef MLCC_TARGETS_CODEGEN_EMIT_H_
 #define MLCC_TARGETS_CODEGEN_EMIT_H_
@@ -52,6 +53,10 @@ struct mlcc_emit_ctx_t {
   uint32_t n_args;
   const mlcc_value_t** arg_values;
   LLVMValueRef* arg_ptrs;
+  // First error raised by a toolkit function that cannot return a status
+  // (e.g. mlcc_emit_load of a value that is not an argument). The codegen
+  // returns it after the emitter; see mlcc_emit_fail(). Owned by the ctx.
+  mlcc_status_t deferred_status;
 };
 
 //===----------------------------------------------------------------------===//
@@ -167,6 +172,38 @@ LLVMValueRef mlcc_emit_fmuladd(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRe
 // Calls libm function |name| (e.g. "erff", "tanhf") taking/returning
 // |x|'s float type. Generated libraries may depend on libm only.
 LLVMValueRef mlcc_emit_libm(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef x);
+
+// select(cond, a, b); |cond| is i1.
+LLVMValueRef mlcc_emit_select(mlcc_emit_ctx_t* ctx, LLVMValueRef cond, LLVMValueRef a,
+                              LLVMValueRef b);
+// min/max of two values of |dtype|'s computational type: floats use
+// llvm.minnum/maxnum, signed ints smin/smax, unsigned ints and bool umin/umax.
+LLVMValueRef mlcc_emit_min(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, LLVMValueRef a,
+                           LLVMValueRef b);
+LLVMValueRef mlcc_emit_max(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, LLVMValueRef a,
+                           LLVMValueRef b);
+
+typedef enum mlcc_cmp_e {
+  MLCC_CMP_EQ = 0,
+  MLCC_CMP_NE,
+  MLCC_CMP_LT,
+  MLCC_CMP_LE,
+  MLCC_CMP_GT,
+  MLCC_CMP_GE,
+} mlcc_cmp_t;
+// Compares two values of |dtype|'s computational type; returns i1. Floats:
+// ordered compares (false on NaN) except NE (true on NaN); integers signed
+// or unsigned per |dtype|; bool unsigned.
+LLVMValueRef mlcc_emit_cmp(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, mlcc_cmp_t cmp,
+                           LLVMValueRef a, LLVMValueRef b);
+
+// Two-argument libm function (e.g. "powf", "fmodf", "atan2f") on |x|'s type.
+LLVMValueRef mlcc_emit_libm2(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef x,
+                             LLVMValueRef y);
+
+// Records |status| as the ctx's deferred error (the first one wins; later
+// ones are freed). Emission continues; the codegen fails the kernel with it.
+void mlcc_emit_fail(mlcc_emit_ctx_t* ctx, mlcc_status_t status);
 
 // The scalar formula of elementwise |node| (MLCC_OPF_ELEMENTWISE) on
 // |operands| (computational types, one per input slot; NULL for omitted

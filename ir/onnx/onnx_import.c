@@ -1,0 +1,847 @@
+// SPDX-License-Identifier: Apache-2.0
+// ONNX model import: decodes a ModelProto with protobuf-c (our own schema in
+// onnx.proto) and builds an mlcc_graph_t. Tensor decoding and external data
+// live in onnx_tensor.c (shared with mlcc_onnx_read_tensor_file).
+#include "ir/onnx/onnx_import.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/base/checked_math.h"
+#include "ir/onnx/onnx.pb-c.h"
+#include "ir/onnx/onnx_import_impl.h"
+
+// The unsupported-op list stops after this many entries ("... and N more"):
+// a model of ten thousand custom ops must not give a megabyte message.
+#define MLCC_ONNX_MAX_LISTED_OPS 64
+
+//===----------------------------------------------------------------------===//
+// Opset imports
+//===----------------------------------------------------------------------===//
+
+typedef struct onnx_opset_t {
+  const char* domain;  // "" for the default domain (ai.onnx folded in)
+  int32_t version;
+} onnx_opset_t;
+
+typedef struct import_ctx_t {
+  mlcc_onnx_tensor_ctx_t tensor;  // file/dir/arena/limits for tensor decoding
+  const mlcc_onnx_import_options_t* options;
+  const MlccOnnx__ModelProto* model;
+  const MlccOnnx__GraphProto* onnx_graph;
+  mlcc_graph_t* graph;
+  onnx_opset_t* opsets;  // malloc'ed
+  size_t n_opsets;
+} import_ctx_t;
+
+static const char* canonical_domain(const char* domain) {
+  if (domain == NULL || strcmp(domain, "ai.onnx") == 0) return "";
+  return domain;
+}
+
+static const char* str_or_empty(const char* s) { return s ? s : ""; }
+
+// Builds ctx->opsets from model->opset_import. Two imports of one domain with
+// different versions are INVALID_MODEL (which would the nodes use?).
+static mlcc_status_t read_opsets(import_ctx_t* ctx) {
+  const MlccOnnx__ModelProto* m = ctx->model;
+  if (m->n_opset_import == 0) return mlcc_ok_status();
+  ctx->opsets = (onnx_opset_t*)calloc(m->n_opset_import, sizeof(onnx_opset_t));
+  if (ctx->opsets == NULL) {
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory reading opsets");
+  }
+  for (size_t i = 0; i < m->n_opset_import; ++i) {
+    const MlccOnnx__OperatorSetIdProto* op = m->opset_import[i];
+    const char* domain = canonical_domain(op->domain);
+    if (!op->has_version || op->version <= 0 || op->version > INT32_MAX) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "opset_import #%zu (domain '%s') has invalid version %" PRId64,
+                              i, domain, op->has_version ? op->version : (int64_t)0);
+    }
+    bool dup = false;
+    for (size_t j = 0; j < ctx->n_opsets; ++j) {
+      if (strcmp(ctx->opsets[j].domain, domain) != 0) continue;
+      if (ctx->opsets[j].version != (int32_t)op->version) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "opset_import lists domain '%s' twice, with versions %d and "
+                                "%" PRId64, domain, ctx->opsets[j].version, op->version);
+      }
+      dup = true;
+    }
+    if (dup) continue;
+    ctx->opsets[ctx->n_opsets].domain = domain;
+    ctx->opsets[ctx->n_opsets].version = (int32_t)op->version;
+    ctx->n_opsets++;
+  }
+  return mlcc_ok_status();
+}
+
+// Opset of |domain| or 0 when the model imports none.
+static int32_t opset_of(const import_ctx_t* ctx, const char* domain) {
+  domain = canonical_domain(domain);
+  for (size_t i = 0; i < ctx->n_opsets; ++i) {
+    if (strcmp(ctx->opsets[i].domain, domain) == 0) return ctx->opsets[i].version;
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Growable message buffer (for the one UNIMPLEMENTED status listing all ops)
+//===----------------------------------------------------------------------===//
+
+typedef struct strbuf_t {
+  char* data;
+  size_t len, cap;
+  bool oom;
+} strbuf_t;
+
+static void strbuf_printf(strbuf_t* sb, const char* fmt, ...) MLCC_PRINTF(2, 3);
+static void strbuf_printf(strbuf_t* sb, const char* fmt, ...) {
+  if (sb->oom) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  size_t need = sb->len + (size_t)n + 1;
+  if (need > sb->cap) {
+    size_t cap = sb->cap ? sb->cap : 256;
+    while (cap < need) cap *= 2;
+    char* p = (char*)realloc(sb->data, cap);
+    if (p == NULL) {
+      sb->oom = true;
+      return;
+    }
+    sb->data = p;
+    sb->cap = cap;
+  }
+  va_start(ap, fmt);
+  vsnprintf(sb->data + sb->len, sb->cap - sb->len, fmt, ap);
+  va_end(ap);
+  sb->len += (size_t)n;
+}
+
+//===----------------------------------------------------------------------===//
+// Node pre-scan: every unsupported op in one status
+//===----------------------------------------------------------------------===//
+
+static mlcc_status_t node_error(size_t index, const MlccOnnx__NodeProto* n, int32_t opset,
+                                mlcc_status_t status) {
+  return mlcc_status_annotate(status, "node #%zu '%s' (%s, opset %d)", index,
+                              str_or_empty(n->name), str_or_empty(n->op_type), opset);
+}
+
+static bool is_constant_node(const MlccOnnx__NodeProto* n) {
+  return canonical_domain(n->domain)[0] == '\0' && n->op_type != NULL &&
+         strcmp(n->op_type, "Constant") == 0;
+}
+
+// Resolves every node's op. Fills |ops| (one per node). Structural errors
+// (no op_type, no opset for the domain) are INVALID_MODEL for the first such
+// node; unsupported ops are collected into one UNIMPLEMENTED status.
+static mlcc_status_t prescan_nodes(import_ctx_t* ctx, mlcc_op_t* ops, int32_t* opsets) {
+  const MlccOnnx__GraphProto* g = ctx->onnx_graph;
+  strbuf_t sb = {0};
+  size_t n_bad = 0;
+  for (size_t i = 0; i < g->n_node; ++i) {
+    const MlccOnnx__NodeProto* n = g->node[i];
+    const char* domain = canonical_domain(n->domain);
+    if (n->op_type == NULL || n->op_type[0] == '\0') {
+      free(sb.data);
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "node #%zu '%s' has no op_type", i,
+                              str_or_empty(n->name));
+    }
+    int32_t opset = opset_of(ctx, domain);
+    if (opset == 0) {
+      free(sb.data);
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "node #%zu '%s' (%s): the model has no opset_import for "
+                              "domain '%s'", i, str_or_empty(n->name), n->op_type,
+                              domain[0] ? domain : "ai.onnx");
+    }
+    opsets[i] = opset;
+    mlcc_op_t op = MLCC_OP_COUNT;
+    mlcc_op_lookup_t r = mlcc_op_lookup(domain, n->op_type, opset, &op);
+    ops[i] = op;
+    if (r == MLCC_OP_LOOKUP_OK) continue;
+    if (n_bad < MLCC_ONNX_MAX_LISTED_OPS) {
+      strbuf_printf(&sb, "%s'%s' (node #%zu '%s', ", n_bad ? ", " : "", n->op_type, i,
+                    str_or_empty(n->name));
+      if (domain[0] != '\0') strbuf_printf(&sb, "domain '%s', ", domain);
+      strbuf_printf(&sb, "opset %d", opset);
+      if (r == MLCC_OP_LOOKUP_BAD_OPSET && op < MLCC_OP_COUNT) {
+        const mlcc_op_desc_t* d = mlcc_op_desc(op);
+        strbuf_printf(&sb, ", supported opsets %d-%d", d->opset_min, d->opset_max);
+      }
+      strbuf_printf(&sb, ")");
+    }
+    n_bad++;
+  }
+  if (n_bad == 0) {
+    free(sb.data);
+    return mlcc_ok_status();
+  }
+  if (n_bad > MLCC_ONNX_MAX_LISTED_OPS) {
+    strbuf_printf(&sb, ", and %zu more", n_bad - MLCC_ONNX_MAX_LISTED_OPS);
+  }
+  mlcc_status_t s;
+  if (sb.oom || sb.data == NULL) {
+    s = mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "the model uses %zu unsupported operator%s",
+                         n_bad, n_bad == 1 ? "" : "s");
+  } else {
+    s = mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "the model uses %zu unsupported operator%s: %s",
+                         n_bad, n_bad == 1 ? "" : "s", sb.data);
+  }
+  free(sb.data);
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Graph inputs
+//===----------------------------------------------------------------------===//
+
+static const MlccOnnx__TensorProto* find_initializer(const MlccOnnx__GraphProto* g,
+                                                     const char* name) {
+  for (size_t i = 0; i < g->n_initializer; ++i) {
+    const char* n = g->initializer[i]->name;
+    if (n != NULL && strcmp(n, name) == 0) return g->initializer[i];
+  }
+  return NULL;
+}
+
+static const mlcc_input_shape_t* find_pin(const mlcc_onnx_import_options_t* o,
+                                          const char* name) {
+  if (o == NULL || o->input_shapes == NULL) return NULL;
+  for (uint32_t i = 0; i < o->n_input_shapes; ++i) {
+    if (o->input_shapes[i].name != NULL && strcmp(o->input_shapes[i].name, name) == 0) {
+      return &o->input_shapes[i];
+    }
+  }
+  return NULL;
+}
+
+// Dtype and shape of graph input |vi|. |init| is its initializer or NULL.
+static mlcc_status_t input_type(import_ctx_t* ctx, const MlccOnnx__ValueInfoProto* vi,
+                                const MlccOnnx__TensorProto* init, mlcc_dtype_t* out_dtype,
+                                mlcc_shape_t* out_shape) {
+  const char* name = vi->name;
+  const MlccOnnx__TypeProto__Tensor* tt = NULL;
+  if (vi->type != NULL &&
+      vi->type->value_case == MLCC_ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+    tt = vi->type->tensor_type;
+  } else if (vi->type != NULL && init == NULL) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "graph input '%s' is not a tensor (sequence, map and optional "
+                            "inputs are not supported)", name);
+  }
+  // dtype
+  int32_t et = (tt != NULL && tt->has_elem_type) ? tt->elem_type : 0;
+  if (et == 0 && init != NULL && init->has_data_type) et = init->data_type;
+  if (et == 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "graph input '%s' has no element type",
+                            name);
+  }
+  if (!mlcc_dtype_is_valid((mlcc_dtype_t)et)) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "graph input '%s' has element type %s, which mlcc does not support",
+                            name, mlcc_onnx_elem_type_name(et));
+  }
+  *out_dtype = (mlcc_dtype_t)et;
+
+  // shape: the pin wins, then the declared type, then the initializer's dims
+  const MlccOnnx__TensorShapeProto* sp = tt != NULL ? tt->shape : NULL;
+  const mlcc_input_shape_t* pin = find_pin(ctx->options, name);
+  if (sp != NULL && sp->n_dim > MLCC_MAX_RANK) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "graph input '%s' has rank %zu; mlcc supports at most %d", name,
+                            sp->n_dim, MLCC_MAX_RANK);
+  }
+  if (pin != NULL) {
+    const mlcc_shape_t* ps = &pin->shape;
+    if (ps->rank < 0 || ps->rank > MLCC_MAX_RANK) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                              "--input-shape for '%s' has invalid rank %d", name, ps->rank);
+    }
+    if (sp != NULL && (size_t)ps->rank != sp->n_dim) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                              "--input-shape for '%s' has rank %d but the model declares "
+                              "rank %zu", name, ps->rank, sp->n_dim);
+    }
+    for (int32_t d = 0; d < ps->rank; ++d) {
+      if (ps->dims[d] < 0) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                                "--input-shape for '%s': dim %d is negative", name, d);
+      }
+      if (sp != NULL && sp->dim[d]->value_case ==
+                            MLCC_ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+          sp->dim[d]->dim_value != ps->dims[d]) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                                "--input-shape for '%s': dim %d is %" PRId64
+                                " but the model fixes it to %" PRId64, name, d, ps->dims[d],
+                                sp->dim[d]->dim_value);
+      }
+    }
+    *out_shape = *ps;
+    return mlcc_ok_status();
+  }
+  if (sp == NULL) {
+    if (init != NULL) return mlcc_onnx_tensor_shape(init, out_shape);
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "graph input '%s' has no shape; pin it with "
+                            "--input-shape=%s=<d0>x<d1>...", name, name);
+  }
+  memset(out_shape, 0, sizeof(*out_shape));
+  out_shape->rank = (int32_t)sp->n_dim;
+  for (size_t d = 0; d < sp->n_dim; ++d) {
+    const MlccOnnx__TensorShapeProto__Dimension* dim = sp->dim[d];
+    if (dim->value_case == MLCC_ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+      if (dim->dim_value < 0) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "graph input '%s': dim %zu is negative (%" PRId64 ")", name, d,
+                                dim->dim_value);
+      }
+      out_shape->dims[d] = dim->dim_value;
+      continue;
+    }
+    if (init != NULL) return mlcc_onnx_tensor_shape(init, out_shape);
+    if (dim->value_case == MLCC_ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "graph input '%s': dim %zu is symbolic ('%s'); pin it with "
+                              "--input-shape=%s=<d0>x<d1>...", name, d,
+                              str_or_empty(dim->dim_param), name);
+    }
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "graph input '%s': dim %zu is unknown; pin it with "
+                            "--input-shape=%s=<d0>x<d1>...", name, d, name);
+  }
+  return mlcc_ok_status();
+}
+
+// Every pin must name a graph input: a typo must not be silently ignored.
+static mlcc_status_t check_pins(import_ctx_t* ctx) {
+  const mlcc_onnx_import_options_t* o = ctx->options;
+  if (o == NULL || o->input_shapes == NULL) return mlcc_ok_status();
+  for (uint32_t i = 0; i < o->n_input_shapes; ++i) {
+    const char* name = o->input_shapes[i].name;
+    mlcc_value_t* v = name ? mlcc_graph_find_value(ctx->graph, name) : NULL;
+    if (v == NULL || v->kind != MLCC_VALUE_INPUT) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                              "--input-shape names '%s', which is not a graph input",
+                              str_or_empty(name));
+    }
+  }
+  return mlcc_ok_status();
+}
+
+// Adds graph inputs, then initializers that are not inputs (as CONSTANTs).
+// From IR version 4 on, an initializer that is also a graph input is only a
+// default: the fed value wins, so the value stays an INPUT. Before IR 4 every
+// initializer had to be listed among the inputs, so there a listed
+// initializer is a CONSTANT (and not an input of the compiled function).
+static mlcc_status_t add_inputs_and_initializers(import_ctx_t* ctx) {
+  const MlccOnnx__GraphProto* g = ctx->onnx_graph;
+  mlcc_graph_t* graph = ctx->graph;
+  bool legacy = ctx->model->has_ir_version && ctx->model->ir_version < 4;
+  graph->inputs = (mlcc_value_t**)mlcc_arena_alloc(
+      &graph->arena, (g->n_input ? g->n_input : 1) * sizeof(mlcc_value_t*),
+      _Alignof(mlcc_value_t*));
+  if (graph->inputs == NULL) {
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory adding inputs");
+  }
+  graph->n_inputs = 0;
+  for (size_t i = 0; i < g->n_input; ++i) {
+    const MlccOnnx__ValueInfoProto* vi = g->input[i];
+    if (vi->name == NULL || vi->name[0] == '\0') {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "graph input #%zu has no name", i);
+    }
+    const MlccOnnx__TensorProto* init = find_initializer(g, vi->name);
+    if (init != NULL && legacy) continue;  // added below as a CONSTANT
+    mlcc_dtype_t dtype = MLCC_DTYPE_UNDEFINED;
+    mlcc_shape_t shape;
+    memset(&shape, 0, sizeof(shape));
+    MLCC_RETURN_IF_ERROR(input_type(ctx, vi, init, &dtype, &shape));
+    if (mlcc_graph_find_value(graph, vi->name) != NULL) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "graph input '%s' is listed twice",
+                              vi->name);
+    }
+    mlcc_value_t* v = NULL;
+    MLCC_RETURN_IF_ERROR(mlcc_graph_add_value(graph, vi->name, MLCC_VALUE_INPUT, &v));
+    v->dtype = dtype;
+    v->shape = shape;
+    v->shape_known = true;
+    graph->inputs[graph->n_inputs++] = v;
+  }
+  for (size_t i = 0; i < g->n_initializer; ++i) {
+    const MlccOnnx__TensorProto* t = g->initializer[i];
+    if (t->name == NULL || t->name[0] == '\0') {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "initializer #%zu has no name", i);
+    }
+    mlcc_value_t* existing = mlcc_graph_find_value(graph, t->name);
+    if (existing != NULL) {
+      if (existing->kind == MLCC_VALUE_INPUT && find_initializer(g, t->name) == t) {
+        // A fed input with this default. Still validate the default's data
+        // so a broken file is reported, not silently accepted.
+        mlcc_onnx_tensor_t dec;
+        MLCC_RETURN_IF_ERROR(mlcc_onnx_decode_tensor(&ctx->tensor, t, "initializer", &dec));
+        continue;
+      }
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "initializer '%s' is defined twice",
+                              t->name);
+    }
+    mlcc_onnx_tensor_t dec;
+    MLCC_RETURN_IF_ERROR(mlcc_onnx_decode_tensor(&ctx->tensor, t, "initializer", &dec));
+    MLCC_RETURN_IF_ERROR(mlcc_graph_add_constant(graph, t->name, dec.dtype, &dec.shape,
+                                                 dec.data, false, NULL));
+  }
+  return check_pins(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes and Constant nodes
+//===----------------------------------------------------------------------===//
+
+static const char* attr_type_name(int t) {
+  switch (t) {
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: return "FLOAT";
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: return "INT";
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: return "STRING";
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: return "TENSOR";
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH: return "GRAPH";
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS: return "FLOATS";
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: return "INTS";
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: return "STRINGS";
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSORS: return "TENSORS";
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS: return "GRAPHS";
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSOR: return "SPARSE_TENSOR";
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSORS: return "SPARSE_TENSORS";
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTO: return "TYPE_PROTO";
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTOS: return "TYPE_PROTOS";
+    default: return "UNDEFINED";
+  }
+}
+
+// The attribute's declared type; very old files omit |type|, so it is then
+// inferred from which field is set.
+static int attr_type(const MlccOnnx__AttributeProto* a) {
+  if (a->has_type && a->type != MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED) {
+    return a->type;
+  }
+  if (a->n_floats) return MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS;
+  if (a->n_ints) return MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+  if (a->n_strings) return MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS;
+  if (a->t) return MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+  if (a->has_s) return MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+  if (a->has_f) return MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+  if (a->has_i) return MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+  return MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED;
+}
+
+static mlcc_status_t oom(const char* what) {
+  return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory %s", what);
+}
+
+// Converts one attribute into |out| with arena-owned arrays.
+static mlcc_status_t convert_attr(import_ctx_t* ctx, const MlccOnnx__AttributeProto* a,
+                                  mlcc_attr_t* out) {
+  mlcc_arena_t* arena = &ctx->graph->arena;
+  memset(out, 0, sizeof(*out));
+  if (a->name == NULL || a->name[0] == '\0') {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "an attribute has no name");
+  }
+  out->name = mlcc_arena_strdup(arena, a->name);
+  if (out->name == NULL) return oom("copying an attribute name");
+  if (a->ref_attr_name != NULL && a->ref_attr_name[0] != '\0') {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "attribute '%s' refers to function attribute '%s' (functions "
+                            "are not supported)", a->name, a->ref_attr_name);
+  }
+  int t = attr_type(a);
+  switch (t) {
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT:
+      out->kind = MLCC_ATTR_FLOAT;
+      out->f = a->f;
+      return mlcc_ok_status();
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT:
+      out->kind = MLCC_ATTR_INT;
+      out->i = a->i;
+      return mlcc_ok_status();
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING:
+      out->kind = MLCC_ATTR_STRING;
+      out->s = mlcc_arena_strndup(arena, (const char*)a->s.data, a->s.len);
+      out->s_len = a->s.len;
+      if (out->s == NULL) return oom("copying a string attribute");
+      return mlcc_ok_status();
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS: {
+      if (a->n_floats > UINT32_MAX) break;
+      out->kind = MLCC_ATTR_FLOATS;
+      out->count = (uint32_t)a->n_floats;
+      float* f = (float*)mlcc_arena_alloc(arena, a->n_floats * sizeof(float), _Alignof(float));
+      if (f == NULL) return oom("copying a FLOATS attribute");
+      if (a->n_floats) memcpy(f, a->floats, a->n_floats * sizeof(float));
+      out->floats = f;
+      return mlcc_ok_status();
+    }
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: {
+      if (a->n_ints > UINT32_MAX) break;
+      out->kind = MLCC_ATTR_INTS;
+      out->count = (uint32_t)a->n_ints;
+      int64_t* v =
+          (int64_t*)mlcc_arena_alloc(arena, a->n_ints * sizeof(int64_t), _Alignof(int64_t));
+      if (v == NULL) return oom("copying an INTS attribute");
+      if (a->n_ints) memcpy(v, a->ints, a->n_ints * sizeof(int64_t));
+      out->ints = v;
+      return mlcc_ok_status();
+    }
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: {
+      if (a->n_strings > UINT32_MAX) break;
+      out->kind = MLCC_ATTR_STRINGS;
+      out->count = (uint32_t)a->n_strings;
+      const char** v = (const char**)mlcc_arena_alloc(
+          arena, a->n_strings * sizeof(char*), _Alignof(char*));
+      if (v == NULL) return oom("copying a STRINGS attribute");
+      for (size_t i = 0; i < a->n_strings; ++i) {
+        v[i] = mlcc_arena_strndup(arena, (const char*)a->strings[i].data, a->strings[i].len);
+        if (v[i] == NULL) return oom("copying a STRINGS attribute");
+      }
+      out->strings = v;
+      return mlcc_ok_status();
+    }
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: {
+      if (a->t == NULL) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "attribute '%s' is a TENSOR but has no tensor", a->name);
+      }
+      mlcc_onnx_tensor_t dec;
+      mlcc_status_t s = mlcc_onnx_decode_tensor(&ctx->tensor, a->t, "tensor", &dec);
+      if (!mlcc_status_is_ok(s)) return mlcc_status_annotate(s, "attribute '%s'", a->name);
+      out->kind = MLCC_ATTR_TENSOR;
+      out->t_dtype = dec.dtype;
+      out->t_shape = dec.shape;
+      out->t_data = dec.data;
+      return mlcc_ok_status();
+    }
+    case MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED:
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "attribute '%s' has no type or value",
+                              a->name);
+    default:
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "attribute '%s' has type %s, which mlcc does not support%s",
+                              a->name, attr_type_name(t),
+                              (t == MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH ||
+                               t == MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS)
+                                  ? " (subgraphs)"
+                                  : "");
+  }
+  return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "attribute '%s' has too many values",
+                          a->name);
+}
+
+// A Constant node becomes a CONSTANT value named by its output.
+static mlcc_status_t add_constant_node(import_ctx_t* ctx, const MlccOnnx__NodeProto* n) {
+  mlcc_graph_t* graph = ctx->graph;
+  if (n->n_output != 1 || n->output[0] == NULL || n->output[0][0] == '\0') {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "a Constant node must have exactly one named output");
+  }
+  size_t n_inputs = 0;
+  for (size_t i = 0; i < n->n_input; ++i) n_inputs += str_or_empty(n->input[i])[0] != '\0';
+  if (n_inputs != 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "a Constant node takes no inputs");
+  }
+  if (n->n_attribute != 1) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "a Constant node must have exactly one attribute (it has %zu)",
+                            n->n_attribute);
+  }
+  const MlccOnnx__AttributeProto* a = n->attribute[0];
+  const char* an = str_or_empty(a->name);
+  int t = attr_type(a);
+  const char* out_name = n->output[0];
+  if (mlcc_graph_find_value(graph, out_name) != NULL) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "output '%s' is already defined",
+                            out_name);
+  }
+  mlcc_shape_t shape;
+  memset(&shape, 0, sizeof(shape));
+  int expect_type = 0;
+  if (strcmp(an, "value") == 0) {
+    expect_type = MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+    if (t != expect_type || a->t == NULL) goto wrong_type;
+    mlcc_onnx_tensor_t dec;
+    mlcc_status_t s = mlcc_onnx_decode_tensor(&ctx->tensor, a->t, "tensor", &dec);
+    if (!mlcc_status_is_ok(s)) return mlcc_status_annotate(s, "attribute 'value'");
+    return mlcc_graph_add_constant(graph, out_name, dec.dtype, &dec.shape, dec.data, false,
+                                   NULL);
+  }
+  if (strcmp(an, "value_float") == 0) {
+    expect_type = MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+    if (t != expect_type) goto wrong_type;
+    float f = a->f;
+    return mlcc_graph_add_constant(graph, out_name, MLCC_DTYPE_F32, &shape, &f, true, NULL);
+  }
+  if (strcmp(an, "value_int") == 0) {
+    expect_type = MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+    if (t != expect_type) goto wrong_type;
+    int64_t i = a->i;
+    return mlcc_graph_add_constant(graph, out_name, MLCC_DTYPE_I64, &shape, &i, true, NULL);
+  }
+  if (strcmp(an, "value_floats") == 0) {
+    expect_type = MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS;
+    if (t != expect_type && !(a->n_floats == 0 && !a->has_type)) goto wrong_type;
+    shape.rank = 1;
+    shape.dims[0] = (int64_t)a->n_floats;
+    float empty = 0;
+    return mlcc_graph_add_constant(graph, out_name, MLCC_DTYPE_F32, &shape,
+                                   a->n_floats ? (const void*)a->floats : &empty, true, NULL);
+  }
+  if (strcmp(an, "value_ints") == 0) {
+    expect_type = MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    if (t != expect_type && !(a->n_ints == 0 && !a->has_type)) goto wrong_type;
+    shape.rank = 1;
+    shape.dims[0] = (int64_t)a->n_ints;
+    int64_t empty = 0;
+    return mlcc_graph_add_constant(graph, out_name, MLCC_DTYPE_I64, &shape,
+                                   a->n_ints ? (const void*)a->ints : &empty, true, NULL);
+  }
+  if (strcmp(an, "value_string") == 0 || strcmp(an, "value_strings") == 0 ||
+      strcmp(an, "sparse_value") == 0) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "Constant attribute '%s' is not supported (string and sparse "
+                            "constants)", an);
+  }
+  return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Constant has unknown attribute '%s'", an);
+wrong_type:
+  return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                          "Constant attribute '%s' has type %s, expected %s", an,
+                          attr_type_name(t), attr_type_name(expect_type));
+}
+
+//===----------------------------------------------------------------------===//
+// Nodes
+//===----------------------------------------------------------------------===//
+
+// Pass 1: defines every node output (Constant nodes as CONSTANTs), so that
+// pass 2 can resolve inputs in any order (toposort fixes the order).
+static mlcc_status_t define_node_outputs(import_ctx_t* ctx, const int32_t* opsets) {
+  const MlccOnnx__GraphProto* g = ctx->onnx_graph;
+  for (size_t i = 0; i < g->n_node; ++i) {
+    const MlccOnnx__NodeProto* n = g->node[i];
+    mlcc_status_t s = mlcc_ok_status();
+    if (is_constant_node(n)) {
+      s = add_constant_node(ctx, n);
+    } else {
+      for (size_t k = 0; k < n->n_output && s == NULL; ++k) {
+        const char* out = str_or_empty(n->output[k]);
+        if (out[0] == '\0') continue;  // omitted optional output
+        if (mlcc_graph_find_value(ctx->graph, out) != NULL) {
+          s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                               "output '%s' is already defined by another node, an "
+                               "initializer or a graph input", out);
+          break;
+        }
+        s = mlcc_graph_add_value(ctx->graph, out, MLCC_VALUE_INTERMEDIATE, NULL);
+      }
+    }
+    if (!mlcc_status_is_ok(s)) return node_error(i, n, opsets[i], s);
+  }
+  return mlcc_ok_status();
+}
+
+static mlcc_status_t add_one_node(import_ctx_t* ctx, const MlccOnnx__NodeProto* n,
+                                  mlcc_op_t op, int32_t opset, mlcc_value_t** scratch,
+                                  mlcc_attr_t* attrs) {
+  mlcc_graph_t* graph = ctx->graph;
+  if (n->n_input > UINT32_MAX || n->n_output > UINT32_MAX || n->n_attribute > UINT32_MAX) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "too many inputs/outputs/attributes");
+  }
+  mlcc_value_t** ins = scratch;
+  mlcc_value_t** outs = scratch + n->n_input;
+  for (size_t k = 0; k < n->n_input; ++k) {
+    const char* in = str_or_empty(n->input[k]);
+    if (in[0] == '\0') {
+      ins[k] = NULL;  // omitted optional input
+      continue;
+    }
+    ins[k] = mlcc_graph_find_value(graph, in);
+    if (ins[k] == NULL) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "input '%s' is not defined by any node, initializer or graph "
+                              "input", in);
+    }
+  }
+  for (size_t k = 0; k < n->n_output; ++k) {
+    const char* out = str_or_empty(n->output[k]);
+    outs[k] = out[0] == '\0' ? NULL : mlcc_graph_find_value(graph, out);
+  }
+  for (size_t k = 0; k < n->n_attribute; ++k) {
+    MLCC_RETURN_IF_ERROR(convert_attr(ctx, n->attribute[k], &attrs[k]));
+    for (size_t j = 0; j < k; ++j) {
+      if (strcmp(attrs[j].name, attrs[k].name) == 0) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "attribute '%s' is given twice",
+                                attrs[k].name);
+      }
+    }
+  }
+  return mlcc_graph_add_node(graph, op, opset, str_or_empty(n->name), ins,
+                             (uint32_t)n->n_input, outs, (uint32_t)n->n_output, attrs,
+                             (uint32_t)n->n_attribute, NULL);
+}
+
+// Pass 2: one mlcc node per non-Constant ONNX node, in file order.
+static mlcc_status_t add_nodes(import_ctx_t* ctx, const mlcc_op_t* ops, const int32_t* opsets) {
+  const MlccOnnx__GraphProto* g = ctx->onnx_graph;
+  size_t max_io = 1, max_attrs = 1;
+  for (size_t i = 0; i < g->n_node; ++i) {
+    size_t io;
+    if (!mlcc_checked_add_size(g->node[i]->n_input, g->node[i]->n_output, &io)) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "node #%zu has too many inputs", i);
+    }
+    if (io > max_io) max_io = io;
+    if (g->node[i]->n_attribute > max_attrs) max_attrs = g->node[i]->n_attribute;
+  }
+  mlcc_value_t** scratch = (mlcc_value_t**)calloc(max_io, sizeof(mlcc_value_t*));
+  mlcc_attr_t* attrs = (mlcc_attr_t*)calloc(max_attrs, sizeof(mlcc_attr_t));
+  mlcc_status_t s = mlcc_ok_status();
+  if (scratch == NULL || attrs == NULL) s = oom("adding nodes");
+  for (size_t i = 0; i < g->n_node && s == NULL; ++i) {
+    const MlccOnnx__NodeProto* n = g->node[i];
+    if (is_constant_node(n)) continue;
+    s = add_one_node(ctx, n, ops[i], opsets[i], scratch, attrs);
+    if (!mlcc_status_is_ok(s)) s = node_error(i, n, opsets[i], s);
+  }
+  free(scratch);
+  free(attrs);
+  return s;
+}
+
+static mlcc_status_t mark_outputs(import_ctx_t* ctx) {
+  const MlccOnnx__GraphProto* g = ctx->onnx_graph;
+  mlcc_graph_t* graph = ctx->graph;
+  if (g->n_output == 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "the graph has no outputs");
+  }
+  graph->outputs = (mlcc_value_t**)mlcc_arena_alloc(
+      &graph->arena, g->n_output * sizeof(mlcc_value_t*), _Alignof(mlcc_value_t*));
+  if (graph->outputs == NULL) return oom("adding outputs");
+  graph->n_outputs = 0;
+  for (size_t i = 0; i < g->n_output; ++i) {
+    const char* name = g->output[i]->name;
+    if (name == NULL || name[0] == '\0') {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "graph output #%zu has no name", i);
+    }
+    mlcc_value_t* v = mlcc_graph_find_value(graph, name);
+    if (v == NULL) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "graph output '%s' is not defined by any node, initializer or "
+                              "graph input", name);
+    }
+    if (v->is_output) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "graph output '%s' is listed twice",
+                              name);
+    }
+    v->is_output = true;
+    graph->outputs[graph->n_outputs++] = v;
+  }
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+static void free_model_backing(void* backing) {
+  mlcc_onnx__model_proto__free_unpacked((MlccOnnx__ModelProto*)backing,
+                                        mlcc_onnx_protobuf_allocator());
+}
+
+static mlcc_status_t build_graph(import_ctx_t* ctx) {
+  const MlccOnnx__GraphProto* g = ctx->onnx_graph;
+  MLCC_RETURN_IF_ERROR(read_opsets(ctx));
+  mlcc_op_t* ops = (mlcc_op_t*)calloc(g->n_node ? g->n_node : 1, sizeof(mlcc_op_t));
+  int32_t* opsets = (int32_t*)calloc(g->n_node ? g->n_node : 1, sizeof(int32_t));
+  mlcc_status_t s = mlcc_ok_status();
+  if (ops == NULL || opsets == NULL) s = oom("scanning nodes");
+  if (s == NULL) s = prescan_nodes(ctx, ops, opsets);
+  if (s == NULL && g->name != NULL) {
+    ctx->graph->name = mlcc_arena_strdup(&ctx->graph->arena, g->name);
+    if (ctx->graph->name == NULL) s = oom("copying the graph name");
+  }
+  if (s == NULL) s = add_inputs_and_initializers(ctx);
+  if (s == NULL) s = define_node_outputs(ctx, opsets);
+  if (s == NULL) s = add_nodes(ctx, ops, opsets);
+  if (s == NULL) s = mlcc_graph_toposort(ctx->graph);
+  if (s == NULL) s = mark_outputs(ctx);
+  free(ops);
+  free(opsets);
+  return s;
+}
+
+mlcc_status_t mlcc_onnx_import_file(const char* path, const mlcc_onnx_import_options_t* options,
+                                    mlcc_graph_t** out_graph) {
+  if (out_graph == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "out_graph is NULL");
+  }
+  *out_graph = NULL;
+  if (options != NULL && options->out_n_deps != NULL) *options->out_n_deps = 0;
+  if (path == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "no model path");
+  }
+  uint64_t limit = (options && options->max_file_bytes) ? options->max_file_bytes
+                                                         : MLCC_ONNX_DEFAULT_MAX_FILE_BYTES;
+  uint8_t* bytes = NULL;
+  size_t size = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_onnx_read_file(path, limit, &bytes, &size));
+
+  mlcc_onnx_alloc_state_t alloc_state;
+  ProtobufCAllocator alloc = mlcc_onnx_counting_allocator(&alloc_state);
+  MlccOnnx__ModelProto* model = mlcc_onnx__model_proto__unpack(&alloc, size, bytes);
+  free(bytes);
+  if (model == NULL) {
+    if (alloc_state.failed) {
+      return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED,
+                              "out of memory decoding %s (%zu bytes)", path, size);
+    }
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s is not a valid ONNX model (failed to decode %zu bytes)", path,
+                            size);
+  }
+  mlcc_graph_t* graph = NULL;
+  mlcc_status_t s = mlcc_graph_create(&graph);
+  if (!mlcc_status_is_ok(s)) {
+    free_model_backing(model);
+    return s;
+  }
+  graph->backing = model;
+  graph->backing_free = free_model_backing;
+  if (model->graph == NULL) {
+    mlcc_graph_destroy(graph);
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s has no graph", path);
+  }
+
+  import_ctx_t ctx;
+  memset(&ctx, 0, sizeof(ctx));
+  ctx.options = options;
+  ctx.model = model;
+  ctx.onnx_graph = model->graph;
+  ctx.graph = graph;
+  s = mlcc_onnx_tensor_ctx_init(&ctx.tensor, path, limit, &graph->arena);
+  if (s == NULL) {
+    if (options != NULL) {
+      ctx.tensor.deps = options->out_deps;
+      ctx.tensor.deps_cap = options->out_deps ? options->deps_cap : 0;
+      ctx.tensor.n_deps = options->out_n_deps;
+    }
+    s = build_graph(&ctx);
+  }
+  mlcc_onnx_tensor_ctx_deinit(&ctx.tensor);
+  free(ctx.opsets);
+  if (!mlcc_status_is_ok(s)) {
+    if (options != NULL && options->out_n_deps != NULL) *options->out_n_deps = 0;
+    mlcc_graph_destroy(graph);
+    return s;
+  }
+  *out_graph = graph;
+  return mlcc_ok_status();
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs the Debian 12 packages mlcc needs (only those missing), then
+# configures and builds mlcc into ${MLCC_BUILD_DIR:-build}.
+# Usage: scripts/setup.sh            (as root, or with sudo available)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  # build
+  cmake ninja-build gcc pkg-config llvm-16-dev libprotobuf-c-dev protobuf-c-compiler
+  libssl-dev zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev
+  # tests: reference data, ONNX python tooling, cross toolchains and emulators
+  python3 python3-onnx python3-numpy libonnx-testdata qemu-user
+  gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+build="${MLCC_BUILD_DIR:-build}"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j2
+echo "setup: built $build/mlcc"

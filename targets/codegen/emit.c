@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: Apache-2.0
+// The emitter toolkit (emit.h): argument lookup, typed loads/stores, loops,
+// branches, index arithmetic and math helpers over the LLVM-C API.
+#include "targets/codegen/emit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+
+//===----------------------------------------------------------------------===//
+// Kernel arguments
+//===----------------------------------------------------------------------===//
+
+// True if |v| is output 0 of a chain node other than the last one: it is
+// carried in registers and never materialized.
+static bool is_chain_internal(const mlcc_kernel_t* kernel, const mlcc_value_t* v) {
+  for (uint32_t i = 0; i + 1 < kernel->n_nodes; ++i) {
+    const mlcc_node_t* n = kernel->nodes[i];
+    for (uint32_t o = 0; o < n->n_outputs; ++o) {
+      if (n->outputs[o] == v) return true;
+    }
+  }
+  return false;
+}
+
+static bool args_contain(const mlcc_value_t** args, uint32_t count, uint32_t cap,
+                         const mlcc_value_t* v) {
+  (void)cap;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (args[i] == v) return true;
+  }
+  return false;
+}
+
+uint32_t mlcc_kernel_args(const mlcc_kernel_t* kernel, const mlcc_value_t** out_args,
+                          uint32_t cap) {
+  // Duplicates are detected by scanning what was collected so far; when the
+  // caller's array is too small we collect into a private one.
+  uint32_t total = 0;
+  for (uint32_t i = 0; i < kernel->n_nodes; ++i) {
+    total += kernel->nodes[i]->n_inputs + kernel->nodes[i]->n_outputs;
+  }
+  const mlcc_value_t** tmp = out_args;
+  const mlcc_value_t** heap = NULL;
+  if (cap < total) {
+    heap = calloc(total ? total : 1, sizeof(*heap));
+    if (heap == NULL) return 0;
+    tmp = heap;
+  }
+  uint32_t count = 0;
+  if (kernel->n_nodes > 0) {
+    const mlcc_node_t* last = kernel->nodes[kernel->n_nodes - 1];
+    for (uint32_t o = 0; o < last->n_outputs; ++o) {
+      const mlcc_value_t* v = last->outputs[o];
+      if (v == NULL || args_contain(tmp, count, total, v)) continue;
+      tmp[count++] = v;
+    }
+  }
+  for (uint32_t i = 0; i < kernel->n_nodes; ++i) {
+    const mlcc_node_t* n = kernel->nodes[i];
+    for (uint32_t s = 0; s < n->n_inputs; ++s) {
+      const mlcc_value_t* v = n->inputs[s];
+      if (v == NULL || is_chain_internal(kernel, v)) continue;
+      if (args_contain(tmp, count, total, v)) continue;
+      tmp[count++] = v;
+    }
+  }
+  if (heap != NULL) {
+    memcpy(out_args, heap, (size_t)cap * sizeof(*heap));
+    free(heap);
+  }
+  return count;
+}
+
+LLVMValueRef mlcc_emit_ptr(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value) {
+  for (uint32_t i = 0; i < ctx->n_args; ++i) {
+    if (ctx->arg_values[i] == value) return ctx->arg_ptrs[i];
+  }
+  return NULL;
+}
+
+void mlcc_emit_fail(mlcc_emit_ctx_t* ctx, mlcc_status_t status) {
+  if (status == NULL) return;
+  if (ctx->deferred_status == NULL) {
+    ctx->deferred_status = status;
+  } else {
+    mlcc_status_free(status);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Types and constants
+//===----------------------------------------------------------------------===//
+
+LLVMTypeRef mlcc_emit_type(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype) {
+  switch (dtype) {
+    case MLCC_DTYPE_F32: return ctx->t_f32;
+    case MLCC_DTYPE_F16: return ctx->t_f32;  // computed as float
+    case MLCC_DTYPE_F64: return ctx->t_f64;
+    case MLCC_DTYPE_BOOL: return ctx->t_i1;
+    case MLCC_DTYPE_U8: case MLCC_DTYPE_I8: return ctx->t_i8;
+    case MLCC_DTYPE_U16: case MLCC_DTYPE_I16: return ctx->t_i16;
+    case MLCC_DTYPE_U32: case MLCC_DTYPE_I32: return ctx->t_i32;
+    case MLCC_DTYPE_U64: case MLCC_DTYPE_I64: return ctx->t_i64;
+    default: return NULL;
+  }
+}
+
+LLVMTypeRef mlcc_emit_storage_type(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype) {
+  if (dtype == MLCC_DTYPE_BOOL) return ctx->t_i8;
+  if (dtype == MLCC_DTYPE_F16) return LLVMHalfTypeInContext(ctx->llctx);
+  return mlcc_emit_type(ctx, dtype);
+}
+
+LLVMValueRef mlcc_emit_i64(mlcc_emit_ctx_t* ctx, int64_t v) {
+  return LLVMConstInt(ctx->t_i64, (unsigned long long)v, 1);
+}
+
+LLVMValueRef mlcc_emit_f32(mlcc_emit_ctx_t* ctx, float v) {
+  return LLVMConstReal(ctx->t_f32, (double)v);
+}
+
+LLVMValueRef mlcc_emit_const(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, double v) {
+  LLVMTypeRef t = mlcc_emit_type(ctx, dtype);
+  if (t == NULL) return NULL;
+  if (mlcc_dtype_is_float(dtype)) {
+    if (dtype == MLCC_DTYPE_F32 || dtype == MLCC_DTYPE_F16) v = (double)(float)v;
+    return LLVMConstReal(t, v);
+  }
+  if (dtype == MLCC_DTYPE_BOOL) return LLVMConstInt(t, v != 0.0, 0);
+  unsigned long long bits;
+  if (v != v) {
+    bits = 0;
+  } else if (mlcc_dtype_is_unsigned(dtype) && v >= 9223372036854775808.0) {
+    bits = v >= 18446744073709551615.0 ? ~0ull : (unsigned long long)v;
+  } else if (v >= 9223372036854775807.0) {
+    bits = (unsigned long long)INT64_MAX;
+  } else if (v <= -9223372036854775808.0) {
+    bits = (unsigned long long)INT64_MIN;
+  } else {
+    bits = (unsigned long long)(int64_t)v;
+  }
+  return LLVMConstInt(t, bits, !mlcc_dtype_is_unsigned(dtype));
+}
+
+LLVMValueRef mlcc_emit_convert(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t from,
+                               mlcc_dtype_t to) {
+  LLVMTypeRef tt = mlcc_emit_type(ctx, to);
+  if (tt == NULL || mlcc_emit_type(ctx, from) == NULL) {
+    mlcc_emit_fail(ctx, mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                                         "cannot convert %s to %s", mlcc_dtype_name(from),
+                                         mlcc_dtype_name(to)));
+    return tt ? LLVMGetUndef(tt) : v;
+  }
+  bool ff = mlcc_dtype_is_float(from), tf = mlcc_dtype_is_float(to);
+  bool fb = mlcc_dtype_is_bool(from), tb = mlcc_dtype_is_bool(to);
+  LLVMTypeRef ft = LLVMTypeOf(v);
+  if (tb) {
+    if (fb) return v;
+    if (ff) return LLVMBuildFCmp(ctx->b, LLVMRealUNE, v, LLVMConstReal(ft, 0.0), "tobool");
+    return LLVMBuildICmp(ctx->b, LLVMIntNE, v, LLVMConstInt(ft, 0, 0), "tobool");
+  }
+  if (tf) {
+    if (ff) {
+      if (ft == tt) return v;
+      return LLVMBuildFPCast(ctx->b, v, tt, "fpcast");
+    }
+    if (fb || mlcc_dtype_is_unsigned(from)) return LLVMBuildUIToFP(ctx->b, v, tt, "uitofp");
+    return LLVMBuildSIToFP(ctx->b, v, tt, "sitofp");
+  }
+  // Integer target.
+  if (ff) {
+    if (mlcc_dtype_is_unsigned(to)) return LLVMBuildFPToUI(ctx->b, v, tt, "fptoui");
+    return LLVMBuildFPToSI(ctx->b, v, tt, "fptosi");
+  }
+  if (ft == tt) return v;
+  bool is_signed = !(fb || mlcc_dtype_is_unsigned(from));
+  return LLVMBuildIntCast2(ctx->b, v, tt, is_signed, "icast");
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+static LLVMValueRef element_ptr(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value,
+                                LLVMValueRef idx, LLVMTypeRef* out_storage) {
+  *out_storage = mlcc_emit_storage_type(ctx, value->dtype);
+  LLVMValueRef base = mlcc_emit_ptr(ctx, value);
+  if (base == NULL || *out_storage == NULL) {
+    mlcc_emit_fail(ctx, mlcc_make_status(
+                            MLCC_STATUS_INTERNAL,
+                            "value '%s' (%s) is not an argument of the kernel being emitted",
+                            value->name ? value->name : "?", mlcc_dtype_name(value->dtype)));
+    return NULL;
+  }
+  return LLVMBuildInBoundsGEP2(ctx->b, *out_storage, base, &idx, 1, "ep");
+}
+
+LLVMValueRef mlcc_emit_load(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value,
+                            LLVMValueRef idx) {
+  LLVMTypeRef st;
+  LLVMValueRef p = element_ptr(ctx, value, idx, &st);
+  LLVMTypeRef ct = mlcc_emit_type(ctx, value->dtype);
+  if (p == NULL) return LLVMGetUndef(ct ? ct : ctx->t_f32);
+  LLVMValueRef v = LLVMBuildLoad2(ctx->b, st, p, "ld");
+  LLVMSetAlignment(v, (unsigned)mlcc_dtype_size(value->dtype));
+  if (value->dtype == MLCC_DTYPE_BOOL) {
+    v = LLVMBuildICmp(ctx->b, LLVMIntNE, v, LLVMConstInt(ctx->t_i8, 0, 0), "b");
+  } else if (value->dtype == MLCC_DTYPE_F16) {
+    v = LLVMBuildFPExt(ctx->b, v, ctx->t_f32, "h2f");
+  }
+  return v;
+}
+
+void mlcc_emit_store(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value, LLVMValueRef idx,
+                     LLVMValueRef v) {
+  LLVMTypeRef st;
+  LLVMValueRef p = element_ptr(ctx, value, idx, &st);
+  if (p == NULL) return;
+  if (value->dtype == MLCC_DTYPE_BOOL) {
+    v = LLVMBuildZExt(ctx->b, v, ctx->t_i8, "b2i8");
+  } else if (value->dtype == MLCC_DTYPE_F16) {
+    v = LLVMBuildFPTrunc(ctx->b, v, st, "f2h");
+  }
+  LLVMValueRef s = LLVMBuildStore(ctx->b, v, p);
+  LLVMSetAlignment(s, (unsigned)mlcc_dtype_size(value->dtype));
+}
+
+mlcc_status_t mlcc_emit_store_output(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                     uint32_t out_index, LLVMValueRef idx,
+                                     LLVMValueRef v) {
+  const mlcc_kernel_t* k = ctx->kernel;
+  if (out_index >= node->n_outputs || node->outputs[out_index] == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: store to absent output %u",
+                            mlcc_op_name(node->op), out_index);
+  }
+  bool fused = k != NULL && k->n_nodes > 1 && k->nodes[0] == node && out_index == 0;
+  if (!fused) {
+    mlcc_emit_store(ctx, node->outputs[out_index], idx, v);
+    return mlcc_ok_status();
+  }
+  const mlcc_shape_t* anchor_shape = &node->outputs[0]->shape;
+  LLVMValueRef carried = v;
+  for (uint32_t i = 1; i < k->n_nodes; ++i) {
+    const mlcc_node_t* n = k->nodes[i];
+    const mlcc_value_t* out = mlcc_node_output(n, 0);
+    if (out == NULL || !mlcc_shape_equal(&out->shape, anchor_shape)) {
+      char a[96], b[96];
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "epilogue %s output shape %s differs from the anchor's %s",
+                              mlcc_op_name(n->op),
+                              out ? mlcc_shape_format(&out->shape, a, sizeof(a)) : "?",
+                              mlcc_shape_format(anchor_shape, b, sizeof(b)));
+    }
+    LLVMValueRef ops_small[8];
+    LLVMValueRef* ops = ops_small;
+    if (n->n_inputs > 8) {
+      ops = calloc(n->n_inputs, sizeof(*ops));
+      if (ops == NULL) {
+        return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+      }
+    }
+    for (uint32_t s = 0; s < n->n_inputs; ++s) {
+      const mlcc_value_t* in = n->inputs[s];
+      if (s == k->carried_input[i]) {
+        ops[s] = carried;
+      } else if (in == NULL) {
+        ops[s] = NULL;
+      } else {
+        LLVMValueRef j = mlcc_emit_broadcast_index(ctx, &out->shape, idx, &in->shape);
+        ops[s] = mlcc_emit_load(ctx, in, j);
+      }
+    }
+    LLVMValueRef r = NULL;
+    mlcc_status_t st = mlcc_emit_elementwise_scalar(ctx, n, ops, &r);
+    if (ops != ops_small) free(ops);
+    if (!mlcc_status_is_ok(st)) return mlcc_node_annotate(n, st);
+    if (r == NULL) {
+      return mlcc_make_status(MLCC_STATUS_INTERNAL, "epilogue %s produced no value",
+                              mlcc_op_name(n->op));
+    }
+    carried = r;
+  }
+  const mlcc_node_t* last = k->nodes[k->n_nodes - 1];
+  mlcc_emit_store(ctx, last->outputs[0], idx, carried);
+  return mlcc_ok_status();
+}
+
+LLVMValueRef mlcc_emit_var(mlcc_emit_ctx_t* ctx, LLVMTypeRef type, LLVMValueRef init) {
+  LLVMBasicBlockRef cur = LLVMGetInsertBlock(ctx->b);
+  // The entry block holds only allocas until the codegen terminates it with a
+  // branch to the body, so appending keeps them together.
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(ctx->entry_bb);
+  if (term != NULL) {
+    LLVMPositionBuilderBefore(ctx->b, term);
+  } else {
+    LLVMPositionBuilderAtEnd(ctx->b, ctx->entry_bb);
+  }
+  LLVMValueRef a = LLVMBuildAlloca(ctx->b, type, "var");
+  LLVMPositionBuilderAtEnd(ctx->b, cur);
+  if (init != NULL) LLVMBuildStore(ctx->b, init, a);
+  return a;
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+static LLVMBasicBlockRef new_block(mlcc_emit_ctx_t* ctx, const char* base,
+                                   const char* suffix) {
+  char name[64];
+  snprintf(name, sizeof(name), "%s.%s", base ? base : "l", suffix);
+  return LLVMAppendBasicBlockInContext(ctx->llctx, ctx->fn, name);
+}
+
+mlcc_loop_t mlcc_emit_loop_begin(mlcc_emit_ctx_t* ctx, LLVMValueRef start, LLVMValueRef end,
+                                 int64_t step, const char* name) {
+  mlcc_loop_t loop;
+  memset(&loop, 0, sizeof(loop));
+  if (step <= 0) step = 1;
+  loop.end = end;
+  loop.step = step;
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(ctx->b);
+  loop.header = new_block(ctx, name, "header");
+  loop.body = new_block(ctx, name, "body");
+  loop.latch = new_block(ctx, name, "latch");
+  loop.exit = new_block(ctx, name, "exit");
+  LLVMBuildBr(ctx->b, loop.header);
+  LLVMPositionBuilderAtEnd(ctx->b, loop.header);
+  loop.iv = LLVMBuildPhi(ctx->b, ctx->t_i64, name ? name : "iv");
+  LLVMAddIncoming(loop.iv, &start, &pre, 1);
+  LLVMValueRef cond = LLVMBuildICmp(ctx->b, LLVMIntSLT, loop.iv, end, "cond");
+  LLVMBuildCondBr(ctx->b, cond, loop.body, loop.exit);
+  LLVMPositionBuilderAtEnd(ctx->b, loop.body);
+  return loop;
+}
+
+mlcc_loop_t mlcc_emit_for(mlcc_emit_ctx_t* ctx, int64_t start, int64_t end,
+                          const char* name) {
+  return mlcc_emit_loop_begin(ctx, mlcc_emit_i64(ctx, start), mlcc_emit_i64(ctx, end), 1,
+                              name);
+}
+
+void mlcc_emit_loop_end(mlcc_emit_ctx_t* ctx, mlcc_loop_t* loop) {
+  if (LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(ctx->b)) == NULL) {
+    LLVMBuildBr(ctx->b, loop->latch);
+  }
+  LLVMPositionBuilderAtEnd(ctx->b, loop->latch);
+  LLVMValueRef next =
+      LLVMBuildNSWAdd(ctx->b, loop->iv, mlcc_emit_i64(ctx, loop->step), "next");
+  LLVMBuildBr(ctx->b, loop->header);
+  LLVMAddIncoming(loop->iv, &next, &loop->latch, 1);
+  LLVMPositionBuilderAtEnd(ctx->b, loop->exit);
+}
+
+mlcc_if_t mlcc_emit_if_begin(mlcc_emit_ctx_t* ctx, LLVMValueRef cond) {
+  mlcc_if_t br;
+  br.then_bb = new_block(ctx, "if", "then");
+  br.else_bb = new_block(ctx, "if", "else");
+  br.merge_bb = new_block(ctx, "if", "end");
+  LLVMBuildCondBr(ctx->b, cond, br.then_bb, br.else_bb);
+  LLVMPositionBuilderAtEnd(ctx->b, br.then_bb);
+  return br;
+}
+
+void mlcc_emit_if_else(mlcc_emit_ctx_t* ctx, mlcc_if_t* branch) {
+  if (LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(ctx->b)) == NULL) {
+    LLVMBuildBr(ctx->b, branch->merge_bb);
+  }
+  LLVMPositionBuilderAtEnd(ctx->b, branch->else_bb);
+}
+
+void mlcc_emit_if_end(mlcc_emit_ctx_t* ctx, mlcc_if_t* branch) {
+  if (LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(ctx->b)) == NULL) {
+    LLVMBuildBr(ctx->b, branch->merge_bb);
+  }
+  if (LLVMGetBasicBlockTerminator(branch->else_bb) == NULL) {
+    // No else branch was emitted (or it ended in the else block itself).
+    LLVMPositionBuilderAtEnd(ctx->b, branch->else_bb);
+    LLVMBuildBr(ctx->b, branch->merge_bb);
+  }
+  LLVMPositionBuilderAtEnd(ctx->b, branch->merge_bb);
+}
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic
+//===----------------------------------------------------------------------===//
+
+// Row-major strides of |shape| into |strides|.
+static void shape_strides(const mlcc_shape_t* shape, int64_t* strides) {
+  int64_t s = 1;
+  for (int32_t i = shape->rank - 1; i >= 0; --i) {
+    strides[i] = s;
+    s *= shape->dims[i] > 0 ? shape->dims[i] : 1;
+  }
+}
+
+void mlcc_emit_unravel(mlcc_emit_ctx_t* ctx, const mlcc_shape_t* shape, LLVMValueRef idx,
+                       LLVMValueRef* out_idx) {
+  int64_t strides[MLCC_MAX_RANK];
+  shape_strides(shape, strides);
+  // Leading dims of size 1 do not bound the quotient; the first dim > 1 does
+  // not need the remainder since idx < numel.
+  bool outer = true;
+  for (int32_t i = 0; i < shape->rank; ++i) {
+    if (shape->dims[i] <= 1) {
+      out_idx[i] = mlcc_emit_i64(ctx, 0);
+      continue;
+    }
+    LLVMValueRef q = idx;
+    if (strides[i] != 1) q = LLVMBuildUDiv(ctx->b, idx, mlcc_emit_i64(ctx, strides[i]), "q");
+    if (!outer) q = LLVMBuildURem(ctx->b, q, mlcc_emit_i64(ctx, shape->dims[i]), "r");
+    outer = false;
+    out_idx[i] = q;
+  }
+}
+
+LLVMValueRef mlcc_emit_ravel(mlcc_emit_ctx_t* ctx, const mlcc_shape_t* shape,
+                             const LLVMValueRef* idx) {
+  int64_t strides[MLCC_MAX_RANK];
+  shape_strides(shape, strides);
+  LLVMValueRef acc = NULL;
+  for (int32_t i = 0; i < shape->rank; ++i) {
+    if (shape->dims[i] == 1) continue;
+    LLVMValueRef t = idx[i];
+    if (strides[i] != 1) t = LLVMBuildNSWMul(ctx->b, t, mlcc_emit_i64(ctx, strides[i]), "s");
+    acc = acc ? LLVMBuildNSWAdd(ctx->b, acc, t, "lin") : t;
+  }
+  return acc ? acc : mlcc_emit_i64(ctx, 0);
+}
+
+LLVMValueRef mlcc_emit_broadcast_index(mlcc_emit_ctx_t* ctx, const mlcc_shape_t* out_shape,
+                                       LLVMValueRef out_idx, const mlcc_shape_t* in_shape) {
+  int64_t in_numel = mlcc_shape_numel_unchecked(in_shape);
+  if (in_numel <= 1) return mlcc_emit_i64(ctx, 0);
+  if (mlcc_shape_numel_unchecked(out_shape) == in_numel) return out_idx;
+  int32_t r = out_shape->rank;
+  int32_t off = r - in_shape->rank;
+  int64_t in_dims[MLCC_MAX_RANK], out_strides[MLCC_MAX_RANK], in_strides_al[MLCC_MAX_RANK];
+  int64_t in_strides[MLCC_MAX_RANK];
+  shape_strides(out_shape, out_strides);
+  shape_strides(in_shape, in_strides);
+  for (int32_t j = 0; j < r; ++j) {
+    int32_t k = j - off;
+    in_dims[j] = k >= 0 ? in_shape->dims[k] : 1;
+    in_strides_al[j] = k >= 0 ? in_strides[k] : 0;
+  }
+  // Walk from the innermost dim, merging consecutive non-broadcast dims into
+  // runs: a run contributes ((idx / out_stride) % extent) * in_stride.
+  LLVMValueRef acc = NULL;
+  int32_t j = r - 1;
+  while (j >= 0) {
+    if (out_shape->dims[j] == 1 || in_dims[j] == 1) {
+      --j;
+      continue;
+    }
+    int32_t inner = j;
+    int64_t extent = 1;
+    while (j >= 0 && (out_shape->dims[j] == 1 || in_dims[j] != 1)) {
+      extent *= out_shape->dims[j];
+      --j;
+    }
+    // Dims 0..j that remain all have out dim 1 (or are broadcast): if none of
+    // them is > 1 in the output, the quotient is already < extent.
+    bool bounded = true;
+    for (int32_t t = 0; t <= j; ++t) {
+      if (out_shape->dims[t] > 1) bounded = false;
+    }
+    LLVMValueRef q = out_idx;
+    if (out_strides[inner] != 1) {
+      q = LLVMBuildUDiv(ctx->b, q, mlcc_emit_i64(ctx, out_strides[inner]), "bq");
+    }
+    if (!bounded) q = LLVMBuildURem(ctx->b, q, mlcc_emit_i64(ctx, extent), "br");
+    if (in_strides_al[inner] != 1) {
+      q = LLVMBuildNSWMul(ctx->b, q, mlcc_emit_i64(ctx, in_strides_al[inner]), "bs");
+    }
+    acc = acc ? LLVMBuildNSWAdd(ctx->b, acc, q, "bi") : q;
+  }
+  return acc ? acc : mlcc_emit_i64(ctx, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Math
+//===----------------------------------------------------------------------===//
+
+LLVMValueRef mlcc_emit_intrinsic(mlcc_emit_ctx_t* ctx, const char* name,
+                                 const LLVMValueRef* args, unsigned n) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  if (id == 0 || n == 0) {
+    mlcc_emit_fail(ctx, mlcc_make_status(MLCC_STATUS_INTERNAL, "unknown intrinsic %s", name));
+    return n ? LLVMGetUndef(LLVMTypeOf(args[0])) : NULL;
+  }
+  LLVMTypeRef ov = LLVMTypeOf(args[0]);
+  size_t n_ov = LLVMIntrinsicIsOverloaded(id) ? 1 : 0;
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ctx->module, id, &ov, n_ov);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(ctx->llctx, id, &ov, n_ov);
+  return LLVMBuildCall2(ctx->b, fty, fn, (LLVMValueRef*)args, n, "");
+}
+
+LLVMValueRef mlcc_emit_fmuladd(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b,
+                               LLVMValueRef c) {
+  LLVMValueRef args[3] = {a, b, c};
+  return mlcc_emit_intrinsic(ctx, "llvm.fmuladd", args, 3);
+}
+
+static LLVMValueRef libm_call(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef* args,
+                              unsigned n) {
+  LLVMTypeRef t = LLVMTypeOf(args[0]);
+  LLVMTypeRef params[2] = {t, t};
+  LLVMTypeRef fty = LLVMFunctionType(t, params, n, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(ctx->module, name);
+  if (fn == NULL) {
+    fn = LLVMAddFunction(ctx->module, name, fty);
+    unsigned kind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(ctx->llctx, kind, 0));
+  }
+  return LLVMBuildCall2(ctx->b, fty, fn, args, n, "");
+}
+
+LLVMValueRef mlcc_emit_libm(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef x) {
+  return libm_call(ctx, name, &x, 1);
+}
+
+LLVMValueRef mlcc_emit_libm2(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef x,
+                             LLVMValueRef y) {
+  LLVMValueRef args[2] = {x, y};
+  return libm_call(ctx, name, args, 2);
+}
+
+LLVMValueRef mlcc_emit_select(mlcc_emit_ctx_t* ctx, LLVMValueRef cond, LLVMValueRef a,
+                              LLVMValueRef b) {
+  return LLVMBuildSelect(ctx->b, cond, a, b, "sel");
+}
+
+static LLVMValueRef minmax(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, LLVMValueRef a,
+                           LLVMValueRef b, bool is_max) {
+  LLVMValueRef args[2] = {a, b};
+  const char* name;
+  if (mlcc_dtype_is_float(dtype)) {
+    name = is_max ? "llvm.maxnum" : "llvm.minnum";
+  } else if (mlcc_dtype_is_unsigned(dtype) || mlcc_dtype_is_bool(dtype)) {
+    name = is_max ? "llvm.umax" : "llvm.umin";
+  } else {
+    name = is_max ? "llvm.smax" : "llvm.smin";
+  }
+  return mlcc_emit_intrinsic(ctx, name, args, 2);
+}
+
+LLVMValueRef mlcc_emit_min(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, LLVMValueRef a,
+                           LLVMValueRef b) {
+  return minmax(ctx, dtype, a, b, false);
+}
+
+LLVMValueRef mlcc_emit_max(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, LLVMValueRef a,
+                           LLVMValueRef b) {
+  return minmax(ctx, dtype, a, b, true);
+}
+
+LLVMValueRef mlcc_emit_cmp(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, mlcc_cmp_t cmp,
+                           LLVMValueRef a, LLVMValueRef b) {
+  if (mlcc_dtype_is_float(dtype)) {
+    static const LLVMRealPredicate fp[] = {LLVMRealOEQ, LLVMRealUNE, LLVMRealOLT,
+                                           LLVMRealOLE, LLVMRealOGT, LLVMRealOGE};
+    return LLVMBuildFCmp(ctx->b, fp[cmp], a, b, "fcmp");
+  }
+  bool u = mlcc_dtype_is_unsigned(dtype) || mlcc_dtype_is_bool(dtype);
+  static const LLVMIntPredicate sp[] = {LLVMIntEQ,  LLVMIntNE,  LLVMIntSLT,
+                                        LLVMIntSLE, LLVMIntSGT, LLVMIntSGE};
+  static const LLVMIntPredicate up[] = {LLVMIntEQ,  LLVMIntNE,  LLVMIntULT,
+                                        LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
+  return LLVMBuildICmp(ctx->b, u ? up[cmp] : sp[cmp], a, b, "icmp");
+}

@@ -1,0 +1,192 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Compiles one ONNX test case with mlcc, runs it, and compares with references.
+
+A case is a folder in the ONNX backend-test layout: model.onnx plus
+test_data_set_*/input_N.pb and output_N.pb. The model is compiled for --target
+into a static library, linked with tests/e2e/harness.c by the target's C
+compiler, run (natively or under qemu-user), and every output is compared with
+max|y - ref| <= atol + rtol*|ref| (floats; NaN matches NaN) or exactly
+(integers, booleans), per DESIGN.md section 4.
+
+Exit status: 0 pass, 1 wrong values / crash / build failure, 77 mlcc refused
+the model as unsupported (its UNIMPLEMENTED error). Prints one result line:
+"PASS|FAIL|UNSUPPORTED <case> [<target>]: detail".
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+TARGETS = {
+    # alias: (C compiler, runner prefix)
+    "x86": (["cc"], []),
+    "aarch64": (["aarch64-linux-gnu-gcc"], ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"]),
+    "riscv": (["riscv64-linux-gnu-gcc"], ["qemu-riscv64", "-L", "/usr/riscv64-linux-gnu"]),
+}
+
+
+def load_pb(path):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return t.name, numpy_helper.to_array(t)
+
+
+def compare(name, got, ref, rtol, atol):
+    if got.shape != ref.shape:
+        got = got.reshape(ref.shape)
+    if ref.dtype.kind == "f":
+        g = got.astype(np.float64)
+        r = ref.astype(np.float64)
+        both_nan = np.isnan(g) & np.isnan(r)
+        err = np.abs(g - r)
+        bad = ~both_nan & ~(err <= atol + rtol * np.abs(r))
+        # inf == inf of the same sign is fine
+        bad &= ~(np.isinf(r) & (g == r))
+        if bad.any():
+            i = int(np.argmax(bad.reshape(-1)))
+            return "%s: %d of %d elements differ; first at %d: got %r want %r; max err %.3g" % (
+                name, int(bad.sum()), bad.size, i, g.reshape(-1)[i], r.reshape(-1)[i],
+                float(np.nanmax(np.where(both_nan, 0, err))) if err.size else 0.0)
+        return None
+    if not np.array_equal(got, ref):
+        diff = np.nonzero(got.reshape(-1) != ref.reshape(-1))[0]
+        i = int(diff[0])
+        return "%s: %d of %d elements differ; first at %d: got %r want %r" % (
+            name, len(diff), ref.size, i, got.reshape(-1)[i], ref.reshape(-1)[i])
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mlcc", required=True)
+    ap.add_argument("--case", required=True, help="folder with model.onnx and test_data_set_*")
+    ap.add_argument("--target", default="x86", choices=sorted(TARGETS))
+    ap.add_argument("--mattr", default=None)
+    ap.add_argument("--qemu-cpu", default=None, help="e.g. rv64,v=true,vlen=256,vext_spec=v1.0")
+    ap.add_argument("--opt", default="-O2")
+    ap.add_argument("--rtol", type=float, default=1e-4)
+    ap.add_argument("--atol", type=float, default=1e-5)
+    ap.add_argument("--skip-if-missing", action="store_true",
+                    help="exit 77 when the case folder does not exist")
+    ap.add_argument("--keep", action="store_true", help="keep the work folder")
+    args = ap.parse_args()
+
+    case = os.path.abspath(args.case)
+    label = "%s [%s]" % (os.path.basename(case.rstrip("/")), args.target)
+    if not os.path.isdir(case):
+        if args.skip_if_missing:
+            print("SKIP %s: %s not found (shared models absent)" % (label, case))
+            return 77
+        print("FAIL %s: no such case folder %s" % (label, case))
+        return 1
+
+    work = tempfile.mkdtemp(prefix="mlcc-case-")
+    try:
+        return run(args, case, label, work)
+    finally:
+        if args.keep:
+            print("work folder:", work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def run(args, case, label, work):
+    model = os.path.join(case, "model.onnx")
+    lib = os.path.join(work, "libm.a")
+    cmd = [args.mlcc, model, "-o", lib, "--name=m", "--target=" + args.target, args.opt]
+    if args.mattr:
+        cmd.append("-mattr=" + args.mattr)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    if p.returncode != 0:
+        msg = (p.stderr.strip().splitlines() or ["(no message)"])[0]
+        if p.returncode == 1 and "[UNIMPLEMENTED]" in p.stderr:
+            print("UNSUPPORTED %s: %s" % (label, msg))
+            return 77
+        print("FAIL %s: mlcc exited %d: %s" % (label, p.returncode, p.stderr.strip()[:2000]))
+        return 1
+
+    cc, runner = TARGETS[args.target]
+    if args.qemu_cpu and runner:
+        runner = runner[:1] + ["-cpu", args.qemu_cpu] + runner[1:]
+    exe = os.path.join(work, "harness")
+    p = subprocess.run(cc + ["-O1", "-std=c11", "-include", os.path.join(work, "m.h"),
+                             "-DMLCC_INFO=m_info", os.path.join(HERE, "harness.c"),
+                             lib, "-lm", "-o", exe], capture_output=True, text=True)
+    if p.returncode != 0:
+        print("FAIL %s: linking the harness failed:\n%s" % (label, p.stderr[:3000]))
+        return 1
+
+    model_proto = onnx.load(model, load_external_data=False)
+    inits = {i.name for i in model_proto.graph.initializer}
+    graph_inputs = [i.name for i in model_proto.graph.input]
+    outputs = [o.name for o in model_proto.graph.output]
+    sets = sorted(d for d in os.listdir(case) if d.startswith("test_data_set_"))
+    if not sets:
+        print("FAIL %s: no test_data_set_* folders" % label)
+        return 1
+    for ds in sets:
+        dsdir = os.path.join(case, ds)
+        ins = sorted((f for f in os.listdir(dsdir) if f.startswith("input_")),
+                     key=lambda f: int(f[6:-3]))
+        refs = sorted((f for f in os.listdir(dsdir) if f.startswith("output_")),
+                      key=lambda f: int(f[7:-3]))
+        # Inputs fed by the data set: by name when the .pb names one, else by
+        # position among the non-initializer graph inputs.
+        feed_order = [n for n in graph_inputs if n not in inits]
+        fed = {}
+        for pos, f in enumerate(ins):
+            name, arr = load_pb(os.path.join(dsdir, f))
+            if not name or name not in graph_inputs:
+                name = feed_order[pos] if pos < len(feed_order) else graph_inputs[pos]
+            fed[name] = arr
+        argv = []
+        for n in graph_inputs:
+            if n not in fed:
+                # an initializer that is also an input and not fed: mlcc keeps it
+                # as an input (a fed value wins), so feed the initializer itself
+                init = next(i for i in model_proto.graph.initializer if i.name == n)
+                fed[n] = numpy_helper.to_array(init)
+            path = os.path.join(work, "in_%d.bin" % len(argv))
+            arr = fed[n]
+            if arr.dtype == np.bool_:
+                arr = arr.astype(np.uint8)
+            np.ascontiguousarray(arr).tofile(path)
+            argv.append(path)
+        out_paths = [os.path.join(work, "out_%d.bin" % i) for i in range(len(outputs))]
+        p = subprocess.run(runner + [exe] + argv + out_paths, capture_output=True, text=True,
+                           timeout=1800)
+        if p.returncode != 0:
+            print("FAIL %s: %s: harness exited %d: %s" % (label, ds, p.returncode,
+                                                        p.stderr.strip()[:1000]))
+            return 1
+        for i, f in enumerate(refs):
+            name, ref = load_pb(os.path.join(dsdir, f))
+            dt = ref.dtype if ref.dtype != np.bool_ else np.uint8
+            got = np.fromfile(out_paths[i], dtype=dt)
+            if ref.dtype == np.bool_:
+                got = got.astype(np.bool_)
+            if got.size != ref.size:
+                print("FAIL %s: %s: output %d has %d elements, want %d" % (
+                    label, ds, i, got.size, ref.size))
+                return 1
+            err = compare(outputs[i] if i < len(outputs) else name, got.reshape(ref.shape),
+                          ref, args.rtol, args.atol)
+            if err:
+                print("FAIL %s: %s: %s" % (label, ds, err))
+                return 1
+    print("PASS %s: %d data set(s)" % (label, len(sets)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

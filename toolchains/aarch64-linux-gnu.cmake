@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: Apache-2.0
+# CMake toolchain file: cross-compile for aarch64 Linux with Debian's cross gcc
+# (package gcc-aarch64-linux-gnu) and run target programs under qemu-user
+# (binfmt is not assumed: the emulator is called explicitly).
+set(CMAKE_SYSTEM_NAME Linux)
+set(CMAKE_SYSTEM_PROCESSOR aarch64)
+set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
+set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
+set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu)
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+set(MLCC_QEMU_CPU "" CACHE STRING "qemu -cpu value, e.g. rv64,v=true,vlen=256,vext_spec=v1.0")
+if(MLCC_QEMU_CPU)
+  set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -cpu ${MLCC_QEMU_CPU} -L /usr/aarch64-linux-gnu)
+else()
+  set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -L /usr/aarch64-linux-gnu)
+endif()
