@@ -337,19 +337,19 @@ mlcc_status_t mlcc_graph_add_node(mlcc_graph_t* graph, mlcc_op_t op, int32_t ops
     n->inputs = (mlcc_value_t**)mlcc_arena_alloc(a, (size_t)n_inputs * sizeof(void*),
                                                  _Alignof(void*));
     if (n->inputs == NULL) return oom("node inputs");
-    memcpy(n->inputs, inputs, (size_t)n_inputs * sizeof(void*));
+    if (inputs != NULL) memcpy(n->inputs, inputs, (size_t)n_inputs * sizeof(void*));
   }
   if (n_outputs) {
     n->outputs = (mlcc_value_t**)mlcc_arena_alloc(a, (size_t)n_outputs * sizeof(void*),
                                                   _Alignof(void*));
     if (n->outputs == NULL) return oom("node outputs");
-    memcpy(n->outputs, outputs, (size_t)n_outputs * sizeof(void*));
+    if (outputs != NULL) memcpy(n->outputs, outputs, (size_t)n_outputs * sizeof(void*));
   }
   if (n_attrs) {
     n->attrs = (mlcc_attr_t*)mlcc_arena_alloc(a, (size_t)n_attrs * sizeof(mlcc_attr_t),
                                               _Alignof(mlcc_attr_t));
     if (n->attrs == NULL) return oom("node attributes");
-    memcpy(n->attrs, attrs, (size_t)n_attrs * sizeof(mlcc_attr_t));
+    if (attrs != NULL) memcpy(n->attrs, attrs, (size_t)n_attrs * sizeof(mlcc_attr_t));
   }
   n->n_inputs = n_inputs;
   n->n_outputs = n_outputs;

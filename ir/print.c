@@ -87,8 +87,9 @@ static void print_value_def(FILE* out, const mlcc_value_t* v) {
   if (v->ws_offset >= 0) fprintf(out, "@ws+%lld", (long long)v->ws_offset);
 }
 
-// Floats print round-trippably and always look like floats.
-static void print_float(FILE* out, double f) {
+// Floats print with the fewest digits that read back to the same value
+// (float32 or float64 as |is_f32| says) and always look like floats.
+static void print_float(FILE* out, double f, bool is_f32) {
   if (isnan(f)) {
     fputs("nan", out);
     return;
@@ -98,7 +99,10 @@ static void print_float(FILE* out, double f) {
     return;
   }
   char buf[64];
-  snprintf(buf, sizeof(buf), "%.9g", f);
+  for (int prec = is_f32 ? 6 : 15; prec <= (is_f32 ? 9 : 17); ++prec) {
+    snprintf(buf, sizeof(buf), "%.*g", prec, f);
+    if (is_f32 ? strtof(buf, NULL) == (float)f : strtod(buf, NULL) == f) break;
+  }
   fputs(buf, out);
   if (strpbrk(buf, ".e") == NULL) fputs(".0", out);
 }
@@ -109,7 +113,7 @@ static void print_attr_value(FILE* out, const mlcc_attr_t* a) {
       fprintf(out, "%lld", (long long)a->i);
       break;
     case MLCC_ATTR_FLOAT:
-      print_float(out, a->f);
+      print_float(out, a->f, true);
       break;
     case MLCC_ATTR_STRING:
       print_quoted(out, a->s ? a->s : "");
@@ -125,7 +129,7 @@ static void print_attr_value(FILE* out, const mlcc_attr_t* a) {
       fputc('[', out);
       for (uint32_t i = 0; a->floats && i < a->count; ++i) {
         if (i) fputc(',', out);
-        print_float(out, a->floats[i]);
+        print_float(out, a->floats[i], true);
       }
       fputc(']', out);
       break;
@@ -153,7 +157,7 @@ static void print_attr_value(FILE* out, const mlcc_attr_t* a) {
         for (int64_t i = 0; i < numel; ++i) {
           if (i) fputc(',', out);
           if (mlcc_dtype_is_float(a->t_dtype)) {
-            print_float(out, mlcc_value_const_f64(&tmp, i));
+            print_float(out, mlcc_value_const_f64(&tmp, i), a->t_dtype != MLCC_DTYPE_F64);
           } else {
             fprintf(out, "%lld", (long long)mlcc_value_const_i64(&tmp, i));
           }

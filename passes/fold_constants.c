@@ -126,6 +126,43 @@ static mlcc_status_t fold_shape_node(mlcc_graph_t* graph, mlcc_node_t* node,
   return mlcc_ok_status();
 }
 
+/* Identity/Reshape/Flatten/Squeeze/Unsqueeze(Const c) -> c's bytes, new shape
+   (no copy and no JIT: the output aliases the input's data, which lives as
+   long as the graph) */
+static bool fold_view_node(mlcc_node_t* node) {
+  switch (node->op) {
+    case MLCC_OP_IDENTITY:
+    case MLCC_OP_RESHAPE:
+    case MLCC_OP_FLATTEN:
+    case MLCC_OP_SQUEEZE:
+    case MLCC_OP_UNSQUEEZE:
+      break;
+    default:
+      return false;
+  }
+  mlcc_value_t* in = mlcc_node_input(node, 0);
+  mlcc_value_t* out = mlcc_node_output(node, 0);
+  if (in == NULL || out == NULL || node->n_outputs != 1) return false;
+  for (uint32_t i = 0; i < node->n_inputs; ++i) {
+    if (node->inputs[i] != NULL && node->inputs[i]->kind != MLCC_VALUE_CONSTANT) return false;
+  }
+  if (!in->shape_known || !out->shape_known || in->dtype != out->dtype) return false;
+  int64_t n_in = 0, n_out = 0;
+  mlcc_status_t s = mlcc_shape_numel(&in->shape, &n_in);
+  if (s == NULL) s = mlcc_shape_numel(&out->shape, &n_out);
+  if (s != NULL) {
+    mlcc_status_free(s);
+    return false;
+  }
+  if (n_in != n_out || (in->data == NULL && n_in > 0)) return false;
+  out->kind = MLCC_VALUE_CONSTANT;
+  out->data = in->data;
+  out->producer = NULL;
+  out->ws_offset = -1;
+  node->dead = true;
+  return true;
+}
+
 mlcc_status_t mlcc_pass_try_fold_node(mlcc_graph_t* graph, mlcc_node_t* node,
                                       bool allow_eval, bool* out_folded) {
   *out_folded = false;
@@ -142,6 +179,10 @@ mlcc_status_t mlcc_pass_try_fold_node(mlcc_graph_t* graph, mlcc_node_t* node,
   if (node->op == MLCC_OP_CONSTANT) return fold_constant_node(graph, node, out_folded);
   if (node->op == MLCC_OP_SHAPE || node->op == MLCC_OP_SIZE) {
     return fold_shape_node(graph, node, out_folded);
+  }
+  if (fold_view_node(node)) {
+    *out_folded = true;
+    return mlcc_ok_status();
   }
   if (!allow_eval || node->n_inputs == 0) return mlcc_ok_status();
   for (uint32_t i = 0; i < node->n_inputs; ++i) {

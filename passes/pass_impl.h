@@ -20,6 +20,8 @@ extern "C" {
 // Tries to replace |node| by constants, in this order:
 //  * Constant nodes: the value comes from the node's attribute;
 //  * Shape / Size: computed from the input's static shape;
+//  * Identity / Reshape / Flatten / Squeeze / Unsqueeze of a constant: the
+//    output aliases the input's bytes (outputs must be inferred);
 //  * otherwise, when |allow_eval| and every present input is CONSTANT and
 //    the outputs total <= MLCC_FOLD_MAX_BYTES: mlcc_codegen_eval_node().
 // Nodes writing a graph output are never folded (the entry function writes

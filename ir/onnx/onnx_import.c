@@ -34,6 +34,8 @@ typedef struct import_ctx_t {
   mlcc_graph_t* graph;
   onnx_opset_t* opsets;  // malloc'ed
   size_t n_opsets;
+  const MlccOnnx__TensorProto** inits_sorted;  // malloc'ed, by name
+
 } import_ctx_t;
 
 static const char* canonical_domain(const char* domain) {
@@ -42,6 +44,10 @@ static const char* canonical_domain(const char* domain) {
 }
 
 static const char* str_or_empty(const char* s) { return s ? s : ""; }
+
+static mlcc_status_t oom(const char* what) {
+  return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory %s", what);
+}
 
 // Builds ctx->opsets from model->opset_import. Two imports of one domain with
 // different versions are INVALID_MODEL (which would the nodes use?).
@@ -202,11 +208,43 @@ static mlcc_status_t prescan_nodes(import_ctx_t* ctx, mlcc_op_t* ops, int32_t* o
 // Graph inputs
 //===----------------------------------------------------------------------===//
 
-static const MlccOnnx__TensorProto* find_initializer(const MlccOnnx__GraphProto* g,
+static int cmp_init_name(const void* a, const void* b) {
+  const MlccOnnx__TensorProto* x = *(const MlccOnnx__TensorProto* const*)a;
+  const MlccOnnx__TensorProto* y = *(const MlccOnnx__TensorProto* const*)b;
+  int c = strcmp(str_or_empty(x->name), str_or_empty(y->name));
+  if (c != 0) return c;
+  return x < y ? -1 : x > y;  // deterministic: first in file order first
+}
+
+// Sorts the initializers by name so inputs can find theirs in O(log n)
+// (IR 3 models list every weight as an input).
+static mlcc_status_t index_initializers(import_ctx_t* ctx) {
+  const MlccOnnx__GraphProto* g = ctx->onnx_graph;
+  if (g->n_initializer == 0) return mlcc_ok_status();
+  ctx->inits_sorted = (const MlccOnnx__TensorProto**)malloc(
+      g->n_initializer * sizeof(MlccOnnx__TensorProto*));
+  if (ctx->inits_sorted == NULL) return oom("indexing initializers");
+  // The proto's array is in file order, so pointer order is file order.
+  memcpy(ctx->inits_sorted, g->initializer, g->n_initializer * sizeof(MlccOnnx__TensorProto*));
+  qsort(ctx->inits_sorted, g->n_initializer, sizeof(MlccOnnx__TensorProto*), cmp_init_name);
+  return mlcc_ok_status();
+}
+
+// The first initializer named |name| in file order, or NULL.
+static const MlccOnnx__TensorProto* find_initializer(const import_ctx_t* ctx,
                                                      const char* name) {
-  for (size_t i = 0; i < g->n_initializer; ++i) {
-    const char* n = g->initializer[i]->name;
-    if (n != NULL && strcmp(n, name) == 0) return g->initializer[i];
+  size_t lo = 0, hi = ctx->inits_sorted ? ctx->onnx_graph->n_initializer : 0;
+  while (lo < hi) {  // lower bound
+    size_t mid = lo + (hi - lo) / 2;
+    if (strcmp(str_or_empty(ctx->inits_sorted[mid]->name), name) < 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo < (ctx->inits_sorted ? ctx->onnx_graph->n_initializer : 0) &&
+      strcmp(str_or_empty(ctx->inits_sorted[lo]->name), name) == 0) {
+    return ctx->inits_sorted[lo];
   }
   return NULL;
 }
@@ -319,14 +357,38 @@ static mlcc_status_t input_type(import_ctx_t* ctx, const MlccOnnx__ValueInfoProt
   return mlcc_ok_status();
 }
 
+// Downstream code sizes buffers from input shapes: bound them here, like
+// tensors (at most 2^32 elements, no overflow).
+static mlcc_status_t check_input_size(const char* name, const mlcc_shape_t* shape) {
+  int64_t numel = 1;
+  for (int32_t i = 0; i < shape->rank; ++i) {
+    if (!mlcc_checked_mul_i64(numel, shape->dims[i], &numel)) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "graph input '%s': the element count overflows", name);
+    }
+  }
+  if ((uint64_t)numel > MLCC_ONNX_MAX_ELEMENTS) {
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED,
+                            "graph input '%s' has %" PRId64 " elements; mlcc supports at "
+                            "most 2^32", name, numel);
+  }
+  return mlcc_ok_status();
+}
+
 // Every pin must name a graph input: a typo must not be silently ignored.
+// Checked first, so that the typo is reported rather than the symbolic dim
+// it failed to pin.
 static mlcc_status_t check_pins(import_ctx_t* ctx) {
   const mlcc_onnx_import_options_t* o = ctx->options;
+  const MlccOnnx__GraphProto* g = ctx->onnx_graph;
   if (o == NULL || o->input_shapes == NULL) return mlcc_ok_status();
   for (uint32_t i = 0; i < o->n_input_shapes; ++i) {
     const char* name = o->input_shapes[i].name;
-    mlcc_value_t* v = name ? mlcc_graph_find_value(ctx->graph, name) : NULL;
-    if (v == NULL || v->kind != MLCC_VALUE_INPUT) {
+    bool found = false;
+    for (size_t k = 0; name != NULL && k < g->n_input && !found; ++k) {
+      found = g->input[k]->name != NULL && strcmp(g->input[k]->name, name) == 0;
+    }
+    if (!found) {
       return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
                               "--input-shape names '%s', which is not a graph input",
                               str_or_empty(name));
@@ -351,17 +413,19 @@ static mlcc_status_t add_inputs_and_initializers(import_ctx_t* ctx) {
     return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory adding inputs");
   }
   graph->n_inputs = 0;
+  MLCC_RETURN_IF_ERROR(check_pins(ctx));
   for (size_t i = 0; i < g->n_input; ++i) {
     const MlccOnnx__ValueInfoProto* vi = g->input[i];
     if (vi->name == NULL || vi->name[0] == '\0') {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "graph input #%zu has no name", i);
     }
-    const MlccOnnx__TensorProto* init = find_initializer(g, vi->name);
+    const MlccOnnx__TensorProto* init = find_initializer(ctx, vi->name);
     if (init != NULL && legacy) continue;  // added below as a CONSTANT
     mlcc_dtype_t dtype = MLCC_DTYPE_UNDEFINED;
     mlcc_shape_t shape;
     memset(&shape, 0, sizeof(shape));
     MLCC_RETURN_IF_ERROR(input_type(ctx, vi, init, &dtype, &shape));
+    MLCC_RETURN_IF_ERROR(check_input_size(vi->name, &shape));
     if (mlcc_graph_find_value(graph, vi->name) != NULL) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "graph input '%s' is listed twice",
                               vi->name);
@@ -380,7 +444,7 @@ static mlcc_status_t add_inputs_and_initializers(import_ctx_t* ctx) {
     }
     mlcc_value_t* existing = mlcc_graph_find_value(graph, t->name);
     if (existing != NULL) {
-      if (existing->kind == MLCC_VALUE_INPUT && find_initializer(g, t->name) == t) {
+      if (existing->kind == MLCC_VALUE_INPUT && find_initializer(ctx, t->name) == t) {
         // A fed input with this default. Still validate the default's data
         // so a broken file is reported, not silently accepted.
         mlcc_onnx_tensor_t dec;
@@ -392,10 +456,11 @@ static mlcc_status_t add_inputs_and_initializers(import_ctx_t* ctx) {
     }
     mlcc_onnx_tensor_t dec;
     MLCC_RETURN_IF_ERROR(mlcc_onnx_decode_tensor(&ctx->tensor, t, "initializer", &dec));
+    mlcc_value_t* cv = NULL;
     MLCC_RETURN_IF_ERROR(mlcc_graph_add_constant(graph, t->name, dec.dtype, &dec.shape,
-                                                 dec.data, false, NULL));
+                                                 dec.data, false, &cv));
   }
-  return check_pins(ctx);
+  return mlcc_ok_status();
 }
 
 //===----------------------------------------------------------------------===//
@@ -436,10 +501,6 @@ static int attr_type(const MlccOnnx__AttributeProto* a) {
   if (a->has_f) return MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
   if (a->has_i) return MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
   return MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED;
-}
-
-static mlcc_status_t oom(const char* what) {
-  return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory %s", what);
 }
 
 // Converts one attribute into |out| with arena-owned arrays.
@@ -565,6 +626,7 @@ static mlcc_status_t add_constant_node(import_ctx_t* ctx, const MlccOnnx__NodePr
   }
   mlcc_shape_t shape;
   memset(&shape, 0, sizeof(shape));
+  mlcc_value_t* cv = NULL;  // out param of mlcc_graph_add_constant (unused)
   int expect_type = 0;
   if (strcmp(an, "value") == 0) {
     expect_type = MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
@@ -573,19 +635,19 @@ static mlcc_status_t add_constant_node(import_ctx_t* ctx, const MlccOnnx__NodePr
     mlcc_status_t s = mlcc_onnx_decode_tensor(&ctx->tensor, a->t, "tensor", &dec);
     if (!mlcc_status_is_ok(s)) return mlcc_status_annotate(s, "attribute 'value'");
     return mlcc_graph_add_constant(graph, out_name, dec.dtype, &dec.shape, dec.data, false,
-                                   NULL);
+                                   &cv);
   }
   if (strcmp(an, "value_float") == 0) {
     expect_type = MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
     if (t != expect_type) goto wrong_type;
     float f = a->f;
-    return mlcc_graph_add_constant(graph, out_name, MLCC_DTYPE_F32, &shape, &f, true, NULL);
+    return mlcc_graph_add_constant(graph, out_name, MLCC_DTYPE_F32, &shape, &f, true, &cv);
   }
   if (strcmp(an, "value_int") == 0) {
     expect_type = MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
     if (t != expect_type) goto wrong_type;
     int64_t i = a->i;
-    return mlcc_graph_add_constant(graph, out_name, MLCC_DTYPE_I64, &shape, &i, true, NULL);
+    return mlcc_graph_add_constant(graph, out_name, MLCC_DTYPE_I64, &shape, &i, true, &cv);
   }
   if (strcmp(an, "value_floats") == 0) {
     expect_type = MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS;
@@ -594,7 +656,7 @@ static mlcc_status_t add_constant_node(import_ctx_t* ctx, const MlccOnnx__NodePr
     shape.dims[0] = (int64_t)a->n_floats;
     float empty = 0;
     return mlcc_graph_add_constant(graph, out_name, MLCC_DTYPE_F32, &shape,
-                                   a->n_floats ? (const void*)a->floats : &empty, true, NULL);
+                                   a->n_floats ? (const void*)a->floats : &empty, true, &cv);
   }
   if (strcmp(an, "value_ints") == 0) {
     expect_type = MLCC_ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
@@ -603,7 +665,7 @@ static mlcc_status_t add_constant_node(import_ctx_t* ctx, const MlccOnnx__NodePr
     shape.dims[0] = (int64_t)a->n_ints;
     int64_t empty = 0;
     return mlcc_graph_add_constant(graph, out_name, MLCC_DTYPE_I64, &shape,
-                                   a->n_ints ? (const void*)a->ints : &empty, true, NULL);
+                                   a->n_ints ? (const void*)a->ints : &empty, true, &cv);
   }
   if (strcmp(an, "value_string") == 0 || strcmp(an, "value_strings") == 0 ||
       strcmp(an, "sparse_value") == 0) {
@@ -641,7 +703,8 @@ static mlcc_status_t define_node_outputs(import_ctx_t* ctx, const int32_t* opset
                                "initializer or a graph input", out);
           break;
         }
-        s = mlcc_graph_add_value(ctx->graph, out, MLCC_VALUE_INTERMEDIATE, NULL);
+        mlcc_value_t* v = NULL;
+        s = mlcc_graph_add_value(ctx->graph, out, MLCC_VALUE_INTERMEDIATE, &v);
       }
     }
     if (!mlcc_status_is_ok(s)) return node_error(i, n, opsets[i], s);
@@ -656,6 +719,7 @@ static mlcc_status_t add_one_node(import_ctx_t* ctx, const MlccOnnx__NodeProto* 
   if (n->n_input > UINT32_MAX || n->n_output > UINT32_MAX || n->n_attribute > UINT32_MAX) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "too many inputs/outputs/attributes");
   }
+  mlcc_node_t* node = NULL;
   mlcc_value_t** ins = scratch;
   mlcc_value_t** outs = scratch + n->n_input;
   for (size_t k = 0; k < n->n_input; ++k) {
@@ -686,7 +750,7 @@ static mlcc_status_t add_one_node(import_ctx_t* ctx, const MlccOnnx__NodeProto* 
   }
   return mlcc_graph_add_node(graph, op, opset, str_or_empty(n->name), ins,
                              (uint32_t)n->n_input, outs, (uint32_t)n->n_output, attrs,
-                             (uint32_t)n->n_attribute, NULL);
+                             (uint32_t)n->n_attribute, &node);
 }
 
 // Pass 2: one mlcc node per non-Constant ONNX node, in file order.
@@ -764,10 +828,11 @@ static mlcc_status_t build_graph(import_ctx_t* ctx) {
   mlcc_status_t s = mlcc_ok_status();
   if (ops == NULL || opsets == NULL) s = oom("scanning nodes");
   if (s == NULL) s = prescan_nodes(ctx, ops, opsets);
-  if (s == NULL && g->name != NULL) {
-    ctx->graph->name = mlcc_arena_strdup(&ctx->graph->arena, g->name);
+  if (s == NULL) {
+    ctx->graph->name = mlcc_arena_strdup(&ctx->graph->arena, str_or_empty(g->name));
     if (ctx->graph->name == NULL) s = oom("copying the graph name");
   }
+  if (s == NULL) s = index_initializers(ctx);
   if (s == NULL) s = add_inputs_and_initializers(ctx);
   if (s == NULL) s = define_node_outputs(ctx, opsets);
   if (s == NULL) s = add_nodes(ctx, ops, opsets);
@@ -793,11 +858,26 @@ mlcc_status_t mlcc_onnx_import_file(const char* path, const mlcc_onnx_import_opt
   uint8_t* bytes = NULL;
   size_t size = 0;
   MLCC_RETURN_IF_ERROR(mlcc_onnx_read_file(path, limit, &bytes, &size));
+  mlcc_status_t s = mlcc_onnx_import_bytes(path, bytes, size, options, out_graph);
+  free(bytes);
+  return s;
+}
 
+mlcc_status_t mlcc_onnx_import_bytes(const char* path, const uint8_t* bytes, size_t size,
+                                     const mlcc_onnx_import_options_t* options,
+                                     mlcc_graph_t** out_graph) {
+  *out_graph = NULL;
+  if (options != NULL && options->out_n_deps != NULL) *options->out_n_deps = 0;
+  uint64_t limit = (options && options->max_file_bytes) ? options->max_file_bytes
+                                                         : MLCC_ONNX_DEFAULT_MAX_FILE_BYTES;
+  if ((uint64_t)size > limit) {
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED,
+                            "%s is %zu bytes, over the limit of %" PRIu64 " bytes", path, size,
+                            limit);
+  }
   mlcc_onnx_alloc_state_t alloc_state;
   ProtobufCAllocator alloc = mlcc_onnx_counting_allocator(&alloc_state);
   MlccOnnx__ModelProto* model = mlcc_onnx__model_proto__unpack(&alloc, size, bytes);
-  free(bytes);
   if (model == NULL) {
     if (alloc_state.failed) {
       return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED,
@@ -837,6 +917,7 @@ mlcc_status_t mlcc_onnx_import_file(const char* path, const mlcc_onnx_import_opt
   }
   mlcc_onnx_tensor_ctx_deinit(&ctx.tensor);
   free(ctx.opsets);
+  free(ctx.inits_sorted);
   if (!mlcc_status_is_ok(s)) {
     if (options != NULL && options->out_n_deps != NULL) *options->out_n_deps = 0;
     mlcc_graph_destroy(graph);

@@ -129,6 +129,14 @@ mlcc_status_t mlcc_infer_mul(const mlcc_node_t* node, const char* what, int64_t 
 mlcc_status_t mlcc_infer_add(const mlcc_node_t* node, const char* what, int64_t a,
                              int64_t b, int64_t* out);
 
+// Sets output |out_index| of a window op (Conv, ConvTranspose, pools) to
+// [N, g->out_channels, g->out...] with |dtype|. |g| is a
+// struct mlcc_spatial_t from mlcc_spatial_resolve (ir/ops/spatial.h).
+struct mlcc_spatial_t;
+mlcc_status_t mlcc_infer_set_window_output(mlcc_node_t* node,
+                                           const struct mlcc_spatial_t* g,
+                                           uint32_t out_index, mlcc_dtype_t dtype);
+
 // Validators for ops that share mlcc_infer_same_as_input0 (norm.c).
 mlcc_status_t mlcc_infer_check_instancenorm(mlcc_node_t* node);
 mlcc_status_t mlcc_infer_check_softmax(mlcc_node_t* node);

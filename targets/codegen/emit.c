@@ -68,7 +68,7 @@ uint32_t mlcc_kernel_args(const mlcc_kernel_t* kernel, const mlcc_value_t** out_
     }
   }
   if (heap != NULL) {
-    memcpy(out_args, heap, (size_t)cap * sizeof(*heap));
+    if (cap > 0) memcpy(out_args, heap, (size_t)cap * sizeof(*heap));
     free(heap);
   }
   return count;

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// Latency benchmark for an mlcc-generated library. Built by bench/run.py with
+// -include <NAME>.h -DMLCC_INFO=<NAME>_info.
+// Usage: bench_main RUNS IN_0.bin ... IN_n.bin
+// Prints "median_ms min_ms" after 3 warm-up runs and RUNS timed runs; with
+// MLCC_BENCH_OUT set, writes output 0 of the last run there.
+#define _POSIX_C_SOURCE 199309L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char** argv) {
+  const mlcc_model_info_t* info = &MLCC_INFO;
+  if (argc != 2 + info->num_inputs) return 2;
+  int runs = atoi(argv[1]);
+  if (runs < 1 || runs > 100000) return 2;
+  const void* inputs[64];
+  void* outputs[64];
+  for (int i = 0; i < info->num_inputs; ++i) {
+    size_t n = (size_t)info->inputs[i].size_bytes;
+    void* buf = malloc(n ? n : 1);
+    FILE* f = fopen(argv[2 + i], "rb");
+    if (!buf || !f || fread(buf, 1, n, f) != n) return 2;
+    fclose(f);
+    inputs[i] = buf;
+  }
+  for (int i = 0; i < info->num_outputs; ++i) {
+    outputs[i] = malloc((size_t)info->outputs[i].size_bytes + 1);
+    if (!outputs[i]) return 2;
+  }
+  size_t align = (size_t)info->workspace_align;
+  size_t ws_size = ((size_t)info->workspace_size + align - 1) / align * align;
+  void* ws = ws_size ? aligned_alloc(align, ws_size) : NULL;
+  if (ws_size && !ws) return 2;
+  for (int r = 0; r < 3; ++r) info->run(inputs, outputs, ws);
+  double* t = malloc(sizeof(double) * (size_t)runs);
+  if (!t) return 2;
+  for (int r = 0; r < runs; ++r) {
+    double t0 = now_ms();
+    if (info->run(inputs, outputs, ws) != 0) return 3;
+    t[r] = now_ms() - t0;
+  }
+  const char* out_path = getenv("MLCC_BENCH_OUT");
+  if (out_path && info->num_outputs > 0) {
+    FILE* f = fopen(out_path, "wb");
+    if (!f) return 2;
+    fwrite(outputs[0], 1, (size_t)info->outputs[0].size_bytes, f);
+    fclose(f);
+  }
+  qsort(t, (size_t)runs, sizeof(double), cmp_double);
+  printf("%.4f %.4f\n", t[runs / 2], t[0]);
+  return 0;
+}

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// onnxruntime-node side of bench/run.py: median latency of one model.
+// Usage: node ort_bench.js MODEL.onnx INPUT.bin THREADS RUNS
+// Needs onnxruntime-node installed in a scratch folder on NODE_PATH.
+const ort = require('onnxruntime-node');
+const fs = require('fs');
+
+async function main() {
+  const [model, inputPath, threads, runs] = process.argv.slice(2);
+  const session = await ort.InferenceSession.create(model, {
+    intraOpNumThreads: Number(threads), interOpNumThreads: 1,
+    graphOptimizationLevel: 'all', executionMode: 'sequential'});
+  const name = session.inputNames[0];
+  const meta = JSON.parse(fs.readFileSync(inputPath + '.json', 'utf8'));
+  const raw = fs.readFileSync(inputPath);
+  const data = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+  const feeds = {[name]: new ort.Tensor('float32', data, meta.shape)};
+  for (let i = 0; i < 3; ++i) await session.run(feeds);
+  const t = [];
+  for (let i = 0; i < Number(runs); ++i) {
+    const t0 = process.hrtime.bigint();
+    await session.run(feeds);
+    t.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  t.sort((a, b) => a - b);
+  console.log(t[Math.floor(t.length / 2)].toFixed(4), t[0].toFixed(4));
+}
+main().catch((e) => { console.error(e.message); process.exit(1); });

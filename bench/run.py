@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Benchmarks mlcc-compiled models side by side with onnxruntime.
+
+For each model in ../shared/models (or --models): compiles it with mlcc for the
+host (-mcpu=native), timing the compile; links bench/bench_main.c; then runs
+mlcc and onnxruntime-node alternately (ROUNDS rounds of RUNS/ROUNDS timed runs
+each, after warm-up) on the reference input, and prints medians, the ratio
+mlcc/ORT, GFLOP/s (2*MACs from the models' manifest), the workspace size, and
+mlcc's error against the reference output. onnxruntime-node is installed with
+`npm install --ignore-scripts onnxruntime-node` into a scratch folder outside
+the repository (--ort-dir, default /tmp/mlcc-bench-ort).
+
+Usage: bench/run.py --mlcc build/mlcc [--runs 20] [--threads 1] [--markdown]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def ensure_ort(ort_dir):
+    mod = os.path.join(ort_dir, "node_modules", "onnxruntime-node")
+    if not os.path.isdir(mod):
+        os.makedirs(ort_dir, exist_ok=True)
+        subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund",
+                        "onnxruntime-node"], cwd=ort_dir, check=True,
+                       stdout=subprocess.DEVNULL)
+    return os.path.join(ort_dir, "node_modules")
+
+
+def load_pb(path):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mlcc", required=True)
+    ap.add_argument("--models", default=os.path.join(ROOT, "..", "shared", "models"))
+    ap.add_argument("--only", default=None, help="comma-separated model names")
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--threads", type=int, default=1, help="ORT intra-op threads")
+    ap.add_argument("--ort-dir", default="/tmp/mlcc-bench-ort")
+    ap.add_argument("--no-ort", action="store_true")
+    args = ap.parse_args()
+
+    manifest = json.load(open(os.path.join(args.models, "manifest.json")))["models"]
+    names = args.only.split(",") if args.only else list(manifest)
+    node_path = None if args.no_ort else ensure_ort(args.ort_dir)
+    work = tempfile.mkdtemp(prefix="mlcc-bench-")
+    rows = []
+    try:
+        for name in names:
+            rows.append(bench_one(args, name, manifest[name], work, node_path))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print()
+    print("| model | MACs | compile (s) | mlcc (ms) | ORT %dT (ms) | mlcc/ORT | mlcc GFLOP/s | workspace (KiB) | max err / max|ref| |"
+          % args.threads)
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print("| %s | %.3g G | %.2f | %.3f | %s | %s | %.1f | %d | %.2g |" % (
+            r["name"], r["macs"] / 1e9, r["compile_s"], r["mlcc_ms"],
+            "%.3f" % r["ort_ms"] if r["ort_ms"] else "-",
+            "%.2f" % (r["mlcc_ms"] / r["ort_ms"]) if r["ort_ms"] else "-",
+            2 * r["macs"] / r["mlcc_ms"] / 1e6, r["workspace"] // 1024, r["err"]))
+
+
+def bench_one(args, name, meta, work, node_path):
+    mdir = os.path.join(args.models, name)
+    model = os.path.join(mdir, "model.onnx")
+    lib = os.path.join(work, "lib%s.a" % name)
+    t0 = time.monotonic()
+    subprocess.run([args.mlcc, model, "-o", lib, "--name=" + name, "-mcpu=native"], check=True)
+    compile_s = time.monotonic() - t0
+    header = open(os.path.join(work, name + ".h")).read()
+    ws = int(re.search(r"WORKSPACE_SIZE (\d+)", header).group(1))
+    exe = os.path.join(work, "bench_" + name)
+    subprocess.run(["cc", "-O2", "-include", os.path.join(work, name + ".h"),
+                    "-DMLCC_INFO=%s_info" % name, os.path.join(HERE, "bench_main.c"), lib,
+                    "-lm", "-o", exe], check=True)
+    x = load_pb(os.path.join(mdir, "test_data_set_0", "input_0.pb")).astype(np.float32)
+    ref = load_pb(os.path.join(mdir, "test_data_set_0", "output_0.pb"))
+    inp = os.path.join(work, name + ".in")
+    x.tofile(inp)
+    with open(inp + ".json", "w") as f:
+        json.dump({"shape": list(x.shape)}, f)
+    out = os.path.join(work, name + ".out")
+    per_round = max(1, args.runs // args.rounds)
+    mlcc_t, ort_t = [], []
+    env = dict(os.environ, MLCC_BENCH_OUT=out)
+    for _ in range(args.rounds):
+        r = subprocess.run([exe, str(per_round), inp], check=True, capture_output=True,
+                           text=True, env=env)
+        mlcc_t.append(float(r.stdout.split()[0]))
+        if node_path:
+            r = subprocess.run(["node", os.path.join(HERE, "ort_bench.js"), model, inp,
+                                str(args.threads), str(per_round)], check=True,
+                               capture_output=True, text=True,
+                               env=dict(os.environ, NODE_PATH=node_path))
+            ort_t.append(float(r.stdout.split()[0]))
+    y = np.fromfile(out, dtype=np.float32).reshape(ref.shape)
+    err = float(np.max(np.abs(y - ref)) / max(1e-30, float(np.max(np.abs(ref)))))
+    row = {"name": name, "macs": meta["macs"], "compile_s": compile_s,
+           "mlcc_ms": statistics.median(mlcc_t),
+           "ort_ms": statistics.median(ort_t) if ort_t else None, "workspace": ws,
+           "err": err}
+    print(name, row, flush=True)
+    return row
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,799 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "driver/compilation.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "driver/archive.h"
+#include "driver/depfile.h"
+#include "driver/fsutil.h"
+#include "driver/header.h"
+#include "driver/jobs.h"
+#include "driver/strbuf.h"
+#include "ir/graph.h"
+#include "ir/onnx/onnx_import.h"
+#include "ir/print.h"
+#include "ir/verify.h"
+#include "passes/pass.h"
+#include "targets/codegen/codegen.h"
+#include "targets/target.h"
+
+#ifndef MLCC_VERSION
+#define MLCC_VERSION "0.1.0"
+#endif
+
+enum {
+  kMaxDeps = 1024,                      // external data files reported by the importer
+  kMaxPasses = MLCC_PASS_COUNT * 2 + 64,
+  kMaxStaged = 3,                       // output, header, depfile
+};
+
+struct mlcc_compilation_t {
+  const mlcc_options_t* options;  // borrowed
+  FILE* diag;                     // borrowed: -v and -### output
+  mlcc_arena_t arena;             // jobs and strings
+  char name[256];                 // C symbol prefix
+  const char* input;
+  const char* output;             // "-" means standard output
+  const char* header_path;        // LIB only: <dir of output>/NAME.h
+  const char* depfile_path;       // NULL unless -MD/-MF
+  const char* out_dir;            // where temporaries go
+  const char* ar_tool;
+  mlcc_target_t target;
+  mlcc_pass_id_t passes[kMaxPasses];
+  uint32_t n_passes;
+  mlcc_job_list_t jobs;
+
+  // Run state.
+  mlcc_graph_t* graph;
+  const char* deps[kMaxDeps];
+  uint32_t n_deps;
+  mlcc_tempdir_t tempdir;
+  const char* archive_tmp;        // inside tempdir
+  const char** members;           // object paths inside tempdir (arena)
+  uint32_t n_members, members_cap;
+  uint32_t n_kernels_total;       // kernels in the graph
+  uint32_t n_kernels_compiled;    // distinct kernels
+  mlcc_staged_file_t staged[kMaxStaged];
+  uint32_t n_staged;
+};
+
+static mlcc_status_t oom(void) {
+  return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
+static const char* arena_printf(mlcc_arena_t* arena, const char* fmt, ...) MLCC_PRINTF(2, 3);
+static const char* arena_printf(mlcc_arena_t* arena, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) return NULL;
+  char* s = (char*)mlcc_arena_alloc(arena, (size_t)n + 1, 1);
+  if (s == NULL) return NULL;
+  va_start(ap, fmt);
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+// Takes a malloc'ed string into the arena (freeing it); NULL on OOM.
+static const char* arena_adopt(mlcc_arena_t* arena, char* s) {
+  if (s == NULL) return NULL;
+  const char* copy = mlcc_arena_strdup(arena, s);
+  free(s);
+  return copy;
+}
+
+static bool emits_objects(mlcc_emit_kind_t kind) {
+  return kind == MLCC_EMIT_LIB || kind == MLCC_EMIT_OBJ || kind == MLCC_EMIT_LL ||
+         kind == MLCC_EMIT_ASM;
+}
+
+static bool same_file(const char* a, const char* b) {
+  struct stat sa, sb;
+  if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+//===----------------------------------------------------------------------===//
+// Creation: names, paths, target, pipeline
+//===----------------------------------------------------------------------===//
+
+static mlcc_status_t resolve_paths(mlcc_compilation_t* c) {
+  const mlcc_options_t* o = c->options;
+  if (o->name != NULL) {
+    MLCC_RETURN_IF_ERROR(mlcc_header_check_name(o->name));
+    snprintf(c->name, sizeof(c->name), "%s", o->name);
+  } else {
+    mlcc_header_default_name(c->input, c->name, sizeof(c->name));
+    if (mlcc_header_is_keyword(c->name)) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                              "the default name '%s' (from '%s') is a C keyword; pass --name",
+                              c->name, c->input);
+    }
+  }
+  const char* suffix = NULL;
+  switch (o->emit) {
+    case MLCC_EMIT_LIB: break;
+    case MLCC_EMIT_OBJ: suffix = ".o"; break;
+    case MLCC_EMIT_LL: suffix = ".ll"; break;
+    case MLCC_EMIT_ASM: suffix = ".s"; break;
+    case MLCC_EMIT_HEADER: suffix = ".h"; break;
+    case MLCC_EMIT_IR:
+    case MLCC_EMIT_DOT:
+    case MLCC_EMIT_KIND_COUNT: break;
+  }
+  if (o->output != NULL) {
+    c->output = o->output;
+  } else if (o->emit == MLCC_EMIT_LIB) {
+    c->output = arena_printf(&c->arena, "lib%s.a", c->name);
+  } else if (suffix != NULL) {
+    c->output = arena_printf(&c->arena, "%s%s", c->name, suffix);
+  } else {
+    c->output = "-";
+  }
+  if (c->output == NULL) return oom();
+  bool to_stdout = strcmp(c->output, "-") == 0;
+  if (to_stdout && o->emit == MLCC_EMIT_LIB) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "cannot write a library to standard output ('-o -')");
+  }
+  if (!to_stdout && (strcmp(c->output, c->input) == 0 || same_file(c->output, c->input))) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "the output '%s' is the input model; refusing to overwrite it",
+                            c->output);
+  }
+  c->out_dir = to_stdout ? "." : arena_adopt(&c->arena, mlcc_fs_dirname(c->output));
+  if (c->out_dir == NULL) return oom();
+  if (o->emit == MLCC_EMIT_LIB) {
+    char file[300];
+    snprintf(file, sizeof(file), "%s.h", c->name);
+    c->header_path = arena_adopt(&c->arena, mlcc_fs_join(c->out_dir, file));
+    if (c->header_path == NULL) return oom();
+  }
+  if (o->write_depfile) {
+    if (o->depfile != NULL) {
+      c->depfile_path = o->depfile;
+    } else if (to_stdout) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                              "-MD needs -MF FILE or -o FILE when writing to standard output");
+    } else {
+      // gcc: the output with its suffix replaced by .d.
+      const char* base = mlcc_fs_basename(c->output);
+      const char* dot = strrchr(base, '.');
+      size_t stem = dot && dot != base ? (size_t)(dot - c->output) : strlen(c->output);
+      c->depfile_path = arena_printf(&c->arena, "%.*s.d", (int)stem, c->output);
+      if (c->depfile_path == NULL) return oom();
+    }
+  }
+  return mlcc_ok_status();
+}
+
+static mlcc_status_t resolve_pipeline(mlcc_compilation_t* c) {
+  const mlcc_options_t* o = c->options;
+  if (o->passes == NULL) {
+    c->n_passes = mlcc_pass_default_pipeline(o->opt_level, c->passes);
+    return mlcc_ok_status();
+  }
+  MLCC_RETURN_IF_ERROR(mlcc_pass_parse_pipeline(o->passes, c->passes, kMaxPasses, &c->n_passes));
+  if (emits_objects(o->emit) || o->emit == MLCC_EMIT_HEADER) {
+    // The codegen needs shapes, kernels and a memory plan.
+    static const mlcc_pass_id_t kRequired[] = {MLCC_PASS_INFER_SHAPES, MLCC_PASS_FUSE,
+                                               MLCC_PASS_PLAN_MEMORY};
+    for (size_t r = 0; r < sizeof(kRequired) / sizeof(kRequired[0]); ++r) {
+      bool found = false;
+      for (uint32_t i = 0; i < c->n_passes && !found; ++i) found = c->passes[i] == kRequired[r];
+      if (!found) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                                "--passes must include '%s' for --emit=%s (the code generator "
+                                "needs it); only --emit=ir and --emit=dot accept any pipeline",
+                                mlcc_pass_name(kRequired[r]), mlcc_emit_kind_name(o->emit));
+      }
+    }
+  }
+  return mlcc_ok_status();
+}
+
+static mlcc_status_t resolve_target(mlcc_compilation_t* c) {
+  const mlcc_options_t* o = c->options;
+  mlcc_status_t s = mlcc_target_resolve(o->target, o->cpu, o->features, &c->target);
+  if (s != NULL && mlcc_status_code(s) == MLCC_STATUS_NOT_FOUND) {
+    // A bad --target is a usage error.
+    mlcc_status_t usage = mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "%s",
+                                           mlcc_status_message(s));
+    mlcc_status_free(s);
+    return usage;
+  }
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Binding jobs
+//===----------------------------------------------------------------------===//
+
+typedef struct argv_builder_t {
+  const char* argv[64];
+  int argc;
+} argv_builder_t;
+
+static void push(argv_builder_t* b, const char* arg) {
+  if (b->argc < 63 && arg != NULL) b->argv[b->argc++] = arg;
+  b->argv[b->argc] = NULL;
+}
+
+static void push_cc1(argv_builder_t* b, const char* step) {
+  b->argc = 0;
+  push(b, "mlcc");
+  push(b, "-cc1");
+  push(b, step);
+}
+
+static void push_target(mlcc_compilation_t* c, argv_builder_t* b) {
+  push(b, arena_printf(&c->arena, "--target=%s", c->target.triple));
+  push(b, arena_printf(&c->arena, "-mcpu=%s", c->target.cpu));
+  push(b, arena_printf(&c->arena, "-mattr=%s", c->target.features));
+  push(b, arena_printf(&c->arena, "-O%d", c->options->opt_level));
+  push(b, arena_printf(&c->arena, "--name=%s", c->name));
+}
+
+static const char* temp_file(mlcc_compilation_t* c, const char* tmpdir, const char* file) {
+  return arena_adopt(&c->arena, mlcc_fs_join(tmpdir, file));
+}
+
+// Fills c->jobs. |tmpdir| is the real temporary directory, or a placeholder
+// for -###. Kernel objects are known only after optimization; the kernel
+// job and the archiver show them as "<tmpdir>/mlcc_k_*.o" until then.
+static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
+                               const char* const* members, uint32_t n_members) {
+  const mlcc_options_t* o = c->options;
+  mlcc_job_list_init(&c->jobs, &c->arena);
+  argv_builder_t b;
+
+  push_cc1(&b, "import");
+  push(&b, c->input);
+  for (uint32_t i = 0; i < o->n_input_shapes; ++i) {
+    mlcc_strbuf_t sb;
+    mlcc_strbuf_init(&sb);
+    const mlcc_shape_t* sh = &o->input_shapes[i].shape;
+    mlcc_strbuf_appendf(&sb, "--input-shape=%s=", o->input_shapes[i].name);
+    for (int32_t d = 0; d < sh->rank; ++d) {
+      mlcc_strbuf_appendf(&sb, d ? "x%lld" : "%lld", (long long)sh->dims[d]);
+    }
+    push(&b, arena_adopt(&c->arena, mlcc_strbuf_take(&sb)));
+  }
+  MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_IMPORT, false, b.argv));
+
+  push_cc1(&b, "optimize");
+  push(&b, arena_printf(&c->arena, "-O%d", o->opt_level));
+  {
+    mlcc_strbuf_t sb;
+    mlcc_strbuf_init(&sb);
+    mlcc_strbuf_append(&sb, "--passes=");
+    for (uint32_t i = 0; i < c->n_passes; ++i) {
+      mlcc_strbuf_appendf(&sb, i ? ",%s" : "%s", mlcc_pass_name(c->passes[i]));
+    }
+    push(&b, arena_adopt(&c->arena, mlcc_strbuf_take(&sb)));
+  }
+  if (o->verify_each) push(&b, "--verify-each");
+  if (o->print_after_all) push(&b, "--print-after-all");
+  push(&b, arena_printf(&c->arena, "--target=%s", c->target.triple));
+  MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_OPTIMIZE, false, b.argv));
+
+  switch (o->emit) {
+    case MLCC_EMIT_IR:
+    case MLCC_EMIT_DOT:
+      push_cc1(&b, "emit-graph");
+      push(&b, arena_printf(&c->arena, "--emit=%s", mlcc_emit_kind_name(o->emit)));
+      push(&b, "-o");
+      push(&b, c->output);
+      MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_EMIT_GRAPH, false, b.argv));
+      break;
+    case MLCC_EMIT_OBJ:
+    case MLCC_EMIT_LL:
+    case MLCC_EMIT_ASM:
+      push_cc1(&b, "codegen");
+      push(&b, arena_printf(&c->arena, "--emit=%s", mlcc_emit_kind_name(o->emit)));
+      push_target(c, &b);
+      push(&b, "-o");
+      push(&b, c->output);
+      MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_CODEGEN_WHOLE, false, b.argv));
+      break;
+    case MLCC_EMIT_HEADER:
+      push_cc1(&b, "header");
+      push(&b, arena_printf(&c->arena, "--name=%s", c->name));
+      push(&b, c->input);
+      push(&b, "-o");
+      push(&b, c->output);
+      MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_HEADER, false, b.argv));
+      break;
+    case MLCC_EMIT_LIB: {
+      char file[300];
+      const char* kernels_pattern = temp_file(c, tmpdir, "mlcc_k_*.o");
+      snprintf(file, sizeof(file), "%s_weights.o", c->name);
+      const char* weights = temp_file(c, tmpdir, file);
+      snprintf(file, sizeof(file), "%s_entry.o", c->name);
+      const char* entry = temp_file(c, tmpdir, file);
+      c->archive_tmp = temp_file(c, tmpdir, mlcc_fs_basename(c->output));
+      if (!kernels_pattern || !weights || !entry || !c->archive_tmp) return oom();
+
+      push_cc1(&b, "codegen-weights");
+      push_target(c, &b);
+      push(&b, "-o");
+      push(&b, weights);
+      MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_CODEGEN_WEIGHTS, false, b.argv));
+
+      push_cc1(&b, "codegen-kernels");
+      push_target(c, &b);
+      push(&b, arena_printf(&c->arena, "-j%d", o->jobs));
+      push(&b, "-o");
+      push(&b, kernels_pattern);
+      MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_CODEGEN_KERNELS, false, b.argv));
+
+      push_cc1(&b, "codegen-entry");
+      push_target(c, &b);
+      push(&b, "-o");
+      push(&b, entry);
+      MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_CODEGEN_ENTRY, false, b.argv));
+
+      const char* placeholder[3] = {entry, weights, kernels_pattern};
+      const char** argv = mlcc_archive_argv(c->ar_tool, c->archive_tmp,
+                                            members ? members : placeholder,
+                                            members ? n_members : 3);
+      if (argv == NULL) return oom();
+      mlcc_status_t s = mlcc_job_list_add(&c->jobs, MLCC_JOB_ARCHIVE, true, argv);
+      free(argv);
+      MLCC_RETURN_IF_ERROR(s);
+
+      push_cc1(&b, "header");
+      push(&b, arena_printf(&c->arena, "--name=%s", c->name));
+      push(&b, c->input);
+      push(&b, "-o");
+      push(&b, c->header_path);
+      MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_HEADER, false, b.argv));
+      break;
+    }
+    case MLCC_EMIT_KIND_COUNT: break;
+  }
+
+  if (c->depfile_path != NULL) {
+    push_cc1(&b, "depfile");
+    push(&b, "-MT");
+    push(&b, c->output);
+    push(&b, "-o");
+    push(&b, c->depfile_path);
+    MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_DEPFILE, false, b.argv));
+  }
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_compilation_create(const mlcc_options_t* options, FILE* diag,
+                                      mlcc_compilation_t** out_compilation) {
+  *out_compilation = NULL;
+  mlcc_compilation_t* c = (mlcc_compilation_t*)calloc(1, sizeof(*c));
+  if (c == NULL) return oom();
+  *out_compilation = c;
+  c->options = options;
+  c->diag = diag;
+  mlcc_arena_init(&c->arena);
+  c->input = options->input;
+  if (c->input == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "no input model");
+  }
+  MLCC_RETURN_IF_ERROR(resolve_paths(c));
+  MLCC_RETURN_IF_ERROR(resolve_target(c));
+  MLCC_RETURN_IF_ERROR(resolve_pipeline(c));
+  c->ar_tool = arena_adopt(&c->arena, mlcc_archive_tool());
+  if (c->ar_tool == NULL) return oom();
+  return mlcc_ok_status();
+}
+
+static void print_target(mlcc_compilation_t* c) {
+  fprintf(c->diag, "Target: %s\nCPU: %s\nFeatures: %s\n", c->target.triple, c->target.cpu,
+          c->target.features);
+}
+
+mlcc_status_t mlcc_compilation_print_jobs(mlcc_compilation_t* c) {
+  char* placeholder = mlcc_fs_join(c->out_dir, ".mlcc-tmp-XXXXXX");
+  if (placeholder == NULL) return oom();
+  mlcc_status_t s = bind_jobs(c, placeholder, NULL, 0);
+  free(placeholder);
+  MLCC_RETURN_IF_ERROR(s);
+  fprintf(c->diag, "mlcc version %s\n", MLCC_VERSION);
+  print_target(c);
+  for (uint32_t i = 0; i < c->jobs.n_jobs; ++i) {
+    mlcc_job_print_argv(c->diag, c->jobs.jobs[i].argv);
+  }
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// Running jobs
+//===----------------------------------------------------------------------===//
+
+static mlcc_status_t add_member(mlcc_compilation_t* c, const char* path) {
+  if (c->n_members == c->members_cap) {
+    uint32_t cap = c->members_cap ? c->members_cap * 2 : 16;
+    const char** m = (const char**)mlcc_arena_alloc(&c->arena, cap * sizeof(char*),
+                                                    _Alignof(char*));
+    if (m == NULL) return oom();
+    if (c->n_members) memcpy(m, c->members, c->n_members * sizeof(char*));
+    c->members = m;
+    c->members_cap = cap;
+  }
+  c->members[c->n_members++] = path;
+  return mlcc_ok_status();
+}
+
+static mlcc_status_t stage(mlcc_compilation_t* c, const char* path, const void* data,
+                           size_t size) {
+  if (c->n_staged >= kMaxStaged) return mlcc_make_status(MLCC_STATUS_INTERNAL, "too many outputs");
+  MLCC_RETURN_IF_ERROR(mlcc_fs_stage(path, data, size, &c->staged[c->n_staged]));
+  c->n_staged++;
+  return mlcc_ok_status();
+}
+
+// Writes a finished output: standard output for "-", else staged.
+static mlcc_status_t emit_output(mlcc_compilation_t* c, const void* data, size_t size) {
+  if (strcmp(c->output, "-") == 0) {
+    if (fwrite(data, 1, size, stdout) != size || fflush(stdout) != 0) {
+      return mlcc_make_status(MLCC_STATUS_IO, "cannot write to standard output");
+    }
+    return mlcc_ok_status();
+  }
+  return stage(c, c->output, data, size);
+}
+
+static mlcc_status_t run_import(mlcc_compilation_t* c) {
+  MLCC_RETURN_IF_ERROR(mlcc_fs_check_regular_file(c->input));
+  mlcc_onnx_import_options_t io;
+  memset(&io, 0, sizeof(io));
+  io.input_shapes = c->options->input_shapes;
+  io.n_input_shapes = c->options->n_input_shapes;
+  io.out_deps = c->deps;
+  io.deps_cap = kMaxDeps;
+  io.out_n_deps = &c->n_deps;
+  mlcc_status_t s = mlcc_onnx_import_file(c->input, &io, &c->graph);
+  if (s == NULL && c->graph == NULL) {
+    s = mlcc_make_status(MLCC_STATUS_INTERNAL, "the importer returned no graph");
+  }
+  if (s == NULL) s = mlcc_graph_verify(c->graph, false);
+  if (c->n_deps > kMaxDeps) c->n_deps = kMaxDeps;
+  return mlcc_status_annotate(s, "%s", c->input);
+}
+
+static mlcc_status_t run_optimize(mlcc_compilation_t* c) {
+  mlcc_pass_ctx_t ctx;
+  memset(&ctx, 0, sizeof(ctx));
+  ctx.opt_level = c->options->opt_level;
+  ctx.target = &c->target;
+  ctx.verify_each = c->options->verify_each;
+  ctx.print_after_all = c->options->print_after_all ? stderr : NULL;
+  ctx.fold_constants = true;
+  mlcc_status_t s = mlcc_pass_run_pipeline(&ctx, c->graph, c->passes, c->n_passes);
+  if (s == NULL && (emits_objects(c->options->emit) || c->options->emit == MLCC_EMIT_HEADER)) {
+    s = mlcc_graph_verify(c->graph, true);
+  }
+  return mlcc_status_annotate(s, "%s", c->input);
+}
+
+static mlcc_status_t run_emit_graph(mlcc_compilation_t* c) {
+  FILE* f = tmpfile();
+  if (f == NULL) return mlcc_make_status(MLCC_STATUS_IO, "cannot create a temporary file");
+  if (c->options->emit == MLCC_EMIT_DOT) {
+    mlcc_graph_print_dot(c->graph, f);
+  } else {
+    mlcc_graph_print(c->graph, f);
+  }
+  char* data = NULL;
+  size_t size = 0;
+  mlcc_status_t s = mlcc_fs_read_stream(f, &data, &size);
+  fclose(f);
+  if (s == NULL) s = emit_output(c, data, size);
+  free(data);
+  return s;
+}
+
+static mlcc_codegen_options_t codegen_options(const mlcc_compilation_t* c) {
+  mlcc_codegen_options_t cg;
+  memset(&cg, 0, sizeof(cg));
+  cg.target = &c->target;
+  cg.opt_level = c->options->opt_level;
+  cg.name = c->name;
+  return cg;
+}
+
+static mlcc_status_t run_codegen_whole(mlcc_compilation_t* c) {
+  mlcc_codegen_options_t cg = codegen_options(c);
+  mlcc_output_kind_t kind = c->options->emit == MLCC_EMIT_OBJ  ? MLCC_OUTPUT_OBJECT
+                            : c->options->emit == MLCC_EMIT_LL ? MLCC_OUTPUT_LL
+                                                               : MLCC_OUTPUT_ASM;
+  mlcc_buffer_t buf = {0};
+  mlcc_status_t s = mlcc_codegen_whole(c->graph, &cg, kind, &buf);
+  s = mlcc_status_annotate(s, "%s", c->input);
+  if (s == NULL) s = emit_output(c, buf.data, buf.size);
+  mlcc_buffer_deinit(&buf);
+  return s;
+}
+
+// Codegen output written into the temporary directory and added as an
+// archive member.
+static mlcc_status_t write_member(mlcc_compilation_t* c, const char* path, mlcc_buffer_t* buf) {
+  mlcc_status_t s = mlcc_fs_write_file(path, buf->data, buf->size);
+  mlcc_buffer_deinit(buf);
+  MLCC_RETURN_IF_ERROR(s);
+  return add_member(c, path);
+}
+
+static void verbose_job(mlcc_compilation_t* c, mlcc_job_kind_t kind) {
+  if (!c->options->verbose) return;
+  for (uint32_t i = 0; i < c->jobs.n_jobs; ++i) {
+    if (c->jobs.jobs[i].kind == kind) mlcc_job_print_argv(c->diag, c->jobs.jobs[i].argv);
+  }
+}
+
+static mlcc_status_t run_codegen_weights(mlcc_compilation_t* c, const char* path) {
+  mlcc_codegen_options_t cg = codegen_options(c);
+  mlcc_buffer_t buf = {0};
+  mlcc_status_t s = mlcc_codegen_weights(c->graph, &cg, MLCC_OUTPUT_OBJECT, &buf);
+  if (s != NULL) {
+    mlcc_buffer_deinit(&buf);
+    return mlcc_status_annotate(s, "%s", c->input);
+  }
+  return write_member(c, path, &buf);
+}
+
+static mlcc_status_t run_codegen_entry(mlcc_compilation_t* c, const char* path) {
+  mlcc_codegen_options_t cg = codegen_options(c);
+  mlcc_buffer_t buf = {0};
+  mlcc_status_t s = mlcc_codegen_entry(c->graph, &cg, MLCC_OUTPUT_OBJECT, &buf);
+  if (s != NULL) {
+    mlcc_buffer_deinit(&buf);
+    return mlcc_status_annotate(s, "%s", c->input);
+  }
+  return write_member(c, path, &buf);
+}
+
+// One distinct kernel to compile (the first kernel index with its key).
+typedef struct kernel_work_t {
+  uint32_t kernel_index;
+  char key[65];
+  char symbol[40];
+  const char* path;
+  mlcc_status_t status;
+} kernel_work_t;
+
+typedef struct kernel_pool_t {
+  mlcc_compilation_t* c;
+  mlcc_codegen_options_t cg;
+  kernel_work_t* work;
+  uint32_t n_work;
+  atomic_uint next;
+  atomic_bool failed;
+} kernel_pool_t;
+
+static void* kernel_worker(void* arg) {
+  kernel_pool_t* pool = (kernel_pool_t*)arg;
+  mlcc_compilation_t* c = pool->c;
+  while (!atomic_load(&pool->failed)) {
+    uint32_t i = atomic_fetch_add(&pool->next, 1);
+    if (i >= pool->n_work) break;
+    kernel_work_t* w = &pool->work[i];
+    if (c->options->verbose) {
+      // One fputs per line so concurrent workers do not interleave.
+      mlcc_strbuf_t sb;
+      mlcc_strbuf_init(&sb);
+      char kernel_arg[32];
+      snprintf(kernel_arg, sizeof(kernel_arg), "--kernel=%u", w->kernel_index);
+      const char* parts[] = {"mlcc", "-cc1", "codegen-kernel", kernel_arg, "-o", w->path};
+      for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); ++p) {
+        mlcc_strbuf_append_char(&sb, ' ');
+        mlcc_job_quote_arg(&sb, parts[p]);
+      }
+      mlcc_strbuf_append_char(&sb, '\n');
+      fputs(mlcc_strbuf_cstr(&sb), c->diag);
+      mlcc_strbuf_deinit(&sb);
+    }
+    mlcc_buffer_t buf = {0};
+    mlcc_status_t s =
+        mlcc_codegen_kernel(c->graph, w->kernel_index, &pool->cg, MLCC_OUTPUT_OBJECT, &buf);
+    if (s == NULL) s = mlcc_fs_write_file(w->path, buf.data, buf.size);
+    mlcc_buffer_deinit(&buf);
+    if (s != NULL) {
+      w->status = s;
+      atomic_store(&pool->failed, true);
+    }
+  }
+  return NULL;
+}
+
+static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
+  const mlcc_graph_t* g = c->graph;
+  mlcc_codegen_options_t cg = codegen_options(c);
+  c->n_kernels_total = g->n_kernels;
+  kernel_work_t* work = (kernel_work_t*)calloc(g->n_kernels ? g->n_kernels : 1, sizeof(*work));
+  if (work == NULL) return oom();
+  uint32_t n_work = 0;
+  mlcc_status_t s = mlcc_ok_status();
+  // Keys first (cheap, serial): dedupe in first-appearance order.
+  for (uint32_t k = 0; k < g->n_kernels && s == NULL; ++k) {
+    char key[65];
+    s = mlcc_codegen_kernel_key(g, k, &cg, key);
+    if (s != NULL) break;
+    bool seen = false;
+    for (uint32_t j = 0; j < n_work && !seen; ++j) seen = strcmp(work[j].key, key) == 0;
+    if (seen) continue;
+    kernel_work_t* w = &work[n_work++];
+    w->kernel_index = k;
+    memcpy(w->key, key, sizeof(key));
+    mlcc_codegen_kernel_symbol(key, w->symbol);
+    char file[64];
+    snprintf(file, sizeof(file), "%s.o", w->symbol);
+    w->path = temp_file(c, c->tempdir.path, file);
+    if (w->path == NULL) s = oom();
+  }
+  if (s == NULL) {
+    kernel_pool_t pool;
+    memset(&pool, 0, sizeof(pool));
+    pool.c = c;
+    pool.cg = cg;
+    pool.work = work;
+    pool.n_work = n_work;
+    atomic_init(&pool.next, 0);
+    atomic_init(&pool.failed, false);
+    uint32_t n_threads = (uint32_t)c->options->jobs;
+    if (n_threads > n_work) n_threads = n_work;
+    pthread_t threads[64];
+    if (n_threads > 64) n_threads = 64;
+    uint32_t started = 0;
+    for (uint32_t t = 1; t < n_threads; ++t) {  // the calling thread is worker 0
+      if (pthread_create(&threads[started], NULL, kernel_worker, &pool) != 0) break;
+      ++started;
+    }
+    kernel_worker(&pool);
+    for (uint32_t t = 0; t < started; ++t) pthread_join(threads[t], NULL);
+    // Report the failure of the lowest kernel index: deterministic under -j.
+    for (uint32_t i = 0; i < n_work; ++i) {
+      if (work[i].status != NULL) {
+        if (s == NULL) {
+          s = work[i].status;
+        } else {
+          mlcc_status_free(work[i].status);
+        }
+      }
+    }
+    if (s == NULL && atomic_load(&pool.next) < n_work) {
+      s = mlcc_make_status(MLCC_STATUS_INTERNAL, "kernel workers stopped early");
+    }
+    for (uint32_t i = 0; i < n_work && s == NULL; ++i) s = add_member(c, work[i].path);
+    c->n_kernels_compiled = n_work;
+  }
+  free(work);
+  return mlcc_status_annotate(s, "%s", c->input);
+}
+
+static mlcc_status_t run_archive(mlcc_compilation_t* c) {
+  // Re-bind the archiver job now that the members are known, for -v.
+  const char** argv = mlcc_archive_argv(c->ar_tool, c->archive_tmp, c->members, c->n_members);
+  if (argv == NULL) return oom();
+  if (c->options->verbose) mlcc_job_print_argv(c->diag, argv);
+  mlcc_status_t s = mlcc_job_spawn(argv);
+  free(argv);
+  if (s != NULL) {
+    return mlcc_status_annotate(s, "cannot create '%s' (set $MLCC_AR to choose the archiver)",
+                                c->output);
+  }
+  if (c->n_staged >= kMaxStaged) return mlcc_make_status(MLCC_STATUS_INTERNAL, "too many outputs");
+  MLCC_RETURN_IF_ERROR(mlcc_fs_stage_existing(c->archive_tmp, c->output, &c->staged[c->n_staged]));
+  c->n_staged++;
+  return mlcc_ok_status();
+}
+
+static mlcc_status_t run_header(mlcc_compilation_t* c) {
+  char sha[65];
+  mlcc_status_t s = mlcc_fs_sha256_file(c->input, sha);
+  char* text = NULL;
+  if (s == NULL) {
+    s = mlcc_header_render(c->graph, c->name, mlcc_fs_basename(c->input), sha, &text);
+  }
+  if (s != NULL) return mlcc_status_annotate(s, "%s", c->input);
+  const char* path = c->options->emit == MLCC_EMIT_LIB ? c->header_path : c->output;
+  if (c->options->emit == MLCC_EMIT_LIB) {
+    s = stage(c, path, text, strlen(text));
+  } else {
+    s = emit_output(c, text, strlen(text));
+  }
+  free(text);
+  return s;
+}
+
+static mlcc_status_t run_depfile(mlcc_compilation_t* c) {
+  const char* deps[kMaxDeps + 1];
+  deps[0] = c->input;
+  for (uint32_t i = 0; i < c->n_deps; ++i) deps[i + 1] = c->deps[i];
+  char* text = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_depfile_render(c->output, deps, c->n_deps + 1, &text));
+  mlcc_status_t s = stage(c, c->depfile_path, text, strlen(text));
+  free(text);
+  return s;
+}
+
+mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
+  const mlcc_options_t* o = c->options;
+  const char* tmpdir = ".";
+  if (o->emit == MLCC_EMIT_LIB) {
+    MLCC_RETURN_IF_ERROR(mlcc_tempdir_create(c->out_dir, &c->tempdir));
+    tmpdir = c->tempdir.path;
+  }
+  MLCC_RETURN_IF_ERROR(bind_jobs(c, tmpdir, NULL, 0));
+  if (o->verbose) {
+    fprintf(c->diag, "mlcc version %s (LLVM %s)\n", MLCC_VERSION, mlcc_codegen_llvm_version());
+    print_target(c);
+  }
+  // The object paths, as bound for the codegen jobs.
+  const char* weights_path = NULL;
+  const char* entry_path = NULL;
+  for (uint32_t i = 0; i < c->jobs.n_jobs; ++i) {
+    const mlcc_job_t* j = &c->jobs.jobs[i];
+    if (j->kind == MLCC_JOB_CODEGEN_WEIGHTS) weights_path = j->argv[j->argc - 1];
+    if (j->kind == MLCC_JOB_CODEGEN_ENTRY) entry_path = j->argv[j->argc - 1];
+  }
+  for (uint32_t i = 0; i < c->jobs.n_jobs; ++i) {
+    mlcc_job_kind_t kind = c->jobs.jobs[i].kind;
+    if (kind != MLCC_JOB_ARCHIVE && kind != MLCC_JOB_CODEGEN_KERNELS) verbose_job(c, kind);
+    mlcc_status_t s = mlcc_ok_status();
+    switch (kind) {
+      case MLCC_JOB_IMPORT: s = run_import(c); break;
+      case MLCC_JOB_OPTIMIZE: s = run_optimize(c); break;
+      case MLCC_JOB_EMIT_GRAPH: s = run_emit_graph(c); break;
+      case MLCC_JOB_CODEGEN_WHOLE: s = run_codegen_whole(c); break;
+      case MLCC_JOB_CODEGEN_WEIGHTS: s = run_codegen_weights(c, weights_path); break;
+      case MLCC_JOB_CODEGEN_KERNELS: s = run_codegen_kernels(c); break;
+      case MLCC_JOB_CODEGEN_ENTRY: {
+        // The entry goes first in the archive; weights second; kernels after.
+        s = run_codegen_entry(c, entry_path);
+        if (s == NULL && c->n_members > 0) {
+          const char* last = c->members[c->n_members - 1];
+          memmove(&c->members[1], &c->members[0], (c->n_members - 1) * sizeof(char*));
+          c->members[0] = last;
+        }
+        break;
+      }
+      case MLCC_JOB_ARCHIVE: s = run_archive(c); break;
+      case MLCC_JOB_HEADER: s = run_header(c); break;
+      case MLCC_JOB_DEPFILE: s = run_depfile(c); break;
+      case MLCC_JOB_KIND_COUNT: break;
+    }
+    MLCC_RETURN_IF_ERROR(s);
+  }
+  // Everything succeeded: publish the outputs (output, header, depfile last).
+  for (uint32_t i = 0; i < c->n_staged; ++i) {
+    MLCC_RETURN_IF_ERROR(mlcc_fs_staged_commit(&c->staged[i]));
+  }
+  c->n_staged = 0;
+  if (o->verbose && c->graph != NULL) {
+    if (emits_objects(o->emit)) {
+      fprintf(c->diag, "mlcc: %u kernels compiled", c->n_kernels_compiled);
+      if (c->n_kernels_total != c->n_kernels_compiled) {
+        fprintf(c->diag, " (%u kernel groups, %u shared)", c->n_kernels_total,
+                c->n_kernels_total - c->n_kernels_compiled);
+      }
+      fprintf(c->diag, "\n");
+    }
+    fprintf(c->diag, "mlcc: workspace %lld bytes (align %lld)\n",
+            (long long)c->graph->workspace_size, (long long)c->graph->workspace_align);
+  }
+  return mlcc_ok_status();
+}
+
+void mlcc_compilation_destroy(mlcc_compilation_t* c) {
+  if (c == NULL) return;
+  for (uint32_t i = 0; i < c->n_staged; ++i) mlcc_fs_staged_discard(&c->staged[i]);
+  mlcc_tempdir_remove(&c->tempdir);
+  if (c->graph != NULL) mlcc_graph_destroy(c->graph);
+  mlcc_arena_deinit(&c->arena);
+  free(c);
+}

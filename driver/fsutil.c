@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "driver/fsutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static mlcc_status_t oom(void) {
+  return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
+char* mlcc_fs_dirname(const char* path) {
+  const char* slash = strrchr(path, '/');
+  if (slash == NULL) return strdup(".");
+  // Strip the trailing slash run, keeping a lone root.
+  const char* end = slash;
+  while (end > path && end[-1] == '/') --end;
+  if (end == path) return strdup("/");
+  return strndup(path, (size_t)(end - path));
+}
+
+const char* mlcc_fs_basename(const char* path) {
+  const char* slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+char* mlcc_fs_join(const char* dir, const char* name) {
+  if (dir == NULL || dir[0] == '\0' || strcmp(dir, ".") == 0) return strdup(name);
+  size_t dl = strlen(dir), nl = strlen(name);
+  bool slash = dir[dl - 1] != '/';
+  char* out = (char*)malloc(dl + (slash ? 1 : 0) + nl + 1);
+  if (out == NULL) return NULL;
+  memcpy(out, dir, dl);
+  if (slash) out[dl++] = '/';
+  memcpy(out + dl, name, nl + 1);
+  return out;
+}
+
+mlcc_status_t mlcc_fs_check_regular_file(const char* path) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    return mlcc_make_status(MLCC_STATUS_NOT_FOUND, "cannot open '%s': %s", path,
+                            strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return mlcc_make_status(MLCC_STATUS_NOT_FOUND, "'%s' is not a regular file", path);
+  }
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_fs_sha256_file(const char* path, char out_hex[65]) {
+  out_hex[0] = '\0';
+  FILE* f = fopen(path, "rb");
+  if (f == NULL) {
+    return mlcc_make_status(MLCC_STATUS_NOT_FOUND, "cannot open '%s': %s", path,
+                            strerror(errno));
+  }
+  EVP_MD_CTX* md = EVP_MD_CTX_new();
+  if (md == NULL || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
+    EVP_MD_CTX_free(md);
+    fclose(f);
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "cannot initialize SHA-256");
+  }
+  unsigned char buf[1 << 16];
+  size_t n;
+  mlcc_status_t status = mlcc_ok_status();
+  while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+    if (EVP_DigestUpdate(md, buf, n) != 1) {
+      status = mlcc_make_status(MLCC_STATUS_INTERNAL, "SHA-256 update failed");
+      break;
+    }
+  }
+  if (status == NULL && ferror(f)) {
+    status = mlcc_make_status(MLCC_STATUS_IO, "cannot read '%s': %s", path, strerror(errno));
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int dlen = 0;
+  if (status == NULL && (EVP_DigestFinal_ex(md, digest, &dlen) != 1 || dlen != 32)) {
+    status = mlcc_make_status(MLCC_STATUS_INTERNAL, "SHA-256 final failed");
+  }
+  EVP_MD_CTX_free(md);
+  fclose(f);
+  if (status != NULL) return status;
+  static const char hex[] = "0123456789abcdef";
+  for (unsigned i = 0; i < 32; ++i) {
+    out_hex[2 * i] = hex[digest[i] >> 4];
+    out_hex[2 * i + 1] = hex[digest[i] & 15];
+  }
+  out_hex[64] = '\0';
+  return mlcc_ok_status();
+}
+
+static mode_t create_mode(void) {
+  // umask() can only be read by setting it; restore immediately.
+  mode_t mask = umask(022);
+  umask(mask);
+  return 0666 & ~mask;
+}
+
+mlcc_status_t mlcc_fs_write_file(const char* path, const void* data, size_t size) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    return mlcc_make_status(MLCC_STATUS_IO, "cannot create '%s': %s", path, strerror(errno));
+  }
+  mlcc_status_t s = mlcc_fs_write_fd(fd, data, size, path);
+  if (close(fd) != 0 && s == NULL) {
+    s = mlcc_make_status(MLCC_STATUS_IO, "cannot write '%s': %s", path, strerror(errno));
+  }
+  return s;
+}
+
+mlcc_status_t mlcc_fs_read_stream(FILE* stream, char** out_data, size_t* out_size) {
+  *out_data = NULL;
+  *out_size = 0;
+  if (fflush(stream) != 0 || fseek(stream, 0, SEEK_END) != 0) {
+    return mlcc_make_status(MLCC_STATUS_IO, "cannot read back a temporary stream: %s",
+                            strerror(errno));
+  }
+  long end = ftell(stream);
+  if (end < 0 || fseek(stream, 0, SEEK_SET) != 0) {
+    return mlcc_make_status(MLCC_STATUS_IO, "cannot read back a temporary stream: %s",
+                            strerror(errno));
+  }
+  char* data = (char*)malloc((size_t)end + 1);
+  if (data == NULL) return oom();
+  if ((long)fread(data, 1, (size_t)end, stream) != end) {
+    free(data);
+    return mlcc_make_status(MLCC_STATUS_IO, "cannot read back a temporary stream");
+  }
+  data[end] = '\0';
+  *out_data = data;
+  *out_size = (size_t)end;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_fs_write_fd(int fd, const void* data, size_t size,
+                               const char* path_for_errors) {
+  const unsigned char* p = (const unsigned char*)data;
+  while (size > 0) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return mlcc_make_status(MLCC_STATUS_IO, "cannot write '%s': %s", path_for_errors,
+                              strerror(errno));
+    }
+    p += n;
+    size -= (size_t)n;
+  }
+  return mlcc_ok_status();
+}
+
+
+mlcc_status_t mlcc_fs_stage(const char* final_path, const void* data, size_t size,
+                            mlcc_staged_file_t* out_staged) {
+  memset(out_staged, 0, sizeof(*out_staged));
+  char* dir = mlcc_fs_dirname(final_path);
+  if (dir == NULL) return oom();
+  char* tmpl = mlcc_fs_join(dir, ".mlcc-out-XXXXXX");
+  free(dir);
+  char* final_copy = strdup(final_path);
+  if (tmpl == NULL || final_copy == NULL) {
+    free(tmpl);
+    free(final_copy);
+    return oom();
+  }
+  int fd = mkstemp(tmpl);
+  if (fd < 0) {
+    mlcc_status_t s = mlcc_make_status(MLCC_STATUS_IO, "cannot create a temporary file for '%s': %s",
+                                       final_path, strerror(errno));
+    free(tmpl);
+    free(final_copy);
+    return s;
+  }
+  mlcc_status_t s = mlcc_fs_write_fd(fd, data, size, final_path);
+  if (s == NULL && fchmod(fd, create_mode()) != 0) {
+    s = mlcc_make_status(MLCC_STATUS_IO, "cannot set the mode of '%s': %s", tmpl, strerror(errno));
+  }
+  if (close(fd) != 0 && s == NULL) {
+    s = mlcc_make_status(MLCC_STATUS_IO, "cannot write '%s': %s", final_path, strerror(errno));
+  }
+  if (s != NULL) {
+    unlink(tmpl);
+    free(tmpl);
+    free(final_copy);
+    return s;
+  }
+  out_staged->tmp_path = tmpl;
+  out_staged->final_path = final_copy;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_fs_stage_existing(const char* tmp_path, const char* final_path,
+                                     mlcc_staged_file_t* out_staged) {
+  memset(out_staged, 0, sizeof(*out_staged));
+  out_staged->tmp_path = strdup(tmp_path);
+  out_staged->final_path = strdup(final_path);
+  if (out_staged->tmp_path == NULL || out_staged->final_path == NULL) {
+    free(out_staged->tmp_path);
+    free(out_staged->final_path);
+    memset(out_staged, 0, sizeof(*out_staged));
+    return oom();
+  }
+  return mlcc_ok_status();
+}
+
+void mlcc_fs_staged_discard(mlcc_staged_file_t* staged) {
+  if (staged->tmp_path != NULL) unlink(staged->tmp_path);
+  free(staged->tmp_path);
+  free(staged->final_path);
+  memset(staged, 0, sizeof(*staged));
+}
+
+mlcc_status_t mlcc_fs_staged_commit(mlcc_staged_file_t* staged) {
+  if (staged->tmp_path == NULL) return mlcc_ok_status();
+  mlcc_status_t s = mlcc_ok_status();
+  if (rename(staged->tmp_path, staged->final_path) != 0) {
+    s = mlcc_make_status(MLCC_STATUS_IO, "cannot write '%s': rename failed: %s",
+                         staged->final_path, strerror(errno));
+  } else {
+    free(staged->tmp_path);
+    staged->tmp_path = NULL;
+  }
+  mlcc_fs_staged_discard(staged);
+  return s;
+}
+
+mlcc_status_t mlcc_fs_write_atomic(const char* final_path, const void* data, size_t size) {
+  mlcc_staged_file_t staged;
+  MLCC_RETURN_IF_ERROR(mlcc_fs_stage(final_path, data, size, &staged));
+  return mlcc_fs_staged_commit(&staged);
+}
+
+mlcc_status_t mlcc_tempdir_create(const char* dir, mlcc_tempdir_t* out_tempdir) {
+  out_tempdir->path = NULL;
+  char* tmpl = mlcc_fs_join(dir, ".mlcc-tmp-XXXXXX");
+  if (tmpl == NULL) return oom();
+  if (mkdtemp(tmpl) == NULL) {
+    mlcc_status_t s = mlcc_make_status(MLCC_STATUS_IO,
+                                       "cannot create a temporary directory in '%s': %s", dir,
+                                       strerror(errno));
+    free(tmpl);
+    return s;
+  }
+  out_tempdir->path = tmpl;
+  return mlcc_ok_status();
+}
+
+char* mlcc_tempdir_file(const mlcc_tempdir_t* tempdir, const char* name) {
+  return mlcc_fs_join(tempdir->path, name);
+}
+
+void mlcc_tempdir_remove(mlcc_tempdir_t* tempdir) {
+  if (tempdir->path == NULL) return;
+  DIR* d = opendir(tempdir->path);
+  if (d != NULL) {
+    struct dirent* e;
+    while ((e = readdir(d)) != NULL) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+      char* p = mlcc_fs_join(tempdir->path, e->d_name);
+      if (p != NULL) unlink(p);
+      free(p);
+    }
+    closedir(d);
+  }
+  rmdir(tempdir->path);
+  free(tempdir->path);
+  tempdir->path = NULL;
+}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "driver/header.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/fsutil.h"
+#include "driver/strbuf.h"
+
+#ifndef MLCC_VERSION
+#define MLCC_VERSION "0.1.0"
+#endif
+
+enum { kMaxNameLen = 200 };
+
+static bool is_ident_char(unsigned char c) { return isalnum(c) || c == '_'; }
+
+char* mlcc_header_sanitize_identifier(const char* text, char* buf, size_t buf_size) {
+  if (buf == NULL || buf_size == 0) return buf;
+  size_t pos = 0;
+  const unsigned char* s = (const unsigned char*)text;
+  if (s[0] >= '0' && s[0] <= '9' && pos + 1 < buf_size) buf[pos++] = '_';
+  for (size_t i = 0; s[i] != '\0' && pos + 1 < buf_size; ++i) {
+    // isalnum is locale-dependent for bytes >= 0x80: restrict to ASCII.
+    buf[pos++] = (s[i] < 0x80 && is_ident_char(s[i])) ? (char)s[i] : '_';
+  }
+  if (pos == 0 && buf_size > 1) buf[pos++] = '_';
+  buf[pos] = '\0';
+  return buf;
+}
+
+// C11 and C++ keywords, plus names the header itself uses as parameters.
+static const char* const kKeywords[] = {
+    "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary",
+    "_Noreturn", "_Static_assert", "_Thread_local", "alignas", "alignof", "and", "and_eq",
+    "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "char16_t",
+    "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
+    "const", "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype",
+    "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
+    "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
+    "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or",
+    "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "requires",
+    "restrict", "return", "short", "signed", "sizeof", "static", "static_assert",
+    "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
+    "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
+    "volatile", "wchar_t", "while", "xor", "xor_eq",
+};
+
+bool mlcc_header_is_keyword(const char* word) {
+  for (size_t i = 0; i < sizeof(kKeywords) / sizeof(kKeywords[0]); ++i) {
+    if (strcmp(word, kKeywords[i]) == 0) return true;
+  }
+  return false;
+}
+
+char* mlcc_header_default_name(const char* model_path, char* buf, size_t buf_size) {
+  const char* base = mlcc_fs_basename(model_path);
+  const char* dot = strrchr(base, '.');
+  size_t len = (dot != NULL && dot != base) ? (size_t)(dot - base) : strlen(base);
+  char stem[256];
+  if (len >= sizeof(stem)) len = sizeof(stem) - 1;
+  memcpy(stem, base, len);
+  stem[len] = '\0';
+  return mlcc_header_sanitize_identifier(stem, buf, buf_size);
+}
+
+mlcc_status_t mlcc_header_check_name(const char* name) {
+  size_t len = strlen(name);
+  bool ok = len > 0 && len <= kMaxNameLen && !(name[0] >= '0' && name[0] <= '9');
+  for (size_t i = 0; ok && i < len; ++i) {
+    unsigned char c = (unsigned char)name[i];
+    ok = c < 0x80 && is_ident_char(c);
+  }
+  if (!ok) {
+    char suggestion[kMaxNameLen + 2];
+    mlcc_header_sanitize_identifier(name, suggestion, sizeof(suggestion));
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "invalid --name '%s': expected a C identifier of at most %d "
+                            "characters (letters, digits, '_'; not starting with a digit), "
+                            "e.g. '%s'",
+                            name, kMaxNameLen, suggestion);
+  }
+  if (mlcc_header_is_keyword(name)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "invalid --name '%s': it is a C/C++ keyword", name);
+  }
+  return mlcc_ok_status();
+}
+
+// Appends |text| so it is safe inside a "..." in a /* */ comment: quotes and
+// backslashes escaped, control and non-ASCII bytes as \xNN, and "*/" broken.
+static void append_comment_string(mlcc_strbuf_t* sb, const char* text) {
+  const unsigned char* s = (const unsigned char*)text;
+  for (size_t i = 0; s[i] != '\0'; ++i) {
+    unsigned char c = s[i];
+    if (c == '"' || c == '\\') {
+      mlcc_strbuf_append_char(sb, '\\');
+      mlcc_strbuf_append_char(sb, (char)c);
+    } else if (c < 0x20 || c >= 0x7f) {
+      mlcc_strbuf_appendf(sb, "\\x%02x", c);
+    } else if (c == '*' && s[i + 1] == '/') {
+      mlcc_strbuf_append(sb, "*\\");
+    } else if (c == '/' && s[i + 1] == '*') {
+      mlcc_strbuf_append(sb, "/\\");
+    } else {
+      mlcc_strbuf_append_char(sb, (char)c);
+    }
+  }
+}
+
+static const char* header_c_type(mlcc_dtype_t dtype) {
+  if (dtype == MLCC_DTYPE_BOOL) return "uint8_t";
+  if (!mlcc_dtype_is_valid(dtype)) return NULL;
+  return mlcc_dtype_c_type(dtype);
+}
+
+// Checks an input/output value and appends its comment line.
+static mlcc_status_t describe_value(mlcc_strbuf_t* sb, const char* role, uint32_t index,
+                                    const mlcc_value_t* v) {
+  if (!v->shape_known || v->shape.rank < 0 || v->shape.rank > MLCC_MAX_RANK) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s '%s' has no inferred shape", role,
+                            v->name);
+  }
+  if (header_c_type(v->dtype) == NULL) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "%s '%s' has dtype %s, which the generated API does not support",
+                            role, v->name, mlcc_dtype_name(v->dtype));
+  }
+  char shape[MLCC_MAX_RANK * 22 + 8];
+  mlcc_strbuf_appendf(sb, "/* %-6s %u \"", role, index);
+  append_comment_string(sb, v->name);
+  mlcc_strbuf_appendf(sb, "\": %s %s */\n", mlcc_dtype_name(v->dtype),
+                      mlcc_shape_format(&v->shape, shape, sizeof(shape)));
+  return mlcc_ok_status();
+}
+
+// Parameter names: sanitized ONNX names, unique, not keywords, not "workspace".
+static mlcc_status_t make_param_names(const mlcc_graph_t* graph, char*** out_names) {
+  *out_names = NULL;
+  uint32_t n = graph->n_inputs + graph->n_outputs;
+  char** names = (char**)calloc(n ? n : 1, sizeof(char*));
+  if (names == NULL) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  for (uint32_t i = 0; i < n; ++i) {
+    const mlcc_value_t* v =
+        i < graph->n_inputs ? graph->inputs[i] : graph->outputs[i - graph->n_inputs];
+    char base[kMaxNameLen + 2];
+    mlcc_header_sanitize_identifier(v->name ? v->name : "", base, sizeof(base));
+    char candidate[kMaxNameLen + 32];
+    snprintf(candidate, sizeof(candidate), "%s", base);
+    for (uint32_t suffix = 1;; ++suffix) {
+      bool clash = mlcc_header_is_keyword(candidate) || strcmp(candidate, "workspace") == 0;
+      for (uint32_t j = 0; j < i && !clash; ++j) clash = strcmp(names[j], candidate) == 0;
+      if (!clash) break;
+      snprintf(candidate, sizeof(candidate), "%s_%u", base, suffix);
+    }
+    names[i] = strdup(candidate);
+    if (names[i] == NULL) {
+      for (uint32_t j = 0; j < i; ++j) free(names[j]);
+      free(names);
+      return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    }
+  }
+  *out_names = names;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
+                                 const char* model_file_name, const char* model_sha256_hex,
+                                 char** out_text) {
+  *out_text = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_header_check_name(name));
+  char upper[kMaxNameLen + 1];
+  size_t nl = strlen(name);
+  for (size_t i = 0; i <= nl; ++i) upper[i] = (char)toupper((unsigned char)name[i]);
+
+  mlcc_strbuf_t sb;
+  mlcc_strbuf_init(&sb);
+  mlcc_strbuf_appendf(&sb, "/* %s.h, generated by mlcc %s from ", name, MLCC_VERSION);
+  append_comment_string(&sb, model_file_name);
+  mlcc_strbuf_appendf(&sb, " (sha256 %s); do not edit. */\n", model_sha256_hex);
+  mlcc_strbuf_appendf(&sb, "#ifndef %s_H_\n#define %s_H_\n", upper, upper);
+  mlcc_strbuf_append(&sb,
+                     "#include <stdint.h>\n"
+                     "#ifdef __cplusplus\n"
+                     "extern \"C\" {\n"
+                     "#endif\n");
+  // The two workspace macros with their comments aligned in one column.
+  int64_t ws_align = graph->workspace_align > 0 ? graph->workspace_align : 64;
+  int64_t ws_size = graph->workspace_size > 0 ? graph->workspace_size : 0;
+  char size_line[kMaxNameLen + 64], align_line[kMaxNameLen + 64];
+  snprintf(size_line, sizeof(size_line), "#define %s_WORKSPACE_SIZE %lld", upper,
+           (long long)ws_size);
+  snprintf(align_line, sizeof(align_line), "#define %s_WORKSPACE_ALIGN %lld", upper,
+           (long long)ws_align);
+  int width = (int)(strlen(size_line) > strlen(align_line) ? strlen(size_line)
+                                                            : strlen(align_line)) + 3;
+  mlcc_strbuf_appendf(&sb, "%-*s/* bytes the caller provides */\n", width, size_line);
+  mlcc_strbuf_appendf(&sb, "%-*s/* alignment of the workspace, bytes */\n", width, align_line);
+  mlcc_strbuf_appendf(&sb, "#define %s_NUM_INPUTS %u\n", upper, graph->n_inputs);
+  mlcc_strbuf_appendf(&sb, "#define %s_NUM_OUTPUTS %u\n", upper, graph->n_outputs);
+
+  mlcc_status_t s = mlcc_ok_status();
+  for (uint32_t i = 0; s == NULL && i < graph->n_inputs; ++i) {
+    s = describe_value(&sb, "input", i, graph->inputs[i]);
+  }
+  for (uint32_t i = 0; s == NULL && i < graph->n_outputs; ++i) {
+    s = describe_value(&sb, "output", i, graph->outputs[i]);
+  }
+  char** params = NULL;
+  if (s == NULL) s = make_param_names(graph, &params);
+  if (s != NULL) {
+    mlcc_strbuf_deinit(&sb);
+    return s;
+  }
+
+  mlcc_strbuf_append(
+      &sb,
+      "#ifndef MLCC_MODEL_INFO_T_DEFINED\n"
+      "#define MLCC_MODEL_INFO_T_DEFINED\n"
+      "typedef struct mlcc_tensor_info_t {\n"
+      "  const char *name;       /* ONNX value name */\n"
+      "  int32_t dtype;          /* ONNX TensorProto.DataType: 1 float32, 7 int64, 9 bool, ... */\n"
+      "  int32_t rank;\n"
+      "  const int64_t *dims;    /* rank entries */\n"
+      "  int64_t size_bytes;     /* numel * element size */\n"
+      "} mlcc_tensor_info_t;\n"
+      "typedef struct mlcc_model_info_t {\n"
+      "  const char *name;       /* NAME */\n"
+      "  int32_t num_inputs;\n"
+      "  int32_t num_outputs;\n"
+      "  const mlcc_tensor_info_t *inputs;\n"
+      "  const mlcc_tensor_info_t *outputs;\n"
+      "  int64_t workspace_size;\n"
+      "  int64_t workspace_align;\n"
+      "  int (*run)(const void *const *inputs, void *const *outputs, void *workspace);\n"
+      "} mlcc_model_info_t;\n"
+      "#endif\n");
+  mlcc_strbuf_appendf(&sb, "extern const mlcc_model_info_t %s_info;\n", name);
+  mlcc_strbuf_appendf(&sb, "int %s_run(", name);
+  uint32_t n = graph->n_inputs + graph->n_outputs;
+  for (uint32_t i = 0; i < n; ++i) {
+    bool is_input = i < graph->n_inputs;
+    const mlcc_value_t* v = is_input ? graph->inputs[i] : graph->outputs[i - graph->n_inputs];
+    mlcc_strbuf_appendf(&sb, "%s%s *%s, ", is_input ? "const " : "", header_c_type(v->dtype),
+                        params[i]);
+    free(params[i]);
+  }
+  free(params);
+  mlcc_strbuf_append(&sb, "void *workspace);\n");
+  mlcc_strbuf_appendf(
+      &sb,
+      "int %s_run_v(const void *const *inputs, void *const *outputs, void *workspace);\n", name);
+  mlcc_strbuf_append(&sb,
+                     "#ifdef __cplusplus\n"
+                     "}\n"
+                     "#endif\n"
+                     "#endif\n");
+  s = mlcc_strbuf_status(&sb);
+  if (s != NULL) {
+    mlcc_strbuf_deinit(&sb);
+    return s;
+  }
+  *out_text = mlcc_strbuf_take(&sb);
+  return mlcc_ok_status();
+}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// The generated NAME.h (LINKED: entry-abi-v1, docs/generated-api.md) and the
+// C-identifier rules the driver applies to model and tensor names.
+// Thread-safe (no shared state).
+//
+// The header is a pure function of (graph after passes, NAME, model file
+// name, model sha256): no timestamps, no absolute paths, no target, so it is
+// byte-identical for every target and every run.
+#ifndef MLCC_DRIVER_HEADER_H_
+#define MLCC_DRIVER_HEADER_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ir/base/status.h"
+#include "ir/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Sanitizes |text| into a C identifier in |buf|: every byte that is not an
+// ASCII letter, digit or '_' becomes '_', a leading digit gets a '_' prefix,
+// "" becomes "_". Truncates to |buf_size|-1 bytes. Returns |buf|.
+char* mlcc_header_sanitize_identifier(const char* text, char* buf, size_t buf_size);
+
+// True if |word| is a C or C++ keyword (a header parameter must not be one).
+bool mlcc_header_is_keyword(const char* word);
+
+// The default --name for |model_path|: the file name without its last
+// extension, sanitized ("models/2-tiny.net.onnx" -> "_2_tiny_net"). Returns |buf|.
+char* mlcc_header_default_name(const char* model_path, char* buf, size_t buf_size);
+
+// INVALID_ARGUMENT unless |name| is a C identifier (and not a keyword) short
+// enough for the generated symbols (at most 200 bytes).
+mlcc_status_t mlcc_header_check_name(const char* name);
+
+// Renders the header for |graph| (inputs/outputs with inferred dtypes and
+// shapes, workspace_size/align from plan-memory) into a malloc'ed string
+// |*out_text| the caller frees. |model_file_name| is the model's file name
+// (no directory); |model_sha256_hex| 64 hex digits. INTERNAL if an input or
+// output has no inferred shape, UNIMPLEMENTED for a dtype without a C type.
+mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
+                                 const char* model_file_name, const char* model_sha256_hex,
+                                 char** out_text);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_DRIVER_HEADER_H_

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// Command-line parsing for mlcc, driven by the one table in options.def.
+// gcc/clang conventions: "-oFILE"/"-o FILE", "--name=X"/"--name X", last
+// -c/-S/--emit wins, unknown flags are usage errors with a "did you mean".
+// Thread-compatible.
+#ifndef MLCC_DRIVER_OPTIONS_H_
+#define MLCC_DRIVER_OPTIONS_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ir/base/arena.h"
+#include "ir/base/status.h"
+#include "ir/onnx/onnx_import.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mlcc_option_id_e {
+#define MLCC_OPTION(id, spelling, kind, metavar, help) MLCC_OPT_##id,
+#include "driver/options.def"
+#undef MLCC_OPTION
+  MLCC_OPT_COUNT
+} mlcc_option_id_t;
+
+// What the run produces (--emit=KIND, -c, -S).
+typedef enum mlcc_emit_kind_e {
+  MLCC_EMIT_LIB = 0,  // libNAME.a + NAME.h (default)
+  MLCC_EMIT_OBJ,      // one relocatable object (-c)
+  MLCC_EMIT_LL,       // LLVM IR text (-S)
+  MLCC_EMIT_ASM,      // target assembly
+  MLCC_EMIT_IR,       // the graph after passes, mlcc text IR
+  MLCC_EMIT_DOT,      // the graph after passes, Graphviz
+  MLCC_EMIT_HEADER,   // only NAME.h
+  MLCC_EMIT_KIND_COUNT
+} mlcc_emit_kind_t;
+
+// "lib", "obj", ... (the --emit spelling).
+const char* mlcc_emit_kind_name(mlcc_emit_kind_t kind);
+
+typedef struct mlcc_options_t {
+  mlcc_arena_t arena;             // owns input_shapes and their names
+  const char* input;              // the model path (borrowed from argv); NULL if none
+  const char* output;             // -o; NULL = the kind's default
+  mlcc_emit_kind_t emit;
+  const char* name;               // --name; NULL = derived from the input
+  const char* target;             // --target; NULL = host
+  const char* cpu;                // -mcpu=; NULL = target default
+  const char* features;           // -mattr=; NULL = target default
+  int opt_level;                  // 0..3, default 2
+  mlcc_input_shape_t* input_shapes;  // arena-owned, n_input_shapes entries
+  uint32_t n_input_shapes;
+  bool write_depfile;             // -MD (or -MF)
+  const char* depfile;            // -MF; NULL = output with its suffix replaced by .d
+  int jobs;                       // -j; default: online CPUs
+  const char* passes;             // --passes; NULL = the -O pipeline
+  bool print_after_all;
+  bool verify_each;
+  const char* cache_dir;          // accepted, ignored (no cache yet)
+  bool no_cache, cache_stats, cache_clear, explain_cache;
+  bool print_jobs_only;           // -###
+  bool verbose;                   // -v
+  bool version, help, print_targets;
+} mlcc_options_t;
+
+// Parses |argv[1..argc)| into |out_options| (initialized here; release with
+// mlcc_options_deinit even on failure). Strings are borrowed from |argv|,
+// which must outlive the options. Returns INVALID_ARGUMENT whose message
+// names the offending argument (and suggests the nearest spelling for an
+// unknown option); the caller prints "mlcc: error: <message>".
+// Does not require an input: see mlcc_options_need_input.
+mlcc_status_t mlcc_options_parse(int argc, char** argv, mlcc_options_t* out_options);
+
+void mlcc_options_deinit(mlcc_options_t* options);
+
+// True if the options ask for no compilation (--version, --help,
+// --print-targets, --cache-stats/--cache-clear alone), so a missing input is fine.
+bool mlcc_options_info_only(const mlcc_options_t* options);
+
+// Parses "NAME=1x3x224x224" into |out_pin| (name copied into |arena|).
+// INVALID_ARGUMENT names the text and what is wrong.
+mlcc_status_t mlcc_options_parse_input_shape(const char* text, mlcc_arena_t* arena,
+                                             mlcc_input_shape_t* out_pin);
+
+// The closest spelling for an unknown option |arg| ("--emitt=ll" ->
+// "--emit=ll") into |buf|; false when nothing is close enough.
+bool mlcc_options_suggest(const char* arg, char* buf, size_t buf_size);
+
+// Writes the --help text (generated from options.def) to |out|.
+void mlcc_options_print_help(FILE* out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_DRIVER_OPTIONS_H_

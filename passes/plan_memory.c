@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: Apache-2.0
+// plan-memory: assigns every materialized intermediate value a 64-byte
+// aligned slot in one workspace, reusing memory of values that are dead.
+#include "passes/plan_memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/base/checked_math.h"
+#include "passes/pass.h"
+
+static mlcc_status_t oom(void) {
+  return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory in plan-memory");
+}
+
+// A value that needs a workspace slot and its live range in kernel indices:
+// written by kernel |def|, last read by kernel |last| (== def if unread).
+typedef struct slot_t {
+  mlcc_value_t* value;
+  int64_t size;    // bytes rounded up to MLCC_WORKSPACE_ALIGN (>= one unit)
+  uint32_t def, last;
+  int64_t offset;
+} slot_t;
+
+typedef struct liveness_t {
+  slot_t* slots;     // in order of |def| (kernel order), then output index
+  uint32_t n_slots;
+  int64_t* slot_of;  // value id -> slot index or -1
+} liveness_t;
+
+static void liveness_free(liveness_t* lv) {
+  free(lv->slots);
+  free(lv->slot_of);
+  memset(lv, 0, sizeof(*lv));
+}
+
+static mlcc_status_t slot_size(const mlcc_value_t* v, int64_t* out_size) {
+  *out_size = 0;
+  int64_t numel = 0, bytes = 0, elem = (int64_t)mlcc_dtype_size(v->dtype);
+  if (!v->shape_known || elem == 0) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL,
+                            "value '%s' has no inferred shape/dtype (run infer-shapes first)",
+                            v->name);
+  }
+  MLCC_RETURN_IF_ERROR(mlcc_shape_numel(&v->shape, &numel));
+  const int64_t a = MLCC_WORKSPACE_ALIGN;
+  if (!mlcc_checked_mul_i64(numel, elem, &bytes) || !mlcc_checked_add_i64(bytes, a - 1, &bytes)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "value '%s' is too large", v->name);
+  }
+  bytes = bytes / a * a;
+  *out_size = bytes > 0 ? bytes : a;  // distinct addresses even for empty tensors
+  return mlcc_ok_status();
+}
+
+// Collects the slots of |graph| and their live ranges from graph->kernels.
+static mlcc_status_t compute_liveness(const mlcc_graph_t* graph, liveness_t* lv) {
+  memset(lv, 0, sizeof(*lv));
+  uint32_t live_nodes = 0;
+  for (uint32_t i = 0; i < graph->n_nodes; ++i) live_nodes += !graph->nodes[i]->dead;
+  if (graph->n_kernels == 0 && live_nodes > 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "plan-memory needs kernels: run the 'fuse' pass before it");
+  }
+  size_t n_vals = graph->n_values ? graph->n_values : 1;
+  uint32_t cap = 0;
+  for (uint32_t k = 0; k < graph->n_kernels; ++k) {
+    const mlcc_kernel_t* kern = &graph->kernels[k];
+    if (kern->n_nodes > 0) cap += kern->nodes[kern->n_nodes - 1]->n_outputs;
+  }
+  lv->slot_of = (int64_t*)malloc(n_vals * sizeof(int64_t));
+  lv->slots = (slot_t*)calloc(cap ? cap : 1, sizeof(slot_t));
+  if (lv->slot_of == NULL || lv->slots == NULL) {
+    liveness_free(lv);
+    return oom();
+  }
+  for (size_t i = 0; i < n_vals; ++i) lv->slot_of[i] = -1;
+  mlcc_status_t status = mlcc_ok_status();
+  for (uint32_t k = 0; k < graph->n_kernels && status == NULL; ++k) {
+    const mlcc_kernel_t* kern = &graph->kernels[k];
+    if (kern->n_nodes == 0) continue;
+    // Inputs first: a kernel never reads a value it writes.
+    for (uint32_t j = 0; j < kern->n_nodes; ++j) {
+      const mlcc_node_t* node = kern->nodes[j];
+      for (uint32_t i = 0; i < node->n_inputs; ++i) {
+        const mlcc_value_t* in = node->inputs[i];
+        if (in == NULL || in->id >= n_vals || lv->slot_of[in->id] < 0) continue;
+        lv->slots[lv->slot_of[in->id]].last = k;
+      }
+    }
+    const mlcc_node_t* last = kern->nodes[kern->n_nodes - 1];
+    for (uint32_t i = 0; i < last->n_outputs && status == NULL; ++i) {
+      mlcc_value_t* out = last->outputs[i];
+      if (out == NULL || out->kind != MLCC_VALUE_INTERMEDIATE || out->is_output) continue;
+      if (out->id >= n_vals || lv->slot_of[out->id] >= 0) {
+        status = mlcc_make_status(MLCC_STATUS_INTERNAL, "value '%s' is written by two kernels",
+                                  out->name);
+        break;
+      }
+      slot_t* s = &lv->slots[lv->n_slots];
+      status = slot_size(out, &s->size);
+      if (status != NULL) break;
+      s->value = out;
+      s->def = s->last = k;
+      s->offset = -1;
+      lv->slot_of[out->id] = lv->n_slots++;
+    }
+  }
+  // A read at or before the write means the kernel order is not topological
+  // (the loop above would have missed that use): report it, never misplan.
+  for (uint32_t k = 0; k < graph->n_kernels && status == NULL; ++k) {
+    const mlcc_kernel_t* kern = &graph->kernels[k];
+    for (uint32_t j = 0; j < kern->n_nodes && status == NULL; ++j) {
+      const mlcc_node_t* node = kern->nodes[j];
+      for (uint32_t i = 0; i < node->n_inputs; ++i) {
+        const mlcc_value_t* in = node->inputs[i];
+        if (in == NULL || in->id >= n_vals || lv->slot_of[in->id] < 0) continue;
+        if (lv->slots[lv->slot_of[in->id]].def >= k) {
+          status = mlcc_make_status(MLCC_STATUS_INTERNAL,
+                                    "kernel %u reads '%s' before kernel %u writes it", k,
+                                    in->name, lv->slots[lv->slot_of[in->id]].def);
+          break;
+        }
+      }
+    }
+  }
+  if (status != NULL) liveness_free(lv);
+  return status;
+}
+
+// A live block of the workspace, kept sorted by offset.
+typedef struct block_t {
+  int64_t offset, size;
+  uint32_t slot;
+} block_t;
+
+// Best fit: the smallest gap between live blocks that holds |size| (lowest
+// offset on ties), else the end of the last live block.
+static int64_t best_fit(const block_t* live, uint32_t n_live, int64_t size) {
+  int64_t best = -1, best_gap = 0, prev_end = 0;
+  for (uint32_t i = 0; i < n_live; ++i) {
+    int64_t gap = live[i].offset - prev_end;
+    if (gap >= size && (best < 0 || gap < best_gap)) {
+      best = prev_end;
+      best_gap = gap;
+    }
+    int64_t end = live[i].offset + live[i].size;
+    if (end > prev_end) prev_end = end;
+  }
+  return best >= 0 ? best : prev_end;
+}
+
+// Assigns ws_offset to the outputs of each kernel's last node that are
+// intermediate and not graph outputs (values inside a fused chain get -1).
+// Outputs of kernel k are placed while k's inputs are still live, so a
+// kernel's outputs never overlap its inputs (kernel arguments are noalias).
+// Sets graph->workspace_size (a multiple of 64) and workspace_align (64).
+// INVALID_ARGUMENT without kernels; INTERNAL for uninferred values.
+mlcc_status_t mlcc_pass_plan_memory(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
+                                    bool* out_changed) {
+  *out_changed = false;
+  liveness_t lv;
+  MLCC_RETURN_IF_ERROR(compute_liveness(graph, &lv));
+  block_t* live = (block_t*)malloc((lv.n_slots ? lv.n_slots : 1) * sizeof(block_t));
+  if (live == NULL) {
+    liveness_free(&lv);
+    return oom();
+  }
+  uint32_t n_live = 0, next = 0;
+  int64_t peak = 0;
+  mlcc_status_t status = mlcc_ok_status();
+  for (uint32_t k = 0; k < graph->n_kernels && status == NULL; ++k) {
+    // 1. Allocate kernel k's outputs (its inputs are still in |live|).
+    for (; next < lv.n_slots && lv.slots[next].def == k; ++next) {
+      slot_t* s = &lv.slots[next];
+      int64_t off = best_fit(live, n_live, s->size), end = 0;
+      if (!mlcc_checked_add_i64(off, s->size, &end)) {
+        status = mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "workspace size overflows");
+        break;
+      }
+      s->offset = off;
+      if (end > peak) peak = end;
+      uint32_t at = 0;
+      while (at < n_live && live[at].offset <= off) ++at;
+      memmove(live + at + 1, live + at, (n_live - at) * sizeof(block_t));
+      live[at] = (block_t){off, s->size, next};
+      ++n_live;
+    }
+    // 2. Release every slot whose last reader is k (and unread outputs of k).
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < n_live; ++i) {
+      if (lv.slots[live[i].slot].last != k) live[w++] = live[i];
+    }
+    n_live = w;
+  }
+  free(live);
+  if (status == NULL) {
+    for (uint32_t i = 0; i < graph->n_values; ++i) graph->values[i]->ws_offset = -1;
+    for (uint32_t i = 0; i < lv.n_slots; ++i) lv.slots[i].value->ws_offset = lv.slots[i].offset;
+    graph->workspace_size = peak;
+    graph->workspace_align = MLCC_WORKSPACE_ALIGN;
+    *out_changed = lv.n_slots > 0;
+  }
+  liveness_free(&lv);
+  return status;
+}
+
+mlcc_status_t mlcc_pass_plan_memory_stats(const mlcc_graph_t* graph,
+                                          int64_t* out_naive_bytes,
+                                          int64_t* out_peak_live_bytes) {
+  *out_naive_bytes = 0;
+  *out_peak_live_bytes = 0;
+  liveness_t lv;
+  MLCC_RETURN_IF_ERROR(compute_liveness(graph, &lv));
+  uint32_t nk = graph->n_kernels;
+  int64_t* delta = (int64_t*)calloc((size_t)nk + 1, sizeof(int64_t));
+  if (delta == NULL) {
+    liveness_free(&lv);
+    return oom();
+  }
+  int64_t naive = 0;
+  for (uint32_t i = 0; i < lv.n_slots; ++i) {
+    naive += lv.slots[i].size;
+    delta[lv.slots[i].def] += lv.slots[i].size;
+    delta[lv.slots[i].last + 1] -= lv.slots[i].size;
+  }
+  int64_t cur = 0, peak = 0;
+  for (uint32_t k = 0; k < nk; ++k) {
+    cur += delta[k];
+    if (cur > peak) peak = cur;
+  }
+  free(delta);
+  liveness_free(&lv);
+  *out_naive_bytes = naive;
+  *out_peak_live_bytes = peak;
+  return mlcc_ok_status();
+}

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kernel construction (one fused kernel -> one LLVM function) and per-kernel
+// object emission. Each call owns its LLVMContext, so kernels compile in
+// parallel.
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "targets/codegen/codegen.h"
+#include "targets/codegen/emit.h"
+#include "targets/codegen/llvm_ctx.h"
+
+static void add_fn_attr(LLVMContextRef c, LLVMValueRef fn, unsigned index, const char* name) {
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMAddAttributeAtIndex(fn, index, LLVMCreateEnumAttribute(c, kind, 0));
+}
+
+// Checks that every value the kernel touches is inferred with a supported
+// dtype, so emitters can trust shapes and types.
+static mlcc_status_t check_kernel_values(const mlcc_kernel_t* kernel) {
+  for (uint32_t i = 0; i < kernel->n_nodes; ++i) {
+    const mlcc_node_t* n = kernel->nodes[i];
+    for (uint32_t pass = 0; pass < 2; ++pass) {
+      uint32_t count = pass ? n->n_outputs : n->n_inputs;
+      for (uint32_t s = 0; s < count; ++s) {
+        const mlcc_value_t* v = pass ? n->outputs[s] : n->inputs[s];
+        if (v == NULL) continue;
+        if (!v->shape_known || !mlcc_dtype_is_valid(v->dtype) || v->shape.rank < 0 ||
+            v->shape.rank > MLCC_MAX_RANK) {
+          return mlcc_node_annotate(
+              n, mlcc_make_status(MLCC_STATUS_INTERNAL,
+                                  "value '%s' has no inferred dtype/shape at codegen",
+                                  v->name ? v->name : "?"));
+        }
+      }
+    }
+  }
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_codegen_build_kernel_fn(LLVMContextRef llctx, LLVMModuleRef module,
+                                           const mlcc_target_t* target,
+                                           const mlcc_kernel_t* kernel, const char* symbol,
+                                           LLVMValueRef* out_fn) {
+  *out_fn = NULL;
+  if (kernel == NULL || kernel->n_nodes == 0) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "empty kernel");
+  }
+  MLCC_RETURN_IF_ERROR(check_kernel_values(kernel));
+  const mlcc_node_t* anchor = kernel->nodes[0];
+  const mlcc_op_desc_t* desc = mlcc_op_desc(anchor->op);
+  if (desc == NULL || desc->emit == NULL) {
+    return mlcc_node_annotate(anchor, mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                                                       "no kernel emitter"));
+  }
+  uint32_t n_args = mlcc_kernel_args(kernel, NULL, 0);
+  const mlcc_value_t** arg_values = calloc(n_args ? n_args : 1, sizeof(*arg_values));
+  LLVMValueRef* arg_ptrs = calloc(n_args ? n_args : 1, sizeof(*arg_ptrs));
+  LLVMTypeRef* params = calloc(n_args ? n_args : 1, sizeof(*params));
+  if (arg_values == NULL || arg_ptrs == NULL || params == NULL) {
+    free(arg_values);
+    free(arg_ptrs);
+    free(params);
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  mlcc_kernel_args(kernel, arg_values, n_args);
+
+  mlcc_emit_ctx_t ctx;
+  memset(&ctx, 0, sizeof(ctx));
+  ctx.llctx = llctx;
+  ctx.module = module;
+  ctx.target = target;
+  ctx.kernel = kernel;
+  ctx.t_void = LLVMVoidTypeInContext(llctx);
+  ctx.t_i1 = LLVMInt1TypeInContext(llctx);
+  ctx.t_i8 = LLVMInt8TypeInContext(llctx);
+  ctx.t_i16 = LLVMInt16TypeInContext(llctx);
+  ctx.t_i32 = LLVMInt32TypeInContext(llctx);
+  ctx.t_i64 = LLVMInt64TypeInContext(llctx);
+  ctx.t_f32 = LLVMFloatTypeInContext(llctx);
+  ctx.t_f64 = LLVMDoubleTypeInContext(llctx);
+  ctx.t_ptr = LLVMPointerTypeInContext(llctx, 0);
+  for (uint32_t i = 0; i < n_args; ++i) params[i] = ctx.t_ptr;
+  LLVMTypeRef fty = LLVMFunctionType(ctx.t_void, params, n_args, 0);
+  LLVMValueRef fn = LLVMAddFunction(module, symbol, fty);
+  add_fn_attr(llctx, fn, LLVMAttributeFunctionIndex, "nounwind");
+  for (uint32_t i = 0; i < n_args; ++i) {
+    arg_ptrs[i] = LLVMGetParam(fn, i);
+    add_fn_attr(llctx, fn, i + 1, "noalias");
+    add_fn_attr(llctx, fn, i + 1, "nocapture");
+  }
+  ctx.fn = fn;
+  ctx.n_args = n_args;
+  ctx.arg_values = arg_values;
+  ctx.arg_ptrs = arg_ptrs;
+  ctx.b = LLVMCreateBuilderInContext(llctx);
+  ctx.entry_bb = LLVMAppendBasicBlockInContext(llctx, fn, "entry");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(llctx, fn, "body");
+  LLVMPositionBuilderAtEnd(ctx.b, body);
+
+  mlcc_status_t s = desc->emit(&ctx, anchor);
+  if (mlcc_status_is_ok(s) && ctx.deferred_status != NULL) {
+    s = ctx.deferred_status;
+    ctx.deferred_status = NULL;
+  }
+  mlcc_status_free(ctx.deferred_status);
+  if (mlcc_status_is_ok(s)) {
+    if (LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(ctx.b)) == NULL) {
+      LLVMBuildRetVoid(ctx.b);
+    }
+    LLVMPositionBuilderAtEnd(ctx.b, ctx.entry_bb);
+    LLVMBuildBr(ctx.b, body);
+  }
+  LLVMDisposeBuilder(ctx.b);
+  free(arg_values);
+  free(arg_ptrs);
+  free(params);
+  if (!mlcc_status_is_ok(s)) {
+    LLVMDeleteFunction(fn);
+    // Emitters usually annotate with the node already; annotate only bare
+    // statuses from the anchor.
+    return mlcc_node_annotate(anchor, s);
+  }
+  *out_fn = fn;
+  return mlcc_ok_status();
+}
+
+// Gives |fn| the linkage of a shareable kernel: weak_odr + hidden.
+static void set_kernel_linkage(LLVMValueRef fn) {
+  LLVMSetLinkage(fn, LLVMWeakODRLinkage);
+  LLVMSetVisibility(fn, LLVMHiddenVisibility);
+}
+
+static mlcc_status_t check_options(const mlcc_codegen_options_t* options) {
+  if (options == NULL || options->target == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "codegen options need a target");
+  }
+  if (options->opt_level < 0 || options->opt_level > 3) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "opt level %d is not 0..3",
+                            options->opt_level);
+  }
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_codegen_kernel(const mlcc_graph_t* graph, uint32_t kernel_index,
+                                  const mlcc_codegen_options_t* options,
+                                  mlcc_output_kind_t kind, mlcc_buffer_t* out) {
+  memset(out, 0, sizeof(*out));
+  MLCC_RETURN_IF_ERROR(check_options(options));
+  char key[65], symbol[40];
+  MLCC_RETURN_IF_ERROR(mlcc_codegen_kernel_key(graph, kernel_index, options, key));
+  mlcc_codegen_kernel_symbol(key, symbol);
+
+  LLVMTargetMachineRef tm = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_llvm_target_machine(options->target, options->opt_level, &tm));
+  LLVMContextRef llctx = LLVMContextCreate();
+  LLVMModuleRef module = LLVMModuleCreateWithNameInContext(symbol, llctx);
+  mlcc_llvm_set_module_target(module, tm);
+  LLVMValueRef fn = NULL;
+  mlcc_status_t s = mlcc_codegen_build_kernel_fn(llctx, module, options->target,
+                                                 &graph->kernels[kernel_index], symbol, &fn);
+  if (mlcc_status_is_ok(s)) {
+    set_kernel_linkage(fn);
+    s = mlcc_llvm_verify(module, symbol);
+  }
+  if (mlcc_status_is_ok(s)) s = mlcc_llvm_optimize(module, tm, options->opt_level);
+  if (mlcc_status_is_ok(s)) s = mlcc_llvm_emit(module, tm, kind, out);
+  LLVMDisposeModule(module);
+  LLVMContextDispose(llctx);
+  LLVMDisposeTargetMachine(tm);
+  return s;
+}
+
+mlcc_status_t mlcc_codegen_whole(mlcc_graph_t* graph, const mlcc_codegen_options_t* options,
+                                 mlcc_output_kind_t kind, mlcc_buffer_t* out) {
+  memset(out, 0, sizeof(*out));
+  MLCC_RETURN_IF_ERROR(check_options(options));
+  if (options->name == NULL || options->name[0] == '\0') {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "codegen needs a model name");
+  }
+  char(*symbols)[40] = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_codegen_kernel_symbols(graph, options, &symbols));
+  LLVMTargetMachineRef tm = NULL;
+  mlcc_status_t s = mlcc_llvm_target_machine(options->target, options->opt_level, &tm);
+  if (!mlcc_status_is_ok(s)) {
+    free(symbols);
+    return s;
+  }
+  LLVMContextRef llctx = LLVMContextCreate();
+  LLVMModuleRef module = LLVMModuleCreateWithNameInContext(options->name, llctx);
+  mlcc_llvm_set_module_target(module, tm);
+  s = mlcc_codegen_build_weights(graph, options->name, llctx, module);
+  for (uint32_t k = 0; k < graph->n_kernels && mlcc_status_is_ok(s); ++k) {
+    if (LLVMGetNamedFunction(module, symbols[k]) != NULL) continue;  // shared kernel
+    LLVMValueRef fn = NULL;
+    s = mlcc_codegen_build_kernel_fn(llctx, module, options->target, &graph->kernels[k],
+                                     symbols[k], &fn);
+    if (mlcc_status_is_ok(s)) set_kernel_linkage(fn);
+  }
+  if (mlcc_status_is_ok(s)) s = mlcc_codegen_build_entry(graph, options->name, symbols, llctx, module);
+  if (mlcc_status_is_ok(s)) s = mlcc_llvm_verify(module, options->name);
+  if (mlcc_status_is_ok(s)) s = mlcc_llvm_optimize(module, tm, options->opt_level);
+  if (mlcc_status_is_ok(s)) s = mlcc_llvm_emit(module, tm, kind, out);
+  LLVMDisposeModule(module);
+  LLVMContextDispose(llctx);
+  LLVMDisposeTargetMachine(tm);
+  free(symbols);
+  return s;
+}

@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kernel emitters for Conv and ConvTranspose (1-D, 2-D and 3-D spatial).
+//
+// Conv is a direct convolution specialized on the constant shapes. Per output
+// row (n, oc-tile, od, oh) the width is split at compile time into borders
+// (bounds-checked scalar code) and an interior where every kernel tap is in
+// range; the interior is computed in register tiles of OCT output channels x
+// T output columns whose accumulators are mlcc_emit_var()s that SROA turns
+// into registers and the SLP vectorizer packs into vectors. Every output
+// element is stored once, through mlcc_emit_store_output (fused epilogues).
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "ir/graph.h"
+#include "ir/ops.h"
+#include "targets/codegen/emit.h"
+
+//===----------------------------------------------------------------------===//
+// Small IR helpers
+//===----------------------------------------------------------------------===//
+
+static LLVMValueRef c64(mlcc_emit_ctx_t* ctx, int64_t v) { return mlcc_emit_i64(ctx, v); }
+
+static LLVMValueRef iadd(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildNSWAdd(ctx->b, a, b, "");
+}
+
+static LLVMValueRef iaddc(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t c) {
+  return c == 0 ? a : LLVMBuildNSWAdd(ctx->b, a, c64(ctx, c), "");
+}
+
+static LLVMValueRef imulc(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t c) {
+  if (c == 1) return a;
+  if (c == 0) return c64(ctx, 0);
+  return LLVMBuildNSWMul(ctx->b, a, c64(ctx, c), "");
+}
+
+// (a * m + b): the usual row-major index step.
+static LLVMValueRef imad(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t m, LLVMValueRef b) {
+  return iadd(ctx, imulc(ctx, a, m), b);
+}
+
+static LLVMValueRef load_var(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, LLVMValueRef var) {
+  return LLVMBuildLoad2(ctx->b, t, var, "");
+}
+
+// 0 <= v < hi as i1.
+static LLVMValueRef in_range(mlcc_emit_ctx_t* ctx, LLVMValueRef v, int64_t hi) {
+  LLVMValueRef ge = LLVMBuildICmp(ctx->b, LLVMIntSGE, v, c64(ctx, 0), "");
+  LLVMValueRef lt = LLVMBuildICmp(ctx->b, LLVMIntSLT, v, c64(ctx, hi), "");
+  return LLVMBuildAnd(ctx->b, ge, lt, "");
+}
+
+//===----------------------------------------------------------------------===//
+// Geometry
+//===----------------------------------------------------------------------===//
+
+// Spatial parameters padded to 3 dims (D, H, W): a 2-D conv has D = 1 with
+// kernel 1, stride 1, dilation 1, pad 0; a 1-D conv also has H = 1.
+typedef struct conv_geom_t {
+  int nsp;                    // spatial rank 1..3
+  int64_t n, c, m, group;     // batch, input channels, output channels, groups
+  int64_t cg, mg;             // channels per group (input, output)
+  int64_t in[3], out[3], k[3], s[3], d[3], pb[3];
+} conv_geom_t;
+
+static mlcc_status_t read_ints_attr(const mlcc_node_t* node, const char* name, int nsp,
+                                    uint32_t want_mult, int64_t deflt, int64_t* out) {
+  const int64_t* v = NULL;
+  uint32_t n = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, name, &v, &n));
+  for (uint32_t i = 0; i < (uint32_t)nsp * want_mult; ++i) out[i] = deflt;
+  if (n == 0) return mlcc_ok_status();
+  if (n != (uint32_t)nsp * want_mult) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s: attribute '%s' needs %u values for %d spatial dims; got %u",
+                            mlcc_op_name(node->op), name, (unsigned)nsp * want_mult, nsp,
+                            (unsigned)n);
+  }
+  for (uint32_t i = 0; i < n; ++i) out[i] = v[i];
+  return mlcc_ok_status();
+}
+
+// Fills |g| for Conv (transpose == false) or ConvTranspose from the node's
+// verified shapes and attributes. INVALID_MODEL/UNIMPLEMENTED on bad input.
+static mlcc_status_t conv_geom(const mlcc_node_t* node, bool transpose, conv_geom_t* g) {
+  memset(g, 0, sizeof(*g));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* w = mlcc_node_input(node, 1);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  const char* op = mlcc_op_name(node->op);
+  if (!x || !w || !y) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s needs inputs X, W and output Y", op);
+  }
+  int rank = x->shape.rank;
+  int nsp = rank - 2;
+  if (nsp < 1 || nsp > 3 || w->shape.rank != rank || y->shape.rank != rank) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "%s supports 1 to 3 spatial dims with X, W, Y of equal rank; got "
+                            "ranks X %d, W %d, Y %d",
+                            op, rank, (int)w->shape.rank, (int)y->shape.rank);
+  }
+  g->nsp = nsp;
+  int64_t group = 1;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "group", 1, &group));
+  g->n = x->shape.dims[0];
+  g->c = x->shape.dims[1];
+  g->m = y->shape.dims[1];
+  g->group = group;
+  if (group <= 0 || g->c % group != 0 || g->m % group != 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s: group %lld must divide input channels %lld and output "
+                            "channels %lld",
+                            op, (long long)group, (long long)g->c, (long long)g->m);
+  }
+  g->cg = g->c / group;
+  g->mg = g->m / group;
+  int64_t want_w0 = transpose ? g->c : g->m, want_w1 = transpose ? g->mg : g->cg;
+  if (w->shape.dims[0] != want_w0 || w->shape.dims[1] != want_w1) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s: W must be [%lld,%lld,...]; got [%lld,%lld,...]", op,
+                            (long long)want_w0, (long long)want_w1,
+                            (long long)w->shape.dims[0], (long long)w->shape.dims[1]);
+  }
+  int64_t strides[3], dil[3], pads[6], outpad[3];
+  MLCC_RETURN_IF_ERROR(read_ints_attr(node, "strides", nsp, 1, 1, strides));
+  MLCC_RETURN_IF_ERROR(read_ints_attr(node, "dilations", nsp, 1, 1, dil));
+  MLCC_RETURN_IF_ERROR(read_ints_attr(node, "pads", nsp, 2, 0, pads));
+  MLCC_RETURN_IF_ERROR(read_ints_attr(node, "output_padding", nsp, 1, 0, outpad));
+  const int64_t* ks = NULL;
+  uint32_t nks = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, "kernel_shape", &ks, &nks));
+  if (nks != 0 && nks != (uint32_t)nsp) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s: kernel_shape needs %d values; got %u", op, nsp, (unsigned)nks);
+  }
+  const char* auto_pad = "NOTSET";
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "auto_pad", "NOTSET", &auto_pad));
+  for (int i = 0; i < 3; ++i) {
+    g->in[i] = g->out[i] = g->k[i] = g->s[i] = g->d[i] = 1;
+    g->pb[i] = 0;
+  }
+  for (int i = 0; i < nsp; ++i) {
+    int j = 3 - nsp + i;
+    g->in[j] = x->shape.dims[2 + i];
+    g->out[j] = y->shape.dims[2 + i];
+    g->k[j] = w->shape.dims[2 + i];
+    g->s[j] = strides[i];
+    g->d[j] = dil[i];
+    if (nks && ks[i] != g->k[j]) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "%s: kernel_shape[%d] = %lld disagrees with W's dim %lld", op,
+                              i, (long long)ks[i], (long long)g->k[j]);
+    }
+    if (g->s[j] <= 0 || g->d[j] <= 0 || pads[i] < 0 || pads[nsp + i] < 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "%s: strides and dilations must be > 0 and pads >= 0 (dim %d)",
+                              op, i);
+    }
+    int64_t keff = (g->k[j] - 1) * g->d[j] + 1;
+    bool same_upper = strcmp(auto_pad, "SAME_UPPER") == 0;
+    bool same_lower = strcmp(auto_pad, "SAME_LOWER") == 0;
+    if (!transpose) {
+      if (same_upper || same_lower) {
+        int64_t total = (g->out[j] - 1) * g->s[j] + keff - g->in[j];
+        if (total < 0) total = 0;
+        g->pb[j] = same_upper ? total / 2 : total - total / 2;
+      } else if (strcmp(auto_pad, "VALID") == 0) {
+        g->pb[j] = 0;
+      } else {
+        g->pb[j] = pads[i];
+      }
+    } else {
+      const mlcc_attr_t* os = mlcc_node_attr(node, "output_shape");
+      if (same_upper || same_lower || os) {
+        // ONNX ConvTranspose: total_padding from the (inferred) output size.
+        int64_t total = g->s[j] * (g->in[j] - 1) + outpad[i] + keff - g->out[j];
+        if (total < 0) total = 0;
+        g->pb[j] = same_upper ? total / 2 : total - total / 2;
+      } else if (strcmp(auto_pad, "VALID") == 0) {
+        g->pb[j] = 0;
+      } else {
+        g->pb[j] = pads[i];
+      }
+    }
+  }
+  return mlcc_ok_status();
+}
+
+static mlcc_status_t check_float(const mlcc_node_t* node, mlcc_dtype_t dt) {
+  if (dt != MLCC_DTYPE_F32 && dt != MLCC_DTYPE_F64) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s supports float32/float64; got %s",
+                            mlcc_op_name(node->op), mlcc_dtype_name(dt));
+  }
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// Conv
+//===----------------------------------------------------------------------===//
+
+enum { kMaxOct = 4, kMaxT = 16 };
+
+typedef struct conv_emit_t {
+  mlcc_emit_ctx_t* ctx;
+  const mlcc_node_t* node;
+  const conv_geom_t* g;
+  const mlcc_value_t *x, *w, *bias;
+  mlcc_dtype_t dt;
+  LLVMTypeRef ft;
+  int oct;              // output channels per tile
+  bool check_d, check_h;  // rows of the kernel may fall outside the input
+  // Per-row loop state.
+  LLVMValueRef n, grp, oc0, od, oh;
+} conv_emit_t;
+
+static LLVMValueRef bias_init(conv_emit_t* e, LLVMValueRef oc) {
+  if (!e->bias) return mlcc_emit_const(e->ctx, e->dt, 0.0);
+  return mlcc_emit_load(e->ctx, e->bias, oc);
+}
+
+// Opens the ic / kd / kh loops (with row bounds checks where needed) and
+// returns the index of X[n, g*cg+ic, id, ih, 0] and W[oc0, ic, kd, kh, 0] / (oc
+// stride applied by the caller). |loops|/|ifs| are closed by close_rows.
+typedef struct rows_t {
+  mlcc_loop_t l_ic, l_kd, l_kh;
+  mlcc_if_t if_d, if_h;
+  bool has_if_d, has_if_h;
+  LLVMValueRef x_row;   // linear index of X[n, ic_abs, id, ih, 0]
+  LLVMValueRef w_row;   // linear index of W[0, ic, kd, kh, 0] (add oc*cg*K)
+} rows_t;
+
+static void open_rows(conv_emit_t* e, rows_t* r) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  const conv_geom_t* g = e->g;
+  memset(r, 0, sizeof(*r));
+  r->l_ic = mlcc_emit_for(ctx, 0, g->cg, "ic");
+  LLVMValueRef ic_abs = imad(ctx, e->grp, g->cg, r->l_ic.iv);
+  r->l_kd = mlcc_emit_for(ctx, 0, g->k[0], "kd");
+  LLVMValueRef id = iadd(ctx, iaddc(ctx, imulc(ctx, e->od, g->s[0]), -g->pb[0]),
+                         imulc(ctx, r->l_kd.iv, g->d[0]));
+  if (e->check_d) {
+    r->if_d = mlcc_emit_if_begin(ctx, in_range(ctx, id, g->in[0]));
+    r->has_if_d = true;
+  }
+  r->l_kh = mlcc_emit_for(ctx, 0, g->k[1], "kh");
+  LLVMValueRef ih = iadd(ctx, iaddc(ctx, imulc(ctx, e->oh, g->s[1]), -g->pb[1]),
+                         imulc(ctx, r->l_kh.iv, g->d[1]));
+  if (e->check_h) {
+    r->if_h = mlcc_emit_if_begin(ctx, in_range(ctx, ih, g->in[1]));
+    r->has_if_h = true;
+  }
+  LLVMValueRef xr = imad(ctx, e->n, g->c, ic_abs);
+  xr = imad(ctx, xr, g->in[0], id);
+  xr = imad(ctx, xr, g->in[1], ih);
+  r->x_row = imulc(ctx, xr, g->in[2]);
+  LLVMValueRef wr = imad(ctx, r->l_ic.iv, g->k[0], r->l_kd.iv);
+  wr = imad(ctx, wr, g->k[1], r->l_kh.iv);
+  r->w_row = imulc(ctx, wr, g->k[2]);
+}
+
+static void close_rows(conv_emit_t* e, rows_t* r) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  if (r->has_if_h) mlcc_emit_if_end(ctx, &r->if_h);
+  mlcc_emit_loop_end(ctx, &r->l_kh);
+  if (r->has_if_d) mlcc_emit_if_end(ctx, &r->if_d);
+  mlcc_emit_loop_end(ctx, &r->l_kd);
+  mlcc_emit_loop_end(ctx, &r->l_ic);
+}
+
+static LLVMValueRef out_index(conv_emit_t* e, LLVMValueRef oc, LLVMValueRef ow) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  const conv_geom_t* g = e->g;
+  LLVMValueRef idx = imad(ctx, e->n, g->m, oc);
+  idx = imad(ctx, idx, g->out[0], e->od);
+  idx = imad(ctx, idx, g->out[1], e->oh);
+  return imad(ctx, idx, g->out[2], ow);
+}
+
+// Interior tile: e->oct output channels x |tw| columns from |ow0|; every kw
+// tap is in range for these columns (no width checks).
+static mlcc_status_t emit_tile(conv_emit_t* e, LLVMValueRef ow0, int tw) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  const conv_geom_t* g = e->g;
+  LLVMValueRef acc[kMaxOct * kMaxT];
+  for (int o = 0; o < e->oct; ++o) {
+    LLVMValueRef b = bias_init(e, iaddc(ctx, e->oc0, o));
+    for (int t = 0; t < tw; ++t) acc[o * tw + t] = mlcc_emit_var(ctx, e->ft, b);
+  }
+  rows_t r;
+  open_rows(e, &r);
+  mlcc_loop_t l_kw = mlcc_emit_for(ctx, 0, g->k[2], "kw");
+  LLVMValueRef iw0 = iadd(ctx, iaddc(ctx, imulc(ctx, ow0, g->s[2]), -g->pb[2]),
+                          imulc(ctx, l_kw.iv, g->d[2]));
+  LLVMValueRef xbase = iadd(ctx, r.x_row, iw0);
+  LLVMValueRef xs[kMaxT];
+  for (int t = 0; t < tw; ++t) xs[t] = mlcc_emit_load(ctx, e->x, iaddc(ctx, xbase, t * g->s[2]));
+  int64_t w_oc_stride = g->cg * g->k[0] * g->k[1] * g->k[2];
+  LLVMValueRef wbase = iadd(ctx, iadd(ctx, imulc(ctx, e->oc0, w_oc_stride), r.w_row), l_kw.iv);
+  for (int o = 0; o < e->oct; ++o) {
+    LLVMValueRef wv = mlcc_emit_load(ctx, e->w, iaddc(ctx, wbase, o * w_oc_stride));
+    for (int t = 0; t < tw; ++t) {
+      LLVMValueRef a = load_var(ctx, e->ft, acc[o * tw + t]);
+      LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, xs[t], wv, a), acc[o * tw + t]);
+    }
+  }
+  mlcc_emit_loop_end(ctx, &l_kw);
+  close_rows(e, &r);
+  for (int o = 0; o < e->oct; ++o) {
+    LLVMValueRef base = out_index(e, iaddc(ctx, e->oc0, o), ow0);
+    for (int t = 0; t < tw; ++t) {
+      MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, e->node, 0, iaddc(ctx, base, t),
+                                                  load_var(ctx, e->ft, acc[o * tw + t])));
+    }
+  }
+  return mlcc_ok_status();
+}
+
+// Bounds-checked scalar columns [ow_begin, ow_end) for the tile's channels.
+static mlcc_status_t emit_checked(conv_emit_t* e, int64_t ow_begin, int64_t ow_end) {
+  if (ow_begin >= ow_end) return mlcc_ok_status();
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  const conv_geom_t* g = e->g;
+  mlcc_loop_t l_ow = mlcc_emit_for(ctx, ow_begin, ow_end, "ow");
+  mlcc_loop_t l_o = mlcc_emit_for(ctx, 0, e->oct, "o");
+  LLVMValueRef oc = iadd(ctx, e->oc0, l_o.iv);
+  LLVMValueRef acc = mlcc_emit_var(ctx, e->ft, bias_init(e, oc));
+  rows_t r;
+  open_rows(e, &r);
+  mlcc_loop_t l_kw = mlcc_emit_for(ctx, 0, g->k[2], "kw");
+  LLVMValueRef iw = iadd(ctx, iaddc(ctx, imulc(ctx, l_ow.iv, g->s[2]), -g->pb[2]),
+                         imulc(ctx, l_kw.iv, g->d[2]));
+  mlcc_if_t if_w = mlcc_emit_if_begin(ctx, in_range(ctx, iw, g->in[2]));
+  LLVMValueRef xv = mlcc_emit_load(ctx, e->x, iadd(ctx, r.x_row, iw));
+  int64_t w_oc_stride = g->cg * g->k[0] * g->k[1] * g->k[2];
+  LLVMValueRef wv = mlcc_emit_load(
+      ctx, e->w, iadd(ctx, iadd(ctx, imulc(ctx, oc, w_oc_stride), r.w_row), l_kw.iv));
+  LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, xv, wv, load_var(ctx, e->ft, acc)), acc);
+  mlcc_emit_if_end(ctx, &if_w);
+  mlcc_emit_loop_end(ctx, &l_kw);
+  close_rows(e, &r);
+  MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, e->node, 0, out_index(e, oc, l_ow.iv),
+                                              load_var(ctx, e->ft, acc)));
+  mlcc_emit_loop_end(ctx, &l_o);
+  mlcc_emit_loop_end(ctx, &l_ow);
+  return mlcc_ok_status();
+}
+
+// Y = conv(X, W) + B as specified by ONNX Conv (opsets 1-17). float32/64.
+mlcc_status_t mlcc_emit_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  conv_geom_t g;
+  MLCC_RETURN_IF_ERROR(conv_geom(node, false, &g));
+  conv_emit_t e;
+  memset(&e, 0, sizeof(e));
+  e.ctx = ctx;
+  e.node = node;
+  e.g = &g;
+  e.x = mlcc_node_input(node, 0);
+  e.w = mlcc_node_input(node, 1);
+  e.bias = mlcc_node_input(node, 2);
+  e.dt = node->outputs[0]->dtype;
+  MLCC_RETURN_IF_ERROR(check_float(node, e.dt));
+  if (e.x->dtype != e.dt || e.w->dtype != e.dt || (e.bias && e.bias->dtype != e.dt)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Conv: X, W, B and Y dtypes differ");
+  }
+  if (e.bias && mlcc_shape_numel_unchecked(&e.bias->shape) != g.m) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Conv: B must have %lld elements",
+                            (long long)g.m);
+  }
+  e.ft = mlcc_emit_type(ctx, e.dt);
+  e.oct = g.mg % 4 == 0 ? 4 : g.mg % 2 == 0 ? 2 : 1;
+  // Do kernel rows ever fall outside the input? (compile-time)
+  for (int j = 0; j < 2; ++j) {
+    int64_t lo = -g.pb[j];
+    int64_t hi = (g.out[j] - 1) * g.s[j] - g.pb[j] + (g.k[j] - 1) * g.d[j];
+    bool check = lo < 0 || hi >= g.in[j];
+    if (j == 0) e.check_d = check; else e.check_h = check;
+  }
+  // Interior columns [ow_lo, ow_hi): all kw taps in range.
+  int64_t sw = g.s[2], pw = g.pb[2];
+  int64_t span = (g.k[2] - 1) * g.d[2];
+  int64_t ow_lo = (pw + sw - 1) / sw;
+  int64_t lim = g.in[2] - 1 + pw - span;  // ow*sw <= lim
+  int64_t ow_hi = lim < 0 ? 0 : lim / sw + 1;
+  if (ow_hi > g.out[2]) ow_hi = g.out[2];
+  if (ow_lo > g.out[2]) ow_lo = g.out[2];
+  if (ow_hi < ow_lo) ow_hi = ow_lo;
+  int64_t elem = (int64_t)mlcc_dtype_size(e.dt);
+  int64_t vb = ctx->target && ctx->target->vector_bytes > 0 ? ctx->target->vector_bytes : 16;
+  int64_t tmax = 2 * vb / elem;
+  if (tmax > kMaxT) tmax = kMaxT;
+  if (tmax < 4) tmax = 4;
+  int64_t interior = ow_hi - ow_lo;
+  int64_t ntile = interior / tmax, rem = interior % tmax;
+
+  mlcc_loop_t l_n = mlcc_emit_for(ctx, 0, g.n, "n");
+  mlcc_loop_t l_g = mlcc_emit_for(ctx, 0, g.group, "g");
+  mlcc_loop_t l_oc = mlcc_emit_for(ctx, 0, g.mg / e.oct, "oct");
+  mlcc_loop_t l_od = mlcc_emit_for(ctx, 0, g.out[0], "od");
+  mlcc_loop_t l_oh = mlcc_emit_for(ctx, 0, g.out[1], "oh");
+  e.n = l_n.iv;
+  e.grp = l_g.iv;
+  e.oc0 = iadd(ctx, imulc(ctx, l_g.iv, g.mg), imulc(ctx, l_oc.iv, e.oct));
+  e.od = l_od.iv;
+  e.oh = l_oh.iv;
+  MLCC_RETURN_IF_ERROR(emit_checked(&e, 0, ow_lo));
+  if (ntile > 0) {
+    mlcc_loop_t l_t = mlcc_emit_for(ctx, 0, ntile, "owt");
+    LLVMValueRef ow0 = iaddc(ctx, imulc(ctx, l_t.iv, tmax), ow_lo);
+    MLCC_RETURN_IF_ERROR(emit_tile(&e, ow0, (int)tmax));
+    mlcc_emit_loop_end(ctx, &l_t);
+  }
+  if (rem > 0) MLCC_RETURN_IF_ERROR(emit_tile(&e, c64(ctx, ow_lo + ntile * tmax), (int)rem));
+  MLCC_RETURN_IF_ERROR(emit_checked(&e, ow_hi, g.out[2]));
+  mlcc_emit_loop_end(ctx, &l_oh);
+  mlcc_emit_loop_end(ctx, &l_od);
+  mlcc_emit_loop_end(ctx, &l_oc);
+  mlcc_emit_loop_end(ctx, &l_g);
+  mlcc_emit_loop_end(ctx, &l_n);
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// ConvTranspose
+//===----------------------------------------------------------------------===//
+
+// Input coordinate that output coordinate |o| reads through tap |k| in
+// spatial dim |j|: t = o + pb - k*d must be a multiple of s in [0, in*s).
+// Opens an if on validity and returns the coordinate in |*out_i|.
+static mlcc_if_t tap_begin(mlcc_emit_ctx_t* ctx, const conv_geom_t* g, int j, LLVMValueRef o,
+                           LLVMValueRef k, LLVMValueRef* out_i) {
+  LLVMValueRef t = iadd(ctx, iaddc(ctx, o, g->pb[j]), imulc(ctx, k, -g->d[j]));
+  LLVMValueRef ok = in_range(ctx, t, g->in[j] * g->s[j]);
+  if (g->s[j] > 1) {
+    LLVMValueRef rem = LLVMBuildSRem(ctx->b, t, c64(ctx, g->s[j]), "");
+    ok = LLVMBuildAnd(ctx->b, ok, LLVMBuildICmp(ctx->b, LLVMIntEQ, rem, c64(ctx, 0), ""), "");
+  }
+  mlcc_if_t br = mlcc_emit_if_begin(ctx, ok);
+  *out_i = g->s[j] > 1 ? LLVMBuildSDiv(ctx->b, t, c64(ctx, g->s[j]), "") : t;
+  return br;
+}
+
+// Y = ConvTranspose(X, W) + B (ONNX ConvTranspose 1-17), gathered per output
+// element so each is stored once. float32/64.
+mlcc_status_t mlcc_emit_conv_transpose(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  conv_geom_t g;
+  MLCC_RETURN_IF_ERROR(conv_geom(node, true, &g));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* w = mlcc_node_input(node, 1);
+  const mlcc_value_t* bias = mlcc_node_input(node, 2);
+  mlcc_dtype_t dt = node->outputs[0]->dtype;
+  MLCC_RETURN_IF_ERROR(check_float(node, dt));
+  if (x->dtype != dt || w->dtype != dt || (bias && bias->dtype != dt)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "ConvTranspose: X, W, B and Y dtypes differ");
+  }
+  if (bias && mlcc_shape_numel_unchecked(&bias->shape) != g.m) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "ConvTranspose: B must have %lld elements", (long long)g.m);
+  }
+  LLVMTypeRef ft = mlcc_emit_type(ctx, dt);
+  mlcc_loop_t l_n = mlcc_emit_for(ctx, 0, g.n, "n");
+  mlcc_loop_t l_g = mlcc_emit_for(ctx, 0, g.group, "g");
+  mlcc_loop_t l_m = mlcc_emit_for(ctx, 0, g.mg, "ocg");
+  mlcc_loop_t l_od = mlcc_emit_for(ctx, 0, g.out[0], "od");
+  mlcc_loop_t l_oh = mlcc_emit_for(ctx, 0, g.out[1], "oh");
+  mlcc_loop_t l_ow = mlcc_emit_for(ctx, 0, g.out[2], "ow");
+  LLVMValueRef oc = imad(ctx, l_g.iv, g.mg, l_m.iv);
+  LLVMValueRef init = bias ? mlcc_emit_load(ctx, bias, oc) : mlcc_emit_const(ctx, dt, 0.0);
+  LLVMValueRef acc = mlcc_emit_var(ctx, ft, init);
+  mlcc_loop_t l_ic = mlcc_emit_for(ctx, 0, g.cg, "ic");
+  LLVMValueRef ic_abs = imad(ctx, l_g.iv, g.cg, l_ic.iv);
+  mlcc_loop_t l_kd = mlcc_emit_for(ctx, 0, g.k[0], "kd");
+  LLVMValueRef id, ih, iw;
+  mlcc_if_t if_d = tap_begin(ctx, &g, 0, l_od.iv, l_kd.iv, &id);
+  mlcc_loop_t l_kh = mlcc_emit_for(ctx, 0, g.k[1], "kh");
+  mlcc_if_t if_h = tap_begin(ctx, &g, 1, l_oh.iv, l_kh.iv, &ih);
+  mlcc_loop_t l_kw = mlcc_emit_for(ctx, 0, g.k[2], "kw");
+  mlcc_if_t if_w = tap_begin(ctx, &g, 2, l_ow.iv, l_kw.iv, &iw);
+  LLVMValueRef xi = imad(ctx, l_n.iv, g.c, ic_abs);
+  xi = imad(ctx, xi, g.in[0], id);
+  xi = imad(ctx, xi, g.in[1], ih);
+  xi = imad(ctx, xi, g.in[2], iw);
+  LLVMValueRef wi = imad(ctx, ic_abs, g.mg, l_m.iv);
+  wi = imad(ctx, wi, g.k[0], l_kd.iv);
+  wi = imad(ctx, wi, g.k[1], l_kh.iv);
+  wi = imad(ctx, wi, g.k[2], l_kw.iv);
+  LLVMValueRef prod = mlcc_emit_fmuladd(ctx, mlcc_emit_load(ctx, x, xi),
+                                        mlcc_emit_load(ctx, w, wi), load_var(ctx, ft, acc));
+  LLVMBuildStore(ctx->b, prod, acc);
+  mlcc_emit_if_end(ctx, &if_w);
+  mlcc_emit_loop_end(ctx, &l_kw);
+  mlcc_emit_if_end(ctx, &if_h);
+  mlcc_emit_loop_end(ctx, &l_kh);
+  mlcc_emit_if_end(ctx, &if_d);
+  mlcc_emit_loop_end(ctx, &l_kd);
+  mlcc_emit_loop_end(ctx, &l_ic);
+  LLVMValueRef yi = imad(ctx, l_n.iv, g.m, oc);
+  yi = imad(ctx, yi, g.out[0], l_od.iv);
+  yi = imad(ctx, yi, g.out[1], l_oh.iv);
+  yi = imad(ctx, yi, g.out[2], l_ow.iv);
+  MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, yi, load_var(ctx, ft, acc)));
+  mlcc_emit_loop_end(ctx, &l_ow);
+  mlcc_emit_loop_end(ctx, &l_oh);
+  mlcc_emit_loop_end(ctx, &l_od);
+  mlcc_emit_loop_end(ctx, &l_m);
+  mlcc_emit_loop_end(ctx, &l_g);
+  mlcc_emit_loop_end(ctx, &l_n);
+  return mlcc_ok_status();
+}

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kernel emitters for Gemm and MatMul.
+//
+// Both are built from one register-tiled micro-kernel: an RT x CT block of
+// accumulators (mlcc_emit_var, promoted to registers by SROA) updated by a
+// runtime loop over k; the CT column updates are straight-line so the SLP
+// vectorizer packs them. The tile grid is fixed at compile time from the
+// constant shapes (full tiles in loops, remainders as smaller tiles), so no
+// bounds checks run in the inner loop. Each output element is stored once.
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "ir/graph.h"
+#include "ir/ops.h"
+#include "targets/codegen/emit.h"
+
+enum { kMaxRows = 4, kMaxCols = 16 };
+
+static LLVMValueRef c64(mlcc_emit_ctx_t* ctx, int64_t v) { return mlcc_emit_i64(ctx, v); }
+
+static LLVMValueRef iadd(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildNSWAdd(ctx->b, a, b, "");
+}
+
+static LLVMValueRef iaddc(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t c) {
+  return c == 0 ? a : LLVMBuildNSWAdd(ctx->b, a, c64(ctx, c), "");
+}
+
+static LLVMValueRef imulc(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t c) {
+  if (c == 1) return a;
+  if (c == 0) return c64(ctx, 0);
+  return LLVMBuildNSWMul(ctx->b, a, c64(ctx, c), "");
+}
+
+// Arithmetic in the computational type of |dt| (float or integer).
+static LLVMValueRef amul(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, LLVMValueRef a, LLVMValueRef b) {
+  return mlcc_dtype_is_float(dt) ? LLVMBuildFMul(ctx->b, a, b, "") : LLVMBuildMul(ctx->b, a, b, "");
+}
+static LLVMValueRef aadd(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, LLVMValueRef a, LLVMValueRef b) {
+  return mlcc_dtype_is_float(dt) ? LLVMBuildFAdd(ctx->b, a, b, "") : LLVMBuildAdd(ctx->b, a, b, "");
+}
+static LLVMValueRef amac(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, LLVMValueRef a, LLVMValueRef b,
+                         LLVMValueRef c) {
+  return mlcc_dtype_is_float(dt) ? mlcc_emit_fmuladd(ctx, a, b, c)
+                                 : LLVMBuildAdd(ctx->b, LLVMBuildMul(ctx->b, a, b, ""), c, "");
+}
+
+static bool supported_dtype(mlcc_dtype_t dt) {
+  return dt == MLCC_DTYPE_F32 || dt == MLCC_DTYPE_F64 || mlcc_dtype_is_int(dt);
+}
+
+// A matrix operand: element (r, c) is at linear index base + r*rs + c*cs.
+typedef struct mm_operand_t {
+  const mlcc_value_t* v;
+  LLVMValueRef base;
+  int64_t rs, cs;
+} mm_operand_t;
+
+// Called once per output element (i, j) with the accumulated dot product.
+typedef mlcc_status_t (*mm_store_fn)(void* user, mlcc_emit_ctx_t* ctx, LLVMValueRef i,
+                                     LLVMValueRef j, LLVMValueRef acc);
+
+typedef struct mm_t {
+  mlcc_emit_ctx_t* ctx;
+  mlcc_dtype_t dt;
+  LLVMTypeRef t;
+  mm_operand_t a, b;        // A is [M, K], B is [K, N] (logical)
+  int64_t m, n, k;
+  int rt, ct;               // full tile sizes
+  mm_store_fn store;
+  void* user;
+} mm_t;
+
+// One R x C tile at (i0, j0).
+static mlcc_status_t mm_tile(mm_t* mm, LLVMValueRef i0, LLVMValueRef j0, int r, int c) {
+  mlcc_emit_ctx_t* ctx = mm->ctx;
+  LLVMValueRef acc[kMaxRows * kMaxCols];
+  for (int x = 0; x < r * c; ++x) acc[x] = mlcc_emit_var(ctx, mm->t, mlcc_emit_const(ctx, mm->dt, 0.0));
+  if (mm->k > 0) {
+    mlcc_loop_t l_k = mlcc_emit_for(ctx, 0, mm->k, "k");
+    LLVMValueRef av[kMaxRows], bv[kMaxCols];
+    LLVMValueRef arow = iadd(ctx, iadd(ctx, mm->a.base, imulc(ctx, i0, mm->a.rs)),
+                             imulc(ctx, l_k.iv, mm->a.cs));
+    for (int x = 0; x < r; ++x) av[x] = mlcc_emit_load(ctx, mm->a.v, iaddc(ctx, arow, x * mm->a.rs));
+    LLVMValueRef brow = iadd(ctx, iadd(ctx, mm->b.base, imulc(ctx, l_k.iv, mm->b.rs)),
+                             imulc(ctx, j0, mm->b.cs));
+    for (int y = 0; y < c; ++y) bv[y] = mlcc_emit_load(ctx, mm->b.v, iaddc(ctx, brow, y * mm->b.cs));
+    for (int x = 0; x < r; ++x) {
+      for (int y = 0; y < c; ++y) {
+        LLVMValueRef cur = LLVMBuildLoad2(ctx->b, mm->t, acc[x * c + y], "");
+        LLVMBuildStore(ctx->b, amac(ctx, mm->dt, av[x], bv[y], cur), acc[x * c + y]);
+      }
+    }
+    mlcc_emit_loop_end(ctx, &l_k);
+  }
+  for (int x = 0; x < r; ++x) {
+    for (int y = 0; y < c; ++y) {
+      LLVMValueRef v = LLVMBuildLoad2(ctx->b, mm->t, acc[x * c + y], "");
+      MLCC_RETURN_IF_ERROR(mm->store(mm->user, ctx, iaddc(ctx, i0, x), iaddc(ctx, j0, y), v));
+    }
+  }
+  return mlcc_ok_status();
+}
+
+// All columns for the R rows starting at i0.
+static mlcc_status_t mm_rows(mm_t* mm, LLVMValueRef i0, int r) {
+  mlcc_emit_ctx_t* ctx = mm->ctx;
+  int64_t nfull = mm->n / mm->ct, rem = mm->n % mm->ct;
+  if (nfull > 0) {
+    mlcc_loop_t l_j = mlcc_emit_for(ctx, 0, nfull, "jt");
+    MLCC_RETURN_IF_ERROR(mm_tile(mm, i0, imulc(ctx, l_j.iv, mm->ct), r, mm->ct));
+    mlcc_emit_loop_end(ctx, &l_j);
+  }
+  if (rem > 0) MLCC_RETURN_IF_ERROR(mm_tile(mm, i0, c64(ctx, nfull * mm->ct), r, (int)rem));
+  return mlcc_ok_status();
+}
+
+// Whole M x N product (bases of |mm->a|, |mm->b| already set).
+static mlcc_status_t mm_emit(mm_t* mm) {
+  mlcc_emit_ctx_t* ctx = mm->ctx;
+  int64_t elem = (int64_t)mlcc_dtype_size(mm->dt);
+  int64_t vb = ctx->target && ctx->target->vector_bytes > 0 ? ctx->target->vector_bytes : 16;
+  int64_t ct = 2 * vb / (elem > 0 ? elem : 4);
+  if (ct > kMaxCols) ct = kMaxCols;
+  if (ct < 4) ct = 4;
+  // Strided B columns (transposed B) do not vectorize across j; keep the
+  // tile narrow then and block more rows instead.
+  if (mm->b.cs != 1 && ct > 8) ct = 8;
+  mm->ct = (int)ct;
+  mm->rt = mm->m >= kMaxRows ? kMaxRows : (int)(mm->m > 0 ? mm->m : 1);
+  int64_t mfull = mm->m / mm->rt, rem = mm->m % mm->rt;
+  if (mfull > 0) {
+    mlcc_loop_t l_i = mlcc_emit_for(ctx, 0, mfull, "it");
+    MLCC_RETURN_IF_ERROR(mm_rows(mm, imulc(ctx, l_i.iv, mm->rt), mm->rt));
+    mlcc_emit_loop_end(ctx, &l_i);
+  }
+  if (rem > 0) MLCC_RETURN_IF_ERROR(mm_rows(mm, c64(ctx, mfull * mm->rt), (int)rem));
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// Gemm
+//===----------------------------------------------------------------------===//
+
+typedef struct gemm_store_t {
+  const mlcc_node_t* node;
+  mlcc_dtype_t dt;
+  const mlcc_value_t* c;
+  int64_t n;               // output columns
+  int64_t cm, cn;          // C's shape right-aligned to 2-D
+  double alpha, beta;
+} gemm_store_t;
+
+static mlcc_status_t gemm_store(void* user, mlcc_emit_ctx_t* ctx, LLVMValueRef i, LLVMValueRef j,
+                                LLVMValueRef acc) {
+  gemm_store_t* s = user;
+  LLVMValueRef v = acc;
+  if (s->alpha != 1.0) v = amul(ctx, s->dt, v, mlcc_emit_const(ctx, s->dt, s->alpha));
+  if (s->c && s->beta != 0.0) {
+    LLVMValueRef ci = c64(ctx, 0);
+    if (s->cm != 1) ci = imulc(ctx, i, s->cn);
+    if (s->cn != 1) ci = iadd(ctx, ci, j);
+    LLVMValueRef cv = mlcc_emit_load(ctx, s->c, ci);
+    if (s->beta != 1.0) cv = amul(ctx, s->dt, cv, mlcc_emit_const(ctx, s->dt, s->beta));
+    v = aadd(ctx, s->dt, v, cv);
+  }
+  LLVMValueRef idx = iadd(ctx, imulc(ctx, i, s->n), j);
+  return mlcc_emit_store_output(ctx, s->node, 0, idx, v);
+}
+
+// Y = alpha * A' * B' + beta * C (ONNX Gemm 7-17; C broadcast unidirectionally
+// to [M, N]). float32/64 and integer types.
+mlcc_status_t mlcc_emit_gemm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  const mlcc_value_t* a = mlcc_node_input(node, 0);
+  const mlcc_value_t* b = mlcc_node_input(node, 1);
+  const mlcc_value_t* c = mlcc_node_input(node, 2);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  if (!a || !b || !y) return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Gemm needs A, B and Y");
+  mlcc_dtype_t dt = y->dtype;
+  if (!supported_dtype(dt) || a->dtype != dt || b->dtype != dt || (c && c->dtype != dt)) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "Gemm supports float32/float64/integers with equal input dtypes; "
+                            "got A %s, B %s, Y %s",
+                            mlcc_dtype_name(a->dtype), mlcc_dtype_name(b->dtype),
+                            mlcc_dtype_name(dt));
+  }
+  if (a->shape.rank != 2 || b->shape.rank != 2 || y->shape.rank != 2 ||
+      (c && c->shape.rank > 2)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Gemm needs 2-D A, B, Y and C of rank <= 2");
+  }
+  int64_t trans_a = 0, trans_b = 0;
+  float alpha = 1.0f, beta = 1.0f;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "transA", 0, &trans_a));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "transB", 0, &trans_b));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "alpha", 1.0f, &alpha));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "beta", 1.0f, &beta));
+  int64_t m = y->shape.dims[0], n = y->shape.dims[1];
+  int64_t k = trans_a ? a->shape.dims[0] : a->shape.dims[1];
+  int64_t am = trans_a ? a->shape.dims[1] : a->shape.dims[0];
+  int64_t bk = trans_b ? b->shape.dims[1] : b->shape.dims[0];
+  int64_t bn = trans_b ? b->shape.dims[0] : b->shape.dims[1];
+  if (am != m || bn != n || bk != k) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Gemm: A'[%lld,%lld] x B'[%lld,%lld] does not give Y[%lld,%lld]",
+                            (long long)am, (long long)k, (long long)bk, (long long)bn,
+                            (long long)m, (long long)n);
+  }
+  gemm_store_t st = {.node = node, .dt = dt, .c = c, .n = n, .cm = 1, .cn = 1,
+                     .alpha = alpha, .beta = beta};
+  if (c) {
+    if (c->shape.rank >= 1) st.cn = c->shape.dims[c->shape.rank - 1];
+    if (c->shape.rank == 2) st.cm = c->shape.dims[0];
+    if ((st.cm != 1 && st.cm != m) || (st.cn != 1 && st.cn != n)) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Gemm: C [%lld,%lld] does not broadcast to [%lld,%lld]",
+                              (long long)st.cm, (long long)st.cn, (long long)m, (long long)n);
+    }
+  }
+  mm_t mm = {.ctx = ctx, .dt = dt, .t = mlcc_emit_type(ctx, dt), .m = m, .n = n, .k = k,
+             .store = gemm_store, .user = &st};
+  mm.a = (mm_operand_t){a, c64(ctx, 0), trans_a ? 1 : k, trans_a ? m : 1};
+  mm.b = (mm_operand_t){b, c64(ctx, 0), trans_b ? 1 : n, trans_b ? k : 1};
+  return mm_emit(&mm);
+}
+
+//===----------------------------------------------------------------------===//
+// MatMul
+//===----------------------------------------------------------------------===//
+
+typedef struct matmul_store_t {
+  const mlcc_node_t* node;
+  LLVMValueRef out_base;
+  int64_t n;
+} matmul_store_t;
+
+static mlcc_status_t matmul_store(void* user, mlcc_emit_ctx_t* ctx, LLVMValueRef i,
+                                  LLVMValueRef j, LLVMValueRef acc) {
+  matmul_store_t* s = user;
+  LLVMValueRef idx = iadd(ctx, s->out_base, iadd(ctx, imulc(ctx, i, s->n), j));
+  return mlcc_emit_store_output(ctx, s->node, 0, idx, acc);
+}
+
+// Batch offset of an operand with batch shape |in| inside the output batch
+// shape |out| (numpy broadcast) for output batch index |bi|.
+static LLVMValueRef batch_index(mlcc_emit_ctx_t* ctx, const mlcc_shape_t* out, LLVMValueRef bi,
+                                const mlcc_shape_t* in) {
+  int64_t in_numel = mlcc_shape_numel_unchecked(in);
+  if (in_numel == 1) return c64(ctx, 0);
+  if (in_numel == mlcc_shape_numel_unchecked(out)) return bi;  // same dims (after 1s)
+  return mlcc_emit_broadcast_index(ctx, out, bi, in);
+}
+
+// Y = A @ B with numpy semantics (ONNX MatMul 1-17): 1-D operands are
+// promoted and the added dim removed; batch dims broadcast.
+mlcc_status_t mlcc_emit_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  const mlcc_value_t* a = mlcc_node_input(node, 0);
+  const mlcc_value_t* b = mlcc_node_input(node, 1);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  if (!a || !b || !y) return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "MatMul needs A, B and Y");
+  mlcc_dtype_t dt = y->dtype;
+  if (!supported_dtype(dt) || a->dtype != dt || b->dtype != dt) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "MatMul supports float32/float64/integers with equal dtypes; got "
+                            "A %s, B %s, Y %s",
+                            mlcc_dtype_name(a->dtype), mlcc_dtype_name(b->dtype),
+                            mlcc_dtype_name(dt));
+  }
+  int ar = a->shape.rank, br = b->shape.rank;
+  if (ar < 1 || br < 1) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "MatMul needs operands of rank >= 1");
+  }
+  bool a1 = ar == 1, b1 = br == 1;
+  int64_t m = a1 ? 1 : a->shape.dims[ar - 2];
+  int64_t k = a->shape.dims[ar - 1];
+  int64_t bk = b1 ? b->shape.dims[0] : b->shape.dims[br - 2];
+  int64_t n = b1 ? 1 : b->shape.dims[br - 1];
+  if (k != bk) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "MatMul needs equal reduction dims; got A[...,K=%lld] and "
+                            "B[K=%lld,...]",
+                            (long long)k, (long long)bk);
+  }
+  mlcc_shape_t ab = {0}, bb = {0}, ob = {0};
+  ab.rank = a1 ? 0 : ar - 2;
+  for (int i = 0; i < ab.rank; ++i) ab.dims[i] = a->shape.dims[i];
+  bb.rank = b1 ? 0 : br - 2;
+  for (int i = 0; i < bb.rank; ++i) bb.dims[i] = b->shape.dims[i];
+  ob.rank = y->shape.rank - (a1 ? 0 : 1) - (b1 ? 0 : 1);
+  if (ob.rank < 0 || ob.rank < ab.rank || ob.rank < bb.rank) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "MatMul: output rank %d is inconsistent",
+                            (int)y->shape.rank);
+  }
+  for (int i = 0; i < ob.rank; ++i) ob.dims[i] = y->shape.dims[i];
+  int64_t nbatch = mlcc_shape_numel_unchecked(&ob);
+  if (mlcc_shape_numel_unchecked(&y->shape) != nbatch * m * n) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "MatMul: output shape is inconsistent");
+  }
+  for (int i = 0; i < ab.rank; ++i) {
+    int64_t od = ob.dims[ob.rank - ab.rank + i];
+    if (ab.dims[i] != 1 && ab.dims[i] != od) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "MatMul: A's batch dims do not broadcast");
+    }
+  }
+  for (int i = 0; i < bb.rank; ++i) {
+    int64_t od = ob.dims[ob.rank - bb.rank + i];
+    if (bb.dims[i] != 1 && bb.dims[i] != od) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "MatMul: B's batch dims do not broadcast");
+    }
+  }
+  matmul_store_t st = {.node = node, .n = n};
+  mm_t mm = {.ctx = ctx, .dt = dt, .t = mlcc_emit_type(ctx, dt), .m = m, .n = n, .k = k,
+             .store = matmul_store, .user = &st};
+  mlcc_loop_t l_b = mlcc_emit_for(ctx, 0, nbatch, "batch");
+  st.out_base = imulc(ctx, l_b.iv, m * n);
+  mm.a = (mm_operand_t){a, imulc(ctx, batch_index(ctx, &ob, l_b.iv, &ab), m * k), k, 1};
+  mm.b = (mm_operand_t){b, imulc(ctx, batch_index(ctx, &ob, l_b.iv, &bb), k * n), n, 1};
+  MLCC_RETURN_IF_ERROR(mm_emit(&mm));
+  mlcc_emit_loop_end(ctx, &l_b);
+  return mlcc_ok_status();
+}

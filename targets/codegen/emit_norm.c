@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kernel emitters for BatchNormalization (inference), InstanceNormalization,
+// LayerNormalization, Softmax and LogSoftmax. Statistics are computed in a
+// first pass over each normalized block, then every output element is stored
+// exactly once (so a fused epilogue can apply).
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "ir/graph.h"
+#include "ir/ops.h"
+#include "targets/codegen/emit.h"
+
+static LLVMValueRef c64(mlcc_emit_ctx_t* ctx, int64_t v) { return mlcc_emit_i64(ctx, v); }
+
+static LLVMValueRef iadd(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildNSWAdd(ctx->b, a, b, "");
+}
+
+static LLVMValueRef imulc(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t c) {
+  if (c == 1) return a;
+  if (c == 0) return c64(ctx, 0);
+  return LLVMBuildNSWMul(ctx->b, a, c64(ctx, c), "");
+}
+
+static LLVMValueRef imad(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t m, LLVMValueRef b) {
+  return iadd(ctx, imulc(ctx, a, m), b);
+}
+
+static LLVMValueRef ld(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, LLVMValueRef var) {
+  return LLVMBuildLoad2(ctx->b, t, var, "");
+}
+
+static LLVMValueRef call1(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef x) {
+  return mlcc_emit_intrinsic(ctx, name, &x, 1);
+}
+
+// Loads element |idx| of |v| converted to computational type of |to|.
+static LLVMValueRef load_as(mlcc_emit_ctx_t* ctx, const mlcc_value_t* v, LLVMValueRef idx,
+                            mlcc_dtype_t to) {
+  LLVMValueRef x = mlcc_emit_load(ctx, v, idx);
+  return v->dtype == to ? x : mlcc_emit_convert(ctx, x, v->dtype, to);
+}
+
+static bool is_f(mlcc_dtype_t dt) { return dt == MLCC_DTYPE_F32 || dt == MLCC_DTYPE_F64; }
+
+static mlcc_status_t need_float(const mlcc_node_t* node, const mlcc_value_t* v) {
+  if (!v || !is_f(v->dtype)) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s supports float32/float64; got %s",
+                            mlcc_op_name(node->op), v ? mlcc_dtype_name(v->dtype) : "nothing");
+  }
+  return mlcc_ok_status();
+}
+
+static mlcc_status_t need_numel(const mlcc_node_t* node, const mlcc_value_t* v, const char* what,
+                                int64_t want) {
+  if (!v || mlcc_shape_numel_unchecked(&v->shape) != want) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s: %s must have %lld elements",
+                            mlcc_op_name(node->op), what, (long long)want);
+  }
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// BatchNormalization
+//===----------------------------------------------------------------------===//
+
+// Inference BatchNormalization (ONNX 9-17): y = scale*(x-mean)/sqrt(var+eps)+B
+// per channel (dim 1). training_mode=1 is UNIMPLEMENTED.
+mlcc_status_t mlcc_emit_batchnorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t *scale = mlcc_node_input(node, 1), *bias = mlcc_node_input(node, 2);
+  const mlcc_value_t *mean = mlcc_node_input(node, 3), *var = mlcc_node_input(node, 4);
+  mlcc_dtype_t dt = node->outputs[0]->dtype;
+  MLCC_RETURN_IF_ERROR(need_float(node, x));
+  int64_t training = 0;
+  float eps = 1e-5f;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "training_mode", 0, &training));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "epsilon", 1e-5f, &eps));
+  if (training) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "BatchNormalization: training_mode=1 is not supported");
+  }
+  if (x->shape.rank < 1) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "BatchNormalization needs X of rank >= 1");
+  }
+  int64_t n = x->shape.dims[0];
+  int64_t c = x->shape.rank >= 2 ? x->shape.dims[1] : 1;
+  int64_t inner = 1;
+  for (int i = 2; i < x->shape.rank; ++i) inner *= x->shape.dims[i];
+  const mlcc_value_t* params[4] = {scale, bias, mean, var};
+  const char* names[4] = {"scale", "B", "input_mean", "input_var"};
+  for (int i = 0; i < 4; ++i) {
+    MLCC_RETURN_IF_ERROR(need_numel(node, params[i], names[i], c));
+    MLCC_RETURN_IF_ERROR(need_float(node, params[i]));
+  }
+  LLVMTypeRef ft = mlcc_emit_type(ctx, dt);
+  mlcc_loop_t l_n = mlcc_emit_for(ctx, 0, n, "n");
+  mlcc_loop_t l_c = mlcc_emit_for(ctx, 0, c, "c");
+  LLVMValueRef s = load_as(ctx, scale, l_c.iv, dt);
+  LLVMValueRef b = load_as(ctx, bias, l_c.iv, dt);
+  LLVMValueRef m = load_as(ctx, mean, l_c.iv, dt);
+  LLVMValueRef v = load_as(ctx, var, l_c.iv, dt);
+  LLVMValueRef den = call1(ctx, "llvm.sqrt",
+                           LLVMBuildFAdd(ctx->b, v, mlcc_emit_const(ctx, dt, eps), ""));
+  LLVMValueRef a = LLVMBuildFDiv(ctx->b, s, den, "");
+  LLVMValueRef base = imulc(ctx, imad(ctx, l_n.iv, c, l_c.iv), inner);
+  mlcc_loop_t l_i = mlcc_emit_for(ctx, 0, inner, "i");
+  LLVMValueRef idx = iadd(ctx, base, l_i.iv);
+  LLVMValueRef xv = mlcc_emit_load(ctx, x, idx);
+  LLVMValueRef y = mlcc_emit_fmuladd(ctx, LLVMBuildFSub(ctx->b, xv, m, ""), a, b);
+  (void)ft;
+  MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, idx, y));
+  mlcc_emit_loop_end(ctx, &l_i);
+  mlcc_emit_loop_end(ctx, &l_c);
+  mlcc_emit_loop_end(ctx, &l_n);
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// Mean / variance over a contiguous block
+//===----------------------------------------------------------------------===//
+
+// Emits mean and 1/sqrt(var+eps) of |x|[base, base+len) (two passes, in the
+// computational type of |dt|).
+static void block_stats(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, mlcc_dtype_t dt,
+                        LLVMValueRef base, int64_t len, double eps, LLVMValueRef* out_mean,
+                        LLVMValueRef* out_inv_std) {
+  LLVMTypeRef ft = mlcc_emit_type(ctx, dt);
+  LLVMValueRef sum = mlcc_emit_var(ctx, ft, mlcc_emit_const(ctx, dt, 0));
+  mlcc_loop_t l1 = mlcc_emit_for(ctx, 0, len, "s1");
+  LLVMValueRef xv = load_as(ctx, x, iadd(ctx, base, l1.iv), dt);
+  LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ft, sum), xv, ""), sum);
+  mlcc_emit_loop_end(ctx, &l1);
+  LLVMValueRef cnt = mlcc_emit_const(ctx, dt, (double)(len > 0 ? len : 1));
+  LLVMValueRef mean = LLVMBuildFDiv(ctx->b, ld(ctx, ft, sum), cnt, "");
+  LLVMValueRef ss = mlcc_emit_var(ctx, ft, mlcc_emit_const(ctx, dt, 0));
+  mlcc_loop_t l2 = mlcc_emit_for(ctx, 0, len, "s2");
+  LLVMValueRef d = LLVMBuildFSub(ctx->b, load_as(ctx, x, iadd(ctx, base, l2.iv), dt), mean, "");
+  LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, d, d, ld(ctx, ft, ss)), ss);
+  mlcc_emit_loop_end(ctx, &l2);
+  LLVMValueRef var = LLVMBuildFDiv(ctx->b, ld(ctx, ft, ss), cnt, "");
+  LLVMValueRef sd = call1(ctx, "llvm.sqrt",
+                          LLVMBuildFAdd(ctx->b, var, mlcc_emit_const(ctx, dt, eps), ""));
+  *out_mean = mean;
+  *out_inv_std = LLVMBuildFDiv(ctx->b, mlcc_emit_const(ctx, dt, 1.0), sd, "");
+}
+
+//===----------------------------------------------------------------------===//
+// InstanceNormalization
+//===----------------------------------------------------------------------===//
+
+// InstanceNormalization (ONNX 6-17): per (n, c) over the spatial dims.
+mlcc_status_t mlcc_emit_instancenorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t *scale = mlcc_node_input(node, 1), *bias = mlcc_node_input(node, 2);
+  MLCC_RETURN_IF_ERROR(need_float(node, x));
+  mlcc_dtype_t dt = node->outputs[0]->dtype;
+  if (x->shape.rank < 2) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "InstanceNormalization needs X of rank >= 2");
+  }
+  float eps = 1e-5f;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "epsilon", 1e-5f, &eps));
+  int64_t n = x->shape.dims[0], c = x->shape.dims[1], inner = 1;
+  for (int i = 2; i < x->shape.rank; ++i) inner *= x->shape.dims[i];
+  MLCC_RETURN_IF_ERROR(need_numel(node, scale, "scale", c));
+  MLCC_RETURN_IF_ERROR(need_numel(node, bias, "B", c));
+  mlcc_loop_t l_n = mlcc_emit_for(ctx, 0, n, "n");
+  mlcc_loop_t l_c = mlcc_emit_for(ctx, 0, c, "c");
+  LLVMValueRef base = imulc(ctx, imad(ctx, l_n.iv, c, l_c.iv), inner);
+  LLVMValueRef mean, inv;
+  block_stats(ctx, x, dt, base, inner, eps, &mean, &inv);
+  LLVMValueRef a = LLVMBuildFMul(ctx->b, load_as(ctx, scale, l_c.iv, dt), inv, "");
+  LLVMValueRef b = load_as(ctx, bias, l_c.iv, dt);
+  mlcc_loop_t l_i = mlcc_emit_for(ctx, 0, inner, "i");
+  LLVMValueRef idx = iadd(ctx, base, l_i.iv);
+  LLVMValueRef d = LLVMBuildFSub(ctx->b, mlcc_emit_load(ctx, x, idx), mean, "");
+  MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, idx, mlcc_emit_fmuladd(ctx, d, a, b)));
+  mlcc_emit_loop_end(ctx, &l_i);
+  mlcc_emit_loop_end(ctx, &l_c);
+  mlcc_emit_loop_end(ctx, &l_n);
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// LayerNormalization
+//===----------------------------------------------------------------------===//
+
+// Element of |param| (broadcastable to the normalized shape |norm|) for
+// position |j| of the normalized block.
+static LLVMValueRef param_at(mlcc_emit_ctx_t* ctx, const mlcc_value_t* p, const mlcc_shape_t* norm,
+                             LLVMValueRef j, mlcc_dtype_t dt) {
+  int64_t pn = mlcc_shape_numel_unchecked(&p->shape);
+  LLVMValueRef idx;
+  if (pn == 1) idx = c64(ctx, 0);
+  else if (pn == mlcc_shape_numel_unchecked(norm)) idx = j;
+  else idx = mlcc_emit_broadcast_index(ctx, norm, j, &p->shape);
+  return load_as(ctx, p, idx, dt);
+}
+
+// LayerNormalization (ONNX 17): normalizes over dims [axis, rank); optional
+// outputs Mean and InvStdDev have shape [d0..d(axis-1), 1, ...].
+mlcc_status_t mlcc_emit_layernorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t *scale = mlcc_node_input(node, 1), *bias = mlcc_node_input(node, 2);
+  MLCC_RETURN_IF_ERROR(need_float(node, x));
+  mlcc_dtype_t dt = node->outputs[0]->dtype;
+  int64_t axis = -1;
+  float eps = 1e-5f;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", -1, &axis));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "epsilon", 1e-5f, &eps));
+  int rank = x->shape.rank;
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "LayerNormalization: axis out of range for rank %d", rank);
+  }
+  mlcc_shape_t norm = {0};
+  norm.rank = rank - (int)axis;
+  int64_t outer = 1, inner = 1;
+  for (int i = 0; i < rank; ++i) {
+    if (i < axis) outer *= x->shape.dims[i];
+    else inner *= (norm.dims[i - axis] = x->shape.dims[i]);
+  }
+  if (!scale) return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "LayerNormalization needs Scale");
+  mlcc_dtype_t sdt = dt;
+  const mlcc_value_t* mo = mlcc_node_output(node, 1);
+  const mlcc_value_t* io = mlcc_node_output(node, 2);
+  // Statistics are computed in the stash type (float32 by default, or the
+  // wider of float32 and X's type).
+  mlcc_dtype_t stat_dt = dt == MLCC_DTYPE_F64 ? MLCC_DTYPE_F64 : sdt;
+  mlcc_loop_t l_o = mlcc_emit_for(ctx, 0, outer, "o");
+  LLVMValueRef base = imulc(ctx, l_o.iv, inner);
+  LLVMValueRef mean, inv;
+  block_stats(ctx, x, stat_dt, base, inner, eps, &mean, &inv);
+  if (mo) {
+    LLVMValueRef v = mo->dtype == stat_dt ? mean : mlcc_emit_convert(ctx, mean, stat_dt, mo->dtype);
+    MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 1, l_o.iv, v));
+  }
+  if (io) {
+    LLVMValueRef v = io->dtype == stat_dt ? inv : mlcc_emit_convert(ctx, inv, stat_dt, io->dtype);
+    MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 2, l_o.iv, v));
+  }
+  mlcc_loop_t l_i = mlcc_emit_for(ctx, 0, inner, "i");
+  LLVMValueRef idx = iadd(ctx, base, l_i.iv);
+  LLVMValueRef d = LLVMBuildFSub(ctx->b, load_as(ctx, x, idx, stat_dt), mean, "");
+  LLVMValueRef nv = LLVMBuildFMul(ctx->b, d, inv, "");
+  LLVMValueRef y = LLVMBuildFMul(ctx->b, nv, param_at(ctx, scale, &norm, l_i.iv, stat_dt), "");
+  if (bias) y = LLVMBuildFAdd(ctx->b, y, param_at(ctx, bias, &norm, l_i.iv, stat_dt), "");
+  if (stat_dt != dt) y = mlcc_emit_convert(ctx, y, stat_dt, dt);
+  MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, idx, y));
+  mlcc_emit_loop_end(ctx, &l_i);
+  mlcc_emit_loop_end(ctx, &l_o);
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax / LogSoftmax
+//===----------------------------------------------------------------------===//
+
+// Softmax and LogSoftmax. Opsets < 13 coerce X to 2-D at |axis| (default 1)
+// and normalize over the flattened trailing block; opsets >= 13 normalize
+// along |axis| only (default -1). The max is subtracted for stability.
+mlcc_status_t mlcc_emit_softmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  MLCC_RETURN_IF_ERROR(need_float(node, x));
+  mlcc_dtype_t dt = node->outputs[0]->dtype;
+  bool is_log = node->op == MLCC_OP_LOG_SOFTMAX;
+  bool legacy = node->opset < 13;
+  int64_t axis = legacy ? 1 : -1;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", axis, &axis));
+  int rank = x->shape.rank;
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s: axis out of range for rank %d",
+                            mlcc_op_name(node->op), rank);
+  }
+  // outer x len x inner, the normalized dim is |len| with stride |inner|.
+  int64_t outer = 1, len = 1, inner = 1;
+  for (int i = 0; i < rank; ++i) {
+    int64_t d = x->shape.dims[i];
+    if (i < axis) outer *= d;
+    else if (legacy || i == axis) len *= d;
+    else inner *= d;
+  }
+  LLVMTypeRef ft = mlcc_emit_type(ctx, dt);
+  mlcc_loop_t l_o = mlcc_emit_for(ctx, 0, outer, "o");
+  mlcc_loop_t l_i = mlcc_emit_for(ctx, 0, inner, "i");
+  LLVMValueRef base = imad(ctx, l_o.iv, len * inner, l_i.iv);
+  LLVMValueRef mx = mlcc_emit_var(ctx, ft, LLVMConstReal(ft, -__builtin_inf()));
+  mlcc_loop_t l1 = mlcc_emit_for(ctx, 0, len, "l1");
+  LLVMValueRef v1 = mlcc_emit_load(ctx, x, imad(ctx, l1.iv, inner, base));
+  LLVMValueRef cur = ld(ctx, ft, mx);
+  LLVMValueRef gt = LLVMBuildFCmp(ctx->b, LLVMRealUGT, v1, cur, "");
+  LLVMBuildStore(ctx->b, LLVMBuildSelect(ctx->b, gt, v1, cur, ""), mx);
+  mlcc_emit_loop_end(ctx, &l1);
+  LLVMValueRef m = ld(ctx, ft, mx);
+  LLVMValueRef sum = mlcc_emit_var(ctx, ft, mlcc_emit_const(ctx, dt, 0));
+  mlcc_loop_t l2 = mlcc_emit_for(ctx, 0, len, "l2");
+  LLVMValueRef v2 = mlcc_emit_load(ctx, x, imad(ctx, l2.iv, inner, base));
+  LLVMValueRef e2 = call1(ctx, "llvm.exp", LLVMBuildFSub(ctx->b, v2, m, ""));
+  LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ft, sum), e2, ""), sum);
+  mlcc_emit_loop_end(ctx, &l2);
+  LLVMValueRef s = ld(ctx, ft, sum);
+  LLVMValueRef k = is_log ? call1(ctx, "llvm.log", s)
+                          : LLVMBuildFDiv(ctx->b, mlcc_emit_const(ctx, dt, 1.0), s, "");
+  mlcc_loop_t l3 = mlcc_emit_for(ctx, 0, len, "l3");
+  LLVMValueRef idx = imad(ctx, l3.iv, inner, base);
+  LLVMValueRef d = LLVMBuildFSub(ctx->b, mlcc_emit_load(ctx, x, idx), m, "");
+  LLVMValueRef y = is_log ? LLVMBuildFSub(ctx->b, d, k, "")
+                          : LLVMBuildFMul(ctx->b, call1(ctx, "llvm.exp", d), k, "");
+  MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, idx, y));
+  mlcc_emit_loop_end(ctx, &l3);
+  mlcc_emit_loop_end(ctx, &l_i);
+  mlcc_emit_loop_end(ctx, &l_o);
+  return mlcc_ok_status();
+}

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kernel emitters for MaxPool, AveragePool, GlobalAveragePool and
+// GlobalMaxPool (1-D to 3-D spatial). Windows are walked per output element
+// with per-row bounds checks; each output element is stored once.
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "ir/graph.h"
+#include "ir/ops.h"
+#include "targets/codegen/emit.h"
+
+static LLVMValueRef c64(mlcc_emit_ctx_t* ctx, int64_t v) { return mlcc_emit_i64(ctx, v); }
+
+static LLVMValueRef iadd(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildNSWAdd(ctx->b, a, b, "");
+}
+
+static LLVMValueRef iaddc(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t c) {
+  return c == 0 ? a : LLVMBuildNSWAdd(ctx->b, a, c64(ctx, c), "");
+}
+
+static LLVMValueRef imulc(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t c) {
+  if (c == 1) return a;
+  if (c == 0) return c64(ctx, 0);
+  return LLVMBuildNSWMul(ctx->b, a, c64(ctx, c), "");
+}
+
+static LLVMValueRef imad(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t m, LLVMValueRef b) {
+  return iadd(ctx, imulc(ctx, a, m), b);
+}
+
+static LLVMValueRef in_range(mlcc_emit_ctx_t* ctx, LLVMValueRef v, int64_t lo, int64_t hi) {
+  LLVMValueRef ge = LLVMBuildICmp(ctx->b, LLVMIntSGE, v, c64(ctx, lo), "");
+  LLVMValueRef lt = LLVMBuildICmp(ctx->b, LLVMIntSLT, v, c64(ctx, hi), "");
+  return LLVMBuildAnd(ctx->b, ge, lt, "");
+}
+
+// Lowest / highest representable value of |dt| (max-pool identity).
+static LLVMValueRef lowest(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt) {
+  LLVMTypeRef t = mlcc_emit_type(ctx, dt);
+  if (mlcc_dtype_is_float(dt)) return LLVMConstReal(t, -__builtin_inf());
+  unsigned bits = LLVMGetIntTypeWidth(t);
+  if (mlcc_dtype_is_unsigned(dt)) return LLVMConstInt(t, 0, 0);
+  return LLVMConstInt(t, bits == 64 ? (1ull << 63) : (unsigned long long)(-(1ll << (bits - 1))), 1);
+}
+
+// x > y in |dt|'s order; NaN in |x| wins so it propagates.
+static LLVMValueRef greater(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, LLVMValueRef x, LLVMValueRef y) {
+  if (mlcc_dtype_is_float(dt)) return LLVMBuildFCmp(ctx->b, LLVMRealUGT, x, y, "");
+  return LLVMBuildICmp(ctx->b, mlcc_dtype_is_unsigned(dt) ? LLVMIntUGT : LLVMIntSGT, x, y, "");
+}
+
+typedef struct pool_geom_t {
+  int nsp;
+  int64_t n, c;
+  int64_t in[3], out[3], k[3], s[3], d[3], pb[3], pe[3];
+} pool_geom_t;
+
+static mlcc_status_t read_ints(const mlcc_node_t* node, const char* name, uint32_t want,
+                               int64_t deflt, int64_t* out) {
+  const int64_t* v = NULL;
+  uint32_t n = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, name, &v, &n));
+  for (uint32_t i = 0; i < want; ++i) out[i] = n ? 0 : deflt;
+  if (n == 0) return mlcc_ok_status();
+  if (n != want) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s: attribute '%s' needs %u values; got %u",
+                            mlcc_op_name(node->op), name, (unsigned)want, (unsigned)n);
+  }
+  for (uint32_t i = 0; i < n; ++i) out[i] = v[i];
+  return mlcc_ok_status();
+}
+
+static mlcc_status_t pool_geom(const mlcc_node_t* node, pool_geom_t* g) {
+  memset(g, 0, sizeof(*g));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  const char* op = mlcc_op_name(node->op);
+  int rank = x->shape.rank, nsp = rank - 2;
+  if (nsp < 1 || nsp > 3 || y->shape.rank != rank) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "%s supports 1 to 3 spatial dims; got X rank %d, Y rank %d", op,
+                            rank, (int)y->shape.rank);
+  }
+  g->nsp = nsp;
+  g->n = x->shape.dims[0];
+  g->c = x->shape.dims[1];
+  if (y->shape.dims[0] != g->n || y->shape.dims[1] != g->c) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s: Y's batch/channel dims differ from X",
+                            op);
+  }
+  int64_t ks[3], strides[3], dil[3], pads[6];
+  const int64_t* kv = NULL;
+  uint32_t nk = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, "kernel_shape", &kv, &nk));
+  if (nk != (uint32_t)nsp) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s: kernel_shape needs %d values; got %u", op, nsp, (unsigned)nk);
+  }
+  for (int i = 0; i < nsp; ++i) ks[i] = kv[i];
+  MLCC_RETURN_IF_ERROR(read_ints(node, "strides", nsp, 1, strides));
+  MLCC_RETURN_IF_ERROR(read_ints(node, "dilations", nsp, 1, dil));
+  MLCC_RETURN_IF_ERROR(read_ints(node, "pads", 2 * nsp, 0, pads));
+  const char* auto_pad = "NOTSET";
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "auto_pad", "NOTSET", &auto_pad));
+  bool same_upper = strcmp(auto_pad, "SAME_UPPER") == 0;
+  bool same_lower = strcmp(auto_pad, "SAME_LOWER") == 0;
+  bool valid = strcmp(auto_pad, "VALID") == 0;
+  for (int i = 0; i < 3; ++i) {
+    g->in[i] = g->out[i] = g->k[i] = g->s[i] = g->d[i] = 1;
+    g->pb[i] = g->pe[i] = 0;
+  }
+  for (int i = 0; i < nsp; ++i) {
+    int j = 3 - nsp + i;
+    g->in[j] = x->shape.dims[2 + i];
+    g->out[j] = y->shape.dims[2 + i];
+    g->k[j] = ks[i];
+    g->s[j] = strides[i];
+    g->d[j] = dil[i];
+    if (ks[i] <= 0 || strides[i] <= 0 || dil[i] <= 0 || pads[i] < 0 || pads[nsp + i] < 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "%s: kernel_shape, strides, dilations must be > 0 and pads >= 0",
+                              op);
+    }
+    if (same_upper || same_lower) {
+      int64_t total = (g->out[j] - 1) * g->s[j] + (g->k[j] - 1) * g->d[j] + 1 - g->in[j];
+      if (total < 0) total = 0;
+      g->pb[j] = same_upper ? total / 2 : total - total / 2;
+      g->pe[j] = total - g->pb[j];
+    } else if (!valid) {
+      g->pb[j] = pads[i];
+      g->pe[j] = pads[nsp + i];
+    }
+  }
+  return mlcc_ok_status();
+}
+
+// MaxPool (optional int64 Indices over the flattened NCHW input, storage_order
+// 0) and AveragePool (count_include_pad, ceil_mode via the inferred output
+// shape) for ONNX opsets 1-17.
+mlcc_status_t mlcc_emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  pool_geom_t g;
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  const mlcc_value_t* ind = mlcc_node_output(node, 1);
+  if (!x || !y) return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "pool needs X and Y");
+  MLCC_RETURN_IF_ERROR(pool_geom(node, &g));
+  bool is_max = node->op == MLCC_OP_MAX_POOL;
+  mlcc_dtype_t dt = y->dtype;
+  bool ok_dtype = dt == MLCC_DTYPE_F32 || dt == MLCC_DTYPE_F64 ||
+                  (is_max && (dt == MLCC_DTYPE_I8 || dt == MLCC_DTYPE_U8));
+  if (!ok_dtype || x->dtype != dt) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s: unsupported dtype %s",
+                            mlcc_op_name(node->op), mlcc_dtype_name(x->dtype));
+  }
+  int64_t storage_order = 0, count_include_pad = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "storage_order", 0, &storage_order));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "count_include_pad", 0, &count_include_pad));
+  if (storage_order != 0 && storage_order != 1) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "MaxPool: storage_order must be 0 or 1; got %lld",
+                            (long long)storage_order);
+  }
+  if (ind && ind->dtype != MLCC_DTYPE_I64) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "MaxPool: Indices must be int64");
+  }
+  LLVMTypeRef ft = mlcc_emit_type(ctx, dt);
+  mlcc_loop_t l_nc = mlcc_emit_for(ctx, 0, g.n * g.c, "nc");
+  mlcc_loop_t l_od = mlcc_emit_for(ctx, 0, g.out[0], "od");
+  mlcc_loop_t l_oh = mlcc_emit_for(ctx, 0, g.out[1], "oh");
+  mlcc_loop_t l_ow = mlcc_emit_for(ctx, 0, g.out[2], "ow");
+  LLVMValueRef o[3] = {l_od.iv, l_oh.iv, l_ow.iv};
+  LLVMValueRef acc = mlcc_emit_var(ctx, ft, is_max ? lowest(ctx, dt) : mlcc_emit_const(ctx, dt, 0));
+  LLVMValueRef best = ind ? mlcc_emit_var(ctx, ctx->t_i64, c64(ctx, 0)) : NULL;
+  LLVMValueRef count = mlcc_emit_var(ctx, ctx->t_i64, c64(ctx, 0));
+  mlcc_loop_t lk[3];
+  mlcc_if_t ifs[3];
+  bool has_if[3] = {false, false, false};
+  LLVMValueRef xi = l_nc.iv;
+  for (int j = 0; j < 3; ++j) {
+    lk[j] = mlcc_emit_for(ctx, 0, g.k[j], "k");
+    LLVMValueRef pos = iadd(ctx, iaddc(ctx, imulc(ctx, o[j], g.s[j]), -g.pb[j]),
+                            imulc(ctx, lk[j].iv, g.d[j]));
+    int64_t maxpos = (g.out[j] - 1) * g.s[j] - g.pb[j] + (g.k[j] - 1) * g.d[j];
+    if (!is_max && count_include_pad) {
+      // Positions in the padded extent [-pb, in + pe) count; ceil_mode
+      // windows may reach past it.
+      if (maxpos >= g.in[j] + g.pe[j]) {
+        ifs[j] = mlcc_emit_if_begin(ctx, in_range(ctx, pos, -g.pb[j], g.in[j] + g.pe[j]));
+        has_if[j] = true;
+      }
+    } else if (g.pb[j] > 0 || maxpos >= g.in[j]) {
+      ifs[j] = mlcc_emit_if_begin(ctx, in_range(ctx, pos, 0, g.in[j]));
+      has_if[j] = true;
+    }
+    xi = imad(ctx, xi, g.in[j], pos);
+  }
+  if (is_max) {
+    LLVMValueRef v = mlcc_emit_load(ctx, x, xi);
+    LLVMValueRef cur = LLVMBuildLoad2(ctx->b, ft, acc, "");
+    LLVMValueRef gt = greater(ctx, dt, v, cur);
+    LLVMBuildStore(ctx->b, LLVMBuildSelect(ctx->b, gt, v, cur, ""), acc);
+    if (best) {
+      LLVMValueRef cb = LLVMBuildLoad2(ctx->b, ctx->t_i64, best, "");
+      // storage_order 1: the spatial part of the index is column-major.
+      LLVMValueRef flat = xi;
+      if (storage_order == 1) {
+        LLVMValueRef sp = c64(ctx, 0);
+        for (int j = 2; j >= 0; --j) {
+          LLVMValueRef pos = iadd(ctx, iaddc(ctx, imulc(ctx, o[j], g.s[j]), -g.pb[j]),
+                                  imulc(ctx, lk[j].iv, g.d[j]));
+          sp = imad(ctx, sp, g.in[j], pos);
+        }
+        flat = imad(ctx, l_nc.iv, g.in[0] * g.in[1] * g.in[2], sp);
+      }
+      LLVMBuildStore(ctx->b, LLVMBuildSelect(ctx->b, gt, flat, cb, ""), best);
+    }
+  } else if (count_include_pad) {
+    // Count every position in the padded extent; add only in-bounds values.
+    LLVMValueRef cn = LLVMBuildLoad2(ctx->b, ctx->t_i64, count, "");
+    LLVMBuildStore(ctx->b, iaddc(ctx, cn, 1), count);
+    // Recompute the in-bounds condition for the value (positions may be in
+    // the padding).
+    LLVMValueRef inb = LLVMConstInt(ctx->t_i1, 1, 0);
+    LLVMValueRef xr = l_nc.iv;
+    for (int j = 0; j < 3; ++j) {
+      LLVMValueRef pos = iadd(ctx, iaddc(ctx, imulc(ctx, o[j], g.s[j]), -g.pb[j]),
+                              imulc(ctx, lk[j].iv, g.d[j]));
+      inb = LLVMBuildAnd(ctx->b, inb, in_range(ctx, pos, 0, g.in[j]), "");
+      xr = imad(ctx, xr, g.in[j], pos);
+    }
+    mlcc_if_t in_if = mlcc_emit_if_begin(ctx, inb);
+    LLVMValueRef cur = LLVMBuildLoad2(ctx->b, ft, acc, "");
+    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, cur, mlcc_emit_load(ctx, x, xr), ""), acc);
+    mlcc_emit_if_end(ctx, &in_if);
+  } else {
+    LLVMValueRef cn = LLVMBuildLoad2(ctx->b, ctx->t_i64, count, "");
+    LLVMBuildStore(ctx->b, iaddc(ctx, cn, 1), count);
+    LLVMValueRef cur = LLVMBuildLoad2(ctx->b, ft, acc, "");
+    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, cur, mlcc_emit_load(ctx, x, xi), ""), acc);
+  }
+  for (int j = 2; j >= 0; --j) {
+    if (has_if[j]) mlcc_emit_if_end(ctx, &ifs[j]);
+    mlcc_emit_loop_end(ctx, &lk[j]);
+  }
+  LLVMValueRef yi = imad(ctx, l_nc.iv, g.out[0], l_od.iv);
+  yi = imad(ctx, yi, g.out[1], l_oh.iv);
+  yi = imad(ctx, yi, g.out[2], l_ow.iv);
+  LLVMValueRef result = LLVMBuildLoad2(ctx->b, ft, acc, "");
+  if (!is_max) {
+    LLVMValueRef cn = LLVMBuildLoad2(ctx->b, ctx->t_i64, count, "");
+    // An empty window (possible only with ceil_mode) yields 0/1 -> 0 rather
+    // than NaN... ONNX leaves it undefined; avoid dividing by zero.
+    LLVMValueRef is0 = LLVMBuildICmp(ctx->b, LLVMIntEQ, cn, c64(ctx, 0), "");
+    cn = LLVMBuildSelect(ctx->b, is0, c64(ctx, 1), cn, "");
+    result = LLVMBuildFDiv(ctx->b, result, LLVMBuildSIToFP(ctx->b, cn, ft, ""), "");
+  }
+  MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, yi, result));
+  if (ind) {
+    MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 1, yi,
+                                                LLVMBuildLoad2(ctx->b, ctx->t_i64, best, "")));
+  }
+  mlcc_emit_loop_end(ctx, &l_ow);
+  mlcc_emit_loop_end(ctx, &l_oh);
+  mlcc_emit_loop_end(ctx, &l_od);
+  mlcc_emit_loop_end(ctx, &l_nc);
+  return mlcc_ok_status();
+}
+
+// GlobalAveragePool / GlobalMaxPool: reduce every spatial dim to 1 (ONNX 1-17).
+mlcc_status_t mlcc_emit_global_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  if (!x || !y || x->shape.rank < 2) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s needs X of rank >= 2",
+                            mlcc_op_name(node->op));
+  }
+  mlcc_dtype_t dt = y->dtype;
+  if ((dt != MLCC_DTYPE_F32 && dt != MLCC_DTYPE_F64) || x->dtype != dt) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s: unsupported dtype %s",
+                            mlcc_op_name(node->op), mlcc_dtype_name(x->dtype));
+  }
+  bool is_max = node->op == MLCC_OP_GLOBAL_MAX_POOL;
+  int64_t nc = x->shape.dims[0] * x->shape.dims[1];
+  int64_t sp = 1;
+  for (int i = 2; i < x->shape.rank; ++i) sp *= x->shape.dims[i];
+  LLVMTypeRef ft = mlcc_emit_type(ctx, dt);
+  mlcc_loop_t l_nc = mlcc_emit_for(ctx, 0, nc, "nc");
+  LLVMValueRef acc = mlcc_emit_var(ctx, ft, is_max ? lowest(ctx, dt) : mlcc_emit_const(ctx, dt, 0));
+  mlcc_loop_t l_s = mlcc_emit_for(ctx, 0, sp, "s");
+  LLVMValueRef v = mlcc_emit_load(ctx, x, imad(ctx, l_nc.iv, sp, l_s.iv));
+  LLVMValueRef cur = LLVMBuildLoad2(ctx->b, ft, acc, "");
+  LLVMValueRef nv = is_max ? LLVMBuildSelect(ctx->b, greater(ctx, dt, v, cur), v, cur, "")
+                           : LLVMBuildFAdd(ctx->b, cur, v, "");
+  LLVMBuildStore(ctx->b, nv, acc);
+  mlcc_emit_loop_end(ctx, &l_s);
+  LLVMValueRef r = LLVMBuildLoad2(ctx->b, ft, acc, "");
+  if (!is_max) r = LLVMBuildFDiv(ctx->b, r, mlcc_emit_const(ctx, dt, (double)(sp ? sp : 1)), "");
+  MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, l_nc.iv, r));
+  mlcc_emit_loop_end(ctx, &l_nc);
+  return mlcc_ok_status();
+}

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: Apache-2.0
+// The generated entry points (LINKED: entry-abi-v1, docs/generated-api.md):
+// NAME_run calls the kernels in order with pointers into the caller's
+// buffers, the weights blob and the workspace; NAME_run_v unpacks arrays;
+// NAME_info describes the model as data.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "targets/codegen/codegen.h"
+#include "targets/codegen/emit.h"
+#include "targets/codegen/llvm_ctx.h"
+
+typedef struct entry_t {
+  const mlcc_graph_t* graph;
+  LLVMContextRef c;
+  LLVMModuleRef m;
+  LLVMBuilderRef b;
+  LLVMTypeRef t_ptr, t_i8, t_i32, t_i64;
+  LLVMValueRef run;       // NAME_run
+  LLVMValueRef weights;   // NAME_weights
+  LLVMValueRef ws;        // workspace param
+  const mlcc_value_t** wvalues;
+  int64_t* woffsets;
+  uint32_t n_weights;
+} entry_t;
+
+static int64_t index_of(mlcc_value_t* const* list, uint32_t n, const mlcc_value_t* v) {
+  for (uint32_t i = 0; i < n; ++i) {
+    if (list[i] == v) return i;
+  }
+  return -1;
+}
+
+static LLVMValueRef byte_offset(entry_t* e, LLVMValueRef base, int64_t off) {
+  if (off == 0) return base;
+  LLVMValueRef idx = LLVMConstInt(e->t_i64, (unsigned long long)off, 1);
+  return LLVMBuildInBoundsGEP2(e->b, e->t_i8, base, &idx, 1, "p");
+}
+
+// The pointer through which NAME_run reaches |v|.
+static mlcc_status_t value_pointer(entry_t* e, const mlcc_value_t* v, LLVMValueRef* out) {
+  const mlcc_graph_t* g = e->graph;
+  int64_t i = index_of(g->inputs, g->n_inputs, v);
+  if (i >= 0) {
+    *out = LLVMGetParam(e->run, (unsigned)i);
+    return mlcc_ok_status();
+  }
+  if (v->kind == MLCC_VALUE_CONSTANT) {
+    for (uint32_t w = 0; w < e->n_weights; ++w) {
+      if (e->wvalues[w] == v) {
+        *out = byte_offset(e, e->weights, e->woffsets[w]);
+        return mlcc_ok_status();
+      }
+    }
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "constant '%s' is not in the weights blob",
+                            v->name);
+  }
+  int64_t o = index_of(g->outputs, g->n_outputs, v);
+  if (o >= 0) {
+    *out = LLVMGetParam(e->run, g->n_inputs + (unsigned)o);
+    return mlcc_ok_status();
+  }
+  if (v->kind == MLCC_VALUE_INPUT) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "input '%s' is not a graph input", v->name);
+  }
+  if (v->ws_offset < 0) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL,
+                            "intermediate '%s' has no workspace slot (run plan-memory)",
+                            v->name);
+  }
+  if (g->workspace_size < 0 ||
+      v->ws_offset + (int64_t)mlcc_value_byte_size(v) > g->workspace_size) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL,
+                            "intermediate '%s' at workspace offset %lld overflows the "
+                            "workspace (%lld bytes)",
+                            v->name, (long long)v->ws_offset, (long long)g->workspace_size);
+  }
+  *out = byte_offset(e, e->ws, v->ws_offset);
+  return mlcc_ok_status();
+}
+
+static mlcc_status_t emit_kernel_calls(entry_t* e, char (*symbols)[40]) {
+  const mlcc_graph_t* g = e->graph;
+  const mlcc_value_t** args = NULL;
+  LLVMValueRef* ptrs = NULL;
+  LLVMTypeRef* params = NULL;
+  uint32_t cap = 0;
+  mlcc_status_t s = mlcc_ok_status();
+  for (uint32_t k = 0; k < g->n_kernels && s == NULL; ++k) {
+    const mlcc_kernel_t* kernel = &g->kernels[k];
+    uint32_t n = mlcc_kernel_args(kernel, args, cap);
+    if (n > cap) {
+      free(args);
+      free(ptrs);
+      free(params);
+      cap = n;
+      args = calloc(cap, sizeof(*args));
+      ptrs = calloc(cap, sizeof(*ptrs));
+      params = calloc(cap, sizeof(*params));
+      if (!args || !ptrs || !params) {
+        s = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+        break;
+      }
+      mlcc_kernel_args(kernel, args, cap);
+    }
+    for (uint32_t a = 0; a < n && s == NULL; ++a) {
+      s = value_pointer(e, args[a], &ptrs[a]);
+      params[a] = e->t_ptr;
+    }
+    if (s != NULL) {
+      s = mlcc_node_annotate(kernel->nodes[0], s);
+      break;
+    }
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, n, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(e->m, symbols[k]);
+    if (fn == NULL) {
+      fn = LLVMAddFunction(e->m, symbols[k], fty);
+      LLVMSetLinkage(fn, LLVMExternalLinkage);
+      LLVMSetVisibility(fn, LLVMHiddenVisibility);
+    }
+    LLVMBuildCall2(e->b, fty, fn, ptrs, n, "");
+  }
+  free(args);
+  free(ptrs);
+  free(params);
+  return s;
+}
+
+// True if some kernel's final node writes |v|.
+static bool written_by_kernel(const mlcc_graph_t* g, const mlcc_value_t* v) {
+  for (uint32_t k = 0; k < g->n_kernels; ++k) {
+    const mlcc_kernel_t* kernel = &g->kernels[k];
+    const mlcc_node_t* last = kernel->nodes[kernel->n_nodes - 1];
+    for (uint32_t o = 0; o < last->n_outputs; ++o) {
+      if (last->outputs[o] == v) return true;
+    }
+  }
+  return false;
+}
+
+// Copies graph outputs no kernel writes: inputs, constants, duplicates.
+static mlcc_status_t emit_output_copies(entry_t* e) {
+  const mlcc_graph_t* g = e->graph;
+  for (uint32_t o = 0; o < g->n_outputs; ++o) {
+    const mlcc_value_t* v = g->outputs[o];
+    LLVMValueRef dst = LLVMGetParam(e->run, g->n_inputs + o);
+    LLVMValueRef src = NULL;
+    int64_t first = index_of(g->outputs, g->n_outputs, v);
+    bool is_input = index_of(g->inputs, g->n_inputs, v) >= 0;
+    if (!is_input && first == (int64_t)o && v->kind != MLCC_VALUE_CONSTANT) {
+      if (!written_by_kernel(g, v)) {
+        return mlcc_make_status(MLCC_STATUS_INTERNAL,
+                                "graph output '%s' is not written by any kernel", v->name);
+      }
+      continue;
+    }
+    if (is_input || v->kind == MLCC_VALUE_CONSTANT) {
+      MLCC_RETURN_IF_ERROR(value_pointer(e, v, &src));
+    } else {
+      src = LLVMGetParam(e->run, g->n_inputs + (unsigned)first);
+    }
+    size_t size = mlcc_value_byte_size(v);
+    if (size == 0) continue;
+    size_t align = mlcc_dtype_size(v->dtype);
+    LLVMBuildMemCpy(e->b, dst, (unsigned)align, src, (unsigned)align,
+                    LLVMConstInt(e->t_i64, size, 0));
+  }
+  return mlcc_ok_status();
+}
+
+static LLVMValueRef private_string(entry_t* e, const char* s, const char* name) {
+  LLVMValueRef init = LLVMConstStringInContext(e->c, s, (unsigned)strlen(s), 0);
+  LLVMValueRef g = LLVMAddGlobal(e->m, LLVMTypeOf(init), name);
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetLinkage(g, LLVMPrivateLinkage);
+  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+  return g;
+}
+
+static LLVMValueRef private_array(entry_t* e, LLVMTypeRef elem, LLVMValueRef* vals,
+                                  unsigned n, const char* name, unsigned align) {
+  if (n == 0) return LLVMConstNull(e->t_ptr);
+  LLVMValueRef init = LLVMConstArray(elem, vals, n);
+  LLVMValueRef g = LLVMAddGlobal(e->m, LLVMTypeOf(init), name);
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetLinkage(g, LLVMPrivateLinkage);
+  LLVMSetAlignment(g, align);
+  return g;
+}
+
+// mlcc_tensor_info_t: {ptr name, i32 dtype, i32 rank, ptr dims, i64 size_bytes}
+static mlcc_status_t tensor_infos(entry_t* e, LLVMTypeRef t_info, mlcc_value_t* const* values,
+                                  uint32_t n, const char* kind, LLVMValueRef* out) {
+  LLVMValueRef* infos = calloc(n ? n : 1, sizeof(*infos));
+  if (infos == NULL) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  for (uint32_t i = 0; i < n; ++i) {
+    const mlcc_value_t* v = values[i];
+    char gname[64];
+    snprintf(gname, sizeof(gname), ".%s.name.%u", kind, i);
+    LLVMValueRef name = private_string(e, v->name ? v->name : "", gname);
+    LLVMValueRef dims[MLCC_MAX_RANK];
+    for (int32_t d = 0; d < v->shape.rank; ++d) {
+      dims[d] = LLVMConstInt(e->t_i64, (unsigned long long)v->shape.dims[d], 1);
+    }
+    snprintf(gname, sizeof(gname), ".%s.dims.%u", kind, i);
+    LLVMValueRef dims_g = private_array(e, e->t_i64, dims, (unsigned)v->shape.rank, gname, 8);
+    LLVMValueRef fields[5] = {
+        name, LLVMConstInt(e->t_i32, (unsigned long long)v->dtype, 0),
+        LLVMConstInt(e->t_i32, (unsigned long long)v->shape.rank, 0), dims_g,
+        LLVMConstInt(e->t_i64, mlcc_value_byte_size(v), 0)};
+    infos[i] = LLVMConstNamedStruct(t_info, fields, 5);
+  }
+  char gname[64];
+  snprintf(gname, sizeof(gname), ".%s.info", kind);
+  *out = private_array(e, t_info, infos, n, gname, 8);
+  free(infos);
+  return mlcc_ok_status();
+}
+
+static mlcc_status_t build_info(entry_t* e, const char* name, LLVMValueRef run_v) {
+  const mlcc_graph_t* g = e->graph;
+  LLVMTypeRef t_info = LLVMStructCreateNamed(e->c, "mlcc_tensor_info_t");
+  LLVMTypeRef info_fields[5] = {e->t_ptr, e->t_i32, e->t_i32, e->t_ptr, e->t_i64};
+  LLVMStructSetBody(t_info, info_fields, 5, 0);
+  LLVMTypeRef t_model = LLVMStructCreateNamed(e->c, "mlcc_model_info_t");
+  LLVMTypeRef model_fields[8] = {e->t_ptr, e->t_i32, e->t_i32, e->t_ptr,
+                                 e->t_ptr, e->t_i64, e->t_i64, e->t_ptr};
+  LLVMStructSetBody(t_model, model_fields, 8, 0);
+  LLVMValueRef ins, outs;
+  MLCC_RETURN_IF_ERROR(tensor_infos(e, t_info, g->inputs, g->n_inputs, "in", &ins));
+  MLCC_RETURN_IF_ERROR(tensor_infos(e, t_info, g->outputs, g->n_outputs, "out", &outs));
+  int64_t align = g->workspace_align > 0 ? g->workspace_align : 64;
+  LLVMValueRef fields[8] = {
+      private_string(e, name, ".model.name"),
+      LLVMConstInt(e->t_i32, g->n_inputs, 0),
+      LLVMConstInt(e->t_i32, g->n_outputs, 0),
+      ins,
+      outs,
+      LLVMConstInt(e->t_i64, (unsigned long long)(g->workspace_size > 0 ? g->workspace_size : 0), 0),
+      LLVMConstInt(e->t_i64, (unsigned long long)align, 0),
+      run_v};
+  char sym[512];
+  snprintf(sym, sizeof(sym), "%s_info", name);
+  LLVMValueRef gv = LLVMAddGlobal(e->m, t_model, sym);
+  LLVMSetInitializer(gv, LLVMConstNamedStruct(t_model, fields, 8));
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetAlignment(gv, 8);
+  return mlcc_ok_status();
+}
+
+static void add_attr(LLVMContextRef c, LLVMValueRef fn, unsigned index, const char* name) {
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMAddAttributeAtIndex(fn, index, LLVMCreateEnumAttribute(c, kind, 0));
+}
+
+mlcc_status_t mlcc_codegen_build_entry(const mlcc_graph_t* graph, const char* name,
+                                       char (*symbols)[40], LLVMContextRef llctx,
+                                       LLVMModuleRef module) {
+  entry_t e;
+  memset(&e, 0, sizeof(e));
+  e.graph = graph;
+  e.c = llctx;
+  e.m = module;
+  e.t_ptr = LLVMPointerTypeInContext(llctx, 0);
+  e.t_i8 = LLVMInt8TypeInContext(llctx);
+  e.t_i32 = LLVMInt32TypeInContext(llctx);
+  e.t_i64 = LLVMInt64TypeInContext(llctx);
+  size_t total = 0;
+  MLCC_RETURN_IF_ERROR(
+      mlcc_codegen_weights_layout(graph, &e.wvalues, &e.woffsets, &e.n_weights, &total));
+
+  char sym[512];
+  snprintf(sym, sizeof(sym), "%s_weights", name);
+  e.weights = LLVMGetNamedGlobal(module, sym);
+  if (e.weights == NULL) {
+    e.weights = LLVMAddGlobal(module, LLVMArrayType(e.t_i8, (unsigned)total), sym);
+    LLVMSetLinkage(e.weights, LLVMExternalLinkage);
+    LLVMSetVisibility(e.weights, LLVMHiddenVisibility);
+    LLVMSetGlobalConstant(e.weights, 1);
+    LLVMSetAlignment(e.weights, 64);
+  }
+
+  // int NAME_run(ptr in..., ptr out..., ptr ws)
+  uint32_t n_params = graph->n_inputs + graph->n_outputs + 1;
+  LLVMTypeRef* params = calloc(n_params, sizeof(*params));
+  if (params == NULL) {
+    free(e.wvalues);
+    free(e.woffsets);
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  for (uint32_t i = 0; i < n_params; ++i) params[i] = e.t_ptr;
+  LLVMTypeRef run_ty = LLVMFunctionType(e.t_i32, params, n_params, 0);
+  free(params);
+  snprintf(sym, sizeof(sym), "%s_run", name);
+  e.run = LLVMAddFunction(module, sym, run_ty);
+  add_attr(llctx, e.run, LLVMAttributeFunctionIndex, "nounwind");
+  e.ws = LLVMGetParam(e.run, n_params - 1);
+  e.b = LLVMCreateBuilderInContext(llctx);
+  LLVMBasicBlockRef entry_bb = LLVMAppendBasicBlockInContext(llctx, e.run, "entry");
+  LLVMBasicBlockRef bad_bb = LLVMAppendBasicBlockInContext(llctx, e.run, "bad_workspace");
+  LLVMBasicBlockRef ok_bb = LLVMAppendBasicBlockInContext(llctx, e.run, "run");
+  LLVMPositionBuilderAtEnd(e.b, entry_bb);
+  int64_t align = graph->workspace_align > 0 ? graph->workspace_align : 64;
+  if (graph->workspace_size > 0) {
+    LLVMValueRef is_null = LLVMBuildIsNull(e.b, e.ws, "ws_null");
+    LLVMValueRef addr = LLVMBuildPtrToInt(e.b, e.ws, e.t_i64, "ws_addr");
+    LLVMValueRef low = LLVMBuildAnd(e.b, addr, LLVMConstInt(e.t_i64, (unsigned long long)(align - 1), 0), "ws_low");
+    LLVMValueRef misaligned = LLVMBuildICmp(e.b, LLVMIntNE, low, LLVMConstInt(e.t_i64, 0, 0), "ws_misaligned");
+    LLVMValueRef bad = LLVMBuildOr(e.b, is_null, misaligned, "ws_bad");
+    LLVMBuildCondBr(e.b, bad, bad_bb, ok_bb);
+  } else {
+    LLVMBuildBr(e.b, ok_bb);
+  }
+  LLVMPositionBuilderAtEnd(e.b, bad_bb);
+  LLVMBuildRet(e.b, LLVMConstInt(e.t_i32, 1, 0));
+  LLVMPositionBuilderAtEnd(e.b, ok_bb);
+  mlcc_status_t s = emit_kernel_calls(&e, symbols);
+  if (s == NULL) s = emit_output_copies(&e);
+  if (s == NULL) LLVMBuildRet(e.b, LLVMConstInt(e.t_i32, 0, 0));
+
+  // int NAME_run_v(ptr inputs, ptr outputs, ptr ws)
+  LLVMValueRef run_v = NULL;
+  if (s == NULL) {
+    LLVMTypeRef vparams[3] = {e.t_ptr, e.t_ptr, e.t_ptr};
+    LLVMTypeRef run_v_ty = LLVMFunctionType(e.t_i32, vparams, 3, 0);
+    snprintf(sym, sizeof(sym), "%s_run_v", name);
+    run_v = LLVMAddFunction(module, sym, run_v_ty);
+    add_attr(llctx, run_v, LLVMAttributeFunctionIndex, "nounwind");
+    LLVMPositionBuilderAtEnd(e.b, LLVMAppendBasicBlockInContext(llctx, run_v, "entry"));
+    LLVMValueRef* args = calloc(n_params, sizeof(*args));
+    if (args == NULL) {
+      s = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    } else {
+      for (uint32_t i = 0; i < graph->n_inputs + graph->n_outputs; ++i) {
+        bool is_in = i < graph->n_inputs;
+        uint32_t j = is_in ? i : i - graph->n_inputs;
+        LLVMValueRef idx = LLVMConstInt(e.t_i64, j, 0);
+        LLVMValueRef slot = LLVMBuildInBoundsGEP2(e.b, e.t_ptr, LLVMGetParam(run_v, is_in ? 0 : 1),
+                                                  &idx, 1, "slot");
+        LLVMValueRef p = LLVMBuildLoad2(e.b, e.t_ptr, slot, is_in ? "in" : "out");
+        LLVMSetAlignment(p, 8);
+        args[i] = p;
+      }
+      args[n_params - 1] = LLVMGetParam(run_v, 2);
+      LLVMValueRef r = LLVMBuildCall2(e.b, run_ty, e.run, args, n_params, "r");
+      LLVMBuildRet(e.b, r);
+      free(args);
+    }
+  }
+  if (s == NULL) s = build_info(&e, name, run_v);
+  LLVMDisposeBuilder(e.b);
+  free(e.wvalues);
+  free(e.woffsets);
+  return s;
+}
+
+mlcc_status_t mlcc_codegen_entry(const mlcc_graph_t* graph,
+                                 const mlcc_codegen_options_t* options,
+                                 mlcc_output_kind_t kind, mlcc_buffer_t* out) {
+  memset(out, 0, sizeof(*out));
+  if (options == NULL || options->target == NULL || options->name == NULL ||
+      options->name[0] == '\0') {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "entry codegen needs a target and a name");
+  }
+  char(*symbols)[40] = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_codegen_kernel_symbols(graph, options, &symbols));
+  LLVMTargetMachineRef tm = NULL;
+  mlcc_status_t s = mlcc_llvm_target_machine(options->target, options->opt_level, &tm);
+  if (s != NULL) {
+    free(symbols);
+    return s;
+  }
+  LLVMContextRef llctx = LLVMContextCreate();
+  LLVMModuleRef module = LLVMModuleCreateWithNameInContext(options->name, llctx);
+  mlcc_llvm_set_module_target(module, tm);
+  s = mlcc_codegen_build_entry(graph, options->name, symbols, llctx, module);
+  if (s == NULL) s = mlcc_llvm_verify(module, options->name);
+  if (s == NULL) s = mlcc_llvm_optimize(module, tm, options->opt_level);
+  if (s == NULL) s = mlcc_llvm_emit(module, tm, kind, out);
+  LLVMDisposeModule(module);
+  LLVMContextDispose(llctx);
+  LLVMDisposeTargetMachine(tm);
+  free(symbols);
+  return s;
+}

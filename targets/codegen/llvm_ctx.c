@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+// LLVM-C lifetime helpers: one-time target initialization, target machines,
+// verification, the optimization pipeline, emission, and error text.
+#include "targets/codegen/llvm_ctx.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <llvm/Config/llvm-config.h>
+
+static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
+
+static void llvm_init_once(void) {
+  LLVMInitializeX86TargetInfo();
+  LLVMInitializeX86Target();
+  LLVMInitializeX86TargetMC();
+  LLVMInitializeX86AsmPrinter();
+  LLVMInitializeX86AsmParser();
+  LLVMInitializeAArch64TargetInfo();
+  LLVMInitializeAArch64Target();
+  LLVMInitializeAArch64TargetMC();
+  LLVMInitializeAArch64AsmPrinter();
+  LLVMInitializeAArch64AsmParser();
+  LLVMInitializeRISCVTargetInfo();
+  LLVMInitializeRISCVTarget();
+  LLVMInitializeRISCVTargetMC();
+  LLVMInitializeRISCVAsmPrinter();
+  LLVMInitializeRISCVAsmParser();
+}
+
+void mlcc_llvm_init(void) { pthread_once(&llvm_once, llvm_init_once); }
+
+const char* mlcc_codegen_llvm_version(void) { return LLVM_VERSION_STRING; }
+
+void mlcc_buffer_deinit(mlcc_buffer_t* buffer) {
+  if (buffer == NULL) return;
+  free(buffer->data);
+  buffer->data = NULL;
+  buffer->size = 0;
+}
+
+mlcc_status_t mlcc_llvm_message_status(mlcc_status_code_t code, const char* what,
+                                       char* message) {
+  mlcc_status_t s = mlcc_make_status(code, "%s: %s", what, message ? message : "(no message)");
+  if (message) LLVMDisposeMessage(message);
+  return s;
+}
+
+static LLVMCodeGenOptLevel cg_level(int opt_level) {
+  switch (opt_level) {
+    case 0: return LLVMCodeGenLevelNone;
+    case 1: return LLVMCodeGenLevelLess;
+    case 2: return LLVMCodeGenLevelDefault;
+    default: return LLVMCodeGenLevelAggressive;
+  }
+}
+
+mlcc_status_t mlcc_llvm_target_machine(const mlcc_target_t* target, int opt_level,
+                                       LLVMTargetMachineRef* out_tm) {
+  *out_tm = NULL;
+  mlcc_llvm_init();
+  LLVMTargetRef t = NULL;
+  char* err = NULL;
+  if (LLVMGetTargetFromTriple(target->triple, &t, &err)) {
+    return mlcc_llvm_message_status(MLCC_STATUS_NOT_FOUND, target->triple, err);
+  }
+  LLVMTargetMachineRef tm =
+      LLVMCreateTargetMachine(t, target->triple, target->cpu, target->features,
+                              cg_level(opt_level), LLVMRelocPIC, LLVMCodeModelDefault);
+  if (tm == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "cannot create a target machine for %s",
+                            target->triple);
+  }
+  *out_tm = tm;
+  return mlcc_ok_status();
+}
+
+void mlcc_llvm_set_module_target(LLVMModuleRef module, LLVMTargetMachineRef tm) {
+  char* triple = LLVMGetTargetMachineTriple(tm);
+  LLVMSetTarget(module, triple);
+  LLVMDisposeMessage(triple);
+  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+  char* dls = LLVMCopyStringRepOfTargetData(dl);
+  LLVMSetDataLayout(module, dls);
+  LLVMDisposeMessage(dls);
+  LLVMDisposeTargetData(dl);
+  // RISC-V: the float ABI must match Debian's lp64d crt files and libm; the
+  // backend takes it from this module flag (which also sets the ELF e_flags).
+  char* tt = LLVMGetTargetMachineTriple(tm);
+  if (strncmp(tt, "riscv64", 7) == 0 && LLVMGetModuleFlag(module, "target-abi", 10) == NULL) {
+    char* feats = LLVMGetTargetMachineFeatureString(tm);
+    const char* abi = strstr(feats, "+d") ? "lp64d" : strstr(feats, "+f") ? "lp64f" : "lp64";
+    LLVMContextRef c = LLVMGetModuleContext(module);
+    LLVMAddModuleFlag(module, LLVMModuleFlagBehaviorError, "target-abi", 10,
+                      LLVMMDStringInContext2(c, abi, strlen(abi)));
+    LLVMDisposeMessage(feats);
+  }
+  LLVMDisposeMessage(tt);
+}
+
+mlcc_status_t mlcc_llvm_verify(LLVMModuleRef module, const char* what) {
+  char* err = NULL;
+  if (LLVMVerifyModule(module, LLVMReturnStatusAction, &err)) {
+    return mlcc_llvm_message_status(MLCC_STATUS_INTERNAL, what, err);
+  }
+  if (err) LLVMDisposeMessage(err);
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_llvm_optimize(LLVMModuleRef module, LLVMTargetMachineRef tm,
+                                 int opt_level) {
+  const char* pipeline = opt_level >= 2   ? "default<O3>"
+                         : opt_level == 1 ? "default<O1>"
+                                          : "default<O0>";
+  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+  if (opt_level >= 2) {
+    LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
+    LLVMPassBuilderOptionsSetSLPVectorization(opts, 1);
+    LLVMPassBuilderOptionsSetLoopUnrolling(opts, 1);
+  }
+  LLVMErrorRef e = LLVMRunPasses(module, pipeline, tm, opts);
+  LLVMDisposePassBuilderOptions(opts);
+  if (e != NULL) {
+    return mlcc_llvm_message_status(MLCC_STATUS_INTERNAL, "LLVM optimization failed",
+                                    LLVMGetErrorMessage(e));
+  }
+  return mlcc_ok_status();
+}
+
+static mlcc_status_t copy_out(const char* data, size_t size, mlcc_buffer_t* out) {
+  out->data = malloc(size ? size : 1);
+  if (out->data == NULL) {
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory (%zu bytes)",
+                            size);
+  }
+  memcpy(out->data, data, size);
+  out->size = size;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_llvm_emit(LLVMModuleRef module, LLVMTargetMachineRef tm,
+                             mlcc_output_kind_t kind, mlcc_buffer_t* out) {
+  memset(out, 0, sizeof(*out));
+  if (kind == MLCC_OUTPUT_LL) {
+    char* text = LLVMPrintModuleToString(module);
+    mlcc_status_t s = copy_out(text, strlen(text), out);
+    LLVMDisposeMessage(text);
+    return s;
+  }
+  LLVMMemoryBufferRef mb = NULL;
+  char* err = NULL;
+  LLVMCodeGenFileType ft = kind == MLCC_OUTPUT_ASM ? LLVMAssemblyFile : LLVMObjectFile;
+  if (LLVMTargetMachineEmitToMemoryBuffer(tm, module, ft, &err, &mb)) {
+    return mlcc_llvm_message_status(MLCC_STATUS_INTERNAL, "LLVM code emission failed", err);
+  }
+  if (err) LLVMDisposeMessage(err);
+  mlcc_status_t s = copy_out(LLVMGetBufferStart(mb), LLVMGetBufferSize(mb), out);
+  LLVMDisposeMemoryBuffer(mb);
+  return s;
+}

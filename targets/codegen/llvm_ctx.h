@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal to targets/: one-time LLVM initialization, target machines, LLVM
+// error text, and the shared kernel/module builders used by codegen.c,
+// entry.c, weights.c and eval.c. Not a public API.
+#ifndef MLCC_TARGETS_CODEGEN_LLVM_CTX_H_
+#define MLCC_TARGETS_CODEGEN_LLVM_CTX_H_
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "ir/base/status.h"
+#include "ir/graph.h"
+#include "targets/codegen/codegen.h"
+#include "targets/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Initializes the X86, AArch64 and RISCV targets (info, MC, asm printer and
+// parser) once per process. Thread-safe.
+void mlcc_llvm_init(void);
+
+// Creates a target machine for |target| (PIC, default code model) at
+// |opt_level| 0..3. Caller disposes. NOT_FOUND if LLVM lacks the triple.
+mlcc_status_t mlcc_llvm_target_machine(const mlcc_target_t* target, int opt_level,
+                                       LLVMTargetMachineRef* out_tm);
+
+// Sets |module|'s triple and data layout from |tm|.
+void mlcc_llvm_set_module_target(LLVMModuleRef module, LLVMTargetMachineRef tm);
+
+// Turns an LLVM-owned message (LLVMDisposeMessage) into a status of |code|
+// prefixed by |what|; disposes |message|.
+mlcc_status_t mlcc_llvm_message_status(mlcc_status_code_t code, const char* what,
+                                       char* message);
+
+// Verifies |module|; INTERNAL with LLVM's text on failure.
+mlcc_status_t mlcc_llvm_verify(LLVMModuleRef module, const char* what);
+
+// Runs the new-PM pipeline for |opt_level| (default<O3> for >= 2, with loop
+// and SLP vectorization) using |tm|'s cost model.
+mlcc_status_t mlcc_llvm_optimize(LLVMModuleRef module, LLVMTargetMachineRef tm,
+                                 int opt_level);
+
+// Emits |module| as |kind| into |out| (malloc'ed copy). Object/asm emission
+// mutates the module, so the module must not be emitted twice.
+mlcc_status_t mlcc_llvm_emit(LLVMModuleRef module, LLVMTargetMachineRef tm,
+                             mlcc_output_kind_t kind, mlcc_buffer_t* out);
+
+// Builds kernel |kernel| as function |symbol| into |module| (in |llctx|):
+// void symbol(ptr noalias ...), nounwind, running the anchor's emitter and
+// the fused epilogue. The function's linkage is left external: callers set it.
+// Returns the emitter's status (annotated with the anchor node) or INTERNAL.
+mlcc_status_t mlcc_codegen_build_kernel_fn(LLVMContextRef llctx, LLVMModuleRef module,
+                                           const mlcc_target_t* target,
+                                           const mlcc_kernel_t* kernel, const char* symbol,
+                                           LLVMValueRef* out_fn);
+
+// Collects the distinct CONSTANT values that kernel arguments refer to, in
+// first-use order over graph->kernels. |*out_values| is malloc'ed (caller
+// frees); |*out_count| may be 0 with a NULL array.
+mlcc_status_t mlcc_codegen_collect_weights(const mlcc_graph_t* graph,
+                                           const mlcc_value_t*** out_values,
+                                           uint32_t* out_count);
+
+// The blob layout: the collected constants and their 64-byte aligned byte
+// offsets (both malloc'ed, caller frees), and the blob's total size.
+// Deterministic for a graph, so the entry can recompute it.
+mlcc_status_t mlcc_codegen_weights_layout(const mlcc_graph_t* graph,
+                                          const mlcc_value_t*** out_values,
+                                          int64_t** out_offsets, uint32_t* out_count,
+                                          size_t* out_total);
+
+// Builds the weights global "<name>_weights" into |module| (also assigns
+// weight_offset on the graph's constants).
+mlcc_status_t mlcc_codegen_build_weights(mlcc_graph_t* graph, const char* name,
+                                         LLVMContextRef llctx, LLVMModuleRef module);
+
+// Builds NAME_run, NAME_run_v and NAME_info into |module|, declaring the
+// weights and the kernels |symbols[k]| (one per graph->kernels entry) as
+// external hidden unless already defined in |module|.
+mlcc_status_t mlcc_codegen_build_entry(const mlcc_graph_t* graph, const char* name,
+                                       char (*symbols)[40], LLVMContextRef llctx,
+                                       LLVMModuleRef module);
+
+// Computes every kernel's symbol; |*out_symbols| is malloc'ed (n_kernels).
+mlcc_status_t mlcc_codegen_kernel_symbols(const mlcc_graph_t* graph,
+                                          const mlcc_codegen_options_t* options,
+                                          char (**out_symbols)[40]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_TARGETS_CODEGEN_LLVM_CTX_H_

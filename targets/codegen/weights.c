@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+// The weights blob: every constant a kernel reads (or a graph output that is
+// a constant), 64-byte aligned, in first-use order, as one read-only global.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/base/checked_math.h"
+#include "targets/codegen/codegen.h"
+#include "targets/codegen/emit.h"
+#include "targets/codegen/llvm_ctx.h"
+
+#define WEIGHT_ALIGN 64
+
+static bool list_contains(const mlcc_value_t** list, uint32_t n, const mlcc_value_t* v) {
+  for (uint32_t i = 0; i < n; ++i) {
+    if (list[i] == v) return true;
+  }
+  return false;
+}
+
+mlcc_status_t mlcc_codegen_collect_weights(const mlcc_graph_t* graph,
+                                           const mlcc_value_t*** out_values,
+                                           uint32_t* out_count) {
+  *out_values = NULL;
+  *out_count = 0;
+  uint32_t cap = 0, n = 0;
+  const mlcc_value_t** list = NULL;
+  const mlcc_value_t** args = NULL;
+  uint32_t args_cap = 0;
+  mlcc_status_t s = mlcc_ok_status();
+  // Kernel arguments first (in kernel order), then constant graph outputs.
+  for (uint32_t k = 0; k <= graph->n_kernels && s == NULL; ++k) {
+    uint32_t na;
+    if (k < graph->n_kernels) {
+      na = mlcc_kernel_args(&graph->kernels[k], args, args_cap);
+      if (na > args_cap) {
+        const mlcc_value_t** grown = realloc(args, na * sizeof(*args));
+        if (grown == NULL) {
+          s = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+          break;
+        }
+        args = grown;
+        args_cap = na;
+        mlcc_kernel_args(&graph->kernels[k], args, args_cap);
+      }
+    } else {
+      // Graph outputs that are constants are copied from the blob.
+      if (graph->n_outputs > args_cap) {
+        const mlcc_value_t** grown = realloc(args, graph->n_outputs * sizeof(*args));
+        if (grown == NULL) {
+          s = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+          break;
+        }
+        args = grown;
+        args_cap = graph->n_outputs;
+      }
+      na = graph->n_outputs;
+      for (uint32_t i = 0; i < na; ++i) args[i] = graph->outputs[i];
+    }
+    for (uint32_t i = 0; i < na; ++i) {
+      const mlcc_value_t* v = args[i];
+      if (v == NULL || v->kind != MLCC_VALUE_CONSTANT || list_contains(list, n, v)) continue;
+      if (n == cap) {
+        cap = cap ? cap * 2 : 16;
+        const mlcc_value_t** grown = realloc(list, cap * sizeof(*list));
+        if (grown == NULL) {
+          s = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+          break;
+        }
+        list = grown;
+      }
+      list[n++] = v;
+    }
+  }
+  free(args);
+  if (s != NULL) {
+    free(list);
+    return s;
+  }
+  *out_values = list;
+  *out_count = n;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_codegen_weights_layout(const mlcc_graph_t* graph,
+                                          const mlcc_value_t*** out_values,
+                                          int64_t** out_offsets, uint32_t* out_count,
+                                          size_t* out_total) {
+  *out_offsets = NULL;
+  *out_total = 0;
+  const mlcc_value_t** list = NULL;
+  uint32_t n = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_codegen_collect_weights(graph, &list, &n));
+  int64_t* offsets = calloc(n ? n : 1, sizeof(*offsets));
+  if (offsets == NULL) {
+    free(list);
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  size_t total = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    size_t size = mlcc_value_byte_size(list[i]);
+    size_t aligned = (total + WEIGHT_ALIGN - 1) & ~(size_t)(WEIGHT_ALIGN - 1);
+    if (aligned < total || !mlcc_checked_add_size(aligned, size, &total) ||
+        total > 0xFFFFFFF0u) {
+      mlcc_status_t s = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED,
+                                         "weights exceed 4 GiB (at constant '%s')",
+                                         list[i]->name);
+      free(list);
+      free(offsets);
+      return s;
+    }
+    offsets[i] = (int64_t)aligned;
+  }
+  *out_values = list;
+  *out_offsets = offsets;
+  *out_count = n;
+  *out_total = total;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_codegen_build_weights(mlcc_graph_t* graph, const char* name,
+                                         LLVMContextRef llctx, LLVMModuleRef module) {
+  const mlcc_value_t** list = NULL;
+  int64_t* offsets = NULL;
+  uint32_t n = 0;
+  size_t total = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_codegen_weights_layout(graph, &list, &offsets, &n, &total));
+  for (uint32_t i = 0; i < graph->n_values; ++i) {
+    if (graph->values[i]->kind == MLCC_VALUE_CONSTANT) graph->values[i]->weight_offset = -1;
+  }
+  // The list holds the graph's own values; recording the layout is the
+  // documented bookkeeping mutation.
+  for (uint32_t i = 0; i < n; ++i) ((mlcc_value_t*)list[i])->weight_offset = offsets[i];
+  free(offsets);
+  uint8_t* blob = calloc(total ? total : 1, 1);
+  if (blob == NULL) {
+    free(list);
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory (%zu bytes)",
+                            total);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    size_t size = mlcc_value_byte_size(list[i]);
+    if (size && list[i]->data) memcpy(blob + list[i]->weight_offset, list[i]->data, size);
+  }
+  free(list);
+  LLVMValueRef init = LLVMConstStringInContext(llctx, (const char*)blob, (unsigned)total, 1);
+  free(blob);
+  char sym[512];
+  snprintf(sym, sizeof(sym), "%s_weights", name);
+  LLVMValueRef g = LLVMGetNamedGlobal(module, sym);
+  if (g != NULL) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s defined twice", sym);
+  }
+  g = LLVMAddGlobal(module, LLVMTypeOf(init), sym);
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetAlignment(g, WEIGHT_ALIGN);
+  LLVMSetLinkage(g, LLVMExternalLinkage);
+  LLVMSetVisibility(g, LLVMHiddenVisibility);
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_codegen_weights(mlcc_graph_t* graph,
+                                   const mlcc_codegen_options_t* options,
+                                   mlcc_output_kind_t kind, mlcc_buffer_t* out) {
+  memset(out, 0, sizeof(*out));
+  if (options == NULL || options->target == NULL || options->name == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "weights codegen needs a target and a name");
+  }
+  LLVMTargetMachineRef tm = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_llvm_target_machine(options->target, options->opt_level, &tm));
+  LLVMContextRef llctx = LLVMContextCreate();
+  char modname[512];
+  snprintf(modname, sizeof(modname), "%s_weights", options->name);
+  LLVMModuleRef module = LLVMModuleCreateWithNameInContext(modname, llctx);
+  mlcc_llvm_set_module_target(module, tm);
+  mlcc_status_t s = mlcc_codegen_build_weights(graph, options->name, llctx, module);
+  if (mlcc_status_is_ok(s)) s = mlcc_llvm_verify(module, modname);
+  if (mlcc_status_is_ok(s)) s = mlcc_llvm_emit(module, tm, kind, out);
+  LLVMDisposeModule(module);
+  LLVMContextDispose(llctx);
+  LLVMDisposeTargetMachine(tm);
+  return s;
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: Apache-2.0
+// Target resolution from targets.def: aliases, triples, host, CPU/features.
+#include "targets/target.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <llvm-c/TargetMachine.h>
+
+#include "targets/codegen/llvm_ctx.h"
+
+typedef struct target_row_t {
+  mlcc_arch_t arch;
+  const char* alias;
+  const char* triple;
+  const char* cpu;
+  const char* features;
+  int32_t vector_bytes;
+  const char* arch_prefix;  // first component of triples for this arch
+} target_row_t;
+
+static const target_row_t target_rows[] = {
+#define MLCC_TARGET(id, alias, triple, cpu, features, vec_bytes) \
+  {MLCC_ARCH_##id, alias, triple, cpu, features, vec_bytes, NULL},
+#include "targets/targets.def"
+#undef MLCC_TARGET
+};
+
+// The arch component of a triple for each row ("x86_64" for x86).
+static const char* arch_prefix(const target_row_t* row) {
+  switch (row->arch) {
+    case MLCC_ARCH_X86_64: return "x86_64";
+    case MLCC_ARCH_AARCH64: return "aarch64";
+    case MLCC_ARCH_RISCV64: return "riscv64";
+    default: return "";
+  }
+}
+
+static void copy_str(char* dst, size_t cap, const char* src) {
+  snprintf(dst, cap, "%s", src ? src : "");
+}
+
+// True if the comma-separated LLVM feature string |features| enables |feat|
+// (e.g. "avx512f" matches "+avx512f"); the last mention wins.
+static bool has_feature(const char* features, const char* feat) {
+  bool on = false;
+  size_t n = strlen(feat);
+  const char* p = features;
+  while (p && *p) {
+    const char* comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == n + 1 && strncmp(p + 1, feat, n) == 0) on = (p[0] == '+');
+    p = comma ? comma + 1 : NULL;
+  }
+  return on;
+}
+
+static bool cpu_has_avx512(const char* cpu) {
+  static const char* const avx512_cpus[] = {
+      "skylake-avx512", "cascadelake", "cooperlake", "cannonlake", "icelake-client",
+      "icelake-server", "tigerlake", "sapphirerapids", "rocketlake", "znver4",
+      "x86-64-v4", "knl", "knm", "graniterapids", "emeraldrapids"};
+  for (size_t i = 0; i < sizeof(avx512_cpus) / sizeof(avx512_cpus[0]); ++i) {
+    if (strcmp(cpu, avx512_cpus[i]) == 0) return true;
+  }
+  return false;
+}
+
+static int32_t vector_bytes_for(const mlcc_target_t* t) {
+  switch (t->arch) {
+    case MLCC_ARCH_X86_64:
+      if (has_feature(t->features, "avx512f")) return 64;
+      if (strstr(t->features, "-avx512f") == NULL && cpu_has_avx512(t->cpu)) return 64;
+      return 32;
+    case MLCC_ARCH_AARCH64: return 16;
+    case MLCC_ARCH_RISCV64: return has_feature(t->features, "v") ? 32 : 16;
+    default: return 16;
+  }
+}
+
+static const target_row_t* find_alias(const char* name) {
+  for (size_t i = 0; i < sizeof(target_rows) / sizeof(target_rows[0]); ++i) {
+    if (strcmp(target_rows[i].alias, name) == 0) return &target_rows[i];
+    if (strcmp(target_rows[i].triple, name) == 0) return &target_rows[i];
+  }
+  return NULL;
+}
+
+// Row whose arch matches the first component of |triple|, or NULL.
+static const target_row_t* find_by_triple(const char* triple) {
+  const char* dash = strchr(triple, '-');
+  if (dash == NULL) return NULL;
+  size_t len = (size_t)(dash - triple);
+  for (size_t i = 0; i < sizeof(target_rows) / sizeof(target_rows[0]); ++i) {
+    const char* pre = arch_prefix(&target_rows[i]);
+    if (strlen(pre) == len && strncmp(triple, pre, len) == 0) return &target_rows[i];
+  }
+  // Common spellings of the same arch.
+  if ((len == 5 && strncmp(triple, "arm64", 5) == 0)) return find_alias("aarch64");
+  if ((len == 5 && strncmp(triple, "amd64", 5) == 0)) return find_alias("x86");
+  return NULL;
+}
+
+mlcc_status_t mlcc_target_resolve(const char* name, const char* cpu,
+                                  const char* features, mlcc_target_t* out_target) {
+  memset(out_target, 0, sizeof(*out_target));
+  const target_row_t* row = NULL;
+  char triple[64] = {0};
+  bool host = name == NULL || name[0] == '\0';
+  if (host) {
+    mlcc_llvm_init();
+    char* def = LLVMGetDefaultTargetTriple();
+    char* norm = LLVMNormalizeTargetTriple(def);
+    LLVMDisposeMessage(def);
+    row = find_by_triple(norm);
+    if (row == NULL) {
+      mlcc_status_t s = mlcc_make_status(MLCC_STATUS_NOT_FOUND,
+                                         "host triple '%s' is not a supported target "
+                                         "(use --target=x86|aarch64|riscv)", norm);
+      LLVMDisposeMessage(norm);
+      return s;
+    }
+    LLVMDisposeMessage(norm);
+    // Our table's triple spells the Debian multiarch names the toolchains use.
+    copy_str(triple, sizeof(triple), row->triple);
+  } else {
+    row = find_alias(name);
+    if (row != NULL) {
+      copy_str(triple, sizeof(triple), row->triple);
+    } else {
+      row = find_by_triple(name);
+      if (row == NULL || strlen(name) >= sizeof(triple)) {
+        return mlcc_make_status(MLCC_STATUS_NOT_FOUND,
+                                "unknown target '%s' (known: x86, aarch64, riscv, or a "
+                                "triple starting with x86_64-, aarch64-, riscv64-)",
+                                name);
+      }
+      copy_str(triple, sizeof(triple), name);
+    }
+  }
+  out_target->arch = row->arch;
+  copy_str(out_target->alias, sizeof(out_target->alias), row->alias);
+  copy_str(out_target->triple, sizeof(out_target->triple), triple);
+  copy_str(out_target->cpu, sizeof(out_target->cpu), row->cpu);
+  copy_str(out_target->features, sizeof(out_target->features), row->features);
+  if (cpu != NULL && cpu[0] != '\0') {
+    if (strcmp(cpu, "native") == 0) {
+      // Only meaningful when the target is the host's arch.
+      mlcc_llvm_init();
+      char* def = LLVMGetDefaultTargetTriple();
+      const target_row_t* host_row = find_by_triple(def);
+      LLVMDisposeMessage(def);
+      if (host_row == NULL || host_row->arch != row->arch) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                                "-mcpu=native needs the host's architecture, but the "
+                                "target is %s", out_target->triple);
+      }
+      char* hcpu = LLVMGetHostCPUName();
+      char* hfeat = LLVMGetHostCPUFeatures();
+      copy_str(out_target->cpu, sizeof(out_target->cpu), hcpu);
+      if (strlen(hfeat) >= sizeof(out_target->features)) {
+        // Keep only the enabled features; disabled ones are the default.
+        size_t w = 0;
+        const char* p = hfeat;
+        while (p && *p) {
+          const char* comma = strchr(p, ',');
+          size_t len = comma ? (size_t)(comma - p) : strlen(p);
+          if (p[0] == '+' && w + len + 2 < sizeof(out_target->features)) {
+            if (w) out_target->features[w++] = ',';
+            memcpy(out_target->features + w, p, len);
+            w += len;
+          }
+          p = comma ? comma + 1 : NULL;
+        }
+        out_target->features[w] = '\0';
+      } else {
+        copy_str(out_target->features, sizeof(out_target->features), hfeat);
+      }
+      LLVMDisposeMessage(hcpu);
+      LLVMDisposeMessage(hfeat);
+    } else {
+      if (strlen(cpu) >= sizeof(out_target->cpu)) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "-mcpu value too long");
+      }
+      copy_str(out_target->cpu, sizeof(out_target->cpu), cpu);
+    }
+  }
+  if (features != NULL) {
+    // An explicit -mattr is appended to the defaults/native ones (later wins).
+    size_t have = strlen(out_target->features);
+    if (have + strlen(features) + 2 > sizeof(out_target->features)) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "-mattr value too long");
+    }
+    if (features[0] != '\0') {
+      if (have) strcat(out_target->features, ",");
+      strcat(out_target->features, features);
+    }
+  }
+  out_target->vector_bytes = vector_bytes_for(out_target);
+  return mlcc_ok_status();
+}
+
+void mlcc_target_print_all(void* out) {
+  FILE* f = out;
+  for (size_t i = 0; i < sizeof(target_rows) / sizeof(target_rows[0]); ++i) {
+    const target_row_t* r = &target_rows[i];
+    fprintf(f, "  %-8s %-20s %-14s %s\n", r->alias, r->triple, r->cpu,
+            r->features[0] ? r->features : "-");
+  }
+}

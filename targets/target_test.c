@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests for target resolution (targets/target.c).
+#include "targets/target.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "test.h"
+
+static void test_aliases(void) {
+  mlcc_target_t t;
+  CHECK_OK(mlcc_target_resolve("x86", NULL, NULL, &t));
+  CHECK_EQ_INT(t.arch, MLCC_ARCH_X86_64);
+  CHECK_STREQ(t.triple, "x86_64-linux-gnu");
+  CHECK_STREQ(t.cpu, "x86-64-v3");
+  CHECK_STREQ(t.alias, "x86");
+  CHECK_EQ_INT(t.vector_bytes, 32);
+
+  CHECK_OK(mlcc_target_resolve("aarch64", NULL, NULL, &t));
+  CHECK_EQ_INT(t.arch, MLCC_ARCH_AARCH64);
+  CHECK_STREQ(t.triple, "aarch64-linux-gnu");
+  CHECK_STREQ(t.features, "+neon");
+  CHECK_EQ_INT(t.vector_bytes, 16);
+
+  CHECK_OK(mlcc_target_resolve("riscv", NULL, NULL, &t));
+  CHECK_EQ_INT(t.arch, MLCC_ARCH_RISCV64);
+  CHECK_STREQ(t.cpu, "generic-rv64");
+  CHECK_STREQ(t.features, "+m,+a,+f,+d,+c");
+  CHECK_EQ_INT(t.vector_bytes, 16);
+
+  // -mattr=+v adds RVV to the defaults and widens the vector preference.
+  CHECK_OK(mlcc_target_resolve("riscv", NULL, "+v", &t));
+  CHECK_STREQ(t.features, "+m,+a,+f,+d,+c,+v");
+  CHECK_EQ_INT(t.vector_bytes, 32);
+}
+
+static void test_triples(void) {
+  mlcc_target_t t;
+  CHECK_OK(mlcc_target_resolve("aarch64-unknown-linux-gnu", NULL, NULL, &t));
+  CHECK_EQ_INT(t.arch, MLCC_ARCH_AARCH64);
+  CHECK_STREQ(t.triple, "aarch64-unknown-linux-gnu");
+  CHECK_STREQ(t.alias, "aarch64");
+  CHECK_OK(mlcc_target_resolve("riscv64-linux-gnu", "sifive-u74", NULL, &t));
+  CHECK_EQ_INT(t.arch, MLCC_ARCH_RISCV64);
+  CHECK_STREQ(t.cpu, "sifive-u74");
+  CHECK_OK(mlcc_target_resolve("x86_64-pc-linux-gnu", "skylake-avx512", NULL, &t));
+  CHECK_EQ_INT(t.vector_bytes, 64);
+  CHECK_OK(mlcc_target_resolve("x86", NULL, "+avx512f", &t));
+  CHECK_EQ_INT(t.vector_bytes, 64);
+  CHECK_STREQ(t.features, "+avx512f");
+}
+
+static void test_bad_target(void) {
+  mlcc_target_t t;
+  CHECK_STATUS(mlcc_target_resolve("sparc", NULL, NULL, &t), MLCC_STATUS_NOT_FOUND);
+  CHECK_STATUS(mlcc_target_resolve("mips64-linux-gnu", NULL, NULL, &t),
+               MLCC_STATUS_NOT_FOUND);
+  CHECK_STATUS(mlcc_target_resolve("x86_64", NULL, NULL, &t), MLCC_STATUS_NOT_FOUND);
+  // The message lists the aliases.
+  mlcc_status_t s = mlcc_target_resolve("sparc", NULL, NULL, &t);
+  CHECK(s != NULL && strstr(mlcc_status_message(s), "aarch64") != NULL);
+  mlcc_status_free(s);
+}
+
+static void test_host_and_native(void) {
+  mlcc_target_t t;
+  CHECK_OK(mlcc_target_resolve(NULL, NULL, NULL, &t));
+  CHECK(t.triple[0] != '\0');
+  mlcc_target_t t2;
+  CHECK_OK(mlcc_target_resolve("", NULL, NULL, &t2));
+  CHECK_STREQ(t.triple, t2.triple);
+#if defined(__x86_64__)
+  CHECK_EQ_INT(t.arch, MLCC_ARCH_X86_64);
+  CHECK_OK(mlcc_target_resolve("x86", "native", NULL, &t));
+  CHECK(t.cpu[0] != '\0');
+  // Host features are what matter: the feature string is non-empty and
+  // mentions SSE2, which every x86-64 has.
+  CHECK(strstr(t.features, "+sse2") != NULL);
+  CHECK(t.vector_bytes == 32 || t.vector_bytes == 64);
+  // native for a foreign arch is a usage error.
+  CHECK_STATUS(mlcc_target_resolve("aarch64", "native", NULL, &t),
+               MLCC_STATUS_INVALID_ARGUMENT);
+#endif
+}
+
+static void test_print_all(void) {
+  char buf[1024] = {0};
+  FILE* f = fmemopen(buf, sizeof(buf) - 1, "w");
+  CHECK(f != NULL);
+  if (f == NULL) return;
+  mlcc_target_print_all(f);
+  fclose(f);
+  CHECK(strstr(buf, "x86_64-linux-gnu") != NULL);
+  CHECK(strstr(buf, "aarch64-linux-gnu") != NULL);
+  CHECK(strstr(buf, "riscv64-linux-gnu") != NULL);
+}
+
+int main(void) {
+  RUN(test_aliases);
+  RUN(test_triples);
+  RUN(test_bad_target);
+  RUN(test_host_and_native);
+  RUN(test_print_all);
+  return TEST_EXIT();
+}
