@@ -4,12 +4,20 @@
 # 
 # This file includes the relevant testing commands required for 
 # testing this directory and lists subdirectories to be tested as well.
+add_test([=[unit.depfile_test]=] "/work/main/build/depfile_test")
+set_tests_properties([=[unit.depfile_test]=] PROPERTIES  LABELS "unit" _BACKTRACE_TRIPLES "/work/main/CMakeLists.txt;85;add_test;/work/main/CMakeLists.txt;0;")
+add_test([=[unit.header_test]=] "/work/main/build/header_test")
+set_tests_properties([=[unit.header_test]=] PROPERTIES  LABELS "unit" _BACKTRACE_TRIPLES "/work/main/CMakeLists.txt;85;add_test;/work/main/CMakeLists.txt;0;")
+add_test([=[unit.options_test]=] "/work/main/build/options_test")
+set_tests_properties([=[unit.options_test]=] PROPERTIES  LABELS "unit" _BACKTRACE_TRIPLES "/work/main/CMakeLists.txt;85;add_test;/work/main/CMakeLists.txt;0;")
 add_test([=[unit.status_test]=] "/work/main/build/status_test")
 set_tests_properties([=[unit.status_test]=] PROPERTIES  LABELS "unit" _BACKTRACE_TRIPLES "/work/main/CMakeLists.txt;85;add_test;/work/main/CMakeLists.txt;0;")
 add_test([=[unit.graph_test]=] "/work/main/build/graph_test")
 set_tests_properties([=[unit.graph_test]=] PROPERTIES  LABELS "unit" _BACKTRACE_TRIPLES "/work/main/CMakeLists.txt;85;add_test;/work/main/CMakeLists.txt;0;")
 add_test([=[unit.onnx_import_test]=] "/work/main/build/onnx_import_test")
 set_tests_properties([=[unit.onnx_import_test]=] PROPERTIES  LABELS "unit" _BACKTRACE_TRIPLES "/work/main/CMakeLists.txt;85;add_test;/work/main/CMakeLists.txt;0;")
+add_test([=[unit.infer_test]=] "/work/main/build/infer_test")
+set_tests_properties([=[unit.infer_test]=] PROPERTIES  LABELS "unit" _BACKTRACE_TRIPLES "/work/main/CMakeLists.txt;85;add_test;/work/main/CMakeLists.txt;0;")
 add_test([=[unit.print_test]=] "/work/main/build/print_test")
 set_tests_properties([=[unit.print_test]=] PROPERTIES  LABELS "unit" _BACKTRACE_TRIPLES "/work/main/CMakeLists.txt;85;add_test;/work/main/CMakeLists.txt;0;")
 add_test([=[unit.verify_test]=] "/work/main/build/verify_test")

@@ -201,9 +201,9 @@ mlcc_status_t mlcc_infer_check_rank(const mlcc_node_t* node, const mlcc_value_t*
 mlcc_status_t mlcc_infer_broadcast2(const mlcc_node_t* node, const mlcc_shape_t* a,
                                     const char* a_name, const mlcc_shape_t* b,
                                     const char* b_name, mlcc_shape_t* out_shape) {
+  // |out_shape| may alias |a| or |b|: build the result in |r| first.
   mlcc_shape_t r;
   memset(&r, 0, sizeof(r));
-  memset(out_shape, 0, sizeof(*out_shape));
   r.rank = a->rank > b->rank ? a->rank : b->rank;
   for (int32_t k = 0; k < r.rank; ++k) {
     int32_t ia = a->rank - r.rank + k, ib = b->rank - r.rank + k;
@@ -215,12 +215,14 @@ mlcc_status_t mlcc_infer_broadcast2(const mlcc_node_t* node, const mlcc_shape_t*
       r.dims[k] = db;
     } else {
       char sa[MLCC_INFER_SHAPE_BUF], sb[MLCC_INFER_SHAPE_BUF];
-      return mlcc_make_status(
+      mlcc_status_t st = mlcc_make_status(
           MLCC_STATUS_INVALID_MODEL,
           "%s needs broadcastable inputs (each dim equal or 1, aligned from the right); "
           "got %s%s and %s%s, which clash at output dim %d (%lld vs %lld)",
           mlcc_infer_op(node), a_name, mlcc_infer_fmt_shape(a, sa), b_name,
           mlcc_infer_fmt_shape(b, sb), (int)k, (long long)da, (long long)db);
+      memset(out_shape, 0, sizeof(*out_shape));
+      return st;
     }
   }
   *out_shape = r;

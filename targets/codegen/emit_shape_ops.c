@@ -1042,10 +1042,11 @@ mlcc_status_t mlcc_emit_resize(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "extrapolation_value", 0.0f, &extrap_f));
     static const char* const coords[] = {"half_pixel", "asymmetric", "align_corners",
                                          "pytorch_half_pixel", "tf_half_pixel_for_nearest",
-                                         "tf_crop_and_resize"};
+                                         "tf_crop_and_resize", "tf_half_pixel_for_nn"};
     static const char* const nearests[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
                                            "ceil"};
-    coord = parse_enum(s_coord, coords, 6);
+    coord = parse_enum(s_coord, coords, 7);
+    if (coord == 6) coord = COORD_TF_HALF_PIXEL_NN;  // the spelling ONNX uses
     nearest = parse_enum(s_nearest, nearests, 4);
     if (coord < 0 || nearest < 0) {
       return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
