@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "driver/archive.h"
+#include "driver/cleanup.h"
 #include "driver/depfile.h"
 #include "driver/fsutil.h"
 #include "driver/header.h"
@@ -59,6 +60,9 @@ struct mlcc_compilation_t {
   uint32_t n_kernels_compiled;    // distinct kernels
   mlcc_staged_file_t staged[kMaxStaged];
   uint32_t n_staged;
+  char* created_dirs[32];         // output folders made by this run (mkdir -p)
+  uint32_t n_created_dirs;
+  bool committed;                 // outputs published: keep created_dirs
 };
 
 static mlcc_status_t oom(void) {
@@ -432,6 +436,7 @@ static mlcc_status_t stage(mlcc_compilation_t* c, const char* path, const void* 
                            size_t size) {
   if (c->n_staged >= kMaxStaged) return mlcc_make_status(MLCC_STATUS_INTERNAL, "too many outputs");
   MLCC_RETURN_IF_ERROR(mlcc_fs_stage(path, data, size, &c->staged[c->n_staged]));
+  mlcc_cleanup_add_file(c->staged[c->n_staged].tmp_path);
   c->n_staged++;
   return mlcc_ok_status();
 }
@@ -683,8 +688,12 @@ static mlcc_status_t run_archive(mlcc_compilation_t* c) {
   mlcc_status_t s = mlcc_job_spawn(argv);
   free(argv);
   if (s != NULL) {
-    return mlcc_status_annotate(s, "cannot create '%s' (set $MLCC_AR to choose the archiver)",
-                                c->output);
+    bool not_found = mlcc_status_code(s) == MLCC_STATUS_NOT_FOUND;
+    mlcc_status_t r = mlcc_make_status(mlcc_status_code(s), "cannot create '%s': %s%s",
+                                       c->output, mlcc_status_message(s),
+                                       not_found ? " (set $MLCC_AR to choose the archiver)" : "");
+    mlcc_status_free(s);
+    return r;
   }
   if (c->n_staged >= kMaxStaged) return mlcc_make_status(MLCC_STATUS_INTERNAL, "too many outputs");
   MLCC_RETURN_IF_ERROR(mlcc_fs_stage_existing(c->archive_tmp, c->output, &c->staged[c->n_staged]));
@@ -724,9 +733,22 @@ static mlcc_status_t run_depfile(mlcc_compilation_t* c) {
 mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
   const mlcc_options_t* o = c->options;
   const char* tmpdir = ".";
+  // Output folders are created like ninja does (and removed again on failure).
+  if (strcmp(c->output, "-") != 0) {
+    MLCC_RETURN_IF_ERROR(mlcc_fs_mkdirs(c->out_dir, c->created_dirs, 32, &c->n_created_dirs));
+  }
+  if (c->depfile_path != NULL) {
+    char* dep_dir = mlcc_fs_dirname(c->depfile_path);
+    if (dep_dir == NULL) return oom();
+    mlcc_status_t s = mlcc_fs_mkdirs(dep_dir, c->created_dirs, 32, &c->n_created_dirs);
+    free(dep_dir);
+    MLCC_RETURN_IF_ERROR(s);
+  }
+  for (uint32_t i = 0; i < c->n_created_dirs; ++i) mlcc_cleanup_add_empty_dir(c->created_dirs[i]);
   if (o->emit == MLCC_EMIT_LIB) {
     MLCC_RETURN_IF_ERROR(mlcc_tempdir_create(c->out_dir, &c->tempdir));
     tmpdir = c->tempdir.path;
+    mlcc_cleanup_add_dir_tree(c->tempdir.path);
   }
   MLCC_RETURN_IF_ERROR(bind_jobs(c, tmpdir, NULL, 0));
   if (o->verbose) {
@@ -771,14 +793,17 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
   }
   // Everything succeeded: publish the outputs (output, header, depfile last).
   for (uint32_t i = 0; i < c->n_staged; ++i) {
+    mlcc_cleanup_remove(c->staged[i].tmp_path);
     MLCC_RETURN_IF_ERROR(mlcc_fs_staged_commit(&c->staged[i]));
   }
   c->n_staged = 0;
+  c->committed = true;
   if (o->verbose && c->graph != NULL) {
     if (emits_objects(o->emit)) {
-      fprintf(c->diag, "mlcc: %u kernels compiled", c->n_kernels_compiled);
+      fprintf(c->diag, "mlcc: %u kernel%s compiled", c->n_kernels_compiled,
+              c->n_kernels_compiled == 1 ? "" : "s");
       if (c->n_kernels_total != c->n_kernels_compiled) {
-        fprintf(c->diag, " (%u kernel groups, %u shared)", c->n_kernels_total,
+        fprintf(c->diag, " for %u kernel groups (%u shared)", c->n_kernels_total,
                 c->n_kernels_total - c->n_kernels_compiled);
       }
       fprintf(c->diag, "\n");
@@ -791,8 +816,18 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
 
 void mlcc_compilation_destroy(mlcc_compilation_t* c) {
   if (c == NULL) return;
-  for (uint32_t i = 0; i < c->n_staged; ++i) mlcc_fs_staged_discard(&c->staged[i]);
+  for (uint32_t i = 0; i < c->n_staged; ++i) {
+    mlcc_cleanup_remove(c->staged[i].tmp_path);
+    mlcc_fs_staged_discard(&c->staged[i]);
+  }
+  mlcc_cleanup_remove(c->tempdir.path);
   mlcc_tempdir_remove(&c->tempdir);
+  for (uint32_t i = 0; i < c->n_created_dirs; ++i) mlcc_cleanup_remove(c->created_dirs[i]);
+  if (c->committed) {
+    for (uint32_t i = 0; i < c->n_created_dirs; ++i) free(c->created_dirs[i]);
+  } else {
+    mlcc_fs_remove_dirs(c->created_dirs, c->n_created_dirs);
+  }
   if (c->graph != NULL) mlcc_graph_destroy(c->graph);
   mlcc_arena_deinit(&c->arena);
   free(c);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/cleanup.h"
 #include "driver/compilation.h"
 #include "driver/options.h"
 #include "ir/base/status.h"
@@ -96,6 +97,7 @@ int mlcc_driver_main(int argc, char** argv) {
     mlcc_options_deinit(&options);
     return report_usage(mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "no input model"));
   }
+  mlcc_cleanup_install();
   mlcc_compilation_t* compilation = NULL;
   s = mlcc_compilation_create(&options, stderr, &compilation);
   if (s == NULL) {

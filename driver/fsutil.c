@@ -236,6 +236,42 @@ mlcc_status_t mlcc_fs_write_atomic(const char* final_path, const void* data, siz
   return mlcc_fs_staged_commit(&staged);
 }
 
+mlcc_status_t mlcc_fs_mkdirs(const char* dir, char** created, uint32_t cap,
+                             uint32_t* inout_n_created) {
+  struct stat st;
+  if (stat(dir, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return mlcc_ok_status();
+    return mlcc_make_status(MLCC_STATUS_IO, "cannot create directory '%s': not a directory",
+                            dir);
+  }
+  char* parent = mlcc_fs_dirname(dir);
+  if (parent == NULL) return oom();
+  mlcc_status_t s = mlcc_ok_status();
+  if (strcmp(parent, dir) != 0 && strcmp(parent, ".") != 0 && strcmp(parent, "/") != 0) {
+    s = mlcc_fs_mkdirs(parent, created, cap, inout_n_created);
+  }
+  free(parent);
+  MLCC_RETURN_IF_ERROR(s);
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    return mlcc_make_status(MLCC_STATUS_IO, "cannot create directory '%s': %s", dir,
+                            strerror(errno));
+  }
+  if (*inout_n_created < cap) {
+    char* copy = strdup(dir);
+    if (copy == NULL) return oom();
+    created[(*inout_n_created)++] = copy;
+  }
+  return mlcc_ok_status();
+}
+
+void mlcc_fs_remove_dirs(char** dirs, uint32_t n_dirs) {
+  for (uint32_t i = n_dirs; i-- > 0;) {
+    rmdir(dirs[i]);
+    free(dirs[i]);
+    dirs[i] = NULL;
+  }
+}
+
 mlcc_status_t mlcc_tempdir_create(const char* dir, mlcc_tempdir_t* out_tempdir) {
   out_tempdir->path = NULL;
   char* tmpl = mlcc_fs_join(dir, ".mlcc-tmp-XXXXXX");

@@ -67,6 +67,17 @@ void mlcc_fs_staged_discard(mlcc_staged_file_t* staged);
 // Stage + commit in one step: an atomic whole-file write.
 mlcc_status_t mlcc_fs_write_atomic(const char* final_path, const void* data, size_t size);
 
+// Creates |dir| and its missing parents (mode 0777 & ~umask), like mkdir -p.
+// Appends each directory it created (malloc'ed, outermost first) to
+// |created| (capacity |cap|; further ones are created but not recorded) so a
+// failed run can remove them again with mlcc_fs_remove_dirs. IO naming the
+// directory on failure (e.g. a parent is a regular file).
+mlcc_status_t mlcc_fs_mkdirs(const char* dir, char** created, uint32_t cap,
+                             uint32_t* inout_n_created);
+// rmdir()s |dirs| in reverse order (ignoring failures: a directory someone
+// else filled stays) and frees the strings.
+void mlcc_fs_remove_dirs(char** dirs, uint32_t n_dirs);
+
 // A private directory (mkdtemp) for intermediate files.
 typedef struct mlcc_tempdir_t {
   char* path;  // owned; NULL when not created

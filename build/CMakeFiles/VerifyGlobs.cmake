@@ -6,6 +6,7 @@ cmake_policy(SET CMP0009 NEW)
 file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/driver/*.c")
 set(OLD_GLOB
   "/work/main/driver/archive.c"
+  "/work/main/driver/cleanup.c"
   "/work/main/driver/compilation.c"
   "/work/main/driver/depfile.c"
   "/work/main/driver/depfile_test.c"

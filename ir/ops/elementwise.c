@@ -223,7 +223,7 @@ static mlcc_status_t check_clip(mlcc_node_t* node, const mlcc_value_t* x) {
     MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "input", b, kNames[i]));
     // The spec says scalar; exporters also emit shape [1], which every
     // runtime accepts, so any single-element tensor is allowed.
-    int64_t n = mlcc_shape_numel_unchecked(&b->shape);
+    int64_t n = mlcc_infer_numel(&b->shape);
     if (n != 1) {
       char sb[MLCC_INFER_SHAPE_BUF];
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
@@ -334,7 +334,7 @@ mlcc_status_t mlcc_infer_dropout(mlcc_node_t* node) {
       MLCC_RETURN_IF_ERROR(mlcc_infer_const_input(node, 2, "training_mode",
                                                   "inference vs training switch", false,
                                                   &training));
-      if (mlcc_shape_numel_unchecked(&training->shape) != 1) {
+      if (mlcc_infer_numel(&training->shape) != 1) {
         return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                                 "Dropout input 'training_mode' must be a scalar");
       }

@@ -123,6 +123,10 @@ mlcc_status_t mlcc_infer_axes_mask(const mlcc_node_t* node, const char* what,
 mlcc_status_t mlcc_infer_set_output(mlcc_node_t* node, uint32_t i, mlcc_dtype_t dtype,
                                     const mlcc_shape_t* shape);
 
+// Element count of |shape|, or -1 if it has a negative dim or the product
+// overflows int64 (input shapes are not trusted to be in range).
+int64_t mlcc_infer_numel(const mlcc_shape_t* shape);
+
 // Checked dim arithmetic with an INVALID_MODEL naming |what| on overflow.
 mlcc_status_t mlcc_infer_mul(const mlcc_node_t* node, const char* what, int64_t a,
                              int64_t b, int64_t* out);

@@ -164,6 +164,10 @@ static const char* dtype_kinds(uint32_t allowed) {
     case MLCC_INFER_DT_NUMERIC: return "numeric (not bool)";
     case MLCC_INFER_DT_FLOAT | MLCC_INFER_DT_SINT: return "a float or signed integer type";
     case MLCC_INFER_DT_FLOAT | MLCC_INFER_DT_INT32_64: return "a float type, int32 or int64";
+    case MLCC_INFER_DT_FLOAT | MLCC_INFER_DT_INT32_64 | MLCC_INFER_DT_UINT:
+      return "a float type, int32, int64 or an unsigned integer type";
+    case MLCC_INFER_DT_BOOL | MLCC_INFER_DT_INT32_64: return "bool, int32 or int64";
+    case MLCC_INFER_DT_ANY: return "numeric or bool";
     default: return "one of the types the operator's spec allows";
   }
 }
@@ -342,4 +346,15 @@ mlcc_status_t mlcc_infer_add(const mlcc_node_t* node, const char* what, int64_t 
   return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                           "%s %s overflows int64 (%lld + %lld)", mlcc_infer_op(node), what,
                           (long long)a, (long long)b);
+}
+
+int64_t mlcc_infer_numel(const mlcc_shape_t* shape) {
+  int64_t n = 1;
+  bool overflow = false;
+  for (int32_t d = 0; d < shape->rank && d < MLCC_MAX_RANK; ++d) {
+    if (shape->dims[d] < 0) return -1;
+    if (shape->dims[d] == 0) return 0;
+    if (!overflow && !mlcc_checked_mul_i64(n, shape->dims[d], &n)) overflow = true;
+  }
+  return overflow ? -1 : n;
 }

@@ -262,7 +262,7 @@ mlcc_status_t mlcc_infer_slice(mlcc_node_t* node) {
 static mlcc_status_t check_const_indices(const mlcc_node_t* node, const mlcc_value_t* idx,
                                          int64_t dim, int32_t axis) {
   if (idx->kind != MLCC_VALUE_CONSTANT || idx->data == NULL) return mlcc_ok_status();
-  int64_t n = mlcc_shape_numel_unchecked(&idx->shape);
+  int64_t n = mlcc_infer_numel(&idx->shape);
   for (int64_t k = 0; k < n; ++k) {
     int64_t v = mlcc_value_const_i64(idx, k);
     if (v < -dim || v >= dim) {
@@ -397,7 +397,13 @@ mlcc_status_t mlcc_infer_reshape(mlcc_node_t* node) {
                             "Reshape has no 'allowzero' before opset 14; the node has opset %d",
                             (int)node->opset);
   }
-  int64_t in_numel = mlcc_shape_numel_unchecked(&x->shape);
+  int64_t in_numel = mlcc_infer_numel(&x->shape);
+  if (in_numel < 0) {
+    char sb[MLCC_INFER_SHAPE_BUF];
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Reshape input %s has an element count that overflows int64",
+                            mlcc_infer_fmt_shape(&x->shape, sb));
+  }
   mlcc_shape_t y = shape_of_rank((int32_t)n);
   int32_t infer_at = -1;
   bool has_zero = false;
@@ -571,10 +577,10 @@ mlcc_status_t mlcc_infer_unsqueeze(mlcc_node_t* node) {
                             (int)node->opset);
   }
   mlcc_value_t* av = mlcc_node_input(node, 1);
-  if (av != NULL && av->shape.rank == 1 && av->shape.dims[0] + x->shape.rank > MLCC_MAX_RANK) {
+  if (av != NULL && av->shape.rank == 1 && av->shape.dims[0] > MLCC_MAX_RANK - x->shape.rank) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "Unsqueeze output would have rank %lld; mlcc supports rank <= %d",
-                            (long long)(av->shape.dims[0] + x->shape.rank), MLCC_MAX_RANK);
+                            "Unsqueeze with %lld axes on rank %d would exceed rank %d",
+                            (long long)av->shape.dims[0], (int)x->shape.rank, MLCC_MAX_RANK);
   }
   MLCC_RETURN_IF_ERROR(read_sq_axes(node, axes, &n, &present));
   if (!present || n == 0) {
@@ -703,7 +709,7 @@ mlcc_status_t mlcc_infer_pad(mlcc_node_t* node) {
                                                 &cv));
     if (cv != NULL) {
       MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "data", cv, "constant_value"));
-      if (mlcc_shape_numel_unchecked(&cv->shape) != 1) {
+      if (mlcc_infer_numel(&cv->shape) != 1) {
         char sb[MLCC_INFER_SHAPE_BUF];
         return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                                 "Pad input 'constant_value' must be a scalar; got shape %s",
@@ -953,7 +959,7 @@ mlcc_status_t mlcc_infer_constant_of_shape(mlcc_node_t* node) {
   mlcc_dtype_t dt = MLCC_DTYPE_F32;
   const mlcc_attr_t* v = mlcc_node_attr(node, "value");
   if (v != NULL) {
-    if (v->kind != MLCC_ATTR_TENSOR || mlcc_shape_numel_unchecked(&v->t_shape) != 1) {
+    if (v->kind != MLCC_ATTR_TENSOR || mlcc_infer_numel(&v->t_shape) != 1) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                               "ConstantOfShape attribute 'value' must be a one-element tensor");
     }
@@ -977,7 +983,7 @@ mlcc_status_t mlcc_infer_range(mlcc_node_t* node) {
     MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(
         node, in[i], kNames[i], MLCC_INFER_DT_FLOAT | MLCC_INFER_DT_SINT));
     if (i > 0) MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, in[0], "start", in[i], kNames[i]));
-    if (mlcc_shape_numel_unchecked(&in[i]->shape) != 1 || in[i]->shape.rank > 1) {
+    if (mlcc_infer_numel(&in[i]->shape) != 1 || in[i]->shape.rank > 1) {
       char sb[MLCC_INFER_SHAPE_BUF];
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                               "Range input '%s' must be a scalar; got shape %s", kNames[i],

@@ -265,6 +265,8 @@ mlcc_status_t mlcc_emit_dropout(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 // Concat, Split
 //===----------------------------------------------------------------------===//
 
+// Concat: each input is copied into its slab of the output along |axis|.
+// INVALID_MODEL if the shapes do not tile the output.
 mlcc_status_t mlcc_emit_concat(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, out, "output 0"));
@@ -304,6 +306,8 @@ mlcc_status_t mlcc_emit_concat(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   return mlcc_ok_status();
 }
 
+// Split: each present output k gets its slab of the input along |axis|
+// (sizes from the 'split' input/attribute, else the output shapes).
 mlcc_status_t mlcc_emit_split(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, in, "input 0"));
@@ -385,6 +389,9 @@ mlcc_status_t mlcc_emit_split(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+// Slice (opset < 10: attributes; 10+: constant inputs incl. negative steps),
+// clamped per the spec; iterates over the output. UNIMPLEMENTED if a bound
+// is not constant.
 mlcc_status_t mlcc_emit_slice(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
@@ -485,6 +492,8 @@ mlcc_status_t mlcc_emit_slice(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 // Gather, GatherElements
 //===----------------------------------------------------------------------===//
 
+// Gather along any axis; negative indices wrap, out-of-range ones clamp
+// (never read out of bounds).
 mlcc_status_t mlcc_emit_gather(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* data = mlcc_node_input(node, 0);
   const mlcc_value_t* ind = mlcc_node_input(node, 1);
@@ -539,6 +548,7 @@ mlcc_status_t mlcc_emit_gather(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   return st;
 }
 
+// GatherElements: out[i] = data[i with i[axis] = indices[i]], indices as Gather.
 mlcc_status_t mlcc_emit_gather_elements(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* data = mlcc_node_input(node, 0);
   const mlcc_value_t* ind = mlcc_node_input(node, 1);
@@ -590,6 +600,7 @@ mlcc_status_t mlcc_emit_gather_elements(mlcc_emit_ctx_t* ctx, const mlcc_node_t*
 // Transpose, Expand, Tile
 //===----------------------------------------------------------------------===//
 
+// Transpose by 'perm' (default: reversed). INVALID_MODEL for a bad perm.
 mlcc_status_t mlcc_emit_transpose(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
@@ -625,6 +636,7 @@ mlcc_status_t mlcc_emit_transpose(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
   return affine_copy(ctx, node, 0, in, r, out->shape.dims, 0, ic, 0, os);
 }
 
+// Expand: numpy broadcast of the input to the (inferred) output shape.
 mlcc_status_t mlcc_emit_expand(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
@@ -650,6 +662,7 @@ mlcc_status_t mlcc_emit_expand(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   return affine_copy(ctx, node, 0, in, ro, out->shape.dims, 0, ic, 0, os);
 }
 
+// Tile: out[i] = in[i mod in_dims], iterated as (repeat, index) pairs.
 mlcc_status_t mlcc_emit_tile(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
@@ -686,6 +699,8 @@ mlcc_status_t mlcc_emit_tile(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 // Pad
 //===----------------------------------------------------------------------===//
 
+// Pad modes constant/reflect/edge (opset < 11: attributes pads/value;
+// 11+: constant inputs). Negative pads crop.
 mlcc_status_t mlcc_emit_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
@@ -1009,6 +1024,9 @@ static mlcc_status_t resize_emit(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   return st;
 }
 
+// Resize nearest/linear/cubic over every dim with all coordinate modes of
+// opsets 10-17; per-dim tap tables are computed at compile time from the
+// constant scales/sizes/roi (the ONNX reference's 1-D interpolation rules).
 mlcc_status_t mlcc_emit_resize(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
@@ -1129,6 +1147,7 @@ mlcc_status_t mlcc_emit_resize(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 // Shape, Size, Constant, ConstantOfShape, Range
 //===----------------------------------------------------------------------===//
 
+// Shape (with opset-15 start/end) and Size: stores compile-time dims.
 mlcc_status_t mlcc_emit_shape(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
@@ -1211,6 +1230,8 @@ static mlcc_status_t fill_from_bytes(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   return s;
 }
 
+// Constant (value tensor or value_float(s)/value_int(s)) and ConstantOfShape
+// (value attribute, default float 0). Payloads become private constant data.
 mlcc_status_t mlcc_emit_constant(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, out, "output 0"));
@@ -1241,9 +1262,6 @@ mlcc_status_t mlcc_emit_constant(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
       return fill_from_bytes(ctx, node, out, MLCC_DTYPE_I64, &a->i, 1);
     }
     if (strcmp(a->name, "value_floats") == 0 && a->kind == MLCC_ATTR_FLOATS) {
-      if (a->count == 1 && out->shape.rank == 1) {
-        return fill_from_bytes(ctx, node, out, MLCC_DTYPE_F32, a->floats, 1);
-      }
       return fill_from_bytes(ctx, node, out, MLCC_DTYPE_F32, a->floats, a->count);
     }
     if (strcmp(a->name, "value_ints") == 0 && a->kind == MLCC_ATTR_INTS) {
@@ -1254,6 +1272,7 @@ mlcc_status_t mlcc_emit_constant(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
                           "Constant needs a 'value' tensor or value_float(s)/value_int(s)");
 }
 
+// Range: out[i] = start + i*delta with constant start/delta.
 mlcc_status_t mlcc_emit_range(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, out, "output 0"));

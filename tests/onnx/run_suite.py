@@ -98,6 +98,9 @@ def main():
             json.dump(results, f, indent=1, sort_keys=True)
     if args.list_passing:
         with open(args.list_passing, "w") as f:
+            f.write("# ONNX backend node tests that pass on %s; CTest registers each.\n"
+                    "# Regenerate: tests/onnx/run_suite.py --mlcc build/mlcc "
+                    "--list-passing tests/onnx/node_cases.txt\n" % args.target)
             for n in sorted(results):
                 if results[n]["outcome"] == "pass":
                     f.write(n + "\n")

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "driver/cleanup.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum { kSlots = 16 };
+enum { KIND_NONE = 0, KIND_TREE, KIND_FILE, KIND_DIR };
+
+typedef struct slot_t {
+  _Atomic(const char*) path;
+  atomic_int kind;
+} slot_t;
+
+static slot_t slots[kSlots];
+static atomic_bool installed;
+
+static void add(const char* path, int kind) {
+  for (int i = 0; i < kSlots; ++i) {
+    const char* expected = NULL;
+    if (atomic_compare_exchange_strong(&slots[i].path, &expected, path)) {
+      atomic_store(&slots[i].kind, kind);
+      return;
+    }
+  }
+}
+
+void mlcc_cleanup_add_dir_tree(const char* path) { add(path, KIND_TREE); }
+void mlcc_cleanup_add_file(const char* path) { add(path, KIND_FILE); }
+void mlcc_cleanup_add_empty_dir(const char* path) { add(path, KIND_DIR); }
+
+void mlcc_cleanup_remove(const char* path) {
+  for (int i = 0; i < kSlots; ++i) {
+    const char* expected = path;
+    if (path != NULL && atomic_compare_exchange_strong(&slots[i].path, &expected, NULL)) {
+      atomic_store(&slots[i].kind, KIND_NONE);
+    }
+  }
+}
+
+// Unlinks every entry of the flat directory |path| with getdents64 (opendir
+// is not async-signal-safe), then the directory.
+static void remove_tree(const char* path) {
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    char buf[4096] __attribute__((aligned(8)));
+    for (;;) {
+      long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+      if (n <= 0) break;
+      for (long off = 0; off < n;) {
+        // struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name.
+        unsigned short reclen;
+        memcpy(&reclen, buf + off + 16, sizeof(reclen));
+        const char* name = buf + off + 19;
+        if (!(name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))) {
+          unlinkat(fd, name, 0);
+        }
+        if (reclen == 0) break;
+        off += reclen;
+      }
+    }
+    close(fd);
+  }
+  rmdir(path);
+}
+
+static void on_signal(int sig) {
+  // Files first, then trees, then created folders from the innermost out.
+  for (int i = 0; i < kSlots; ++i) {
+    const char* p = atomic_load(&slots[i].path);
+    if (p != NULL && atomic_load(&slots[i].kind) == KIND_FILE) unlink(p);
+  }
+  for (int i = 0; i < kSlots; ++i) {
+    const char* p = atomic_load(&slots[i].path);
+    if (p != NULL && atomic_load(&slots[i].kind) == KIND_TREE) remove_tree(p);
+  }
+  for (int i = kSlots; i-- > 0;) {
+    const char* p = atomic_load(&slots[i].path);
+    if (p != NULL && atomic_load(&slots[i].kind) == KIND_DIR) rmdir(p);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void mlcc_cleanup_install(void) {
+  if (atomic_exchange(&installed, true)) return;
+  static const int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < sizeof(kSignals) / sizeof(kSignals[0]); ++i) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    // Keep an inherited "ignore" (e.g. nohup) as it is.
+    struct sigaction old;
+    if (sigaction(kSignals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(kSignals[i], &sa, NULL);
+  }
+}

@@ -1,0 +1,438 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Black-box tests of the mlcc command line (DESIGN.md sections 2-3).
+
+usage: driver_test.py MLCC CASE      (CASE: one of the functions named case_*)
+
+Each case runs in a fresh temporary directory, builds the small ONNX models it
+needs with the onnx package, runs mlcc as a subprocess and checks exit codes,
+messages and files. Exit 0 = pass, 1 = fail.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+MLCC = None
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def run(*args, cwd=None, env=None, stdin=subprocess.DEVNULL):
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    p = subprocess.run([MLCC, *args], cwd=cwd, env=full_env, stdin=stdin,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    out = p.stdout.decode(errors="replace")
+    err = p.stderr.decode(errors="replace")
+    print("$ mlcc " + " ".join(args) + f"  -> {p.returncode}")
+    if out:
+        print("  stdout: " + out[:2000].replace("\n", "\n          "))
+    if err:
+        print("  stderr: " + err[:2000].replace("\n", "\n          "))
+    return p.returncode, out, err
+
+
+def listing(d):
+    return sorted(os.path.relpath(os.path.join(r, f), d)
+                  for r, ds, fs in os.walk(d) for f in fs + ds)
+
+
+# --- models --------------------------------------------------------------------
+
+def tiny_model(path, external=None, twin=False):
+    """y = Relu(x @ W + b) + x2 with x:[2,4], W:[4,3], b:[3], x2:[2,3].
+    With |twin|, also z = Relu(x @ W2 + b2) + x2: the same kernel with other weights."""
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((4, 3)).astype(np.float32)
+    b = rng.standard_normal((3,)).astype(np.float32)
+    nodes = [
+        helper.make_node("MatMul", ["x", "W"], ["mm"], name="mm"),
+        helper.make_node("Add", ["mm", "b"], ["biased"], name="bias"),
+        helper.make_node("Relu", ["biased"], ["act"], name="relu"),
+        helper.make_node("Add", ["act", "x2"], ["y"], name="skip"),
+    ]
+    inits = [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "b")]
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])]
+    if twin:
+        w2 = rng.standard_normal((4, 3)).astype(np.float32)
+        b2 = rng.standard_normal((3,)).astype(np.float32)
+        nodes += [
+            helper.make_node("MatMul", ["x", "W2"], ["mm2"], name="mm2"),
+            helper.make_node("Add", ["mm2", "b2"], ["biased2"], name="bias2"),
+            helper.make_node("Relu", ["biased2"], ["act2"], name="relu2"),
+            helper.make_node("Add", ["act2", "x2"], ["z"], name="skip2"),
+        ]
+        inits += [numpy_helper.from_array(w2, "W2"), numpy_helper.from_array(b2, "b2")]
+        outputs.append(helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 3]))
+    graph = helper.make_graph(
+        nodes, "tiny",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4]),
+         helper.make_tensor_value_info("x2", TensorProto.FLOAT, [2, 3])],
+        outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    if external:
+        onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                        location=external, size_threshold=0)
+    else:
+        onnx.save_model(model, path)
+    return (w, b, w2, b2) if twin else (w, b)
+
+
+def unsupported_model(path):
+    nodes = [helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("FrobnicateXyz", ["r"], ["y"], name="frob")]
+    graph = helper.make_graph(
+        nodes, "bad", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save_model(model, path)
+
+
+# --- cases ---------------------------------------------------------------------
+
+def case_version(d):
+    rc, out, _ = run("--version")
+    check(rc == 0, "exit 0")
+    check("mlcc version 0.1.0" in out, "version line")
+    check("LLVM 16." in out, "LLVM version")
+    for t in ("x86_64-linux-gnu", "aarch64-linux-gnu", "riscv64-linux-gnu"):
+        check(t in out, f"target {t} listed")
+
+
+def case_help(d):
+    rc, out, _ = run("--help")
+    check(rc == 0, "exit 0")
+    for s in ("USAGE: mlcc [options] model.onnx", "--emit=KIND", "-o FILE", "-MF FILE", "-###",
+              "--input-shape", "-mcpu=CPU", "--print-targets"):
+        check(s in out, f"help mentions {s}")
+
+
+def case_print_targets(d):
+    rc, out, _ = run("--print-targets")
+    check(rc == 0, "exit 0")
+    lines = [l.split() for l in out.splitlines() if l.strip()]
+    aliases = [l[0] for l in lines]
+    check(aliases == ["x86", "aarch64", "riscv"], f"aliases {aliases}")
+    check(lines[0][1] == "x86_64-linux-gnu", "x86 triple")
+
+
+def case_print_jobs(d):
+    tiny_model(os.path.join(d, "tiny.onnx"))
+    before = listing(d)
+    rc, out, err = run("-###", "tiny.onnx", "--target=aarch64", "-o", "out/libtiny.a", cwd=d)
+    check(rc == 0, "exit 0")
+    check(listing(d) == before, "-### wrote nothing")
+    check("Target: aarch64-linux-gnu" in err, "resolved triple printed")
+    check("CPU: generic" in err and "Features: +neon" in err, "cpu and features printed")
+    lines = err.splitlines()
+    ar = [l for l in lines if '"rcsD"' in l]
+    check(len(ar) == 1, "one archiver job")
+    check('llvm-ar' in ar[0] and '"out/.mlcc-tmp-' in ar[0] and 'tiny_entry.o"' in ar[0],
+          "archiver job names the temporary archive and the entry object")
+    check(any(l.startswith(' "mlcc" "-cc1" "import" "tiny.onnx"') for l in lines), "import job")
+    check(any('"header"' in l and '"out/tiny.h"' in l for l in lines), "header job beside output")
+    # Every job line is fully quoted.
+    for l in lines:
+        if l.startswith(" "):
+            check(all(tok.startswith('"') and tok.endswith('"') for tok in l.split()),
+                  f"quoted: {l}")
+    # $MLCC_AR picks the archiver.
+    rc, _, err = run("-###", "tiny.onnx", env={"MLCC_AR": "/opt/my ar"}, cwd=d)
+    check(rc == 0 and '"/opt/my ar" "rcsD"' in err, "MLCC_AR used and quoted")
+    check(listing(d) == before, "-### wrote nothing (2)")
+
+
+def case_bad_flag(d):
+    rc, _, err = run("--emitt=ll", "model.onnx")
+    check(rc == 2, "unknown flag exits 2")
+    check("mlcc: error: unknown option '--emitt=ll'; did you mean '--emit=ll'?" in err,
+          "did you mean")
+    check("--help" in err, "hint to --help")
+    rc, _, err = run()
+    check(rc == 2 and "no input" in err, "no input exits 2")
+    rc, _, err = run("--emit=library", "m.onnx")
+    check(rc == 2 and "--emit" in err, "bad --emit value exits 2")
+    rc, _, err = run("-O7", "m.onnx")
+    check(rc == 2 and "-O7" in err, "bad -O exits 2")
+    tiny_model(os.path.join(d, "tiny.onnx"))
+    rc, _, err = run("--target=sparc", "tiny.onnx", cwd=d)
+    check(rc == 2 and "sparc" in err, "unknown target exits 2")
+    rc, _, err = run("--name=9bad", "tiny.onnx", cwd=d)
+    check(rc == 2 and "9bad" in err, "invalid --name exits 2")
+    rc, _, err = run("--passes=dce,nosuchpass", "--emit=ir", "tiny.onnx", cwd=d)
+    check(rc == 2 and "nosuchpass" in err, "unknown pass exits 2")
+    check(listing(d) == ["tiny.onnx"], "usage errors write nothing")
+
+
+def case_missing_input(d):
+    rc, _, err = run("no/such/model.onnx", cwd=d)
+    check(rc == 1, "exit 1")
+    check("no/such/model.onnx" in err, "path in message")
+    check("No such file" in err, "reason in message")
+    check(listing(d) == [], "nothing written")
+
+
+def case_truncated_model(d):
+    tiny_model(os.path.join(d, "full.onnx"))
+    data = open(os.path.join(d, "full.onnx"), "rb").read()
+    with open(os.path.join(d, "cut.onnx"), "wb") as f:
+        f.write(data[: len(data) // 2])
+    rc, _, err = run("cut.onnx", cwd=d)
+    check(rc == 1, f"exit 1 (got {rc})")
+    check(err.startswith("cut.onnx: ") or "cut.onnx" in err, "path in message")
+    check("error:" in err, "error rendered")
+    open(os.path.join(d, "empty.onnx"), "wb").close()
+    rc, _, err = run("empty.onnx", cwd=d)
+    check(rc == 1 and "empty.onnx" in err, "empty file exits 1")
+    check(sorted(listing(d)) == ["cut.onnx", "empty.onnx", "full.onnx"], "nothing written")
+
+
+def case_unsupported_op(d):
+    unsupported_model(os.path.join(d, "bad.onnx"))
+    rc, _, err = run("bad.onnx", cwd=d)
+    check(rc == 1, "exit 1")
+    check(err.startswith("bad.onnx: "), "rendered status starts with the input path")
+    check("FrobnicateXyz" in err, "unsupported op listed")
+    check("[UNIMPLEMENTED]" in err, "code shown")
+
+
+def case_no_partial_output(d):
+    unsupported_model(os.path.join(d, "bad.onnx"))
+    os.mkdir(os.path.join(d, "out"))
+    old = {"out/libbad.a": b"old archive", "out/bad.h": b"old header", "out/bad.d": b"old dep"}
+    for p, v in old.items():
+        open(os.path.join(d, p), "wb").write(v)
+    before = listing(d)
+    rc, _, _ = run("bad.onnx", "-o", "out/libbad.a", "-MD", cwd=d)
+    check(rc == 1, "import failure exits 1")
+    check(listing(d) == before, "no temporaries left")
+    for p, v in old.items():
+        check(open(os.path.join(d, p), "rb").read() == v, f"{p} untouched")
+    # A failure at the very end (the archiver) leaves nothing either.
+    tiny_model(os.path.join(d, "tiny.onnx"))
+    before = listing(d)
+    rc, _, err = run("tiny.onnx", "-o", "out/libtiny.a", "-MD", cwd=d,
+                     env={"MLCC_AR": "/bin/false"})
+    check(rc == 1, f"archiver failure exits 1 (got {rc})")
+    check("mlcc: error: cannot create 'out/libtiny.a': '/bin/false' failed with exit code 1"
+          in err, "archiver named")
+    check(listing(d) == before, "no partial library, header or depfile")
+    rc, _, err = run("tiny.onnx", "-o", "tiny.onnx/libtiny.a", cwd=d)
+    check(rc == 1 and "tiny.onnx" in err, "unwritable output exits 1")
+    check(listing(d) == before, "nothing written")
+    # Output folders are created (like ninja), and removed again on failure.
+    rc, _, _ = run("bad.onnx", "-o", "new/sub/libbad.a", "-MD", "-MF", "deps/bad.d", cwd=d)
+    check(rc == 1, "exit 1")
+    check(listing(d) == before, "created folders removed after a failure")
+    rc, _, _ = run("tiny.onnx", "-o", "new/sub/libtiny.a", "-MD", "-MF", "deps/tiny.d", cwd=d)
+    check(rc == 0, "exit 0 with new output folders")
+    check(os.path.exists(os.path.join(d, "new/sub/libtiny.a")) and
+          os.path.exists(os.path.join(d, "new/sub/tiny.h")) and
+          os.path.exists(os.path.join(d, "deps/tiny.d")), "outputs in the new folders")
+
+
+def case_emit_ir(d):
+    tiny_model(os.path.join(d, "tiny.onnx"))
+    rc, out, _ = run("--emit=ir", "tiny.onnx", cwd=d)
+    check(rc == 0, "exit 0")
+    for s in ("MatMul", "Relu", "Add", "%y"):
+        check(s in out, f"IR mentions {s}")
+    check(listing(d) == ["tiny.onnx"], "stdout only")
+    rc, out2, _ = run("--emit", "ir", "tiny.onnx", "-o", "tiny.mlccir", cwd=d)
+    check(rc == 0 and out2 == "", "exit 0, nothing on stdout")
+    check(open(os.path.join(d, "tiny.mlccir")).read() == out, "same text in the file")
+    rc, dot, _ = run("--emit=dot", "tiny.onnx", cwd=d)
+    check(rc == 0 and dot.lstrip().startswith("digraph"), "dot output")
+
+
+def case_depfile(d):
+    sub = os.path.join(d, "my models")
+    os.mkdir(sub)
+    tiny_model(os.path.join(sub, "tiny.onnx"), external="tiny weights.bin")
+    os.mkdir(os.path.join(d, "out lib"))
+    rc, _, _ = run("my models/tiny.onnx", "-o", "out lib/libtiny.a", "-MD", "-MF", "deps.d",
+                   cwd=d)
+    check(rc == 0, "exit 0")
+    text = open(os.path.join(d, "deps.d")).read()
+    print("depfile:\n" + text)
+    want = ("out\\ lib/libtiny.a: my\\ models/tiny.onnx \\\n"
+            "  my\\ models/tiny\\ weights.bin\n")
+    check(text == want, f"depfile text {text!r} != {want!r}")
+    check(os.path.exists(os.path.join(d, "out lib", "tiny.h")), "header beside the library")
+    # -MD without -MF: the output with .d.
+    rc, _, _ = run("my models/tiny.onnx", "-c", "-o", "t.o", "-MD", cwd=d)
+    check(rc == 0, "exit 0 (-c -MD)")
+    check(open(os.path.join(d, "t.d")).read().startswith("t.o: my\\ models/tiny.onnx"),
+          "default depfile path and target")
+
+
+def chain_model(path, n=60):
+    """A chain of n MatMul+Relu with distinct shapes: n distinct kernels, slow to compile."""
+    rng = np.random.default_rng(2)
+    nodes, inits = [], []
+    prev, width = "x", 8
+    for i in range(n):
+        w = rng.standard_normal((width, width + 1)).astype(np.float32)
+        inits.append(numpy_helper.from_array(w, f"w{i}"))
+        nodes.append(helper.make_node("MatMul", [prev, f"w{i}"], [f"m{i}"]))
+        nodes.append(helper.make_node("Relu", [f"m{i}"], [f"r{i}"]))
+        prev, width = f"r{i}", width + 1
+    graph = helper.make_graph(
+        nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [4, width])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save_model(model, path)
+
+
+def case_interrupted(d):
+    """SIGTERM in the middle of codegen (as ninja does) leaves nothing behind."""
+    import signal
+    import time
+    chain_model(os.path.join(d, "chain.onnx"))
+    before = listing(d)
+    p = subprocess.Popen([MLCC, "chain.onnx", "-o", "out/libchain.a", "-MD", "-j1"], cwd=d,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    out_dir = os.path.join(d, "out")
+    while time.time() < deadline and p.poll() is None:
+        if os.path.isdir(out_dir) and any(n.startswith(".mlcc-tmp-") for n in os.listdir(out_dir)):
+            break
+        time.sleep(0.005)
+    p.send_signal(signal.SIGTERM)
+    rc = p.wait()
+    print("rc =", rc, p.stderr.read().decode()[:500])
+    if rc == 0:
+        print("note: mlcc finished before the signal; checking the complete output instead")
+        check(os.path.exists(os.path.join(out_dir, "libchain.a")), "complete output")
+        return
+    check(rc == -signal.SIGTERM, f"killed by SIGTERM (rc {rc})")
+    check(listing(d) == before, f"nothing left behind: {listing(d)}")
+
+
+MAIN_C = r"""
+#include <math.h>
+#include <stdalign.h>
+#include <stdio.h>
+#include <string.h>
+#include "tiny.h"
+static alignas(64) unsigned char ws[TINY_WORKSPACE_SIZE + 64];
+int main(void) {
+  float x[2 * 4], x2[2 * 3], y[2 * 3], z[2 * 3];
+  if (fread(x, sizeof x, 1, stdin) != 1 || fread(x2, sizeof x2, 1, stdin) != 1) return 3;
+  memset(y, 0, sizeof y);
+  if (tiny_run(x, x2, y, z, ws) != 0) return 4;
+  fwrite(y, sizeof y, 1, stdout);
+  fwrite(z, sizeof z, 1, stdout);
+  /* The generic entry and the info struct agree. */
+  float y2[6], z2[6];
+  const void* ins[2] = {x, x2};
+  void* outs[2] = {y2, z2};
+  if (tiny_info.num_inputs != TINY_NUM_INPUTS || tiny_info.num_outputs != 2) return 5;
+  if (tiny_info.run(ins, outs, ws) != 0 || memcmp(y, y2, sizeof y) || memcmp(z, z2, sizeof z))
+    return 6;
+  if (tiny_info.outputs[0].size_bytes != (int64_t)sizeof y) return 7;
+  return 0;
+}
+"""
+
+
+def case_end_to_end(d):
+    w, b, w2, b2 = tiny_model(os.path.join(d, "tiny.onnx"), twin=True)
+    rc, _, err = run("tiny.onnx", "-v", cwd=d)
+    check(rc == 0, "compile exit 0")
+    check(os.path.exists(os.path.join(d, "libtiny.a")) and os.path.exists(os.path.join(d, "tiny.h")),
+          "libtiny.a and tiny.h in the current directory")
+    check("mlcc: 1 kernel compiled for 2 kernel groups (1 shared)" in err,
+          "-v summary: the twin kernel is compiled once")
+    check("mlcc: workspace " in err, "-v workspace size")
+    check('"rcsD"' in err, "-v shows the archiver")
+    check(not any(n.startswith(".mlcc-") for n in os.listdir(d)), "no temporaries left")
+    members = subprocess.run(["llvm-ar-16", "t", os.path.join(d, "libtiny.a")],
+                             stdout=subprocess.PIPE, check=True).stdout.decode().split()
+    print("members:", members)
+    check(members[:2] == ["tiny_entry.o", "tiny_weights.o"], "entry and weights members")
+    check(all(m.startswith("mlcc_k_") and len(m) == len("mlcc_k_") + 24 + 2 for m in members[2:])
+          and members[2:], "kernel members named by key")
+    open(os.path.join(d, "main.c"), "w").write(MAIN_C)
+    cc = subprocess.run(["cc", "-std=c11", "-Wall", "-Werror", "-pedantic", "-I", d,
+                         os.path.join(d, "main.c"), os.path.join(d, "libtiny.a"), "-lm",
+                         "-o", os.path.join(d, "main")], stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT)
+    print(cc.stdout.decode())
+    check(cc.returncode == 0, "the header compiles and the program links")
+    cxx = shutil.which("c++")
+    if cxx:
+        open(os.path.join(d, "inc.cc"), "w").write('#include "tiny.h"\nint main() { return 0; }\n')
+        p = subprocess.run([cxx, "-Wall", "-Werror", "-I", d, "-c", os.path.join(d, "inc.cc"),
+                            "-o", os.path.join(d, "inc.o")])
+        check(p.returncode == 0, "the header compiles as C++")
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 4)).astype(np.float32)
+    x2 = rng.standard_normal((2, 3)).astype(np.float32)
+    p = subprocess.run([os.path.join(d, "main")], input=x.tobytes() + x2.tobytes(),
+                       stdout=subprocess.PIPE)
+    check(p.returncode == 0, f"program exit 0 (got {p.returncode})")
+    y = np.frombuffer(p.stdout, dtype=np.float32).reshape(2, 2, 3)
+    ref = np.stack([np.maximum(x @ w + b, 0) + x2, np.maximum(x @ w2 + b2, 0) + x2])
+    print("y,z =", y.tolist(), "\nref =", ref.tolist())
+    check(np.all(np.abs(y - ref) <= 1e-5 + 1e-4 * np.abs(ref)), "numbers match numpy")
+    # Deterministic: a second build is byte-identical; the header is target-independent.
+    lib1 = open(os.path.join(d, "libtiny.a"), "rb").read()
+    hdr1 = open(os.path.join(d, "tiny.h"), "rb").read()
+    rc, _, _ = run("tiny.onnx", "-j1", cwd=d)
+    check(rc == 0 and open(os.path.join(d, "libtiny.a"), "rb").read() == lib1,
+          "rebuild is byte-identical")
+    rc, _, _ = run("tiny.onnx", "--target=aarch64", "--emit=header", "-o", "tiny_a64.h", cwd=d)
+    check(rc == 0 and open(os.path.join(d, "tiny_a64.h"), "rb").read() == hdr1,
+          "header identical for aarch64")
+    check(b"/work" not in hdr1 and d.encode() not in hdr1, "no absolute paths in the header")
+    # The other output kinds.
+    rc, _, _ = run("tiny.onnx", "-c", cwd=d)
+    check(rc == 0 and open(os.path.join(d, "tiny.o"), "rb").read(4) == b"\x7fELF", "-c object")
+    rc, _, _ = run("tiny.onnx", "-S", cwd=d)
+    check(rc == 0 and "define" in open(os.path.join(d, "tiny.ll")).read(), "-S LLVM IR")
+    rc, _, _ = run("tiny.onnx", "--emit=asm", "--target=riscv", cwd=d)
+    check(rc == 0 and "tiny_run" in open(os.path.join(d, "tiny.s")).read(), "--emit=asm")
+
+
+def main():
+    global MLCC
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    MLCC = os.path.abspath(sys.argv[1])
+    fn = globals().get("case_" + sys.argv[2])
+    if fn is None:
+        print("unknown case " + sys.argv[2])
+        return 2
+    d = tempfile.mkdtemp(prefix="mlcc-driver-")
+    try:
+        fn(d)
+    except Failure as e:
+        print("FAIL: " + str(e))
+        print("(left " + d + " for inspection)")
+        return 1
+    shutil.rmtree(d, ignore_errors=True)
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

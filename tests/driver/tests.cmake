@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: Apache-2.0
+# Driver tests (black box, through the mlcc binary). Included from
+# tests/CMakeLists.txt. One CTest test per case of driver_test.py.
+set(MLCC_DRIVER_TEST ${CMAKE_CURRENT_LIST_DIR}/driver_test.py)
+foreach(case version help print_targets print_jobs bad_flag missing_input truncated_model
+             unsupported_op no_partial_output emit_ir depfile end_to_end interrupted)
+  add_test(NAME driver.${case}
+    COMMAND /usr/bin/python3 ${MLCC_DRIVER_TEST} $<TARGET_FILE:mlcc> ${case})
+  set_tests_properties(driver.${case} PROPERTIES LABELS driver TIMEOUT 300)
+endforeach()
