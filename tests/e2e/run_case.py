@@ -70,6 +70,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mlcc", required=True)
     ap.add_argument("--case", required=True, help="folder with model.onnx and test_data_set_*")
+    ap.add_argument("--model", default=None,
+                    help="model file (default: <case>/model.onnx)")
     ap.add_argument("--target", default="x86", choices=sorted(TARGETS))
     ap.add_argument("--mattr", default=None)
     ap.add_argument("--qemu-cpu", default=None, help="e.g. rv64,v=true,vlen=256,vext_spec=v1.0")
@@ -101,7 +103,7 @@ def main():
 
 
 def run(args, case, label, work):
-    model = os.path.join(case, "model.onnx")
+    model = args.model or os.path.join(case, "model.onnx")
     lib = os.path.join(work, "libm.a")
     cmd = [args.mlcc, model, "-o", lib, "--name=m", "--target=" + args.target, args.opt]
     if args.mattr:
