@@ -2,23 +2,28 @@
 #include "driver/compilation.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "driver/archive.h"
+#include "driver/cache.h"
 #include "driver/cleanup.h"
 #include "driver/depfile.h"
 #include "driver/fsutil.h"
 #include "driver/header.h"
 #include "driver/jobs.h"
+#include "driver/remote_cache.h"
 #include "driver/strbuf.h"
 #include "ir/graph.h"
 #include "ir/onnx/onnx_import.h"
 #include "ir/print.h"
 #include "ir/verify.h"
 #include "passes/pass.h"
+#include "passes/plan_memory.h"
 #include "targets/codegen/codegen.h"
 #include "targets/target.h"
 
@@ -57,7 +62,16 @@ struct mlcc_compilation_t {
   const char** members;           // object paths inside tempdir (arena)
   uint32_t n_members, members_cap;
   uint32_t n_kernels_total;       // kernels in the graph
-  uint32_t n_kernels_compiled;    // distinct kernels
+  uint32_t n_kernels_compiled;    // distinct kernels compiled by this run
+  uint32_t n_kernels_distinct;    // distinct kernel keys
+  uint32_t n_cache_hits;          // distinct kernels from the local cache
+  uint32_t n_remote_hits;         // distinct kernels from the remote cache
+  // Kernel cache configuration (resolved at creation; LIB only).
+  bool use_cache;
+  const char* cache_dir;          // arena
+  uint64_t cache_max_size;
+  const char* remote_url;         // NULL: no remote store
+  bool remote_read_only;
   mlcc_staged_file_t staged[kMaxStaged];
   uint32_t n_staged;
   char* created_dirs[32];         // output folders made by this run (mkdir -p)
@@ -374,6 +388,46 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
   return mlcc_ok_status();
 }
 
+// The kernel cache settings: flags, then the environment (driver/cache.h).
+// A bad size or URL is a usage error; a missing home folder only turns the
+// local cache off (with a note under -v).
+static mlcc_status_t resolve_cache(mlcc_compilation_t* c) {
+  const mlcc_options_t* o = c->options;
+  MLCC_RETURN_IF_ERROR(mlcc_cache_resolve_max_size(o->cache_max_size, &c->cache_max_size));
+  if (o->no_cache || o->emit != MLCC_EMIT_LIB) return mlcc_ok_status();
+  char* dir = NULL;
+  mlcc_status_t s = mlcc_cache_resolve_dir(o->cache_dir, &dir);
+  if (s != NULL && mlcc_status_code(s) == MLCC_STATUS_INVALID_ARGUMENT) return s;
+  if (s != NULL) {
+    if (o->verbose) {
+      fprintf(c->diag, "mlcc: note: kernel cache disabled: %s\n", mlcc_status_message(s));
+    }
+    mlcc_status_free(s);
+  } else {
+    c->cache_dir = arena_adopt(&c->arena, dir);
+    if (c->cache_dir == NULL) return oom();
+    c->use_cache = true;
+  }
+  const char* url = o->remote_cache;
+  if (url == NULL) {
+    url = getenv("MLCC_REMOTE_CACHE");
+    if (url != NULL && url[0] == '\0') url = NULL;
+  }
+  if (url != NULL) {
+    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                              "invalid remote cache URL '%s' (%s); expected "
+                              "http://host:port[/instance]",
+                              url, o->remote_cache ? "--remote-cache" : "$MLCC_REMOTE_CACHE");
+    }
+    c->remote_url = url;
+    const char* ro = getenv("MLCC_REMOTE_CACHE_READONLY");
+    c->remote_read_only = o->remote_cache_readonly ||
+                          (ro != NULL && ro[0] != '\0' && strcmp(ro, "0") != 0);
+  }
+  return mlcc_ok_status();
+}
+
 mlcc_status_t mlcc_compilation_create(const mlcc_options_t* options, FILE* diag,
                                       mlcc_compilation_t** out_compilation) {
   *out_compilation = NULL;
@@ -392,7 +446,7 @@ mlcc_status_t mlcc_compilation_create(const mlcc_options_t* options, FILE* diag,
   MLCC_RETURN_IF_ERROR(resolve_pipeline(c));
   c->ar_tool = arena_adopt(&c->arena, mlcc_archive_tool());
   if (c->ar_tool == NULL) return oom();
-  return mlcc_ok_status();
+  return resolve_cache(c);
 }
 
 static void print_target(mlcc_compilation_t* c) {
@@ -562,13 +616,24 @@ static mlcc_status_t run_codegen_entry(mlcc_compilation_t* c, const char* path) 
   return write_member(c, path, &buf);
 }
 
-// One distinct kernel to compile (the first kernel index with its key).
+// How a distinct kernel's object was obtained.
+typedef enum kernel_origin_e {
+  KERNEL_COMPILED = 0,
+  KERNEL_HIT_LOCAL,
+  KERNEL_HIT_REMOTE,
+} kernel_origin_t;
+
+// One distinct kernel (the first kernel index with its key).
 typedef struct kernel_work_t {
   uint32_t kernel_index;
   char key[65];
   char symbol[40];
   const char* path;
   mlcc_status_t status;
+  kernel_origin_t origin;
+  char note[512];     // -v: a damaged local entry / rejected remote entry
+  char explain[1024];  // -d explain-cache: why the lookups missed
+  char warning[512];  // a failed store or upload (printed once per kind)
 } kernel_work_t;
 
 typedef struct kernel_pool_t {
@@ -576,17 +641,103 @@ typedef struct kernel_pool_t {
   mlcc_codegen_options_t cg;
   kernel_work_t* work;
   uint32_t n_work;
+  mlcc_cache_t* cache;          // NULL: no local cache
+  mlcc_remote_cache_t* remote;  // NULL: no remote cache
   atomic_uint next;
   atomic_bool failed;
+  // ninja-style "[n/N]" status line (only on a terminal, not with -v).
+  bool status_line;
+  pthread_mutex_t status_mu;
+  uint32_t n_done;
 } kernel_pool_t;
+
+static void append(char* buf, size_t cap, const char* fmt, ...) MLCC_PRINTF(3, 4);
+static void append(char* buf, size_t cap, const char* fmt, ...) {
+  size_t len = strlen(buf);
+  if (len + 1 >= cap) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf + len, cap - len, fmt, ap);
+  va_end(ap);
+}
+
+static void print_status(kernel_pool_t* pool, const kernel_work_t* w) {
+  if (!pool->status_line) return;
+  pthread_mutex_lock(&pool->status_mu);
+  pool->n_done++;
+  fprintf(pool->c->diag, "\r[%u/%u] %s %s\x1b[K", pool->n_done, pool->n_work,
+          w->origin == KERNEL_COMPILED ? "compiled" : "cached", w->symbol);
+  fflush(pool->c->diag);
+  pthread_mutex_unlock(&pool->status_mu);
+}
+
+// Local lookup, then remote. True when |w->path| holds the object.
+static bool fetch_cached(kernel_pool_t* pool, mlcc_remote_session_t* session, kernel_work_t* w,
+                         mlcc_status_t* out_status) {
+  *out_status = mlcc_ok_status();
+  uint8_t* data = NULL;
+  size_t size = 0;
+  char why[400];
+  if (pool->cache != NULL) {
+    mlcc_cache_result_t r = mlcc_cache_lookup(pool->cache, w->key, &data, &size, why, sizeof(why));
+    if (r == MLCC_CACHE_HIT) {
+      *out_status = mlcc_fs_write_file(w->path, data, size);
+      free(data);
+      w->origin = KERNEL_HIT_LOCAL;
+      return true;
+    }
+    append(w->explain, sizeof(w->explain), "local: %s", why);
+    if (r == MLCC_CACHE_DAMAGED) {
+      snprintf(w->note, sizeof(w->note), "kernel cache %s; rebuilding", why);
+    }
+  } else {
+    append(w->explain, sizeof(w->explain), "local: cache disabled");
+  }
+  if (session == NULL) return false;
+  mlcc_remote_result_t rr =
+      mlcc_remote_cache_get(session, w->key, w->symbol, &data, &size, why, sizeof(why));
+  if (rr == MLCC_REMOTE_HIT) {
+    if (pool->cache != NULL) {
+      mlcc_status_t st = mlcc_cache_store(pool->cache, w->key, data, size);
+      if (st != NULL) {
+        snprintf(w->warning, sizeof(w->warning), "cannot store in the kernel cache: %s",
+                 mlcc_status_message(st));
+        mlcc_status_free(st);
+      }
+      mlcc_cache_count_remote_hit(pool->cache);
+    }
+    *out_status = mlcc_fs_write_file(w->path, data, size);
+    free(data);
+    w->origin = KERNEL_HIT_REMOTE;
+    return true;
+  }
+  append(w->explain, sizeof(w->explain), "; remote: %s", why);
+  if (rr == MLCC_REMOTE_REJECTED) {
+    snprintf(w->note, sizeof(w->note), "remote kernel cache: %s; rebuilding", why);
+  } else if (rr == MLCC_REMOTE_ERROR && w->warning[0] == '\0') {
+    snprintf(w->warning, sizeof(w->warning), "remote kernel cache: %s", why);
+  }
+  return false;
+}
 
 static void* kernel_worker(void* arg) {
   kernel_pool_t* pool = (kernel_pool_t*)arg;
   mlcc_compilation_t* c = pool->c;
+  mlcc_remote_session_t* session = NULL;
+  if (pool->remote != NULL) session = mlcc_remote_session_create(pool->remote);
   while (!atomic_load(&pool->failed)) {
     uint32_t i = atomic_fetch_add(&pool->next, 1);
     if (i >= pool->n_work) break;
     kernel_work_t* w = &pool->work[i];
+    mlcc_status_t s = mlcc_ok_status();
+    if (fetch_cached(pool, session, w, &s)) {
+      if (s != NULL) {
+        w->status = s;
+        atomic_store(&pool->failed, true);
+      }
+      print_status(pool, w);
+      continue;
+    }
     if (c->options->verbose) {
       // One fputs per line so concurrent workers do not interleave.
       mlcc_strbuf_t sb;
@@ -603,16 +754,97 @@ static void* kernel_worker(void* arg) {
       mlcc_strbuf_deinit(&sb);
     }
     mlcc_buffer_t buf = {0};
-    mlcc_status_t s =
-        mlcc_codegen_kernel(c->graph, w->kernel_index, &pool->cg, MLCC_OUTPUT_OBJECT, &buf);
+    s = mlcc_codegen_kernel(c->graph, w->kernel_index, &pool->cg, MLCC_OUTPUT_OBJECT, &buf);
     if (s == NULL) s = mlcc_fs_write_file(w->path, buf.data, buf.size);
+    if (s == NULL && pool->cache != NULL) {
+      mlcc_status_t st = mlcc_cache_store(pool->cache, w->key, buf.data, buf.size);
+      if (st != NULL) {
+        snprintf(w->warning, sizeof(w->warning), "cannot store in the kernel cache: %s",
+                 mlcc_status_message(st));
+        mlcc_status_free(st);
+      }
+    }
+    if (s == NULL && session != NULL && !mlcc_remote_cache_read_only(pool->remote)) {
+      mlcc_status_t st = mlcc_remote_cache_put(session, w->key, buf.data, buf.size);
+      if (st != NULL) {
+        if (w->warning[0] == '\0') {
+          snprintf(w->warning, sizeof(w->warning), "remote kernel cache: %s",
+                   mlcc_status_message(st));
+        }
+        mlcc_status_free(st);
+      }
+    }
     mlcc_buffer_deinit(&buf);
+    w->origin = KERNEL_COMPILED;
     if (s != NULL) {
       w->status = s;
       atomic_store(&pool->failed, true);
     }
+    print_status(pool, w);
   }
+  mlcc_remote_session_destroy(session);
   return NULL;
+}
+
+// Opens the local and remote stores for this run. Failures only turn them
+// off, with a warning: the cache never breaks a build.
+static void open_caches(mlcc_compilation_t* c, kernel_pool_t* pool) {
+  if (c->use_cache) {
+    mlcc_status_t s = mlcc_cache_open(c->cache_dir, c->cache_max_size, &pool->cache);
+    if (s != NULL) {
+      fprintf(c->diag, "mlcc: warning: kernel cache disabled: %s\n", mlcc_status_message(s));
+      mlcc_status_free(s);
+    }
+  }
+  if (c->remote_url != NULL) {
+    mlcc_status_t s = mlcc_remote_cache_open(c->remote_url, c->remote_read_only, &pool->remote);
+    if (s != NULL) {
+      fprintf(c->diag, "mlcc: warning: remote kernel cache disabled: %s\n",
+              mlcc_status_message(s));
+      mlcc_status_free(s);
+    }
+  }
+  if (c->options->verbose) {
+    if (pool->cache != NULL) {
+      fprintf(c->diag, "mlcc: kernel cache: %s\n", mlcc_cache_dir(pool->cache));
+    } else {
+      fprintf(c->diag, "mlcc: kernel cache: off\n");
+    }
+    if (pool->remote != NULL) {
+      fprintf(c->diag, "mlcc: remote kernel cache: %s%s\n", mlcc_remote_cache_url(pool->remote),
+              c->remote_read_only ? " (read-only)" : "");
+    }
+  }
+}
+
+// -v, -d explain-cache and warnings, in kernel order (deterministic under -j).
+static void report_kernels(mlcc_compilation_t* c, const kernel_pool_t* pool) {
+  const mlcc_options_t* o = c->options;
+  bool warned_store = false, warned_remote = false;
+  for (uint32_t i = 0; i < pool->n_work; ++i) {
+    const kernel_work_t* w = &pool->work[i];
+    if (w->status != NULL) continue;
+    if (w->note[0] && o->verbose) fprintf(c->diag, "mlcc: note: %s\n", w->note);
+    if (o->explain_cache && w->origin == KERNEL_COMPILED) {
+      fprintf(c->diag, "mlcc: explain: %s (kernel %u): %s\n", w->symbol, w->kernel_index,
+              w->explain);
+    }
+    if (o->verbose) {
+      fprintf(c->diag, "mlcc: kernel %u %s: %s\n", w->kernel_index, w->symbol,
+              w->origin == KERNEL_COMPILED     ? "compiled"
+              : w->origin == KERNEL_HIT_LOCAL ? "hit"
+                                              : "hit (remote)");
+    }
+    if (w->warning[0]) {
+      bool remote = strncmp(w->warning, "remote", 6) == 0;
+      bool* warned = remote ? &warned_remote : &warned_store;
+      if (!*warned) {
+        fprintf(c->diag, "mlcc: warning: %s%s\n", w->warning,
+                remote ? "; continuing without it" : "");
+        *warned = true;
+      }
+    }
+  }
 }
 
 static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
@@ -649,6 +881,11 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
     pool.n_work = n_work;
     atomic_init(&pool.next, 0);
     atomic_init(&pool.failed, false);
+    const char* term = getenv("TERM");
+    pool.status_line = !c->options->verbose && isatty(fileno(c->diag)) && n_work > 0 &&
+                       !(term != NULL && strcmp(term, "dumb") == 0);
+    pthread_mutex_init(&pool.status_mu, NULL);
+    if (n_work > 0) open_caches(c, &pool);
     uint32_t n_threads = (uint32_t)c->options->jobs;
     if (n_threads > n_work) n_threads = n_work;
     pthread_t threads[64];
@@ -660,6 +897,7 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
     }
     kernel_worker(&pool);
     for (uint32_t t = 0; t < started; ++t) pthread_join(threads[t], NULL);
+    if (pool.status_line) fprintf(c->diag, "\r\x1b[K");
     // Report the failure of the lowest kernel index: deterministic under -j.
     for (uint32_t i = 0; i < n_work; ++i) {
       if (work[i].status != NULL) {
@@ -673,8 +911,17 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
     if (s == NULL && atomic_load(&pool.next) < n_work) {
       s = mlcc_make_status(MLCC_STATUS_INTERNAL, "kernel workers stopped early");
     }
+    if (s == NULL) report_kernels(c, &pool);
     for (uint32_t i = 0; i < n_work && s == NULL; ++i) s = add_member(c, work[i].path);
-    c->n_kernels_compiled = n_work;
+    c->n_kernels_distinct = n_work;
+    for (uint32_t i = 0; i < n_work; ++i) {
+      if (work[i].origin == KERNEL_COMPILED) c->n_kernels_compiled++;
+      if (work[i].origin == KERNEL_HIT_LOCAL) c->n_cache_hits++;
+      if (work[i].origin == KERNEL_HIT_REMOTE) c->n_remote_hits++;
+    }
+    mlcc_cache_close(pool.cache);  // stats and LRU clean-up
+    mlcc_remote_cache_close(pool.remote);
+    pthread_mutex_destroy(&pool.status_mu);
   }
   free(work);
   return mlcc_status_annotate(s, "%s", c->input);
@@ -802,14 +1049,27 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
     if (emits_objects(o->emit)) {
       fprintf(c->diag, "mlcc: %u kernel%s compiled", c->n_kernels_compiled,
               c->n_kernels_compiled == 1 ? "" : "s");
-      if (c->n_kernels_total != c->n_kernels_compiled) {
+      uint32_t hits = c->n_cache_hits + c->n_remote_hits;
+      if (hits != 0) {
+        fprintf(c->diag, ", %u from the cache", hits);
+        if (c->n_remote_hits != 0) fprintf(c->diag, " (%u remote)", c->n_remote_hits);
+      }
+      if (c->n_kernels_total != c->n_kernels_distinct) {
         fprintf(c->diag, " for %u kernel groups (%u shared)", c->n_kernels_total,
-                c->n_kernels_total - c->n_kernels_compiled);
+                c->n_kernels_total - c->n_kernels_distinct);
       }
       fprintf(c->diag, "\n");
     }
-    fprintf(c->diag, "mlcc: workspace %lld bytes (align %lld)\n",
+    fprintf(c->diag, "mlcc: workspace %lld bytes (align %lld)",
             (long long)c->graph->workspace_size, (long long)c->graph->workspace_align);
+    int64_t naive = 0, peak = 0;
+    mlcc_status_t ws = mlcc_pass_plan_memory_stats(c->graph, &naive, &peak);
+    if (ws == NULL) {
+      fprintf(c->diag, "; naive sum of intermediates %lld, largest live set %lld",
+              (long long)naive, (long long)peak);
+    }
+    mlcc_status_free(ws);
+    fprintf(c->diag, "\n");
   }
   return mlcc_ok_status();
 }

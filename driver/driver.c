@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/cache.h"
 #include "driver/cleanup.h"
 #include "driver/compilation.h"
 #include "driver/options.h"
@@ -63,18 +64,29 @@ static void print_version(FILE* out) {
   mlcc_target_print_all(out);
 }
 
-// Notes for the cache flags, which are accepted until the cache lands.
-static void note_cache_flags(const mlcc_options_t* o) {
-  if (o->cache_stats) {
-    fprintf(stderr, "mlcc: note: the kernel cache is not implemented yet; no statistics\n");
+// --cache-clear (before compiling) or --cache-stats (after): the local
+// kernel cache of --cache-dir / the environment (driver/cache.h).
+static mlcc_status_t cache_command(const mlcc_options_t* o, bool clear) {
+  uint64_t max_size = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_cache_resolve_max_size(o->cache_max_size, &max_size));
+  char* dir = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_cache_resolve_dir(o->cache_dir, &dir));
+  mlcc_status_t s;
+  if (clear) {
+    uint64_t removed = 0;
+    s = mlcc_cache_clear(dir, &removed);
+    if (s == NULL) {
+      printf("Cleared the kernel cache %s (%llu entr%s removed)\n", dir,
+             (unsigned long long)removed, removed == 1 ? "y" : "ies");
+    }
+  } else {
+    s = mlcc_cache_print_stats(dir, max_size, stdout);
   }
-  if (o->cache_clear) {
-    fprintf(stderr, "mlcc: note: the kernel cache is not implemented yet; nothing to clear\n");
+  free(dir);
+  if (fflush(stdout) != 0 && s == NULL) {
+    s = mlcc_make_status(MLCC_STATUS_IO, "cannot write to standard output");
   }
-  if (o->verbose && (o->cache_dir || o->no_cache || o->explain_cache)) {
-    fprintf(stderr, "mlcc: note: the kernel cache is not implemented yet; cache options are "
-                    "ignored\n");
-  }
+  return s;
 }
 
 int mlcc_driver_main(int argc, char** argv) {
@@ -85,13 +97,23 @@ int mlcc_driver_main(int argc, char** argv) {
     return report_usage(s);
   }
   int code = 0;
-  note_cache_flags(&options);
+  if (options.cache_clear && !options.print_jobs_only) {
+    s = cache_command(&options, true);
+    if (s != NULL) {
+      mlcc_options_deinit(&options);
+      return report(s);
+    }
+  }
   if (mlcc_options_info_only(&options)) {
+    if (options.cache_stats) {
+      s = cache_command(&options, false);
+      if (s != NULL) code = report(s);
+    }
     if (options.help) mlcc_options_print_help(stdout);
     if (options.version || (options.verbose && options.input == NULL)) print_version(stdout);
     if (options.print_targets) mlcc_target_print_all(stdout);
     mlcc_options_deinit(&options);
-    return fflush(stdout) == 0 ? 0 : 1;
+    return fflush(stdout) == 0 ? code : 1;
   }
   if (options.input == NULL) {
     mlcc_options_deinit(&options);
@@ -106,6 +128,10 @@ int mlcc_driver_main(int argc, char** argv) {
   }
   mlcc_compilation_destroy(compilation);
   if (s != NULL) code = report(s);
+  if (s == NULL && options.cache_stats && !options.print_jobs_only) {
+    s = cache_command(&options, false);
+    if (s != NULL) code = report(s);
+  }
   mlcc_options_deinit(&options);
   return code;
 }

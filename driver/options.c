@@ -271,6 +271,15 @@ static mlcc_status_t apply(mlcc_options_t* o, mlcc_option_id_t id, const char* v
     case MLCC_OPT_NO_CACHE: o->no_cache = true; break;
     case MLCC_OPT_CACHE_STATS: o->cache_stats = true; break;
     case MLCC_OPT_CACHE_CLEAR: o->cache_clear = true; break;
+    case MLCC_OPT_CACHE_MAX_SIZE:
+      if (*value == '\0') return usage("empty size in '%s'%s", arg, "");
+      o->cache_max_size = value;  // validated by the driver (driver/cache.h)
+      break;
+    case MLCC_OPT_REMOTE_CACHE:
+      if (*value == '\0') return usage("empty URL in '%s'%s", arg, "");
+      o->remote_cache = value;
+      break;
+    case MLCC_OPT_REMOTE_CACHE_RO: o->remote_cache_readonly = true; break;
     case MLCC_OPT_DEBUG:
       if (strcmp(value, "explain-cache") != 0) {
         return usage("invalid value '%s' in '%s'; expected '-d explain-cache'", value, arg);

@@ -58,7 +58,10 @@ typedef struct mlcc_options_t {
   const char* passes;             // --passes; NULL = the -O pipeline
   bool print_after_all;
   bool verify_each;
-  const char* cache_dir;          // accepted, ignored (no cache yet)
+  const char* cache_dir;          // --cache-dir; NULL = $MLCC_CACHE_DIR, ... (driver/cache.h)
+  const char* cache_max_size;     // --cache-max-size text; NULL = $MLCC_CACHE_MAXSIZE or 5G
+  const char* remote_cache;       // --remote-cache; NULL = $MLCC_REMOTE_CACHE
+  bool remote_cache_readonly;     // --remote-cache-readonly
   bool no_cache, cache_stats, cache_clear, explain_cache;
   bool print_jobs_only;           // -###
   bool verbose;                   // -v

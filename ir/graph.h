@@ -71,6 +71,13 @@ typedef struct mlcc_value_t {
   int64_t ws_offset;
   // Set by the codegen: byte offset of a CONSTANT in the weights blob; -1 if none.
   int64_t weight_offset;
+  // Set by fuse (else NULL): this value is the output of a Reshape-family node
+  // (Reshape, Flatten, Squeeze, Unsqueeze) that runs no kernel: its bytes are
+  // those of |alias_of| (same dtype and element count; never itself an
+  // alias), read with this value's shape. Plan-memory gives it the source's
+  // slot and keeps the source live while the alias is read; the entry passes
+  // the source's pointer. Never set on graph outputs.
+  struct mlcc_value_t* alias_of;
 } mlcc_value_t;
 
 typedef enum mlcc_attr_kind_e {
@@ -117,10 +124,14 @@ struct mlcc_node_t {
 };
 
 // A fused kernel: nodes[0] is the anchor (any op); nodes[1..] are
-// elementwise ops (MLCC_OPF_ELEMENTWISE) each of which reads the previous
-// node's single output exactly once as input |carried_input[i]| and whose
-// other inputs broadcast to that output's shape. Intermediate outputs of the
-// chain are not materialized; only the last node's outputs are.
+// elementwise ops (MLCC_OPF_ELEMENTWISE) of the anchor's output shape. Input
+// |carried_input[i]| of node i is the single output of an earlier chain node;
+// any other input slot of node i may also read the output of an earlier
+// chain node (e.g. SiLU: Mul(x, Sigmoid(x)) with x the anchor's output; the
+// slot reads that node's value, matched by value identity); the remaining
+// inputs exist before the anchor and broadcast to the output shape. Every
+// use of an intermediate output of the chain is inside the chain; those are
+// not materialized; only the last node's outputs are.
 typedef struct mlcc_kernel_t {
   uint32_t n_nodes;
   mlcc_node_t** nodes;

@@ -118,33 +118,36 @@ static void check_kernels(verifier_t* v, const uint32_t* pos_of_node, uint32_t n
       prev_pos = pos;
       if (i == 0) continue;
       // Epilogue rules.
-      const mlcc_node_t* prev = kern->nodes[i - 1];
-      mlcc_node_describe(prev, d1, sizeof(d1));
       if (!(mlcc_op_desc(n->op)->flags & MLCC_OPF_ELEMENTWISE)) {
         problem(v, "kernel %u: epilogue %s is not an elementwise op", k, d0);
         continue;
       }
-      mlcc_value_t* carried = mlcc_node_output(prev, 0);
+      // The carried slot reads the single output of an earlier chain node.
+      mlcc_value_t* carried =
+          kern->carried_input != NULL && kern->carried_input[i] < n->n_inputs
+              ? n->inputs[kern->carried_input[i]]
+              : NULL;
+      const mlcc_node_t* from = NULL;
+      for (uint32_t j = 0; j < i && carried != NULL; ++j) {
+        if (kern->nodes[j] != NULL && mlcc_node_output(kern->nodes[j], 0) == carried) {
+          from = kern->nodes[j];
+        }
+      }
+      if (carried == NULL || from == NULL) {
+        const mlcc_value_t* prev_out = mlcc_node_output(kern->nodes[i - 1], 0);
+        problem(v,
+                "kernel %u: %s does not read '%s' at its carried input (nor another "
+                "earlier chain node's output)",
+                k, d0, prev_out && prev_out->name ? prev_out->name : "?");
+        continue;
+      }
+      mlcc_node_describe(from, d1, sizeof(d1));
       uint32_t present_outs = 0;
-      for (uint32_t j = 0; j < prev->n_outputs; ++j) present_outs += prev->outputs[j] != NULL;
-      if (carried == NULL || present_outs != 1) {
+      for (uint32_t j = 0; j < from->n_outputs; ++j) present_outs += from->outputs[j] != NULL;
+      if (present_outs != 1) {
         problem(v, "kernel %u: %s must have exactly one output to carry into %s", k, d1,
                 d0);
         continue;
-      }
-      if (kern->carried_input == NULL || kern->carried_input[i] >= n->n_inputs ||
-          n->inputs[kern->carried_input[i]] != carried) {
-        problem(v, "kernel %u: %s does not read '%s' at its carried input", k, d0,
-                carried->name);
-        continue;
-      }
-      uint32_t reads = 0;
-      for (uint32_t j = 0; j < n->n_inputs; ++j) reads += n->inputs[j] == carried;
-      if (reads != 1 || (owned(g, carried) && uses[carried->id] != 1) || carried->is_output) {
-        problem(v,
-                "kernel %u: intermediate '%s' of the chain must be read exactly once "
-                "(by %s) and not be a graph output",
-                k, carried->name, d0);
       }
       if (require_shapes && carried->shape_known) {
         for (uint32_t j = 0; j < n->n_inputs; ++j) {
@@ -163,10 +166,32 @@ static void check_kernels(verifier_t* v, const uint32_t* pos_of_node, uint32_t n
         }
       }
     }
+    // Intermediate chain values are read only inside the chain (by later
+    // nodes) and are not graph outputs: they are never materialized.
+    for (uint32_t i = 0; i + 1 < kern->n_nodes; ++i) {
+      const mlcc_node_t* n = kern->nodes[i];
+      if (n == NULL) break;
+      mlcc_value_t* inner = mlcc_node_output(n, 0);
+      if (inner == NULL) continue;
+      uint32_t reads = 0;
+      for (uint32_t j = i + 1; j < kern->n_nodes; ++j) {
+        const mlcc_node_t* r = kern->nodes[j];
+        if (r == NULL) break;
+        for (uint32_t s = 0; s < r->n_inputs; ++s) reads += r->inputs[s] == inner;
+      }
+      if (reads == 0 || (owned(g, inner) && uses[inner->id] != reads) || inner->is_output) {
+        problem(v,
+                "kernel %u: intermediate '%s' of the chain must be read only by later "
+                "nodes of the chain and not be a graph output",
+                k, inner->name);
+      }
+    }
   }
   for (uint32_t i = 0; i < g->n_nodes; ++i) {
     const mlcc_node_t* n = g->nodes[i];
     if (n->dead) continue;
+    const mlcc_value_t* out0 = mlcc_node_output(n, 0);
+    if (out0 != NULL && out0->alias_of != NULL) continue;  // runs no kernel
     if (n->id < n_ids && !seen[n->id]) {
       problem(v, "%s is live but in no kernel", mlcc_node_describe(n, d0, sizeof(d0)));
     }

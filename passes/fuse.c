@@ -37,12 +37,42 @@ static bool ready_before(const fuse_state_t* st, const mlcc_value_t* v, int64_t 
   return p >= 0 && p < anchor_pos;
 }
 
+// Index in |chain[0..n)| of the node whose single output is |v|, or -1.
+static int64_t chain_index_of(const fuse_state_t* st, const int64_t* chain, uint32_t n,
+                              const mlcc_value_t* v) {
+  for (uint32_t i = 0; i < n; ++i) {
+    if (single_output(st->graph->nodes[chain[i]]) == v) return i;
+  }
+  return -1;
+}
+
+// True if every use of the outputs of chain[0..len-1) is a read by
+// chain[1..len) and none of them is a graph output: then only the last
+// node's output needs to be materialized.
+static bool chain_closed(const fuse_state_t* st, const int64_t* chain, uint32_t len) {
+  const mlcc_graph_t* g = st->graph;
+  for (uint32_t i = 0; i + 1 < len; ++i) {
+    const mlcc_value_t* v = single_output(g->nodes[chain[i]]);
+    if (v == NULL || v->is_output) return false;
+    uint32_t reads = 0;
+    for (uint32_t j = i + 1; j < len; ++j) {
+      const mlcc_node_t* n = g->nodes[chain[j]];
+      for (uint32_t s = 0; s < n->n_inputs; ++s) reads += n->inputs[s] == v;
+    }
+    if (reads != v->n_uses) return false;
+  }
+  return true;
+}
+
 // Extends the chain that starts at |anchor_pos| (already in |chain|) with
 // elementwise readers. Returns the new chain length. Rules:
-/*   A -> N1 -> N2 ...  while: Nk is ELEMENTWISE with one present output of
-     A's output shape; the carried value has one use, is not a graph output;
-     every other input of Nk exists before A (kernels run at their last
-     node's position). */
+/*   A -> N1 -> N2 ...  where the next candidate is the earliest unassigned
+     live reader of any chain value; it joins while: it is ELEMENTWISE with
+     one present output of A's output shape; each input is either the output
+     of an earlier chain node (any number of slots, e.g. SiLU's
+     Mul(x, Sigmoid(x))) or exists before A (kernels run at their last node's
+     position). The chain is then cut to the longest prefix whose internal
+     values are read only inside the chain and are not graph outputs. */
 static uint32_t grow_chain(fuse_state_t* st, int64_t anchor_pos, int64_t* chain,
                            uint32_t* carried) {
   const mlcc_graph_t* g = st->graph;
@@ -50,11 +80,29 @@ static uint32_t grow_chain(fuse_state_t* st, int64_t anchor_pos, int64_t* chain,
   const mlcc_node_t* anchor = g->nodes[anchor_pos];
   const mlcc_value_t* anchor_out = single_output(anchor);
   if (anchor_out == NULL || !anchor_out->shape_known) return n;
-  const mlcc_value_t* cur = anchor_out;
   for (;;) {
-    if (cur->n_uses != 1 || cur->is_output) break;
-    int64_t c = st->consumer[cur->id];
-    if (c < 0 || st->assigned[c]) break;
+    // Earliest unassigned live reader of a chain value.
+    int64_t c = -1;
+    for (uint32_t i = 0; i < n; ++i) {
+      const mlcc_value_t* v = single_output(g->nodes[chain[i]]);
+      if (v == NULL || v->is_output) continue;
+      int64_t first = st->consumer[v->id];
+      if (first < 0) continue;
+      uint32_t seen = 0;
+      for (int64_t p = first; p < (int64_t)g->n_nodes && seen < v->n_uses; ++p) {
+        if (c >= 0 && p >= c) break;
+        const mlcc_node_t* r = g->nodes[p];
+        if (r->dead) continue;
+        uint32_t reads = 0;
+        for (uint32_t s = 0; s < r->n_inputs; ++s) reads += r->inputs[s] == v;
+        seen += reads;
+        if (reads > 0 && !st->assigned[p]) {
+          c = p;
+          break;
+        }
+      }
+    }
+    if (c < 0) break;
     const mlcc_node_t* next = g->nodes[c];
     const mlcc_op_desc_t* desc = mlcc_op_desc(next->op);
     if (desc == NULL || !(desc->flags & MLCC_OPF_ELEMENTWISE)) break;
@@ -67,9 +115,8 @@ static uint32_t grow_chain(fuse_state_t* st, int64_t anchor_pos, int64_t* chain,
     for (uint32_t j = 0; j < next->n_inputs && ok; ++j) {
       const mlcc_value_t* in = next->inputs[j];
       if (in == NULL) continue;
-      if (in == cur) {
-        if (slot >= 0) ok = false;  // read twice (n_uses would say so too)
-        slot = j;
+      if (chain_index_of(st, chain, n, in) >= 0) {
+        if (slot < 0) slot = j;
       } else if (!ready_before(st, in, anchor_pos)) {
         ok = false;
       }
@@ -79,9 +126,42 @@ static uint32_t grow_chain(fuse_state_t* st, int64_t anchor_pos, int64_t* chain,
     carried[n] = (uint32_t)slot;
     st->assigned[c] = true;
     ++n;
-    cur = out;
+  }
+  while (n > 1 && !chain_closed(st, chain, n)) {
+    --n;
+    st->assigned[chain[n]] = false;
   }
   return n;
+}
+
+// True if |node| only reinterprets its input's bytes with a new shape
+// (Reshape family, same dtype and element count) and its output is an
+// intermediate that is not a graph output: it can alias its input.
+static bool is_alias_node(const mlcc_node_t* node) {
+  switch (node->op) {
+    case MLCC_OP_RESHAPE:
+    case MLCC_OP_FLATTEN:
+    case MLCC_OP_SQUEEZE:
+    case MLCC_OP_UNSQUEEZE:
+      break;
+    default:
+      return false;
+  }
+  const mlcc_value_t* in = mlcc_node_input(node, 0);
+  const mlcc_value_t* out = single_output(node);
+  if (in == NULL || out == NULL || node->outputs[0] != out) return false;
+  if (out->is_output || out->kind != MLCC_VALUE_INTERMEDIATE) return false;
+  if (!in->shape_known || !out->shape_known || in->dtype != out->dtype ||
+      in->dtype == MLCC_DTYPE_UNDEFINED) {
+    return false;
+  }
+  int64_t a = 0, b = 0;
+  mlcc_status_t sa = mlcc_shape_numel(&in->shape, &a);
+  mlcc_status_t sb = mlcc_shape_numel(&out->shape, &b);
+  bool ok = sa == NULL && sb == NULL && a == b;
+  mlcc_status_free(sa);
+  mlcc_status_free(sb);
+  return ok;
 }
 
 typedef struct kernel_tmp_t {
@@ -118,6 +198,8 @@ mlcc_status_t mlcc_pass_fuse(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph, bool* ou
     status = oom();
     goto done;
   }
+  // Reshape-family nodes alias their input (no kernel, no copy) above -O0.
+  for (uint32_t i = 0; i < graph->n_values; ++i) graph->values[i]->alias_of = NULL;
   for (size_t i = 0; i < n_ids; ++i) st.pos_of_id[i] = -1;
   for (size_t i = 0; i < n_vals; ++i) st.consumer[i] = -1;
   for (uint32_t i = 0; i < n; ++i) {
@@ -128,6 +210,17 @@ mlcc_status_t mlcc_pass_fuse(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph, bool* ou
     for (uint32_t j = 0; j < node->n_inputs; ++j) {
       mlcc_value_t* in = node->inputs[j];
       if (in != NULL && in->id < n_vals && st.consumer[in->id] < 0) st.consumer[in->id] = i;
+    }
+  }
+
+  if (ctx->opt_level > 0) {
+    for (uint32_t i = 0; i < n; ++i) {
+      mlcc_node_t* node = graph->nodes[i];
+      if (node->dead || !is_alias_node(node)) continue;
+      mlcc_value_t* in = node->inputs[0];
+      node->outputs[0]->alias_of = in->alias_of != NULL ? in->alias_of : in;
+      st.assigned[i] = true;
+      *out_changed = true;
     }
   }
 

@@ -140,6 +140,10 @@ mlcc_status_t mlcc_pass_run_pipeline(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
     if (ids[i] == MLCC_PASS_INFER_SHAPES) shapes_known = true;
     if (ctx->verify_each) {
       s = mlcc_graph_verify(graph, shapes_known);
+      if (s != NULL && mlcc_status_code(s) == MLCC_STATUS_RESOURCE_EXHAUSTED) {
+        // Out of memory while verifying is not an mlcc bug.
+        return mlcc_status_annotate(s, "verifying after pass '%s'", info->name);
+      }
       if (s != NULL) {
         char* msg = mlcc_status_to_string(s);
         mlcc_status_free(s);

@@ -78,11 +78,13 @@ static mlcc_status_t compute_liveness(const mlcc_graph_t* graph, liveness_t* lv)
   for (uint32_t k = 0; k < graph->n_kernels && status == NULL; ++k) {
     const mlcc_kernel_t* kern = &graph->kernels[k];
     if (kern->n_nodes == 0) continue;
-    // Inputs first: a kernel never reads a value it writes.
+    // Inputs first: a kernel never reads a value it writes. A read of an
+    // alias (Reshape without a kernel) is a read of its source.
     for (uint32_t j = 0; j < kern->n_nodes; ++j) {
       const mlcc_node_t* node = kern->nodes[j];
       for (uint32_t i = 0; i < node->n_inputs; ++i) {
         const mlcc_value_t* in = node->inputs[i];
+        if (in != NULL && in->alias_of != NULL) in = in->alias_of;
         if (in == NULL || in->id >= n_vals || lv->slot_of[in->id] < 0) continue;
         lv->slots[lv->slot_of[in->id]].last = k;
       }
@@ -113,6 +115,7 @@ static mlcc_status_t compute_liveness(const mlcc_graph_t* graph, liveness_t* lv)
       const mlcc_node_t* node = kern->nodes[j];
       for (uint32_t i = 0; i < node->n_inputs; ++i) {
         const mlcc_value_t* in = node->inputs[i];
+        if (in != NULL && in->alias_of != NULL) in = in->alias_of;
         if (in == NULL || in->id >= n_vals || lv->slot_of[in->id] < 0) continue;
         if (lv->slots[lv->slot_of[in->id]].def >= k) {
           status = mlcc_make_status(MLCC_STATUS_INTERNAL,
@@ -196,6 +199,11 @@ mlcc_status_t mlcc_pass_plan_memory(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
   if (status == NULL) {
     for (uint32_t i = 0; i < graph->n_values; ++i) graph->values[i]->ws_offset = -1;
     for (uint32_t i = 0; i < lv.n_slots; ++i) lv.slots[i].value->ws_offset = lv.slots[i].offset;
+    // Aliases share their source's bytes (-1 if the source has no slot).
+    for (uint32_t i = 0; i < graph->n_values; ++i) {
+      mlcc_value_t* v = graph->values[i];
+      if (v->alias_of != NULL) v->ws_offset = v->alias_of->ws_offset;
+    }
     graph->workspace_size = peak;
     graph->workspace_align = MLCC_WORKSPACE_ALIGN;
     *out_changed = lv.n_slots > 0;

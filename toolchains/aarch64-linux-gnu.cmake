@@ -10,8 +10,11 @@ set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
-set(MLCC_QEMU_CPU "" CACHE STRING "qemu -cpu value, e.g. rv64,v=true,vlen=256,vext_spec=v1.0")
+# BOTH, not ONLY: host tool packages (find_package(mlcc) from a host prefix in
+# CMAKE_PREFIX_PATH) must stay findable; target libraries and headers are
+# still searched in the sysroot only.
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
+set(MLCC_QEMU_CPU "" CACHE STRING "qemu -cpu value, e.g. cortex-a72")
 if(MLCC_QEMU_CPU)
   set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -cpu ${MLCC_QEMU_CPU} -L /usr/aarch64-linux-gnu)
 else()

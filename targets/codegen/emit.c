@@ -198,12 +198,75 @@ static LLVMValueRef element_ptr(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value,
   return LLVMBuildInBoundsGEP2(ctx->b, *out_storage, base, &idx, 1, "ep");
 }
 
+// float16 <-> float32 by integer bit manipulation (round to nearest even),
+// for targets whose runtime lacks the soft-float helpers LLVM would call
+// (riscv64: GCC 12's libgcc has no __extendhfsf2/__truncsfhf2).
+static bool soft_half(const mlcc_emit_ctx_t* ctx) {
+  return ctx->target != NULL && ctx->target->arch == MLCC_ARCH_RISCV64;
+}
+
+static LLVMValueRef k32(mlcc_emit_ctx_t* ctx, uint32_t v) {
+  return LLVMConstInt(ctx->t_i32, v, 0);
+}
+
+// |h| is an i16 holding IEEE binary16 bits; returns the float value.
+static LLVMValueRef half_bits_to_float(mlcc_emit_ctx_t* ctx, LLVMValueRef h) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMValueRef x = LLVMBuildZExt(b, h, ctx->t_i32, "");
+  LLVMValueRef sign = LLVMBuildShl(b, LLVMBuildAnd(b, x, k32(ctx, 0x8000), ""), k32(ctx, 16), "");
+  LLVMValueRef ex = LLVMBuildAnd(b, LLVMBuildLShr(b, x, k32(ctx, 10), ""), k32(ctx, 0x1f), "");
+  LLVMValueRef man = LLVMBuildAnd(b, x, k32(ctx, 0x3ff), "");
+  LLVMValueRef man13 = LLVMBuildShl(b, man, k32(ctx, 13), "");
+  LLVMValueRef normal = LLVMBuildOr(
+      b, LLVMBuildShl(b, LLVMBuildAdd(b, ex, k32(ctx, 112), ""), k32(ctx, 23), ""), man13, "");
+  LLVMValueRef infnan = LLVMBuildOr(b, k32(ctx, 0x7f800000), man13, "");
+  // Zero and subnormals: man * 2^-24 is exact in float.
+  LLVMValueRef sub = LLVMBuildFMul(b, LLVMBuildUIToFP(b, man, ctx->t_f32, ""),
+                                   LLVMConstReal(ctx->t_f32, 5.9604644775390625e-8), "");
+  sub = LLVMBuildBitCast(b, sub, ctx->t_i32, "");
+  LLVMValueRef r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, ex, k32(ctx, 31), ""), infnan,
+                                   normal, "");
+  r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, ex, k32(ctx, 0), ""), sub, r, "");
+  return LLVMBuildBitCast(b, LLVMBuildOr(b, r, sign, ""), ctx->t_f32, "h2f");
+}
+
+// Returns the i16 binary16 bits of float |f| (round to nearest even).
+static LLVMValueRef float_to_half_bits(mlcc_emit_ctx_t* ctx, LLVMValueRef f) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMValueRef x = LLVMBuildBitCast(b, f, ctx->t_i32, "");
+  LLVMValueRef sign = LLVMBuildAnd(b, LLVMBuildLShr(b, x, k32(ctx, 16), ""), k32(ctx, 0x8000), "");
+  LLVMValueRef ax = LLVMBuildAnd(b, x, k32(ctx, 0x7fffffff), "");
+  // Normal range: rebias the exponent, round the 13 dropped bits to even.
+  LLVMValueRef m = LLVMBuildSub(b, ax, k32(ctx, 0x38000000), "");
+  LLVMValueRef odd = LLVMBuildAnd(b, LLVMBuildLShr(b, m, k32(ctx, 13), ""), k32(ctx, 1), "");
+  LLVMValueRef normal = LLVMBuildLShr(
+      b, LLVMBuildAdd(b, LLVMBuildAdd(b, m, k32(ctx, 0xfff), ""), odd, ""), k32(ctx, 13), "");
+  // Subnormal range: |f| * 2^24 rounded to an integer (exact scaling).
+  LLVMValueRef af = LLVMBuildBitCast(b, ax, ctx->t_f32, "");
+  LLVMValueRef sc = LLVMBuildFMul(b, af, LLVMConstReal(ctx->t_f32, 16777216.0), "");
+  LLVMValueRef rn = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &sc, 1);
+  LLVMValueRef sub = LLVMBuildFPToUI(b, rn, ctx->t_i32, "");
+  LLVMValueRef nan = LLVMBuildOr(
+      b, k32(ctx, 0x7e00), LLVMBuildAnd(b, LLVMBuildLShr(b, ax, k32(ctx, 13), ""), k32(ctx, 0x3ff), ""), "");
+  LLVMValueRef r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, ax, k32(ctx, 0x38800000), ""),
+                                   normal, sub, "");
+  r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, ax, k32(ctx, 0x477ff000), ""),
+                      k32(ctx, 0x7c00), r, "");
+  r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, ax, k32(ctx, 0x7f800000), ""), nan, r, "");
+  return LLVMBuildTrunc(b, LLVMBuildOr(b, r, sign, ""), ctx->t_i16, "f2h");
+}
+
 LLVMValueRef mlcc_emit_load(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value,
                             LLVMValueRef idx) {
   LLVMTypeRef st;
   LLVMValueRef p = element_ptr(ctx, value, idx, &st);
   LLVMTypeRef ct = mlcc_emit_type(ctx, value->dtype);
   if (p == NULL) return LLVMGetUndef(ct ? ct : ctx->t_f32);
+  if (value->dtype == MLCC_DTYPE_F16 && soft_half(ctx)) {
+    LLVMValueRef h = LLVMBuildLoad2(ctx->b, ctx->t_i16, p, "ldh");
+    LLVMSetAlignment(h, 2);
+    return half_bits_to_float(ctx, h);
+  }
   LLVMValueRef v = LLVMBuildLoad2(ctx->b, st, p, "ld");
   LLVMSetAlignment(v, (unsigned)mlcc_dtype_size(value->dtype));
   if (value->dtype == MLCC_DTYPE_BOOL) {
@@ -219,6 +282,11 @@ void mlcc_emit_store(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value, LLVMValueR
   LLVMTypeRef st;
   LLVMValueRef p = element_ptr(ctx, value, idx, &st);
   if (p == NULL) return;
+  if (value->dtype == MLCC_DTYPE_F16 && soft_half(ctx)) {
+    LLVMValueRef h = LLVMBuildStore(ctx->b, float_to_half_bits(ctx, v), p);
+    LLVMSetAlignment(h, 2);
+    return;
+  }
   if (value->dtype == MLCC_DTYPE_BOOL) {
     v = LLVMBuildZExt(ctx->b, v, ctx->t_i8, "b2i8");
   } else if (value->dtype == MLCC_DTYPE_F16) {
@@ -242,49 +310,96 @@ mlcc_status_t mlcc_emit_store_output(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
     return mlcc_ok_status();
   }
   const mlcc_shape_t* anchor_shape = &node->outputs[0]->shape;
-  LLVMValueRef carried = v;
-  for (uint32_t i = 1; i < k->n_nodes; ++i) {
+  // vals[j]: the (unmaterialized) value of chain node j at this element.
+  LLVMValueRef vals_small[16];
+  LLVMValueRef* vals = vals_small;
+  if (k->n_nodes > 16) {
+    vals = calloc(k->n_nodes, sizeof(*vals));
+    if (vals == NULL) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  vals[0] = v;
+  mlcc_status_t st = mlcc_ok_status();
+  for (uint32_t i = 1; i < k->n_nodes && st == NULL; ++i) {
     const mlcc_node_t* n = k->nodes[i];
     const mlcc_value_t* out = mlcc_node_output(n, 0);
     if (out == NULL || !mlcc_shape_equal(&out->shape, anchor_shape)) {
       char a[96], b[96];
-      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                              "epilogue %s output shape %s differs from the anchor's %s",
-                              mlcc_op_name(n->op),
-                              out ? mlcc_shape_format(&out->shape, a, sizeof(a)) : "?",
-                              mlcc_shape_format(anchor_shape, b, sizeof(b)));
+      st = mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "epilogue %s output shape %s differs from the anchor's %s",
+                            mlcc_op_name(n->op),
+                            out ? mlcc_shape_format(&out->shape, a, sizeof(a)) : "?",
+                            mlcc_shape_format(anchor_shape, b, sizeof(b)));
+      break;
     }
     LLVMValueRef ops_small[8];
     LLVMValueRef* ops = ops_small;
     if (n->n_inputs > 8) {
       ops = calloc(n->n_inputs, sizeof(*ops));
       if (ops == NULL) {
-        return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+        st = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+        break;
       }
     }
     for (uint32_t s = 0; s < n->n_inputs; ++s) {
       const mlcc_value_t* in = n->inputs[s];
-      if (s == k->carried_input[i]) {
-        ops[s] = carried;
-      } else if (in == NULL) {
-        ops[s] = NULL;
-      } else {
-        LLVMValueRef j = mlcc_emit_broadcast_index(ctx, &out->shape, idx, &in->shape);
-        ops[s] = mlcc_emit_load(ctx, in, j);
+      ops[s] = NULL;
+      if (in == NULL) continue;
+      // A slot reading an earlier chain node's output takes its value.
+      for (uint32_t j = i; j-- > 0;) {
+        if (mlcc_node_output(k->nodes[j], 0) == in) {
+          ops[s] = vals[j];
+          break;
+        }
+      }
+      if (ops[s] == NULL) {
+        LLVMValueRef jdx = mlcc_emit_broadcast_index(ctx, &out->shape, idx, &in->shape);
+        ops[s] = mlcc_emit_load(ctx, in, jdx);
       }
     }
     LLVMValueRef r = NULL;
-    mlcc_status_t st = mlcc_emit_elementwise_scalar(ctx, n, ops, &r);
+    st = mlcc_emit_elementwise_scalar(ctx, n, ops, &r);
     if (ops != ops_small) free(ops);
-    if (!mlcc_status_is_ok(st)) return mlcc_node_annotate(n, st);
-    if (r == NULL) {
-      return mlcc_make_status(MLCC_STATUS_INTERNAL, "epilogue %s produced no value",
-                              mlcc_op_name(n->op));
+    if (!mlcc_status_is_ok(st)) {
+      st = mlcc_node_annotate(n, st);
+    } else if (r == NULL) {
+      st = mlcc_make_status(MLCC_STATUS_INTERNAL, "epilogue %s produced no value",
+                            mlcc_op_name(n->op));
     }
-    carried = r;
+    vals[i] = r;
   }
-  const mlcc_node_t* last = k->nodes[k->n_nodes - 1];
-  mlcc_emit_store(ctx, last->outputs[0], idx, carried);
+  if (st == NULL) {
+    const mlcc_node_t* last = k->nodes[k->n_nodes - 1];
+    mlcc_emit_store(ctx, last->outputs[0], idx, vals[k->n_nodes - 1]);
+  }
+  if (vals != vals_small) free(vals);
+  return st;
+}
+
+mlcc_status_t mlcc_emit_store_output_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                         uint32_t out_index, LLVMValueRef idx,
+                                         LLVMValueRef v) {
+  const mlcc_kernel_t* k = ctx->kernel;
+  if (out_index >= node->n_outputs || node->outputs[out_index] == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: store to absent output %u",
+                            mlcc_op_name(node->op), out_index);
+  }
+  LLVMTypeRef vt = LLVMTypeOf(v);
+  unsigned lanes = LLVMGetVectorSize(vt);
+  bool fused = k != NULL && k->n_nodes > 1 && k->nodes[0] == node && out_index == 0;
+  const mlcc_value_t* out = node->outputs[out_index];
+  if (!fused && (out->dtype == MLCC_DTYPE_F32 || out->dtype == MLCC_DTYPE_F64)) {
+    LLVMTypeRef st;
+    LLVMValueRef p = element_ptr(ctx, out, idx, &st);
+    if (p == NULL) return mlcc_ok_status();
+    LLVMValueRef s = LLVMBuildStore(ctx->b, v, p);
+    LLVMSetAlignment(s, (unsigned)mlcc_dtype_size(out->dtype));
+    return mlcc_ok_status();
+  }
+  for (unsigned l = 0; l < lanes; ++l) {
+    LLVMValueRef lane = LLVMBuildExtractElement(ctx->b, v, LLVMConstInt(ctx->t_i32, l, 0), "");
+    LLVMValueRef li = l == 0 ? idx : LLVMBuildNSWAdd(ctx->b, idx, mlcc_emit_i64(ctx, l), "");
+    MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, out_index, li, lane));
+  }
   return mlcc_ok_status();
 }
 

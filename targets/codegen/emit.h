@@ -107,6 +107,16 @@ mlcc_status_t mlcc_emit_store_output(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
                                      uint32_t out_index, LLVMValueRef idx,
                                      LLVMValueRef v);
 
+// Vector variant of mlcc_emit_store_output: stores the LLVMVectorType value
+// |v| (lanes of the output's computational type) to elements idx, idx+1, ...
+// idx+lanes-1 of output |out_index| of |node|. Every lane must be a valid
+// element. Unfused outputs get one vector store; a fused epilogue is applied
+// lane by lane through the scalar formulas (the SLP vectorizer re-packs the
+// lanes). Same errors as mlcc_emit_store_output.
+mlcc_status_t mlcc_emit_store_output_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                         uint32_t out_index, LLVMValueRef idx,
+                                         LLVMValueRef v);
+
 // A mutable scalar: an alloca in the entry block initialized with |init|
 // at the current position. Use LLVMBuildLoad2/LLVMBuildStore on it.
 LLVMValueRef mlcc_emit_var(mlcc_emit_ctx_t* ctx, LLVMTypeRef type, LLVMValueRef init);
@@ -204,6 +214,18 @@ LLVMValueRef mlcc_emit_libm2(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRe
 // Records |status| as the ctx's deferred error (the first one wins; later
 // ones are freed). Emission continues; the codegen fails the kernel with it.
 void mlcc_emit_fail(mlcc_emit_ctx_t* ctx, mlcc_status_t status);
+
+// Vectorizable exp, sigmoid, tanh and erf of |x| (computational float type
+// of F32/F16 or double): for float, inline range reduction + polynomial code
+// (no libm call, so loops vectorize) accurate within DESIGN section 4's
+// tolerance (exp, sigmoid, tanh: a few ulp relative; erf: 1.5e-7 absolute);
+// exp flushes results below ~2.7e-38 to that value's neighbourhood (|err| <
+// 3e-38); NaN propagates, exp(+inf) = inf. For double: llvm.exp/libm.
+// Implemented in emit_elementwise.c.
+LLVMValueRef mlcc_emit_fast_exp(mlcc_emit_ctx_t* ctx, LLVMValueRef x);
+LLVMValueRef mlcc_emit_fast_sigmoid(mlcc_emit_ctx_t* ctx, LLVMValueRef x);
+LLVMValueRef mlcc_emit_fast_tanh(mlcc_emit_ctx_t* ctx, LLVMValueRef x);
+LLVMValueRef mlcc_emit_fast_erf(mlcc_emit_ctx_t* ctx, LLVMValueRef x);
 
 // The scalar formula of elementwise |node| (MLCC_OPF_ELEMENTWISE) on
 // |operands| (computational types, one per input slot; NULL for omitted

@@ -348,6 +348,326 @@ static mlcc_status_t emit_checked(conv_emit_t* e, int64_t ow_begin, int64_t ow_e
   return mlcc_ok_status();
 }
 
+//===----------------------------------------------------------------------===//
+// Conv, vector micro-kernel (float32, 1-D/2-D)
+//===----------------------------------------------------------------------===//
+//
+// Conv as per-group GEMM: Y[oc, p] = sum_{ic, tap} W[oc, ic, tap] * X[ic, in(p, tap)]
+// with p the flattened output pixel (oh*OW + ow). The micro-kernel keeps MR
+// output channels x NV vectors of L pixels (L = target vector lanes) in
+// registers; per (ic, tap) it loads NV pixel vectors of X (a plain load when
+// the tap is in range for every pixel, a masked load when X is contiguous in p
+// for the tap (stride 1, OW == W), a masked gather otherwise) and broadcasts MR
+// weights. The tap masks/offsets depend only on the pixel tile and are
+// computed once per tile, outside the group, channel-block and ic loops.
+
+enum { kVecMaxMr = 16, kVecMaxNv = 4, kVecMaxTaps = 64, kVecPanelBytes = 192 * 1024 };
+
+typedef struct cvec_t {
+  mlcc_emit_ctx_t* ctx;
+  const mlcc_node_t* node;
+  const conv_geom_t* g;
+  const mlcc_value_t *x, *w, *bias;
+  int L;                       // lanes
+  int64_t npix, ntaps, hw_in;  // OH*OW, KH*KW, H*W
+  bool contiguous;             // stride 1 in H and W and OW == W: X index is p + const
+  LLVMTypeRef vt, vi, vb;      // <L x float>, <L x i32>, <L x i1>
+  // Per-tile state.
+  LLVMValueRef n, p0;
+  int nv;
+  LLVMValueRef mask[kVecMaxTaps][kVecMaxNv];  // NULL = all lanes valid
+  LLVMValueRef off[kVecMaxTaps][kVecMaxNv];   // gather offsets (non-contiguous)
+  int64_t tap_shift[kVecMaxTaps];             // contiguous: X index = p + shift
+  // Gathered tile panel (non-contiguous X): [cg][ntaps][nv][L] floats of the
+  // current group, filled once per (tile, group); NULL = gather per block.
+  LLVMValueRef panel;
+} cvec_t;
+
+static LLVMValueRef vsplat_i32(cvec_t* e, int64_t v) {
+  LLVMValueRef c = LLVMConstInt(e->ctx->t_i32, (unsigned long long)v, 1);
+  LLVMValueRef lanes[64];
+  for (int i = 0; i < e->L; ++i) lanes[i] = c;
+  return LLVMConstVector(lanes, (unsigned)e->L);
+}
+
+static LLVMValueRef vsplat(cvec_t* e, LLVMValueRef s, LLVMTypeRef vt) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  LLVMValueRef undef = LLVMGetUndef(vt);
+  LLVMValueRef ins = LLVMBuildInsertElement(ctx->b, undef, s, LLVMConstInt(ctx->t_i32, 0, 0), "");
+  LLVMValueRef zeros[64];
+  for (int i = 0; i < e->L; ++i) zeros[i] = LLVMConstInt(ctx->t_i32, 0, 0);
+  return LLVMBuildShuffleVector(ctx->b, ins, undef, LLVMConstVector(zeros, (unsigned)e->L), "");
+}
+
+static LLVMValueRef vand(cvec_t* e, LLVMValueRef a, LLVMValueRef b) {
+  if (a == NULL) return b;
+  return LLVMBuildAnd(e->ctx->b, a, b, "");
+}
+
+static LLVMValueRef call_overloaded(mlcc_emit_ctx_t* ctx, const char* name, LLVMTypeRef* ov,
+                                    size_t n_ov, LLVMValueRef* args, unsigned n) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ctx->module, id, ov, n_ov);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(ctx->llctx, id, ov, n_ov);
+  return LLVMBuildCall2(ctx->b, fty, fn, args, n, "");
+}
+
+// Computes the per-tap masks/offsets of the tile at e->p0 with e->nv vectors;
+// |valid| lanes of the tile hold pixels (< npix), known at compile time.
+static void cvec_tile_setup(cvec_t* e, int64_t valid) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  const conv_geom_t* g = e->g;
+  LLVMValueRef iota[64];
+  LLVMValueRef p0 = LLVMBuildTrunc(ctx->b, e->p0, ctx->t_i32, "");
+  LLVMValueRef pv[kVecMaxNv], oh[kVecMaxNv], ow[kVecMaxNv], pvalid[kVecMaxNv];
+  for (int j = 0; j < e->nv; ++j) {
+    for (int i = 0; i < e->L; ++i) iota[i] = LLVMConstInt(ctx->t_i32, (unsigned long long)(j * e->L + i), 0);
+    pv[j] = LLVMBuildAdd(ctx->b, vsplat(e, p0, e->vi), LLVMConstVector(iota, (unsigned)e->L), "");
+    oh[j] = LLVMBuildUDiv(ctx->b, pv[j], vsplat_i32(e, g->out[2]), "");
+    ow[j] = LLVMBuildSub(ctx->b, pv[j], LLVMBuildMul(ctx->b, oh[j], vsplat_i32(e, g->out[2]), ""), "");
+    pvalid[j] = NULL;
+    if (valid < (int64_t)(j + 1) * e->L) {
+      pvalid[j] = LLVMBuildICmp(ctx->b, LLVMIntSLT, pv[j], vsplat_i32(e, e->npix), "");
+    }
+  }
+  for (int64_t kh = 0; kh < g->k[1]; ++kh) {
+    for (int64_t kw = 0; kw < g->k[2]; ++kw) {
+      int t = (int)(kh * g->k[2] + kw);
+      int64_t sh = kh * g->d[1] - g->pb[1], sw = kw * g->d[2] - g->pb[2];
+      bool h_ok = sh >= 0 && (g->out[1] - 1) * g->s[1] + sh < g->in[1];
+      bool w_ok = sw >= 0 && (g->out[2] - 1) * g->s[2] + sw < g->in[2];
+      e->tap_shift[t] = sh * g->in[2] + sw;
+      for (int j = 0; j < e->nv; ++j) {
+        LLVMValueRef ih = LLVMBuildAdd(ctx->b, LLVMBuildMul(ctx->b, oh[j], vsplat_i32(e, g->s[1]), ""),
+                                       vsplat_i32(e, sh), "");
+        LLVMValueRef iw = LLVMBuildAdd(ctx->b, LLVMBuildMul(ctx->b, ow[j], vsplat_i32(e, g->s[2]), ""),
+                                       vsplat_i32(e, sw), "");
+        LLVMValueRef m = pvalid[j];
+        if (!h_ok) {
+          m = vand(e, m, LLVMBuildICmp(ctx->b, LLVMIntSGE, ih, vsplat_i32(e, 0), ""));
+          m = vand(e, m, LLVMBuildICmp(ctx->b, LLVMIntSLT, ih, vsplat_i32(e, g->in[1]), ""));
+        }
+        if (!w_ok) {
+          m = vand(e, m, LLVMBuildICmp(ctx->b, LLVMIntSGE, iw, vsplat_i32(e, 0), ""));
+          m = vand(e, m, LLVMBuildICmp(ctx->b, LLVMIntSLT, iw, vsplat_i32(e, g->in[2]), ""));
+        }
+        e->mask[t][j] = m;
+        e->off[t][j] = NULL;
+        if (!e->contiguous) {
+          e->off[t][j] = LLVMBuildAdd(ctx->b, LLVMBuildMul(ctx->b, ih, vsplat_i32(e, g->in[2]), ""),
+                                      iw, "");
+        }
+      }
+    }
+  }
+}
+
+// Loads pixel vector j of tap t for the input channel plane at |plane| (ptr
+// to X[n, c, 0, 0]).
+static LLVMValueRef cvec_load_x(cvec_t* e, LLVMValueRef plane, int t, int j) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  LLVMValueRef zero = LLVMConstNull(e->vt);
+  LLVMValueRef align = LLVMConstInt(ctx->t_i32, 4, 0);
+  if (e->contiguous) {
+    LLVMValueRef idx = iaddc(ctx, e->p0, j * e->L + e->tap_shift[t]);
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, plane, &idx, 1, "");
+    if (e->mask[t][j] == NULL) {
+      LLVMValueRef v = LLVMBuildLoad2(ctx->b, e->vt, p, "");
+      LLVMSetAlignment(v, 4);
+      return v;
+    }
+    LLVMTypeRef ov[2] = {e->vt, ctx->t_ptr};
+    LLVMValueRef args[4] = {p, align, e->mask[t][j], zero};
+    return call_overloaded(ctx, "llvm.masked.load", ov, 2, args, 4);
+  }
+  LLVMValueRef off = e->off[t][j];
+  LLVMValueRef ptrs = LLVMBuildGEP2(ctx->b, ctx->t_f32, plane, &off, 1, "");
+  LLVMValueRef m = e->mask[t][j];
+  if (m == NULL) {
+    LLVMValueRef ones[64];
+    for (int i = 0; i < e->L; ++i) ones[i] = LLVMConstInt(ctx->t_i1, 1, 0);
+    m = LLVMConstVector(ones, (unsigned)e->L);
+  }
+  LLVMTypeRef ov[2] = {e->vt, LLVMTypeOf(ptrs)};
+  LLVMValueRef args[4] = {ptrs, align, m, zero};
+  return call_overloaded(ctx, "llvm.masked.gather", ov, 2, args, 4);
+}
+
+// One register block: |mr| output channels from |oc0| (absolute) in group
+// |grp| x the current tile (e->nv vectors, |valid| valid lanes).
+static mlcc_status_t cvec_block(cvec_t* e, LLVMValueRef grp, LLVMValueRef oc0, int mr,
+                                int64_t valid) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  const conv_geom_t* g = e->g;
+  LLVMValueRef acc[kVecMaxMr][kVecMaxNv];
+  for (int r = 0; r < mr; ++r) {
+    LLVMValueRef b0 = e->bias ? mlcc_emit_load(ctx, e->bias, iaddc(ctx, oc0, r))
+                              : LLVMConstReal(ctx->t_f32, 0.0);
+    LLVMValueRef bv = vsplat(e, b0, e->vt);
+    for (int j = 0; j < e->nv; ++j) acc[r][j] = mlcc_emit_var(ctx, e->vt, bv);
+  }
+  LLVMValueRef xptr = mlcc_emit_ptr(ctx, e->x), wptr = mlcc_emit_ptr(ctx, e->w);
+  mlcc_loop_t l_ic = mlcc_emit_for(ctx, 0, g->cg, "ic");
+  LLVMValueRef c_abs = iadd(ctx, imad(ctx, e->n, g->c, imulc(ctx, grp, g->cg)), l_ic.iv);
+  LLVMValueRef pidx = imulc(ctx, c_abs, e->hw_in);
+  LLVMValueRef plane = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, xptr, &pidx, 1, "");
+  // W[oc, ic, tap] at (oc*cg + ic)*ntaps + tap.
+  LLVMValueRef wrow = imulc(ctx, iadd(ctx, imulc(ctx, oc0, g->cg), l_ic.iv), e->ntaps);
+  int64_t wstride = g->cg * e->ntaps;
+  for (int t = 0; t < e->ntaps; ++t) {
+    LLVMValueRef xv[kVecMaxNv];
+    for (int j = 0; j < e->nv; ++j) {
+      if (e->panel != NULL) {
+        LLVMValueRef pi = imulc(ctx, iaddc(ctx, imulc(ctx, l_ic.iv, e->ntaps * e->nv), t * e->nv + j), e->L);
+        LLVMValueRef pp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, e->panel, &pi, 1, "");
+        xv[j] = LLVMBuildLoad2(ctx->b, e->vt, pp, "");
+        LLVMSetAlignment(xv[j], 64);
+      } else {
+        xv[j] = cvec_load_x(e, plane, t, j);
+      }
+    }
+    for (int r = 0; r < mr; ++r) {
+      LLVMValueRef wi = iaddc(ctx, wrow, r * wstride + t);
+      LLVMValueRef wp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, wptr, &wi, 1, "");
+      LLVMValueRef ws = LLVMBuildLoad2(ctx->b, ctx->t_f32, wp, "");
+      LLVMSetAlignment(ws, 4);
+      LLVMValueRef wv = vsplat(e, ws, e->vt);
+      for (int j = 0; j < e->nv; ++j) {
+        LLVMValueRef a = LLVMBuildLoad2(ctx->b, e->vt, acc[r][j], "");
+        LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, wv, xv[j], a), acc[r][j]);
+      }
+    }
+  }
+  mlcc_emit_loop_end(ctx, &l_ic);
+  for (int r = 0; r < mr; ++r) {
+    LLVMValueRef ybase = imulc(ctx, imad(ctx, e->n, g->m, iaddc(ctx, oc0, r)), e->npix);
+    for (int j = 0; j < e->nv; ++j) {
+      LLVMValueRef v = LLVMBuildLoad2(ctx->b, e->vt, acc[r][j], "");
+      LLVMValueRef yi = iadd(ctx, ybase, iaddc(ctx, e->p0, j * e->L));
+      int64_t lanes = valid - (int64_t)j * e->L;
+      if (lanes >= e->L) {
+        MLCC_RETURN_IF_ERROR(mlcc_emit_store_output_vec(ctx, e->node, 0, yi, v));
+      } else {
+        for (int64_t l = 0; l < lanes; ++l) {
+          LLVMValueRef s = LLVMBuildExtractElement(ctx->b, v, LLVMConstInt(ctx->t_i32, (unsigned long long)l, 0), "");
+          MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, e->node, 0, iaddc(ctx, yi, l), s));
+        }
+      }
+    }
+  }
+  return mlcc_ok_status();
+}
+
+// All groups and channel blocks for the current tile.
+static mlcc_status_t cvec_tile(cvec_t* e, int64_t valid, int mr) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  const conv_geom_t* g = e->g;
+  cvec_tile_setup(e, valid);
+  mlcc_loop_t l_g = mlcc_emit_for(ctx, 0, g->group, "g");
+  int64_t nfull = g->mg / mr, rem = g->mg % mr;
+  LLVMValueRef gbase = imulc(ctx, l_g.iv, g->mg);
+  e->panel = NULL;
+  int64_t panel_elems = g->cg * e->ntaps * e->nv * e->L;
+  if (g->mg > mr && panel_elems * 4 <= kVecPanelBytes) {
+    // Gather the tile's input panel once; every channel block reuses it.
+    LLVMTypeRef at = LLVMArrayType(ctx->t_f32, (unsigned)panel_elems);
+    LLVMValueRef buf = mlcc_emit_var(ctx, at, NULL);
+    LLVMSetAlignment(buf, 64);
+    LLVMValueRef xptr = mlcc_emit_ptr(ctx, e->x);
+    mlcc_loop_t l_ic = mlcc_emit_for(ctx, 0, g->cg, "pic");
+    LLVMValueRef c_abs = iadd(ctx, imad(ctx, e->n, g->c, imulc(ctx, l_g.iv, g->cg)), l_ic.iv);
+    LLVMValueRef pidx = imulc(ctx, c_abs, e->hw_in);
+    LLVMValueRef plane = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, xptr, &pidx, 1, "");
+    for (int t = 0; t < e->ntaps; ++t) {
+      for (int j = 0; j < e->nv; ++j) {
+        LLVMValueRef v = cvec_load_x(e, plane, t, j);
+        LLVMValueRef pi = imulc(ctx, iaddc(ctx, imulc(ctx, l_ic.iv, e->ntaps * e->nv), t * e->nv + j), e->L);
+        LLVMValueRef pp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, buf, &pi, 1, "");
+        LLVMValueRef st = LLVMBuildStore(ctx->b, v, pp);
+        LLVMSetAlignment(st, 64);
+      }
+    }
+    mlcc_emit_loop_end(ctx, &l_ic);
+    e->panel = buf;
+  }
+  if (nfull > 0) {
+    mlcc_loop_t l_b = mlcc_emit_for(ctx, 0, nfull, "ocb");
+    MLCC_RETURN_IF_ERROR(cvec_block(e, l_g.iv, iadd(ctx, gbase, imulc(ctx, l_b.iv, mr)), mr, valid));
+    mlcc_emit_loop_end(ctx, &l_b);
+  }
+  if (rem > 0) {
+    MLCC_RETURN_IF_ERROR(cvec_block(e, l_g.iv, iaddc(ctx, gbase, nfull * mr), (int)rem, valid));
+  }
+  mlcc_emit_loop_end(ctx, &l_g);
+  return mlcc_ok_status();
+}
+
+// Emits the conv with the vector micro-kernel if it applies; sets *handled.
+static mlcc_status_t emit_conv_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                   const conv_geom_t* g, bool* handled) {
+  *handled = false;
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  if (x->dtype != MLCC_DTYPE_F32 || g->nsp > 2 || ctx->target == NULL) return mlcc_ok_status();
+  int L = ctx->target->vector_bytes / 4;
+  if (L < 4 || L > 16) return mlcc_ok_status();
+  int64_t ntaps = g->k[1] * g->k[2];
+  if (ntaps > kVecMaxTaps) return mlcc_ok_status();
+  // i32 lane arithmetic: everything indexed per plane must fit.
+  int64_t hw_in = g->in[1] * g->in[2], npix = g->out[1] * g->out[2];
+  if (hw_in >= ((int64_t)1 << 30) || npix >= ((int64_t)1 << 30) || npix <= 0) return mlcc_ok_status();
+  cvec_t e;
+  memset(&e, 0, sizeof(e));
+  e.ctx = ctx;
+  e.node = node;
+  e.g = g;
+  e.x = x;
+  e.w = mlcc_node_input(node, 1);
+  e.bias = mlcc_node_input(node, 2);
+  e.L = L;
+  e.npix = npix;
+  e.ntaps = ntaps;
+  e.hw_in = hw_in;
+  e.contiguous = g->s[1] == 1 && g->s[2] == 1 && g->out[2] == g->in[2];
+  e.vt = LLVMVectorType(ctx->t_f32, (unsigned)L);
+  e.vi = LLVMVectorType(ctx->t_i32, (unsigned)L);
+  e.vb = LLVMVectorType(ctx->t_i1, (unsigned)L);
+  // Register budget: 32 vector registers on AVX-512/NEON/RVV, 16 on AVX2.
+  int nregs = (ctx->target->arch == MLCC_ARCH_X86_64 && L < 16) ? 16 : 32;
+  int64_t nvec = (npix + L - 1) / L;
+  int nv = g->mg == 1 ? 4 : (nregs == 16 ? 2 : 3);
+  if (nvec <= kVecMaxNv && nvec > nv) nv = (int)nvec;  // one tile covers all pixels
+  if (nv > nvec) nv = (int)nvec;
+  while (!e.contiguous && nv > 1 && g->cg * ntaps * nv * L * 4 > kVecPanelBytes) --nv;
+  int budget = nregs - nv - 2;
+  int mr = budget / nv;
+  if (mr > kVecMaxMr) mr = kVecMaxMr;
+  if (mr > g->mg) mr = (int)g->mg;
+  if (mr < 1) mr = 1;
+  e.nv = nv;
+  int64_t tile = (int64_t)nv * L;
+  int64_t nfull = npix / tile, rem = npix % tile;
+  mlcc_loop_t l_n = mlcc_emit_for(ctx, 0, g->n, "n");
+  e.n = l_n.iv;
+  if (nfull > 0) {
+    mlcc_loop_t l_t = mlcc_emit_for(ctx, 0, nfull, "pt");
+    e.p0 = imulc(ctx, l_t.iv, tile);
+    MLCC_RETURN_IF_ERROR(cvec_tile(&e, tile, mr));
+    mlcc_emit_loop_end(ctx, &l_t);
+  }
+  if (rem > 0) {
+    e.nv = (int)((rem + L - 1) / L);
+    e.p0 = c64(ctx, nfull * tile);
+    int mr2 = (nregs - e.nv - 2) / e.nv;
+    if (mr2 > kVecMaxMr) mr2 = kVecMaxMr;
+    if (mr2 > g->mg) mr2 = (int)g->mg;
+    if (mr2 < 1) mr2 = 1;
+    MLCC_RETURN_IF_ERROR(cvec_tile(&e, rem, mr2));
+  }
+  mlcc_emit_loop_end(ctx, &l_n);
+  *handled = true;
+  return mlcc_ok_status();
+}
+
 // Y = conv(X, W) + B as specified by ONNX Conv (opsets 1-17). float32/64.
 mlcc_status_t mlcc_emit_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   conv_geom_t g;
@@ -369,6 +689,9 @@ mlcc_status_t mlcc_emit_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Conv: B must have %lld elements",
                             (long long)g.m);
   }
+  bool handled = false;
+  MLCC_RETURN_IF_ERROR(emit_conv_vec(ctx, node, &g, &handled));
+  if (handled) return mlcc_ok_status();
   e.ft = mlcc_emit_type(ctx, e.dt);
   e.oct = g.mg % 4 == 0 ? 4 : g.mg % 2 == 0 ? 2 : 1;
   // Do kernel rows ever fall outside the input? (compile-time)

@@ -86,7 +86,12 @@ static LLVMValueRef libm1(ew_t* e, const char* base, LLVMValueRef x) {
   snprintf(name, sizeof(name), "%s%s", base, e->dt == MLCC_DTYPE_F64 ? "" : "f");
   return mlcc_emit_libm(e->ctx, name, x);
 }
-static LLVMValueRef fexp(ew_t* e, LLVMValueRef x) { return intr1(e, "llvm.exp", x); }
+static LLVMValueRef fexp(ew_t* e, LLVMValueRef x) { return mlcc_emit_fast_exp(e->ctx, x); }
+// e^x - 1 for x <= 0 (ELU family): the absolute error stays below 1e-7.
+static LLVMValueRef fexpm1(ew_t* e, LLVMValueRef x) {
+  if (e->dt == MLCC_DTYPE_F64) return libm1(e, "expm1", x);
+  return LLVMBuildFSub(e->b, fexp(e, x), k(e, 1), "expm1");
+}
 
 // Integer division/remainder without UB: x/0 -> 0, x%0 -> 0, INT_MIN/-1 wraps.
 // |floor_mod| gives the result the sign of the divisor (Python/numpy mod).
@@ -135,6 +140,125 @@ static mlcc_status_t need_operands(const mlcc_node_t* node, const LLVMValueRef* 
     }
   }
   return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// Fast vectorizable transcendental functions (float)
+//===----------------------------------------------------------------------===//
+
+static LLVMValueRef fk(mlcc_emit_ctx_t* ctx, double v) { return LLVMConstReal(ctx->t_f32, v); }
+static LLVMValueRef fmad(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
+  return mlcc_emit_fmuladd(ctx, a, b, c);
+}
+static LLVMValueRef fintr2(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef a,
+                           LLVMValueRef b) {
+  LLVMValueRef args[2] = {a, b};
+  return mlcc_emit_intrinsic(ctx, name, args, 2);
+}
+static bool is_f32_type(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
+  return LLVMTypeOf(x) == ctx->t_f32;
+}
+// Horner evaluation of c[0]*x^(n-1) + ... + c[n-1].
+static LLVMValueRef horner(mlcc_emit_ctx_t* ctx, LLVMValueRef x, const double* c, int n) {
+  LLVMValueRef p = fk(ctx, c[0]);
+  for (int i = 1; i < n; ++i) p = fmad(ctx, p, x, fk(ctx, c[i]));
+  return p;
+}
+
+// Cephes expf: x = n*ln2 + r, |r| <= ln2/2, e^r by a degree-7 polynomial,
+// 2^n assembled in the exponent field as 2^(n-1) * 2 so n = 128 stays finite.
+static LLVMValueRef fast_exp_f32(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
+  LLVMBuilderRef b = ctx->b;
+  const double hi = 88.72283935546875, lo = -86.5;
+  LLVMValueRef xc = fintr2(ctx, "llvm.minnum", fintr2(ctx, "llvm.maxnum", x, fk(ctx, lo)),
+                           fk(ctx, hi));
+  // Round x*log2(e) to an integer with the 1.5*2^23 trick (no libm rounding).
+  LLVMValueRef magic = fk(ctx, 12582912.0);
+  LLVMValueRef t = fmad(ctx, xc, fk(ctx, 1.44269504088896341), magic);
+  LLVMValueRef nf = LLVMBuildFSub(b, t, magic, "nf");
+  LLVMValueRef r = fmad(ctx, nf, fk(ctx, -0.693359375), xc);
+  r = fmad(ctx, nf, fk(ctx, 2.12194440e-4), r);
+  static const double c[] = {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3,
+                             4.1665795894E-2, 1.6666665459E-1, 5.0000001201E-1};
+  LLVMValueRef p = horner(ctx, r, c, 6);
+  LLVMValueRef r2 = LLVMBuildFMul(b, r, r, "r2");
+  LLVMValueRef y = LLVMBuildFAdd(b, fmad(ctx, p, r2, r), fk(ctx, 1.0), "er");
+  LLVMValueRef ni = LLVMBuildFPToSI(b, nf, ctx->t_i32, "ni");
+  LLVMValueRef bits = LLVMBuildShl(
+      b, LLVMBuildAdd(b, ni, LLVMConstInt(ctx->t_i32, 126, 0), "e"),
+      LLVMConstInt(ctx->t_i32, 23, 0), "bits");
+  LLVMValueRef scale = LLVMBuildBitCast(b, bits, ctx->t_f32, "scale");
+  y = LLVMBuildFMul(b, LLVMBuildFMul(b, y, scale, "ys"), fk(ctx, 2.0), "exp");
+  LLVMValueRef big = LLVMBuildFCmp(b, LLVMRealOGT, x, fk(ctx, hi), "big");
+  y = LLVMBuildSelect(b, big, fk(ctx, __builtin_inf()), y, "exp_inf");
+  LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "nan");
+  return LLVMBuildSelect(b, nan, x, y, "exp_nan");
+}
+
+LLVMValueRef mlcc_emit_fast_exp(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
+  if (!is_f32_type(ctx, x)) return mlcc_emit_intrinsic(ctx, "llvm.exp", &x, 1);
+  return fast_exp_f32(ctx, x);
+}
+
+LLVMValueRef mlcc_emit_fast_sigmoid(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
+  LLVMBuilderRef b = ctx->b;
+  if (!is_f32_type(ctx, x)) {
+    // x >= 0: 1/(1+e^-x); x < 0: e^x/(1+e^x). Never overflows to NaN.
+    LLVMValueRef one = LLVMConstReal(LLVMTypeOf(x), 1.0), zero = LLVMConstReal(LLVMTypeOf(x), 0);
+    LLVMValueRef ax = mlcc_emit_intrinsic(ctx, "llvm.fabs", &x, 1);
+    LLVMValueRef nax = LLVMBuildFNeg(b, ax, "nabs");
+    LLVMValueRef ex = mlcc_emit_intrinsic(ctx, "llvm.exp", &nax, 1);
+    LLVMValueRef den = LLVMBuildFAdd(b, one, ex, "den");
+    LLVMValueRef pos = LLVMBuildFDiv(b, one, den, "pos");
+    LLVMValueRef neg = LLVMBuildFDiv(b, ex, den, "neg");
+    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, "lt"), neg, pos, "sig");
+  }
+  // 1/(1+e^-x): e^-x saturates to inf (-> 0) or ~0 (-> 1); NaN propagates.
+  LLVMValueRef e = fast_exp_f32(ctx, LLVMBuildFNeg(b, x, "nx"));
+  return LLVMBuildFDiv(b, fk(ctx, 1.0), LLVMBuildFAdd(b, fk(ctx, 1.0), e, "den"), "sig");
+}
+
+LLVMValueRef mlcc_emit_fast_tanh(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
+  LLVMBuilderRef b = ctx->b;
+  if (!is_f32_type(ctx, x)) return mlcc_emit_libm(ctx, "tanh", x);
+  LLVMValueRef ax = mlcc_emit_intrinsic(ctx, "llvm.fabs", &x, 1);
+  // |x| < 0.625: Cephes tanhf odd polynomial.
+  static const double c[] = {-5.70498872745E-3, 2.06390887954E-2, -5.37397155531E-2,
+                             1.33314422036E-1, -3.33332819422E-1};
+  LLVMValueRef z = LLVMBuildFMul(b, x, x, "z");
+  LLVMValueRef p = horner(ctx, z, c, 5);
+  LLVMValueRef small = fmad(ctx, LLVMBuildFMul(b, p, z, "pz"), x, x);
+  // Else 1 - 2/(e^(2|x|) + 1), with the sign of x.
+  LLVMValueRef e = fast_exp_f32(ctx, LLVMBuildFMul(b, ax, fk(ctx, 2.0), "2ax"));
+  LLVMValueRef q = LLVMBuildFDiv(b, fk(ctx, 2.0), LLVMBuildFAdd(b, e, fk(ctx, 1.0), "e1"), "q");
+  LLVMValueRef big = LLVMBuildFSub(b, fk(ctx, 1.0), q, "big");
+  big = fintr2(ctx, "llvm.copysign", big, x);
+  LLVMValueRef is_small = LLVMBuildFCmp(b, LLVMRealOLT, ax, fk(ctx, 0.625), "is_small");
+  return LLVMBuildSelect(b, is_small, small, big, "tanh");
+}
+
+LLVMValueRef mlcc_emit_fast_erf(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
+  LLVMBuilderRef b = ctx->b;
+  if (!is_f32_type(ctx, x)) return mlcc_emit_libm(ctx, "erf", x);
+  LLVMValueRef ax = mlcc_emit_intrinsic(ctx, "llvm.fabs", &x, 1);
+  LLVMValueRef z = LLVMBuildFMul(b, x, x, "z");
+  // |x| < 0.5: Maclaurin series 2/sqrt(pi) * x * (1 - z/3 + z^2/10 - ...).
+  static const double ts[] = {-1.0 / 1320, 1.0 / 216, -1.0 / 42, 1.0 / 10, -1.0 / 3, 1.0};
+  LLVMValueRef small = LLVMBuildFMul(
+      b, LLVMBuildFMul(b, horner(ctx, z, ts, 6), x, "sx"), fk(ctx, 1.1283791670955126), "es");
+  // Else Abramowitz-Stegun 7.1.26: 1 - t*P(t)*e^(-x^2), t = 1/(1+p|x|).
+  LLVMValueRef t = LLVMBuildFDiv(b, fk(ctx, 1.0), fmad(ctx, ax, fk(ctx, 0.3275911), fk(ctx, 1.0)),
+                                 "t");
+  static const double a[] = {1.061405429, -1.453152027, 1.421413741, -0.284496736,
+                             0.254829592};
+  LLVMValueRef pt = LLVMBuildFMul(b, horner(ctx, t, a, 5), t, "pt");
+  LLVMValueRef e = fast_exp_f32(ctx, LLVMBuildFNeg(b, z, "nz"));
+  LLVMValueRef big = LLVMBuildFSub(b, fk(ctx, 1.0), LLVMBuildFMul(b, pt, e, "pte"), "eb");
+  big = fintr2(ctx, "llvm.copysign", big, x);
+  LLVMValueRef is_small = LLVMBuildFCmp(b, LLVMRealOLT, ax, fk(ctx, 0.5), "is_small");
+  LLVMValueRef r = LLVMBuildSelect(b, is_small, small, big, "erf");
+  LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "nan");
+  return LLVMBuildSelect(b, nan, x, r, "erf_nan");
 }
 
 //===----------------------------------------------------------------------===//
@@ -360,7 +484,7 @@ mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node
         case MLCC_OP_ELU: {
           float alpha;
           MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "alpha", 1.0f, &alpha));
-          r = sel(e, lt(e, x, k(e, 0)), mul(e, k(e, alpha), libm1(e, "expm1", x)), x);
+          r = sel(e, lt(e, x, k(e, 0)), mul(e, k(e, alpha), fexpm1(e, x)), x);
           break;
         }
         case MLCC_OP_SELU: {
@@ -369,26 +493,20 @@ mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node
               mlcc_node_attr_float(node, "alpha", 1.67326319217681884765625f, &alpha));
           MLCC_RETURN_IF_ERROR(
               mlcc_node_attr_float(node, "gamma", 1.05070102214813232421875f, &gamma));
-          LLVMValueRef neg = mul(e, k(e, alpha), libm1(e, "expm1", x));
+          LLVMValueRef neg = mul(e, k(e, alpha), fexpm1(e, x));
           r = mul(e, k(e, gamma), sel(e, gt(e, x, k(e, 0)), x, neg));
           break;
         }
         case MLCC_OP_CELU: {
           float alpha;
           MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "alpha", 1.0f, &alpha));
-          LLVMValueRef neg = mul(e, k(e, alpha), libm1(e, "expm1", fdiv(e, x, k(e, alpha))));
+          LLVMValueRef neg = mul(e, k(e, alpha), fexpm1(e, fdiv(e, x, k(e, alpha))));
           r = sel(e, gt(e, x, k(e, 0)), x, neg);
           break;
         }
-        case MLCC_OP_SIGMOID: {
-          // x >= 0: 1/(1+e^-x); x < 0: e^x/(1+e^x). Never overflows to NaN.
-          LLVMValueRef ex = fexp(e, LLVMBuildFNeg(b, intr1(e, "llvm.fabs", x), "nabs"));
-          LLVMValueRef den = add(e, k(e, 1), ex);
-          LLVMValueRef pos = fdiv(e, k(e, 1), den);
-          LLVMValueRef negv = fdiv(e, ex, den);
-          r = sel(e, lt(e, x, k(e, 0)), negv, pos);
+        case MLCC_OP_SIGMOID:
+          r = mlcc_emit_fast_sigmoid(ctx, x);
           break;
-        }
         case MLCC_OP_HARD_SIGMOID: {
           float alpha, beta;
           MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "alpha", 0.2f, &alpha));
@@ -402,8 +520,8 @@ mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node
           r = mul(e, x, max2(e, k(e, 0), min2(e, k(e, 1), v)));
           break;
         }
-        case MLCC_OP_TANH: r = libm1(e, "tanh", x); break;
-        case MLCC_OP_ERF: r = libm1(e, "erf", x); break;
+        case MLCC_OP_TANH: r = mlcc_emit_fast_tanh(ctx, x); break;
+        case MLCC_OP_ERF: r = mlcc_emit_fast_erf(ctx, x); break;
         case MLCC_OP_EXP: r = fexp(e, x); break;
         case MLCC_OP_LOG: r = intr1(e, "llvm.log", x); break;
         case MLCC_OP_SQRT: r = intr1(e, "llvm.sqrt", x); break;
@@ -447,8 +565,71 @@ mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node
 // mlcc_emit_elementwise
 //===----------------------------------------------------------------------===//
 
-// One loop over the output's linear index; each present input is loaded at
-// its broadcast index and the scalar formula is stored through the epilogue.
+// The loop nest of an elementwise kernel: the output's dims with size-1 dims
+// dropped and adjacent dims merged when every array (output and external
+// inputs) is contiguous or broadcast across them alike. Array 0 is the
+// output; stride 0 means "broadcast along this dim".
+#define EW_MAX_ARRAYS 72
+typedef struct ew_nest_t {
+  int n_dims;                                  // merged loop dims, outermost first
+  int64_t extent[MLCC_MAX_RANK];
+  int64_t stride[EW_MAX_ARRAYS][MLCC_MAX_RANK];
+  uint32_t n_arrays;
+  const mlcc_value_t* arrays[EW_MAX_ARRAYS];
+} ew_nest_t;
+
+// Adds external input |v| (broadcasting to |out|) to |nest| unless present.
+static bool nest_add(ew_nest_t* nest, const mlcc_value_t* v, const mlcc_shape_t* out) {
+  for (uint32_t a = 0; a < nest->n_arrays; ++a) {
+    if (nest->arrays[a] == v) return true;
+  }
+  if (nest->n_arrays >= EW_MAX_ARRAYS || v->shape.rank > out->rank) return false;
+  nest->arrays[nest->n_arrays++] = v;
+  return true;
+}
+
+// Computes the merged loop nest over |out| for the arrays in |nest|.
+static void nest_plan(ew_nest_t* nest, const mlcc_shape_t* out) {
+  int64_t st[EW_MAX_ARRAYS][MLCC_MAX_RANK];
+  for (uint32_t a = 0; a < nest->n_arrays; ++a) {
+    const mlcc_shape_t* sh = a == 0 ? out : &nest->arrays[a]->shape;
+    int off = out->rank - sh->rank;
+    int64_t s = 1;
+    for (int d = out->rank - 1; d >= 0; --d) {
+      int k = d - off;
+      int64_t dim = k >= 0 ? sh->dims[k] : 1;
+      st[a][d] = dim == 1 ? 0 : s;
+      s *= dim > 0 ? dim : 1;
+    }
+  }
+  // Merge from the innermost dim outwards.
+  int64_t ext[MLCC_MAX_RANK], gst[EW_MAX_ARRAYS][MLCC_MAX_RANK];
+  int n = 0;
+  for (int d = out->rank - 1; d >= 0; --d) {
+    if (out->dims[d] == 1) continue;
+    bool merge = n > 0;
+    for (uint32_t a = 0; a < nest->n_arrays && merge; ++a) {
+      merge = st[a][d] == gst[a][n - 1] * ext[n - 1];
+    }
+    if (merge) {
+      ext[n - 1] *= out->dims[d];
+    } else {
+      ext[n] = out->dims[d];
+      for (uint32_t a = 0; a < nest->n_arrays; ++a) gst[a][n] = st[a][d];
+      ++n;
+    }
+  }
+  nest->n_dims = n;
+  for (int g = 0; g < n; ++g) {  // reverse: outermost first
+    nest->extent[g] = ext[n - 1 - g];
+    for (uint32_t a = 0; a < nest->n_arrays; ++a) nest->stride[a][g] = gst[a][n - 1 - g];
+  }
+}
+
+// Nested loops over the output (no per-element division for broadcasting);
+// the kernel's whole epilogue chain is evaluated here, each external input
+// loaded once per element at its own strides, and only the last node's
+// output is stored.
 mlcc_status_t mlcc_emit_elementwise(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   if (out == NULL) {
@@ -468,20 +649,86 @@ mlcc_status_t mlcc_emit_elementwise(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   int64_t numel = 0;
   MLCC_RETURN_IF_ERROR(mlcc_shape_numel(&out->shape, &numel));
   if (numel == 0) return mlcc_ok_status();
-  mlcc_loop_t loop = mlcc_emit_for(ctx, 0, numel, "ew");
-  LLVMValueRef ops[MAX_EW_INPUTS];
-  for (uint32_t i = 0; i < node->n_inputs; ++i) {
-    const mlcc_value_t* in = node->inputs[i];
-    if (in == NULL) {
-      ops[i] = NULL;
-      continue;
-    }
-    LLVMValueRef j = mlcc_emit_broadcast_index(ctx, &out->shape, loop.iv, &in->shape);
-    ops[i] = mlcc_emit_load(ctx, in, j);
+  const mlcc_kernel_t* k = ctx->kernel;
+  bool fused = k != NULL && k->n_nodes > 1 && k->nodes[0] == node;
+  uint32_t n_chain = fused ? k->n_nodes : 1;
+  const mlcc_node_t* const* chain = fused ? (const mlcc_node_t* const*)k->nodes : &node;
+  if (n_chain > 64) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "epilogue chain of %u nodes", n_chain);
   }
-  LLVMValueRef v = NULL;
-  mlcc_status_t st = mlcc_emit_elementwise_scalar(ctx, node, ops, &v);
-  if (mlcc_status_is_ok(st)) st = mlcc_emit_store_output(ctx, node, 0, loop.iv, v);
-  mlcc_emit_loop_end(ctx, &loop);
+
+  ew_nest_t nest;
+  memset(&nest, 0, sizeof(nest));
+  nest.arrays[nest.n_arrays++] = out;
+  bool ok = true;
+  for (uint32_t c = 0; c < n_chain && ok; ++c) {
+    const mlcc_node_t* n = chain[c];
+    const mlcc_value_t* o = mlcc_node_output(n, 0);
+    if (n->n_inputs > MAX_EW_INPUTS || o == NULL || !mlcc_shape_equal(&o->shape, &out->shape)) {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "epilogue %s does not match the anchor's shape",
+                              mlcc_op_name(n->op));
+    }
+    for (uint32_t s2 = 0; s2 < n->n_inputs && ok; ++s2) {
+      const mlcc_value_t* in = n->inputs[s2];
+      if (in == NULL) continue;
+      bool internal = false;
+      for (uint32_t j = 0; j < c && !internal; ++j) {
+        internal = mlcc_node_output(chain[j], 0) == in;
+      }
+      if (!internal) ok = nest_add(&nest, in, &out->shape);
+    }
+  }
+  if (!ok) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s: too many distinct inputs",
+                            mlcc_op_name(node->op));
+  }
+  nest_plan(&nest, &out->shape);
+
+  mlcc_loop_t loops[MLCC_MAX_RANK];
+  LLVMValueRef idx[EW_MAX_ARRAYS];
+  for (uint32_t a = 0; a < nest.n_arrays; ++a) idx[a] = mlcc_emit_i64(ctx, 0);
+  for (int g = 0; g < nest.n_dims; ++g) {
+    loops[g] = mlcc_emit_for(ctx, 0, nest.extent[g], "ew");
+    for (uint32_t a = 0; a < nest.n_arrays; ++a) {
+      int64_t sd = nest.stride[a][g];
+      if (sd == 0) continue;
+      LLVMValueRef t = loops[g].iv;
+      if (sd != 1) t = LLVMBuildNSWMul(ctx->b, t, mlcc_emit_i64(ctx, sd), "es");
+      idx[a] = LLVMBuildNSWAdd(ctx->b, idx[a], t, "ei");
+    }
+  }
+  // Each external input is loaded once per element.
+  LLVMValueRef loaded[EW_MAX_ARRAYS] = {0};
+  LLVMValueRef vals[64];
+  mlcc_status_t st = mlcc_ok_status();
+  for (uint32_t c = 0; c < n_chain && st == NULL; ++c) {
+    const mlcc_node_t* n = chain[c];
+    LLVMValueRef ops[MAX_EW_INPUTS];
+    for (uint32_t s2 = 0; s2 < n->n_inputs; ++s2) {
+      const mlcc_value_t* in = n->inputs[s2];
+      ops[s2] = NULL;
+      if (in == NULL) continue;
+      for (uint32_t j = c; j-- > 0;) {
+        if (mlcc_node_output(chain[j], 0) == in) {
+          ops[s2] = vals[j];
+          break;
+        }
+      }
+      if (ops[s2] != NULL) continue;
+      for (uint32_t a = 1; a < nest.n_arrays; ++a) {
+        if (nest.arrays[a] != in) continue;
+        if (loaded[a] == NULL) loaded[a] = mlcc_emit_load(ctx, in, idx[a]);
+        ops[s2] = loaded[a];
+        break;
+      }
+    }
+    st = mlcc_emit_elementwise_scalar(ctx, n, ops, &vals[c]);
+    if (st != NULL && c > 0) st = mlcc_node_annotate(n, st);
+  }
+  if (st == NULL) {
+    mlcc_emit_store(ctx, mlcc_node_output(chain[n_chain - 1], 0), idx[0], vals[n_chain - 1]);
+  }
+  for (int g = nest.n_dims - 1; g >= 0; --g) mlcc_emit_loop_end(ctx, &loops[g]);
   return st;
 }

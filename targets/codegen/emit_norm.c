@@ -300,7 +300,7 @@ mlcc_status_t mlcc_emit_softmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   LLVMValueRef sum = mlcc_emit_var(ctx, ft, mlcc_emit_const(ctx, dt, 0));
   mlcc_loop_t l2 = mlcc_emit_for(ctx, 0, len, "l2");
   LLVMValueRef v2 = mlcc_emit_load(ctx, x, imad(ctx, l2.iv, inner, base));
-  LLVMValueRef e2 = call1(ctx, "llvm.exp", LLVMBuildFSub(ctx->b, v2, m, ""));
+  LLVMValueRef e2 = mlcc_emit_fast_exp(ctx, LLVMBuildFSub(ctx->b, v2, m, ""));
   LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ft, sum), e2, ""), sum);
   mlcc_emit_loop_end(ctx, &l2);
   LLVMValueRef s = ld(ctx, ft, sum);
@@ -310,7 +310,7 @@ mlcc_status_t mlcc_emit_softmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   LLVMValueRef idx = imad(ctx, l3.iv, inner, base);
   LLVMValueRef d = LLVMBuildFSub(ctx->b, mlcc_emit_load(ctx, x, idx), m, "");
   LLVMValueRef y = is_log ? LLVMBuildFSub(ctx->b, d, k, "")
-                          : LLVMBuildFMul(ctx->b, call1(ctx, "llvm.exp", d), k, "");
+                          : LLVMBuildFMul(ctx->b, mlcc_emit_fast_exp(ctx, d), k, "");
   MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, idx, y));
   mlcc_emit_loop_end(ctx, &l3);
   mlcc_emit_loop_end(ctx, &l_i);

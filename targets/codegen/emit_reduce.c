@@ -190,7 +190,7 @@ mlcc_status_t mlcc_emit_reduce(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
               : LLVMBuildAdd(ctx->b, a, LLVMBuildMul(ctx->b, v, v, ""), "");
       break;
     case MLCC_OP_REDUCE_LOG_SUM_EXP:
-      nv = LLVMBuildFAdd(ctx->b, a, call1(ctx, "llvm.exp", v), "");
+      nv = LLVMBuildFAdd(ctx->b, a, mlcc_emit_fast_exp(ctx, v), "");
       break;
     default:  // Sum, Mean, LogSum
       nv = fl ? LLVMBuildFAdd(ctx->b, a, v, "") : LLVMBuildAdd(ctx->b, a, v, "");

@@ -42,6 +42,7 @@ static LLVMValueRef byte_offset(entry_t* e, LLVMValueRef base, int64_t off) {
 // The pointer through which NAME_run reaches |v|.
 static mlcc_status_t value_pointer(entry_t* e, const mlcc_value_t* v, LLVMValueRef* out) {
   const mlcc_graph_t* g = e->graph;
+  if (v->alias_of != NULL) v = v->alias_of;  // a Reshape that runs no kernel
   int64_t i = index_of(g->inputs, g->n_inputs, v);
   if (i >= 0) {
     *out = LLVMGetParam(e->run, (unsigned)i);

@@ -13,7 +13,7 @@
 #include "targets/codegen/llvm_ctx.h"
 
 // Bump whenever the serialization below or the kernel ABI changes.
-#define KEY_FORMAT "mlcc-kernel-key-v1"
+#define KEY_FORMAT "mlcc-kernel-key-v2"
 
 #ifndef MLCC_VERSION
 #define MLCC_VERSION "0.0.0"
@@ -105,23 +105,27 @@ static void put_attr(key_buf_t* b, const mlcc_attr_t* a) {
   }
 }
 
-// Role of |v| in the kernel: its argument index, -2 for a chain-internal
-// value, -1 if absent.
-static int64_t value_role(const mlcc_value_t* v, const mlcc_value_t** args, uint32_t n_args) {
+// Role of |v| in the kernel |k|: its argument index, -2 - j for the output
+// of chain node j (chain-internal), -1 if absent.
+static int64_t value_role(const mlcc_kernel_t* k, const mlcc_value_t* v,
+                          const mlcc_value_t** args, uint32_t n_args) {
   if (v == NULL) return -1;
   for (uint32_t i = 0; i < n_args; ++i) {
     if (args[i] == v) return i;
   }
+  for (uint32_t j = 0; j < k->n_nodes; ++j) {
+    if (mlcc_node_output(k->nodes[j], 0) == v) return -2 - (int64_t)j;
+  }
   return -2;
 }
 
-static void put_slot(key_buf_t* b, const mlcc_value_t* v, const mlcc_value_t** args,
-                     uint32_t n_args) {
+static void put_slot(key_buf_t* b, const mlcc_kernel_t* k, const mlcc_value_t* v,
+                     const mlcc_value_t** args, uint32_t n_args) {
   put_i64(b, v != NULL);
   if (v == NULL) return;
   put_i64(b, v->dtype);
   put_shape(b, &v->shape);
-  put_i64(b, value_role(v, args, n_args));
+  put_i64(b, value_role(k, v, args, n_args));
 }
 
 static mlcc_status_t serialize_kernel(const mlcc_kernel_t* k,
@@ -165,7 +169,7 @@ static mlcc_status_t serialize_kernel(const mlcc_kernel_t* k,
     put_u64(b, n->n_inputs);
     for (uint32_t s = 0; s < n->n_inputs; ++s) {
       const mlcc_value_t* v = n->inputs[s];
-      put_slot(b, v, args, n_args);
+      put_slot(b, k, v, args, n_args);
       if (v != NULL && d != NULL && s < 32 && (d->shape_inputs >> s) & 1u) {
         // The kernel is specialized on this constant's values.
         if (v->kind == MLCC_VALUE_CONSTANT && v->data != NULL) {
@@ -177,7 +181,7 @@ static mlcc_status_t serialize_kernel(const mlcc_kernel_t* k,
       }
     }
     put_u64(b, n->n_outputs);
-    for (uint32_t o = 0; o < n->n_outputs; ++o) put_slot(b, n->outputs[o], args, n_args);
+    for (uint32_t o = 0; o < n->n_outputs; ++o) put_slot(b, k, n->outputs[o], args, n_args);
   }
   free(args);
   if (b->oom) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");

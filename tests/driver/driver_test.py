@@ -423,12 +423,19 @@ def main():
         print("unknown case " + sys.argv[2])
         return 2
     d = tempfile.mkdtemp(prefix="mlcc-driver-")
+    # A private kernel cache per case: reruns see the same cold cache, and
+    # the user's ~/.cache/mlcc is never touched (tests/e2e/cache/ tests the cache).
+    cache = tempfile.mkdtemp(prefix="mlcc-driver-cache-")
+    os.environ["MLCC_CACHE_DIR"] = cache
+    os.environ.pop("MLCC_REMOTE_CACHE", None)
     try:
         fn(d)
     except Failure as e:
         print("FAIL: " + str(e))
         print("(left " + d + " for inspection)")
         return 1
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
     shutil.rmtree(d, ignore_errors=True)
     print("PASS")
     return 0

@@ -1,0 +1,395 @@
+# SPDX-License-Identifier: Apache-2.0
+#[=======================================================================[.rst:
+MLModel
+-------
+
+CMake rules that compile ONNX models with mlcc into static libraries, for one
+or several CPU targets in the same build (DESIGN.md section 6). Loaded by
+``find_package(mlcc)`` (installed package config) or directly with
+``include(<mlcc source>/cmake/MLModel.cmake)``. Needs CMake >= 3.20 (custom
+command ``DEPFILE`` with both Ninja and Unix Makefiles; policy CMP0116 NEW).
+
+add_ml_model
+^^^^^^^^^^^^
+
+::
+
+  add_ml_model(<name> <model.onnx>
+    [TARGETS <target>...]            # x86 aarch64 riscv, or triples (x86_64-*, aarch64-*, riscv64-*)
+                                     # default: the target of the current toolchain
+    [CPU <alias>=<cpu>...]           # -mcpu per target, e.g. CPU aarch64=cortex-a72 x86=native
+    [FEATURES <alias>=<features>...] # -mattr per target, e.g. FEATURES riscv=+v (RVV 1.0)
+    [OPT_LEVEL 0|1|2|3]              # -O<n> (default: mlcc's -O2)
+    [OPTIONS <mlcc flag>...]         # passed through, e.g. --input-shape=x=1x3x224x224
+    [DEPENDS <file>...]              # extra files whose change reruns mlcc
+    [EXCLUDE_FROM_ALL])              # do not build the variants by default
+
+``<name>`` is both the CMake target name and the C symbol prefix
+(``<name>_run``, ``<NAME>_WORKSPACE_SIZE``, header ``<name>.h``); it must be a
+C identifier. A relative ``<model.onnx>`` is relative to the current source
+directory. For every entry of ``TARGETS`` one ``add_custom_command`` runs
+``mlcc ... -MD -MF <depfile>``, so the model, its external data files and mlcc
+itself are dependencies: edit any of them and only the libraries built from
+them are rebuilt; touch nothing and the build does nothing.
+
+Targets created:
+
+``<name>``
+  the variant for the processor of the current toolchain
+  (``CMAKE_SYSTEM_PROCESSOR``: x86_64 -> x86, aarch64 -> aarch64,
+  riscv64 -> riscv): a normal STATIC library archived by the toolchain's
+  ``ar`` from mlcc's relocatable object (``mlcc -c``). Link it with
+  ``target_link_libraries(app PRIVATE <name>)``: it carries the include
+  directory of ``<name>.h`` and ``-lm``. Only created when that target is in
+  ``TARGETS``; ``<name>_<alias>`` is an ALIAS of it.
+``<name>_<alias>``
+  every other variant, as an IMPORTED STATIC library (``lib<name>.a`` written
+  by mlcc) with its include directory, built by its own custom target (one
+  owning target per output, so parallel Make never races).
+``<name>_all``
+  builds every variant of the model.
+
+Files go to ``${CMAKE_CURRENT_BINARY_DIR}/mlcc/<name>/<alias>/``.
+
+The mlcc executable is a host tool, never built with the cross compiler. It is,
+in this order: the cache variable ``MLCC_EXECUTABLE`` if set; the target
+``mlcc::mlcc`` (imported by ``find_package(mlcc)``, or the in-tree tool when
+mlcc's own project is being built natively); the target ``mlcc`` of an
+enclosing mlcc build that is not cross compiling; else ``find_program(mlcc)``
+on the host.
+
+ml_model_bundle
+^^^^^^^^^^^^^^^
+
+::
+
+  ml_model_bundle(<bundle> MODELS <name>... [TARGETS <alias>...]
+                  [OUTPUT <file.tar.gz>] [ALL])
+
+A custom target ``<bundle>`` that lays out, under
+``${CMAKE_CURRENT_BINARY_DIR}/<bundle>/``::
+
+  manifest.json
+  <triple>/lib/lib<name>.a
+  <triple>/include/<name>.h
+
+and packs that folder as ``<bundle>.tar.gz`` (default, in the current binary
+directory). ``manifest.json`` records per model its file name and sha256, and
+per target the triple, CPU, features, the workspace size and alignment, and the
+sha256 of the library and header, plus the mlcc and LLVM versions. The tarball
+is byte-identical when rebuilt from the same inputs (sorted names, mtime 0,
+owner and group 0, fixed modes, gzip without a timestamp; needs GNU tar and
+gzip). ``TARGETS`` defaults to the targets of the first model; every model
+must have been added with all of them. ``ALL`` adds the bundle to the default
+build.
+#]=======================================================================]
+
+cmake_minimum_required(VERSION 3.20)
+include_guard(GLOBAL)
+
+set(_MLCC_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+
+# Functions record the policies in effect where they are defined.
+cmake_policy(PUSH)
+cmake_policy(SET CMP0116 NEW)   # Ninja: DEPFILE paths relative to the binary dir
+
+# _mlcc_alias(<out> <target-spec>): the alias (x86, aarch64, riscv) of a
+# --target value, or "" when mlcc has no such target.
+function(_mlcc_alias out spec)
+  string(TOLOWER "${spec}" s)
+  if(s MATCHES "^(x86|x86_64|x86-64|amd64|x64)$" OR s MATCHES "^x86_64-")
+    set(a x86)
+  elseif(s MATCHES "^(aarch64|arm64)$" OR s MATCHES "^aarch64-")
+    set(a aarch64)
+  elseif(s MATCHES "^(riscv|riscv64)$" OR s MATCHES "^riscv64-")
+    set(a riscv)
+  else()
+    set(a "")
+  endif()
+  set(${out} "${a}" PARENT_SCOPE)
+endfunction()
+
+# _mlcc_current_alias(<out>): the alias for this build's toolchain ("" if none).
+function(_mlcc_current_alias out)
+  _mlcc_alias(a "${CMAKE_SYSTEM_PROCESSOR}")
+  set(${out} "${a}" PARENT_SCOPE)
+endfunction()
+
+# _mlcc_tool(<cmd-out> <dep-out>): how to run mlcc, and the file to depend on.
+function(_mlcc_tool cmd_out dep_out)
+  if(MLCC_EXECUTABLE)
+    set(cmd "${MLCC_EXECUTABLE}")
+    set(dep "${MLCC_EXECUTABLE}")
+  elseif(TARGET mlcc::mlcc)
+    get_target_property(real mlcc::mlcc ALIASED_TARGET)
+    if(NOT real)
+      set(real mlcc::mlcc)
+    endif()
+    set(cmd "$<TARGET_FILE:${real}>")
+    get_target_property(imported ${real} IMPORTED)
+    if(imported)
+      set(dep "$<TARGET_FILE:${real}>")   # file-level dependency on the installed tool
+    else()
+      set(dep ${real})                    # target- and file-level (in-tree tool)
+    endif()
+  elseif(TARGET mlcc AND NOT CMAKE_CROSSCOMPILING)
+    get_target_property(type mlcc TYPE)
+    if(NOT type STREQUAL "EXECUTABLE")
+      message(FATAL_ERROR "add_ml_model: the target 'mlcc' is not an executable; "
+        "set MLCC_EXECUTABLE to the mlcc compiler")
+    endif()
+    set(cmd "$<TARGET_FILE:mlcc>")
+    set(dep mlcc)
+  else()
+    find_program(MLCC_EXECUTABLE mlcc NO_CMAKE_FIND_ROOT_PATH
+      DOC "the mlcc model compiler (a host program)")
+    if(NOT MLCC_EXECUTABLE)
+      message(FATAL_ERROR "add_ml_model: mlcc not found. Use find_package(mlcc), or set "
+        "MLCC_EXECUTABLE to the host mlcc program (-DMLCC_EXECUTABLE=/path/to/mlcc).")
+    endif()
+    set(cmd "${MLCC_EXECUTABLE}")
+    set(dep "${MLCC_EXECUTABLE}")
+  endif()
+  set(${cmd_out} "${cmd}" PARENT_SCOPE)
+  set(${dep_out} "${dep}" PARENT_SCOPE)
+endfunction()
+
+# _mlcc_per_alias(<out-prefix> <keyword> <aliases> <items>...): parses
+# "alias=value" items into <out-prefix>_<alias> in the caller's scope.
+function(_mlcc_per_alias prefix keyword aliases)
+  foreach(item IN LISTS ARGN)
+    if(NOT item MATCHES "^([^=]+)=(.*)$")
+      message(FATAL_ERROR "add_ml_model: ${keyword} '${item}' is not <target>=<value>")
+    endif()
+    set(v "${CMAKE_MATCH_2}")
+    _mlcc_alias(a "${CMAKE_MATCH_1}")
+    if(NOT a OR NOT a IN_LIST aliases)
+      message(FATAL_ERROR "add_ml_model: ${keyword} '${item}' names a target that is not "
+        "in TARGETS (${aliases})")
+    endif()
+    set(${prefix}_${a} "${v}" PARENT_SCOPE)
+  endforeach()
+endfunction()
+
+function(add_ml_model name model)
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "EXCLUDE_FROM_ALL" "OPT_LEVEL"
+    "TARGETS;CPU;FEATURES;OPTIONS;DEPENDS")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "add_ml_model(${name}): unexpected arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "add_ml_model: '${name}' is not a C identifier (it is the symbol prefix)")
+  endif()
+  if(TARGET ${name} OR TARGET ${name}_all)
+    message(FATAL_ERROR "add_ml_model: a target named '${name}' already exists")
+  endif()
+  cmake_path(ABSOLUTE_PATH model BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+    NORMALIZE OUTPUT_VARIABLE model_abs)
+  if(NOT EXISTS "${model_abs}")
+    message(FATAL_ERROR "add_ml_model(${name}): model '${model_abs}' does not exist")
+  endif()
+  _mlcc_current_alias(current)
+
+  # TARGETS -> aliases (names) and the --target value given for each.
+  if(NOT ARG_TARGETS)
+    if(NOT current)
+      message(FATAL_ERROR "add_ml_model(${name}): mlcc has no target for this toolchain's "
+        "processor '${CMAKE_SYSTEM_PROCESSOR}'; list TARGETS explicitly")
+    endif()
+    set(ARG_TARGETS ${current})
+  endif()
+  set(aliases "")
+  foreach(t IN LISTS ARG_TARGETS)
+    _mlcc_alias(a "${t}")
+    if(NOT a)
+      message(FATAL_ERROR "add_ml_model(${name}): unknown target '${t}' "
+        "(use x86, aarch64, riscv, or a triple starting with x86_64-, aarch64-, riscv64-)")
+    endif()
+    if(a IN_LIST aliases)
+      message(FATAL_ERROR "add_ml_model(${name}): target '${t}' given twice (as ${a})")
+    endif()
+    list(APPEND aliases ${a})
+    set(spec_${a} "${t}")
+  endforeach()
+  _mlcc_per_alias(cpu CPU "${aliases}" ${ARG_CPU})
+  _mlcc_per_alias(feat FEATURES "${aliases}" ${ARG_FEATURES})
+  set(common "")
+  if(DEFINED ARG_OPT_LEVEL)
+    if(NOT ARG_OPT_LEVEL MATCHES "^[0-3]$")
+      message(FATAL_ERROR "add_ml_model(${name}): OPT_LEVEL must be 0, 1, 2 or 3")
+    endif()
+    list(APPEND common -O${ARG_OPT_LEVEL})
+  endif()
+  list(APPEND common ${ARG_OPTIONS})
+
+  _mlcc_tool(mlcc mlcc_dep)
+  set(all_flag ALL)
+  if(ARG_EXCLUDE_FROM_ALL)
+    set(all_flag "")
+  endif()
+  set(depends "${model_abs}" ${mlcc_dep})
+  foreach(d IN LISTS ARG_DEPENDS)
+    cmake_path(ABSOLUTE_PATH d BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
+    list(APPEND depends "${d}")
+  endforeach()
+  get_filename_component(model_file "${model_abs}" NAME)
+
+  add_custom_target(${name}_all)
+  set_target_properties(${name}_all PROPERTIES
+    MLCC_MODEL "${model_abs}" MLCC_ALIASES "${aliases}" MLCC_COMMAND "${mlcc}")
+  foreach(a IN LISTS aliases)
+    set(dir "${CMAKE_CURRENT_BINARY_DIR}/mlcc/${name}/${a}")
+    set(hdr "${dir}/${name}.h")
+    set(flags "--name=${name}" "--target=${spec_${a}}")
+    if(DEFINED cpu_${a})
+      list(APPEND flags "-mcpu=${cpu_${a}}")
+    endif()
+    if(DEFINED feat_${a})
+      list(APPEND flags "-mattr=${feat_${a}}")
+    endif()
+    list(APPEND flags ${common})
+    file(MAKE_DIRECTORY "${dir}")
+    if(a STREQUAL current)
+      # The toolchain's own variant: a normal STATIC library archived by the
+      # toolchain from mlcc's single relocatable object.
+      set(obj "${dir}/${name}.o")
+      add_custom_command(
+        OUTPUT "${obj}" "${hdr}"
+        COMMAND ${mlcc} "${model_abs}" -c -o "${obj}" ${flags} -MD -MF "${dir}/${name}.d"
+        COMMAND ${mlcc} "${model_abs}" --emit=header -o "${hdr}" ${flags}
+        DEPENDS ${depends}
+        DEPFILE "${dir}/${name}.d"
+        COMMENT "mlcc ${model_file} -> ${name} (${a})"
+        VERBATIM COMMAND_EXPAND_LISTS)
+      add_library(${name} STATIC "${obj}" "${hdr}")
+      set_source_files_properties("${obj}" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+      get_property(langs GLOBAL PROPERTY ENABLED_LANGUAGES)
+      if("C" IN_LIST langs)
+        set_target_properties(${name} PROPERTIES LINKER_LANGUAGE C)
+      elseif("CXX" IN_LIST langs)
+        set_target_properties(${name} PROPERTIES LINKER_LANGUAGE CXX)
+      endif()
+      target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${dir}>")
+      if(UNIX)
+        target_link_libraries(${name} PUBLIC m)
+      endif()
+      if(ARG_EXCLUDE_FROM_ALL)
+        set_target_properties(${name} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+      endif()
+      add_library(${name}_${a} ALIAS ${name})
+      set(lib "$<TARGET_FILE:${name}>")
+      set(owner ${name})
+    else()
+      set(lib "${dir}/lib${name}.a")
+      add_custom_command(
+        OUTPUT "${lib}" "${hdr}"
+        COMMAND ${mlcc} "${model_abs}" -o "${lib}" ${flags} -MD -MF "${dir}/${name}.d"
+        DEPENDS ${depends}
+        DEPFILE "${dir}/${name}.d"
+        COMMENT "mlcc ${model_file} -> lib${name}.a (${a})"
+        VERBATIM COMMAND_EXPAND_LISTS)
+      set(owner mlcc_gen_${name}_${a})
+      add_custom_target(${owner} ${all_flag} DEPENDS "${lib}" "${hdr}")
+      add_library(${name}_${a} STATIC IMPORTED GLOBAL)
+      set_target_properties(${name}_${a} PROPERTIES
+        IMPORTED_LOCATION "${lib}"
+        INTERFACE_INCLUDE_DIRECTORIES "${dir}")
+      if(UNIX)
+        set_target_properties(${name}_${a} PROPERTIES INTERFACE_LINK_LIBRARIES m)
+      endif()
+      add_dependencies(${name}_${a} ${owner})
+    endif()
+    add_dependencies(${name}_all ${owner})
+    set_target_properties(${name}_all PROPERTIES
+      MLCC_LIB_${a} "${lib}" MLCC_HEADER_${a} "${hdr}" MLCC_OWNER_${a} ${owner}
+      MLCC_FLAGS_${a} "${flags}")
+  endforeach()
+endfunction()
+
+function(ml_model_bundle bundle)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "ALL" "OUTPUT" "MODELS;TARGETS")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "ml_model_bundle(${bundle}): unexpected arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT ARG_MODELS)
+    message(FATAL_ERROR "ml_model_bundle(${bundle}): MODELS is required")
+  endif()
+  find_program(MLCC_TAR_EXECUTABLE NAMES tar gtar NO_CMAKE_FIND_ROOT_PATH)
+  find_program(MLCC_GZIP_EXECUTABLE NAMES gzip NO_CMAKE_FIND_ROOT_PATH)
+  if(NOT MLCC_TAR_EXECUTABLE OR NOT MLCC_GZIP_EXECUTABLE)
+    message(FATAL_ERROR "ml_model_bundle(${bundle}): needs GNU tar and gzip on the host")
+  endif()
+  set(out "${ARG_OUTPUT}")
+  if(NOT out)
+    set(out "${CMAKE_CURRENT_BINARY_DIR}/${bundle}.tar.gz")
+  endif()
+  cmake_path(ABSOLUTE_PATH out BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE)
+  set(targets "")
+  foreach(t IN LISTS ARG_TARGETS)
+    _mlcc_alias(a "${t}")
+    if(NOT a)
+      message(FATAL_ERROR "ml_model_bundle(${bundle}): unknown target '${t}'")
+    endif()
+    list(APPEND targets ${a})
+  endforeach()
+
+  # The spec: everything the packing script needs; generator expressions
+  # (library paths of normal targets, the mlcc tool) resolved at generate time.
+  set(spec "set(BUNDLE_NAME [==[${bundle}]==])\n")
+  string(APPEND spec "set(BUNDLE_DIR [==[${CMAKE_CURRENT_BINARY_DIR}/${bundle}]==])\n")
+  string(APPEND spec "set(BUNDLE_OUTPUT [==[${out}]==])\n")
+  string(APPEND spec "set(BUNDLE_TAR [==[${MLCC_TAR_EXECUTABLE}]==])\n")
+  string(APPEND spec "set(BUNDLE_GZIP [==[${MLCC_GZIP_EXECUTABLE}]==])\n")
+  string(APPEND spec "set(BUNDLE_MODELS [==[${ARG_MODELS}]==])\n")
+  set(depends "${_MLCC_MODULE_DIR}/MLModelBundle.cmake")
+  set(owners "")
+  set(mlcc_cmd "")
+  foreach(m IN LISTS ARG_MODELS)
+    if(NOT TARGET ${m}_all)
+      message(FATAL_ERROR "ml_model_bundle(${bundle}): '${m}' is not a model added with "
+        "add_ml_model() (before this call)")
+    endif()
+    get_target_property(model ${m}_all MLCC_MODEL)
+    get_target_property(have ${m}_all MLCC_ALIASES)
+    get_target_property(mlcc_cmd ${m}_all MLCC_COMMAND)
+    if(NOT targets)
+      set(targets ${have})
+    endif()
+    string(APPEND spec "set(BUNDLE_${m}_MODEL [==[${model}]==])\n")
+    foreach(a IN LISTS targets)
+      if(NOT a IN_LIST have)
+        message(FATAL_ERROR "ml_model_bundle(${bundle}): model '${m}' was not added with "
+          "target ${a} (it has: ${have})")
+      endif()
+      foreach(p LIB HEADER FLAGS OWNER)
+        get_target_property(v_${p} ${m}_all MLCC_${p}_${a})
+      endforeach()
+      string(APPEND spec "set(BUNDLE_${m}_${a}_LIB [==[${v_LIB}]==])\n")
+      string(APPEND spec "set(BUNDLE_${m}_${a}_HEADER [==[${v_HEADER}]==])\n")
+      string(APPEND spec "set(BUNDLE_${m}_${a}_FLAGS [==[${v_FLAGS}]==])\n")
+      list(APPEND depends "${v_LIB}" "${v_HEADER}")
+      list(APPEND owners ${v_OWNER})
+    endforeach()
+  endforeach()
+  string(APPEND spec "set(BUNDLE_TARGETS [==[${targets}]==])\n")
+  string(APPEND spec "set(BUNDLE_MLCC [==[${mlcc_cmd}]==])\n")
+  list(JOIN ARG_MODELS " " models_text)
+  list(JOIN targets " " targets_text)
+  set(spec_file "${CMAKE_CURRENT_BINARY_DIR}/mlcc/${bundle}$<$<BOOL:$<CONFIG>>:-$<CONFIG>>.bundle.cmake")
+  file(GENERATE OUTPUT "${spec_file}" CONTENT "${spec}")
+  add_custom_command(
+    OUTPUT "${out}" "${CMAKE_CURRENT_BINARY_DIR}/${bundle}/manifest.json"
+    COMMAND "${CMAKE_COMMAND}" "-DSPEC=${spec_file}" -P "${_MLCC_MODULE_DIR}/MLModelBundle.cmake"
+    DEPENDS ${depends} "${spec_file}"
+    COMMENT "mlcc bundle ${bundle}: ${models_text} for ${targets_text}"
+    VERBATIM)
+  if(ARG_ALL)
+    add_custom_target(${bundle} ALL DEPENDS "${out}")
+  else()
+    add_custom_target(${bundle} DEPENDS "${out}")
+  endif()
+  list(REMOVE_DUPLICATES owners)
+  add_dependencies(${bundle} ${owners})
+endfunction()
+
+cmake_policy(POP)

@@ -1,0 +1,819 @@
+// SPDX-License-Identifier: Apache-2.0
+// The local kernel cache: see cache.h for the layout and the entry format.
+#include "driver/cache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "driver/fsutil.h"
+
+enum {
+  kHeaderSize = 56,
+  kTrailerSize = 32,
+  kStaleTempSeconds = 3600,
+};
+
+static const char kMagic[8] = {'M', 'L', 'C', 'C', 'K', 'O', 'B', 'J'};
+
+struct mlcc_cache_t {
+  char* dir;
+  uint64_t max_size;
+  mode_t file_mode;  // 0666 & ~umask, read once at open
+  atomic_uint_fast64_t hits, remote_hits, misses, damaged, stores;
+  atomic_uint tmp_counter;
+};
+
+static mlcc_status_t oom(void) {
+  return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
+static char* xstrdup(const char* s) {
+  size_t n = strlen(s) + 1;
+  char* d = (char*)malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+static char* path_printf(const char* fmt, ...) MLCC_PRINTF(1, 2);
+static char* path_printf(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) return NULL;
+  char* s = (char*)malloc((size_t)n + 1);
+  if (s == NULL) return NULL;
+  va_start(ap, fmt);
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Configuration
+//===----------------------------------------------------------------------===//
+
+static const char* env_nonempty(const char* name) {
+  const char* v = getenv(name);
+  return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+mlcc_status_t mlcc_cache_resolve_dir(const char* option_dir, char** out_dir) {
+  *out_dir = NULL;
+  const char* v;
+  char* dir = NULL;
+  if (option_dir != NULL) {
+    if (option_dir[0] == '\0') {
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "empty directory in --cache-dir");
+    }
+    dir = xstrdup(option_dir);
+  } else if ((v = env_nonempty("MLCC_CACHE_DIR")) != NULL) {
+    dir = xstrdup(v);
+  } else if ((v = env_nonempty("XDG_CACHE_HOME")) != NULL) {
+    dir = path_printf("%s/mlcc", v);
+  } else if ((v = env_nonempty("HOME")) != NULL) {
+    dir = path_printf("%s/.cache/mlcc", v);
+  } else {
+    return mlcc_make_status(MLCC_STATUS_NOT_FOUND,
+                            "no kernel cache directory: set MLCC_CACHE_DIR or HOME, or pass "
+                            "--cache-dir");
+  }
+  if (dir == NULL) return oom();
+  *out_dir = dir;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_cache_parse_size(const char* text, uint64_t* out_bytes) {
+  *out_bytes = 0;
+  const char* p = text;
+  if (*p < '0' || *p > '9') goto bad;
+  uint64_t v = 0;
+  for (; *p >= '0' && *p <= '9'; ++p) {
+    if (v > (UINT64_MAX - 9) / 10) goto bad;
+    v = v * 10 + (uint64_t)(*p - '0');
+  }
+  unsigned shift = 0;
+  switch (*p) {
+    case '\0': break;
+    case 'k': case 'K': shift = 10; ++p; break;
+    case 'm': case 'M': shift = 20; ++p; break;
+    case 'g': case 'G': shift = 30; ++p; break;
+    case 't': case 'T': shift = 40; ++p; break;
+    case 'b': case 'B': break;
+    default: goto bad;
+  }
+  if (shift != 0 && *p == 'i') ++p;
+  if (*p == 'B' || *p == 'b') ++p;
+  if (*p != '\0') goto bad;
+  if (v > (1ull << 60) >> shift) goto bad;
+  *out_bytes = v << shift;
+  return mlcc_ok_status();
+bad:
+  return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                          "invalid size '%s'; expected a number with an optional K, M, G or T "
+                          "suffix, e.g. 5G (0 = no limit)",
+                          text);
+}
+
+mlcc_status_t mlcc_cache_resolve_max_size(const char* option, uint64_t* out_bytes) {
+  *out_bytes = MLCC_CACHE_DEFAULT_MAX_SIZE;
+  const char* v = option;
+  const char* what = "--cache-max-size";
+  if (v == NULL) {
+    v = env_nonempty("MLCC_CACHE_MAXSIZE");
+    what = "$MLCC_CACHE_MAXSIZE";
+  }
+  if (v == NULL) return mlcc_ok_status();
+  mlcc_status_t s = mlcc_cache_parse_size(v, out_bytes);
+  if (s != NULL) {
+    mlcc_status_t r = mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "%s: %s", what,
+                                       mlcc_status_message(s));
+    mlcc_status_free(s);
+    return r;
+  }
+  return mlcc_ok_status();
+}
+
+void mlcc_cache_format_size(uint64_t bytes, char* buf, size_t buf_size) {
+  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) {
+    snprintf(buf, buf_size, "%llu B", (unsigned long long)bytes);
+    return;
+  }
+  double v = (double)bytes / 1024.0;
+  int u = 0;
+  while (v >= 1024.0 && u < 3) {
+    v /= 1024.0;
+    ++u;
+  }
+  snprintf(buf, buf_size, "%.1f %s", v, kUnits[u]);
+}
+
+bool mlcc_cache_key_is_valid(const char* key) {
+  if (key == NULL) return false;
+  for (int i = 0; i < 64; ++i) {
+    char ch = key[i];
+    if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) return false;
+  }
+  return key[64] == '\0';
+}
+
+static void key_to_binary(const char* key, uint8_t out[32]) {
+  for (int i = 0; i < 32; ++i) {
+    int hi = key[2 * i] <= '9' ? key[2 * i] - '0' : key[2 * i] - 'a' + 10;
+    int lo = key[2 * i + 1] <= '9' ? key[2 * i + 1] - '0' : key[2 * i + 1] - 'a' + 10;
+    out[i] = (uint8_t)(hi << 4 | lo);
+  }
+}
+
+static bool sha256(const void* data, size_t size, uint8_t out[32]) {
+  unsigned int len = 0;
+  return EVP_Digest(data, size, out, &len, EVP_sha256(), NULL) == 1 && len == 32;
+}
+
+static void put_le(uint8_t* p, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+//===----------------------------------------------------------------------===//
+// Entries
+//===----------------------------------------------------------------------===//
+
+// Checks a whole entry file's bytes. |key_bin| NULL: any key. On success
+// sets |*out_payload_size| (the payload starts at kHeaderSize).
+static bool check_entry(const uint8_t* buf, size_t n, const uint8_t* key_bin,
+                        uint64_t* out_payload_size, char* why, size_t why_size) {
+  if (n < kHeaderSize + kTrailerSize) {
+    if (n >= 8 && memcmp(buf, kMagic, 8) != 0) {
+      snprintf(why, why_size, "not an mlcc cache entry (bad magic)");
+    } else {
+      snprintf(why, why_size, "truncated (%zu bytes, shorter than a header)", n);
+    }
+    return false;
+  }
+  if (memcmp(buf, kMagic, 8) != 0) {
+    snprintf(why, why_size, "not an mlcc cache entry (bad magic)");
+    return false;
+  }
+  uint32_t version = (uint32_t)get_le(buf + 8, 4);
+  if (version != MLCC_CACHE_FORMAT_VERSION) {
+    snprintf(why, why_size, "format version %u, expected %u", version,
+             MLCC_CACHE_FORMAT_VERSION);
+    return false;
+  }
+  if (get_le(buf + 12, 4) != kHeaderSize) {
+    snprintf(why, why_size, "bad header size");
+    return false;
+  }
+  if (key_bin != NULL && memcmp(buf + 16, key_bin, 32) != 0) {
+    snprintf(why, why_size, "foreign entry (its header holds another key)");
+    return false;
+  }
+  uint64_t payload = get_le(buf + 48, 8);
+  if (payload > MLCC_CACHE_MAX_PAYLOAD || payload + kHeaderSize + kTrailerSize != n) {
+    snprintf(why, why_size, "truncated or padded (%zu bytes, the header says %llu)", n,
+             (unsigned long long)(payload + kHeaderSize + kTrailerSize));
+    return false;
+  }
+  uint8_t digest[32];
+  if (!sha256(buf + kHeaderSize, (size_t)payload, digest) ||
+      memcmp(digest, buf + kHeaderSize + payload, 32) != 0) {
+    snprintf(why, why_size, "checksum mismatch (corrupt payload)");
+    return false;
+  }
+  *out_payload_size = payload;
+  return true;
+}
+
+// Reads a whole file of at most |limit| bytes. false with errno-based |why|.
+static bool read_small_file(const char* path, size_t limit, uint8_t** out, size_t* out_n,
+                            bool* out_missing, char* why, size_t why_size) {
+  *out = NULL;
+  *out_n = 0;
+  *out_missing = false;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *out_missing = errno == ENOENT || errno == ENOTDIR;
+    snprintf(why, why_size, "cannot open: %s", strerror(errno));
+    return false;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    snprintf(why, why_size, "not a regular file");
+    close(fd);
+    return false;
+  }
+  if ((uint64_t)st.st_size > limit) {
+    snprintf(why, why_size, "too large (%lld bytes)", (long long)st.st_size);
+    close(fd);
+    return false;
+  }
+  size_t n = (size_t)st.st_size;
+  uint8_t* buf = (uint8_t*)malloc(n ? n : 1);
+  if (buf == NULL) {
+    snprintf(why, why_size, "out of memory");
+    close(fd);
+    return false;
+  }
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read(fd, buf + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  close(fd);
+  *out = buf;
+  *out_n = got;  // a file that shrank while reading fails the size check
+  return true;
+}
+
+static char* entry_path(const char* dir, const char* key) {
+  return path_printf("%s/%.2s/%s", dir, key, key + 2);
+}
+
+mlcc_status_t mlcc_cache_verify_entry_file(const char* path, const char* key) {
+  uint8_t key_bin[32];
+  if (key != NULL) {
+    if (!mlcc_cache_key_is_valid(key)) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "invalid cache key '%s'", key);
+    }
+    key_to_binary(key, key_bin);
+  }
+  char why[160];
+  uint8_t* buf = NULL;
+  size_t n = 0;
+  bool missing = false;
+  if (!read_small_file(path, MLCC_CACHE_MAX_PAYLOAD + kHeaderSize + kTrailerSize, &buf, &n,
+                       &missing, why, sizeof(why))) {
+    return mlcc_make_status(missing ? MLCC_STATUS_NOT_FOUND : MLCC_STATUS_IO, "%s: %s", path,
+                            why);
+  }
+  uint64_t payload = 0;
+  bool ok = check_entry(buf, n, key ? key_bin : NULL, &payload, why, sizeof(why));
+  free(buf);
+  if (!ok) return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s: %s", path, why);
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// Open, lookup, store
+//===----------------------------------------------------------------------===//
+
+static mlcc_status_t mkdir_p(const char* dir) {
+  char* created[32];
+  uint32_t n = 0;
+  mlcc_status_t s = mlcc_fs_mkdirs(dir, created, 32, &n);
+  for (uint32_t i = 0; i < n && i < 32; ++i) free(created[i]);
+  return s;
+}
+
+static const char kCacheDirTag[] =
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by mlcc (its kernel cache).\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n";
+
+mlcc_status_t mlcc_cache_open(const char* dir, uint64_t max_size, mlcc_cache_t** out_cache) {
+  *out_cache = NULL;
+  MLCC_RETURN_IF_ERROR(mkdir_p(dir));
+  if (access(dir, W_OK | X_OK) != 0) {
+    return mlcc_make_status(MLCC_STATUS_IO, "cannot write to the kernel cache '%s': %s", dir,
+                            strerror(errno));
+  }
+  mlcc_cache_t* c = (mlcc_cache_t*)calloc(1, sizeof(*c));
+  if (c == NULL) return oom();
+  c->dir = xstrdup(dir);
+  if (c->dir == NULL) {
+    free(c);
+    return oom();
+  }
+  c->max_size = max_size;
+  mode_t mask = umask(0);
+  umask(mask);
+  c->file_mode = 0666 & ~mask;
+  char* tag = path_printf("%s/CACHEDIR.TAG", dir);
+  if (tag != NULL && access(tag, F_OK) != 0) {
+    mlcc_status_free(mlcc_fs_write_atomic(tag, kCacheDirTag, sizeof(kCacheDirTag) - 1));
+  }
+  free(tag);
+  *out_cache = c;
+  return mlcc_ok_status();
+}
+
+const char* mlcc_cache_dir(const mlcc_cache_t* cache) { return cache->dir; }
+
+mlcc_cache_result_t mlcc_cache_lookup(mlcc_cache_t* cache, const char* key,
+                                      uint8_t** out_data, size_t* out_size, char* why,
+                                      size_t why_size) {
+  *out_data = NULL;
+  *out_size = 0;
+  char local_why[200];
+  if (why == NULL || why_size == 0) {
+    why = local_why;
+    why_size = sizeof(local_why);
+  }
+  why[0] = '\0';
+  if (!mlcc_cache_key_is_valid(key)) {
+    snprintf(why, why_size, "invalid key");
+    atomic_fetch_add(&cache->misses, 1);
+    return MLCC_CACHE_MISS;
+  }
+  char* path = entry_path(cache->dir, key);
+  if (path == NULL) {
+    snprintf(why, why_size, "out of memory");
+    atomic_fetch_add(&cache->misses, 1);
+    return MLCC_CACHE_MISS;
+  }
+  uint8_t* buf = NULL;
+  size_t n = 0;
+  bool missing = false;
+  char detail[160];
+  if (!read_small_file(path, MLCC_CACHE_MAX_PAYLOAD + kHeaderSize + kTrailerSize, &buf, &n,
+                       &missing, detail, sizeof(detail))) {
+    atomic_fetch_add(&cache->misses, 1);
+    if (missing) {
+      snprintf(why, why_size, "no entry %.2s/%s", key, key + 2);
+      free(path);
+      return MLCC_CACHE_MISS;
+    }
+    snprintf(why, why_size, "entry %s unreadable: %s", path, detail);
+    atomic_fetch_add(&cache->damaged, 1);
+    free(path);
+    return MLCC_CACHE_DAMAGED;
+  }
+  uint8_t key_bin[32];
+  key_to_binary(key, key_bin);
+  uint64_t payload = 0;
+  if (!check_entry(buf, n, key_bin, &payload, detail, sizeof(detail))) {
+    snprintf(why, why_size, "entry %s is damaged: %s", path, detail);
+    free(buf);
+    free(path);
+    atomic_fetch_add(&cache->misses, 1);
+    atomic_fetch_add(&cache->damaged, 1);
+    return MLCC_CACHE_DAMAGED;
+  }
+  // Hand out the payload in place: move it to the front of the buffer.
+  memmove(buf, buf + kHeaderSize, (size_t)payload);
+  *out_data = buf;
+  *out_size = (size_t)payload;
+  // LRU: a hit is a use (atime and mtime to now). Failure is harmless.
+  (void)utimensat(AT_FDCWD, path, NULL, 0);
+  free(path);
+  atomic_fetch_add(&cache->hits, 1);
+  return MLCC_CACHE_HIT;
+}
+
+mlcc_status_t mlcc_cache_store(mlcc_cache_t* cache, const char* key, const void* data,
+                               size_t size) {
+  if (!mlcc_cache_key_is_valid(key)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "invalid cache key");
+  }
+  if ((uint64_t)size > MLCC_CACHE_MAX_PAYLOAD) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "kernel object of %zu bytes is too large to cache", size);
+  }
+  char* sub = path_printf("%s/%.2s", cache->dir, key);
+  char* final_path = entry_path(cache->dir, key);
+  char* tmp = path_printf("%s/%.2s/.tmp-%.16s-%ld-%u-XXXXXX", cache->dir, key, key + 2,
+                          (long)getpid(), (unsigned)atomic_fetch_add(&cache->tmp_counter, 1));
+  uint8_t* buf = (uint8_t*)malloc(size + kHeaderSize + kTrailerSize);
+  mlcc_status_t s = mlcc_ok_status();
+  if (sub == NULL || final_path == NULL || tmp == NULL || buf == NULL) s = oom();
+  if (s == NULL && mkdir(sub, 0777) != 0 && errno != EEXIST) {
+    s = mlcc_make_status(MLCC_STATUS_IO, "cannot create '%s': %s", sub, strerror(errno));
+  }
+  if (s == NULL) {
+    memcpy(buf, kMagic, 8);
+    put_le(buf + 8, MLCC_CACHE_FORMAT_VERSION, 4);
+    put_le(buf + 12, kHeaderSize, 4);
+    key_to_binary(key, buf + 16);
+    put_le(buf + 48, size, 8);
+    if (size) memcpy(buf + kHeaderSize, data, size);
+    if (!sha256(data, size, buf + kHeaderSize + size)) {
+      s = mlcc_make_status(MLCC_STATUS_INTERNAL, "SHA-256 failed");
+    }
+  }
+  int fd = -1;
+  if (s == NULL) {
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+      s = mlcc_make_status(MLCC_STATUS_IO, "cannot create a temporary in '%s': %s", sub,
+                           strerror(errno));
+    }
+  }
+  if (s == NULL) {
+    (void)fchmod(fd, cache->file_mode);
+    s = mlcc_fs_write_fd(fd, buf, size + kHeaderSize + kTrailerSize, tmp);
+    if (close(fd) != 0 && s == NULL) {
+      s = mlcc_make_status(MLCC_STATUS_IO, "cannot write '%s': %s", tmp, strerror(errno));
+    }
+    if (s == NULL && rename(tmp, final_path) != 0) {
+      s = mlcc_make_status(MLCC_STATUS_IO, "cannot rename '%s' to '%s': %s", tmp, final_path,
+                           strerror(errno));
+    }
+    if (s != NULL) unlink(tmp);
+  }
+  if (s == NULL) atomic_fetch_add(&cache->stores, 1);
+  free(buf);
+  free(tmp);
+  free(final_path);
+  free(sub);
+  return s;
+}
+
+void mlcc_cache_count_remote_hit(mlcc_cache_t* cache) {
+  atomic_fetch_add(&cache->remote_hits, 1);
+}
+
+//===----------------------------------------------------------------------===//
+// Stats file
+//===----------------------------------------------------------------------===//
+
+static const char* const kCounterNames[] = {"hits", "remote_hits", "misses",
+                                            "damaged", "stores", "evictions"};
+enum { kNumCounters = 6 };
+
+static uint64_t* counter_slot(mlcc_cache_counters_t* c, int i) {
+  uint64_t* slots[kNumCounters] = {&c->hits, &c->remote_hits, &c->misses,
+                                   &c->damaged, &c->stores, &c->evictions};
+  return slots[i];
+}
+
+static void parse_counters(const char* text, mlcc_cache_counters_t* out) {
+  memset(out, 0, sizeof(*out));
+  const char* p = text;
+  while (*p) {
+    const char* eol = strchr(p, '\n');
+    size_t len = eol ? (size_t)(eol - p) : strlen(p);
+    for (int i = 0; i < kNumCounters; ++i) {
+      size_t nl = strlen(kCounterNames[i]);
+      if (len > nl + 1 && strncmp(p, kCounterNames[i], nl) == 0 && p[nl] == ' ') {
+        *counter_slot(out, i) = strtoull(p + nl + 1, NULL, 10);
+      }
+    }
+    p += len;
+    if (*p == '\n') ++p;
+  }
+}
+
+// Opens <dir>/stats locked exclusively. -1 on failure.
+static int open_stats_locked(const char* dir, bool create) {
+  char* path = path_printf("%s/stats", dir);
+  if (path == NULL) return -1;
+  int fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0666);
+  free(path);
+  if (fd < 0) return -1;
+  while (flock(fd, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      close(fd);
+      return -1;
+    }
+  }
+  return fd;
+}
+
+static void read_fd_text(int fd, char* buf, size_t cap) {
+  size_t got = 0;
+  while (got + 1 < cap) {
+    ssize_t r = pread(fd, buf + got, cap - 1 - got, (off_t)got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  buf[got] = '\0';
+}
+
+static void add_counters(const char* dir, const mlcc_cache_counters_t* delta) {
+  int fd = open_stats_locked(dir, true);
+  if (fd < 0) return;
+  char text[1024];
+  read_fd_text(fd, text, sizeof(text));
+  mlcc_cache_counters_t c;
+  parse_counters(text, &c);
+  mlcc_cache_counters_t d = *delta;
+  int len = 0;
+  for (int i = 0; i < kNumCounters; ++i) {
+    *counter_slot(&c, i) += *counter_slot(&d, i);
+    len += snprintf(text + len, sizeof(text) - (size_t)len, "%s %llu\n", kCounterNames[i],
+                    (unsigned long long)*counter_slot(&c, i));
+  }
+  if (pwrite(fd, text, (size_t)len, 0) == len) (void)ftruncate(fd, len);
+  close(fd);  // releases the lock
+}
+
+mlcc_status_t mlcc_cache_read_counters(const char* dir, mlcc_cache_counters_t* out) {
+  memset(out, 0, sizeof(*out));
+  char* path = path_printf("%s/stats", dir);
+  if (path == NULL) return oom();
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  free(path);
+  if (fd < 0) return mlcc_ok_status();
+  (void)flock(fd, LOCK_SH);
+  char text[1024];
+  read_fd_text(fd, text, sizeof(text));
+  close(fd);
+  parse_counters(text, out);
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// Scanning, trimming, clearing
+//===----------------------------------------------------------------------===//
+
+static bool is_hex2(const char* name) {
+  for (int i = 0; i < 2; ++i) {
+    char ch = name[i];
+    if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) return false;
+  }
+  return name[2] == '\0';
+}
+
+static bool is_entry_name(const char* name) {
+  size_t n = strlen(name);
+  if (n != 62) return false;
+  for (size_t i = 0; i < n; ++i) {
+    char ch = name[i];
+    if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) return false;
+  }
+  return true;
+}
+
+typedef struct file_info_t {
+  char* path;
+  uint64_t size;
+  struct timespec mtime;
+  bool temporary;
+} file_info_t;
+
+typedef struct file_list_t {
+  file_info_t* items;
+  size_t n, cap;
+} file_list_t;
+
+static void file_list_free(file_list_t* l) {
+  for (size_t i = 0; i < l->n; ++i) free(l->items[i].path);
+  free(l->items);
+  memset(l, 0, sizeof(*l));
+}
+
+// Lists the entries and temporaries of |dir| (its fan-out folders only).
+static mlcc_status_t list_files(const char* dir, file_list_t* out) {
+  memset(out, 0, sizeof(*out));
+  DIR* top = opendir(dir);
+  if (top == NULL) {
+    if (errno == ENOENT) return mlcc_ok_status();
+    return mlcc_make_status(MLCC_STATUS_IO, "cannot read the kernel cache '%s': %s", dir,
+                            strerror(errno));
+  }
+  mlcc_status_t s = mlcc_ok_status();
+  struct dirent* de;
+  while (s == NULL && (de = readdir(top)) != NULL) {
+    if (!is_hex2(de->d_name)) continue;
+    char* sub = path_printf("%s/%s", dir, de->d_name);
+    if (sub == NULL) {
+      s = oom();
+      break;
+    }
+    DIR* d = opendir(sub);
+    if (d == NULL) {
+      free(sub);
+      continue;
+    }
+    struct dirent* fe;
+    while (s == NULL && (fe = readdir(d)) != NULL) {
+      bool temporary = strncmp(fe->d_name, ".tmp-", 5) == 0;
+      if (!temporary && !is_entry_name(fe->d_name)) continue;
+      char* path = path_printf("%s/%s", sub, fe->d_name);
+      struct stat st;
+      if (path == NULL) {
+        s = oom();
+      } else if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        free(path);  // vanished (evicted or renamed by another process)
+      } else {
+        if (out->n == out->cap) {
+          size_t cap = out->cap ? out->cap * 2 : 256;
+          file_info_t* grown = (file_info_t*)realloc(out->items, cap * sizeof(*grown));
+          if (grown == NULL) {
+            free(path);
+            s = oom();
+            break;
+          }
+          out->items = grown;
+          out->cap = cap;
+        }
+        file_info_t* f = &out->items[out->n++];
+        f->path = path;
+        f->size = (uint64_t)st.st_size;
+        f->mtime = st.st_mtim;
+        f->temporary = temporary;
+      }
+    }
+    closedir(d);
+    free(sub);
+  }
+  closedir(top);
+  if (s != NULL) file_list_free(out);
+  return s;
+}
+
+mlcc_status_t mlcc_cache_scan(const char* dir, mlcc_cache_usage_t* out_usage) {
+  memset(out_usage, 0, sizeof(*out_usage));
+  file_list_t l;
+  MLCC_RETURN_IF_ERROR(list_files(dir, &l));
+  for (size_t i = 0; i < l.n; ++i) {
+    if (l.items[i].temporary) {
+      out_usage->temporaries++;
+    } else {
+      out_usage->entries++;
+      out_usage->bytes += l.items[i].size;
+    }
+  }
+  file_list_free(&l);
+  return mlcc_ok_status();
+}
+
+static int by_age(const void* pa, const void* pb) {
+  const file_info_t* a = (const file_info_t*)pa;
+  const file_info_t* b = (const file_info_t*)pb;
+  if (a->mtime.tv_sec != b->mtime.tv_sec) return a->mtime.tv_sec < b->mtime.tv_sec ? -1 : 1;
+  if (a->mtime.tv_nsec != b->mtime.tv_nsec) return a->mtime.tv_nsec < b->mtime.tv_nsec ? -1 : 1;
+  return strcmp(a->path, b->path);
+}
+
+// Removes temporaries older than kStaleTempSeconds; trims entries to
+// |target_bytes| when |trim|.
+static mlcc_status_t clean(const char* dir, bool trim, uint64_t target_bytes,
+                           uint64_t* out_evicted) {
+  if (out_evicted) *out_evicted = 0;
+  file_list_t l;
+  MLCC_RETURN_IF_ERROR(list_files(dir, &l));
+  time_t now = time(NULL);
+  uint64_t total = 0;
+  for (size_t i = 0; i < l.n; ++i) {
+    file_info_t* f = &l.items[i];
+    if (f->temporary) {
+      if (now - f->mtime.tv_sec > kStaleTempSeconds) unlink(f->path);
+    } else {
+      total += f->size;
+    }
+  }
+  if (trim && total > target_bytes) {
+    qsort(l.items, l.n, sizeof(l.items[0]), by_age);
+    for (size_t i = 0; i < l.n && total > target_bytes; ++i) {
+      file_info_t* f = &l.items[i];
+      if (f->temporary) continue;
+      if (unlink(f->path) == 0 && out_evicted) (*out_evicted)++;
+      total -= f->size;  // also when another process evicted it first
+    }
+  }
+  file_list_free(&l);
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_cache_trim(const char* dir, uint64_t target_bytes, uint64_t* out_evicted) {
+  return clean(dir, true, target_bytes, out_evicted);
+}
+
+void mlcc_cache_close(mlcc_cache_t* cache) {
+  if (cache == NULL) return;
+  mlcc_cache_counters_t delta;
+  memset(&delta, 0, sizeof(delta));
+  delta.hits = atomic_load(&cache->hits);
+  delta.remote_hits = atomic_load(&cache->remote_hits);
+  delta.misses = atomic_load(&cache->misses);
+  delta.damaged = atomic_load(&cache->damaged);
+  delta.stores = atomic_load(&cache->stores);
+  bool used = delta.hits || delta.remote_hits || delta.misses || delta.stores;
+  if (used) {
+    uint64_t evicted = 0;
+    bool trim = cache->max_size != 0;
+    mlcc_status_free(clean(cache->dir, trim, cache->max_size / 10 * 9, &evicted));
+    delta.evictions = evicted;
+    add_counters(cache->dir, &delta);
+  }
+  free(cache->dir);
+  free(cache);
+}
+
+mlcc_status_t mlcc_cache_print_stats(const char* dir, uint64_t max_size, FILE* out) {
+  mlcc_cache_counters_t c;
+  mlcc_cache_usage_t u;
+  MLCC_RETURN_IF_ERROR(mlcc_cache_read_counters(dir, &c));
+  MLCC_RETURN_IF_ERROR(mlcc_cache_scan(dir, &u));
+  uint64_t all_hits = c.hits + c.remote_hits;
+  uint64_t lookups = all_hits + c.misses;
+  char size[32], limit[32];
+  mlcc_cache_format_size(u.bytes, size, sizeof(size));
+  if (max_size) {
+    mlcc_cache_format_size(max_size, limit, sizeof(limit));
+  } else {
+    snprintf(limit, sizeof(limit), "unlimited");
+  }
+  fprintf(out, "Cache directory:    %s\n", dir);
+  fprintf(out, "Kernel lookups:     %llu\n", (unsigned long long)lookups);
+  fprintf(out, "  Hits:             %llu / %llu (%.2f %%)\n", (unsigned long long)all_hits,
+          (unsigned long long)lookups, lookups ? 100.0 * (double)all_hits / (double)lookups : 0.0);
+  fprintf(out, "    Local:          %llu\n", (unsigned long long)c.hits);
+  fprintf(out, "    Remote:         %llu\n", (unsigned long long)c.remote_hits);
+  fprintf(out, "  Misses:           %llu\n", (unsigned long long)c.misses);
+  fprintf(out, "  Damaged entries:  %llu (rebuilt)\n", (unsigned long long)c.damaged);
+  fprintf(out, "Entries stored:     %llu\n", (unsigned long long)c.stores);
+  fprintf(out, "Entries evicted:    %llu\n", (unsigned long long)c.evictions);
+  fprintf(out, "Entries:            %llu\n", (unsigned long long)u.entries);
+  if (max_size) {
+    fprintf(out, "Cache size:         %s / %s (%.1f %%)\n", size, limit,
+            100.0 * (double)u.bytes / (double)max_size);
+  } else {
+    fprintf(out, "Cache size:         %s / %s\n", size, limit);
+  }
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_cache_clear(const char* dir, uint64_t* out_removed) {
+  if (out_removed) *out_removed = 0;
+  file_list_t l;
+  MLCC_RETURN_IF_ERROR(list_files(dir, &l));
+  uint64_t removed = 0;
+  for (size_t i = 0; i < l.n; ++i) {
+    if (unlink(l.items[i].path) == 0 && !l.items[i].temporary) ++removed;
+  }
+  file_list_free(&l);
+  // Empty fan-out folders go too (rmdir fails harmlessly on non-empty ones).
+  DIR* top = opendir(dir);
+  if (top != NULL) {
+    struct dirent* de;
+    while ((de = readdir(top)) != NULL) {
+      if (!is_hex2(de->d_name)) continue;
+      char* sub = path_printf("%s/%s", dir, de->d_name);
+      if (sub != NULL) rmdir(sub);
+      free(sub);
+    }
+    closedir(top);
+  }
+  int fd = open_stats_locked(dir, false);
+  if (fd >= 0) {
+    (void)ftruncate(fd, 0);
+    close(fd);
+  }
+  if (out_removed) *out_removed = removed;
+  return mlcc_ok_status();
+}

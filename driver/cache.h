@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+// The local kernel cache (DESIGN.md section 5, STYLE.md 2.8): compiled kernel
+// objects stored by their cache key (mlcc_codegen_kernel_key), like ccache
+// does for C.
+//
+// Layout of a cache directory:
+//   <dir>/CACHEDIR.TAG        marks the folder as a cache for backup tools
+//   <dir>/stats               counters (read-modify-write under flock)
+//   <dir>/ab/cdef...          one entry per key: ab = the key's first two hex
+//                             digits, the file name = the other 62
+//   <dir>/ab/.tmp-*           an entry being written (renamed when complete)
+//
+// Entry format (all integers little-endian):
+//   0  8  magic "MLCCKOBJ"
+//   8  4  format version (MLCC_CACHE_FORMAT_VERSION)
+//   12 4  header size (56)
+//   16 32 the key, binary
+//   48 8  payload size N
+//   56 N  payload: the kernel object, exactly as the code generator wrote it
+//   56+N 32  SHA-256 of the payload
+// A file that is shorter or longer, has another magic, version or key, or a
+// wrong checksum is a miss (a "damaged" entry), never an error: it is
+// rebuilt and replaced.
+//
+// Concurrency: entries are written to a temporary in the same folder and
+// renamed into place, so readers see a whole entry or none, and concurrent
+// writers of one key write identical bytes. No locks for entries; the stats
+// file is updated under flock. A hit refreshes the entry's mtime, and the
+// clean-up after a build evicts the least recently used entries until the
+// cache is under 90% of its limit.
+//
+// Thread-safety: mlcc_cache_lookup and mlcc_cache_store may be called from
+// several threads on one cache; everything else is thread-compatible.
+#ifndef MLCC_DRIVER_CACHE_H_
+#define MLCC_DRIVER_CACHE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ir/base/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MLCC_CACHE_FORMAT_VERSION 1u
+#define MLCC_CACHE_DEFAULT_MAX_SIZE (5ull << 30)  // 5 GiB
+// Payloads above this are refused (store) or treated as damaged (lookup).
+#define MLCC_CACHE_MAX_PAYLOAD (1ull << 30)
+
+// Where the cache lives: |option_dir| (--cache-dir) if non-NULL, else
+// $MLCC_CACHE_DIR, else $XDG_CACHE_HOME/mlcc, else $HOME/.cache/mlcc (empty
+// variables count as unset). On success |*out_dir| is malloc'ed (caller
+// frees). NOT_FOUND when none applies (no HOME); INVALID_ARGUMENT for an
+// empty --cache-dir.
+mlcc_status_t mlcc_cache_resolve_dir(const char* option_dir, char** out_dir);
+
+// Parses a size: decimal digits with an optional binary suffix K, M, G or T
+// (also "KiB", "KB", "k", ...); "0" means no limit. INVALID_ARGUMENT naming
+// |text| on junk, overflow, or a value above 2^60.
+mlcc_status_t mlcc_cache_parse_size(const char* text, uint64_t* out_bytes);
+
+// The size limit: |option| (--cache-max-size) if non-NULL, else
+// $MLCC_CACHE_MAXSIZE, else MLCC_CACHE_DEFAULT_MAX_SIZE. INVALID_ARGUMENT
+// naming the option or the variable when it does not parse.
+mlcc_status_t mlcc_cache_resolve_max_size(const char* option, uint64_t* out_bytes);
+
+// "1.5 GiB", "12.0 MiB", "812 B" into |buf|.
+void mlcc_cache_format_size(uint64_t bytes, char* buf, size_t buf_size);
+
+// True if |key| is 64 lowercase hex digits.
+bool mlcc_cache_key_is_valid(const char* key);
+
+typedef struct mlcc_cache_t mlcc_cache_t;
+
+// Opens (creating with mkdir -p if needed) the cache at |dir| (copied).
+// |max_size| 0 = unlimited. IO naming the folder when it cannot be created
+// or written. Caller owns |*out_cache| (NULL on failure); close with
+// mlcc_cache_close.
+mlcc_status_t mlcc_cache_open(const char* dir, uint64_t max_size, mlcc_cache_t** out_cache);
+
+// The cache folder (borrowed).
+const char* mlcc_cache_dir(const mlcc_cache_t* cache);
+
+typedef enum mlcc_cache_result_e {
+  MLCC_CACHE_HIT = 0,
+  MLCC_CACHE_MISS,      // no entry
+  MLCC_CACHE_DAMAGED,   // an entry exists but is truncated, foreign or corrupt
+} mlcc_cache_result_t;
+
+// Looks up |key| (validated). On a HIT, |*out_data| (malloc'ed, caller
+// frees) holds the payload, |*out_size| its size, the entry's mtime is
+// refreshed (LRU) and the hit is counted. Otherwise *out_data is NULL and
+// |why| (if non-NULL) says why in one line: "no entry ab/cdef...", or what
+// is wrong with the entry. Never fails: an unreadable entry is a miss.
+mlcc_cache_result_t mlcc_cache_lookup(mlcc_cache_t* cache, const char* key,
+                                      uint8_t** out_data, size_t* out_size, char* why,
+                                      size_t why_size);
+
+// Stores |size| bytes under |key|: written to a temporary beside the entry
+// and renamed over it. IO or INVALID_ARGUMENT (bad key, payload too big) on
+// failure; nothing is left behind. Callers treat a failure as a warning.
+mlcc_status_t mlcc_cache_store(mlcc_cache_t* cache, const char* key, const void* data,
+                               size_t size);
+
+// Counts a hit served by the remote store (stored locally by the caller).
+void mlcc_cache_count_remote_hit(mlcc_cache_t* cache);
+
+// Adds this process's counters to the stats file, then evicts least
+// recently used entries while the cache is above its limit (down to 90% of
+// it) and removes temporaries older than an hour (left by killed
+// processes). Failures are ignored (the cache is best effort). Then frees
+// the cache. NULL-safe.
+void mlcc_cache_close(mlcc_cache_t* cache);
+
+// Checks the entry file |path| against |key| (or only its self-consistency
+// when |key| is NULL). OK, or an INVALID_MODEL status whose message says what is
+// wrong (the same words a lookup reports as its miss reason).
+mlcc_status_t mlcc_cache_verify_entry_file(const char* path, const char* key);
+
+// Counters kept in <dir>/stats.
+typedef struct mlcc_cache_counters_t {
+  uint64_t hits;          // local hits
+  uint64_t remote_hits;   // remote hits (also stored locally)
+  uint64_t misses;        // kernels compiled although the cache was on
+  uint64_t damaged;       // damaged entries found (and rebuilt)
+  uint64_t stores;        // entries written
+  uint64_t evictions;     // entries removed by the size limit
+} mlcc_cache_counters_t;
+
+// What is on disk now.
+typedef struct mlcc_cache_usage_t {
+  uint64_t entries;
+  uint64_t bytes;         // sum of the entry files' sizes
+  uint64_t temporaries;   // .tmp-* files (entries being written or abandoned)
+} mlcc_cache_usage_t;
+
+// Scans the fan-out folders of |dir|. A missing |dir| is an empty cache.
+mlcc_status_t mlcc_cache_scan(const char* dir, mlcc_cache_usage_t* out_usage);
+
+// Reads the counters (zeros when there is no stats file).
+mlcc_status_t mlcc_cache_read_counters(const char* dir, mlcc_cache_counters_t* out_counters);
+
+// Evicts least recently used entries (oldest mtime first, then by name)
+// until the entries take at most |target_bytes|; |*out_evicted| counts them.
+mlcc_status_t mlcc_cache_trim(const char* dir, uint64_t target_bytes, uint64_t* out_evicted);
+
+// --cache-stats: prints the counters and the usage of |dir| against
+// |max_size| to |out| in the style of `ccache -s`.
+mlcc_status_t mlcc_cache_print_stats(const char* dir, uint64_t max_size, FILE* out);
+
+// --cache-clear: removes every entry and temporary and resets the counters.
+// |*out_removed| (may be NULL) counts the entries removed. A missing |dir| is
+// already clear.
+mlcc_status_t mlcc_cache_clear(const char* dir, uint64_t* out_removed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_DRIVER_CACHE_H_

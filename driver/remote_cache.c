@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: Apache-2.0
+// The remote kernel cache over HTTP (bazel-remote protocol): see remote_cache.h.
+#include "driver/remote_cache.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "driver/cache.h"
+#include "driver/remote_cache.pb-c.h"
+
+#ifdef MLCC_HAVE_CURL
+#include <curl/curl.h>
+#endif
+
+enum { kMaxActionResult = 1 << 20 };
+
+struct mlcc_remote_cache_t {
+  char* url;  // without a trailing '/'
+  bool read_only;
+  atomic_bool disabled;
+};
+
+struct mlcc_remote_session_t {
+  mlcc_remote_cache_t* remote;
+#ifdef MLCC_HAVE_CURL
+  CURL* curl;
+#endif
+};
+
+static mlcc_status_t oom(void) {
+  return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
+static void sha256_hex(const void* data, size_t size, char out[65]) {
+  unsigned char d[32];
+  unsigned int len = 0;
+  out[0] = '\0';
+  if (EVP_Digest(data, size, d, &len, EVP_sha256(), NULL) != 1 || len != 32) return;
+  for (int i = 0; i < 32; ++i) snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+//===----------------------------------------------------------------------===//
+// ActionResult encoding
+//===----------------------------------------------------------------------===//
+
+mlcc_status_t mlcc_remote_encode_action_result(const char* hash, uint64_t size, uint8_t** out,
+                                               size_t* out_size) {
+  *out = NULL;
+  *out_size = 0;
+  MlccRev2__Digest digest = MLCC_REV2__DIGEST__INIT;
+  digest.hash = (char*)hash;
+  digest.has_size_bytes = 1;
+  digest.size_bytes = (int64_t)size;
+  MlccRev2__OutputFile file = MLCC_REV2__OUTPUT_FILE__INIT;
+  file.path = (char*)MLCC_REMOTE_OUTPUT_PATH;
+  file.digest = &digest;
+  MlccRev2__OutputFile* files[1] = {&file};
+  MlccRev2__ActionResult result = MLCC_REV2__ACTION_RESULT__INIT;
+  result.n_output_files = 1;
+  result.output_files = files;
+  size_t n = mlcc_rev2__action_result__get_packed_size(&result);
+  uint8_t* buf = (uint8_t*)malloc(n ? n : 1);
+  if (buf == NULL) return oom();
+  *out_size = mlcc_rev2__action_result__pack(&result, buf);
+  *out = buf;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_remote_decode_action_result(const uint8_t* data, size_t size,
+                                               char out_hash[65], uint64_t* out_size) {
+  out_hash[0] = '\0';
+  *out_size = 0;
+  MlccRev2__ActionResult* r = mlcc_rev2__action_result__unpack(NULL, size, data);
+  if (r == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "not an ActionResult protobuf");
+  }
+  mlcc_status_t s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                     "the ActionResult has no output '%s'",
+                                     MLCC_REMOTE_OUTPUT_PATH);
+  for (size_t i = 0; i < r->n_output_files; ++i) {
+    const MlccRev2__OutputFile* f = r->output_files[i];
+    if (f->path == NULL || strcmp(f->path, MLCC_REMOTE_OUTPUT_PATH) != 0) continue;
+    mlcc_status_free(s);
+    s = mlcc_ok_status();
+    if (f->digest == NULL || !mlcc_cache_key_is_valid(f->digest->hash) ||
+        f->digest->size_bytes < 0 || (uint64_t)f->digest->size_bytes > MLCC_CACHE_MAX_PAYLOAD) {
+      s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                           "the ActionResult's digest is not a SHA-256 digest of a sane size");
+    } else {
+      memcpy(out_hash, f->digest->hash, 65);
+      *out_size = (uint64_t)f->digest->size_bytes;
+    }
+    break;
+  }
+  mlcc_rev2__action_result__free_unpacked(r, NULL);
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Store and sessions
+//===----------------------------------------------------------------------===//
+
+mlcc_status_t mlcc_remote_cache_open(const char* url, bool read_only,
+                                     mlcc_remote_cache_t** out) {
+  *out = NULL;
+  if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "invalid remote cache URL '%s'; expected http://host:port[/instance]",
+                            url);
+  }
+#ifndef MLCC_HAVE_CURL
+  return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                          "this mlcc was built without libcurl: no remote cache ('%s')", url);
+#else
+  static atomic_bool curl_ready;
+  if (!atomic_load(&curl_ready)) {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+      return mlcc_make_status(MLCC_STATUS_INTERNAL, "cannot initialize libcurl");
+    }
+    atomic_store(&curl_ready, true);
+  }
+  mlcc_remote_cache_t* r = (mlcc_remote_cache_t*)calloc(1, sizeof(*r));
+  if (r == NULL) return oom();
+  size_t n = strlen(url);
+  while (n > 0 && url[n - 1] == '/') --n;
+  r->url = (char*)malloc(n + 1);
+  if (r->url == NULL) {
+    free(r);
+    return oom();
+  }
+  memcpy(r->url, url, n);
+  r->url[n] = '\0';
+  r->read_only = read_only;
+  atomic_init(&r->disabled, false);
+  *out = r;
+  return mlcc_ok_status();
+#endif
+}
+
+void mlcc_remote_cache_close(mlcc_remote_cache_t* remote) {
+  if (remote == NULL) return;
+  free(remote->url);
+  free(remote);
+}
+
+bool mlcc_remote_cache_read_only(const mlcc_remote_cache_t* remote) { return remote->read_only; }
+const char* mlcc_remote_cache_url(const mlcc_remote_cache_t* remote) { return remote->url; }
+bool mlcc_remote_cache_disabled(const mlcc_remote_cache_t* remote) {
+  return atomic_load(&((mlcc_remote_cache_t*)remote)->disabled);
+}
+
+mlcc_remote_session_t* mlcc_remote_session_create(mlcc_remote_cache_t* remote) {
+  mlcc_remote_session_t* s = (mlcc_remote_session_t*)calloc(1, sizeof(*s));
+  if (s == NULL) return NULL;
+  s->remote = remote;
+#ifdef MLCC_HAVE_CURL
+  s->curl = curl_easy_init();
+  if (s->curl == NULL) {
+    free(s);
+    return NULL;
+  }
+#endif
+  return s;
+}
+
+void mlcc_remote_session_destroy(mlcc_remote_session_t* session) {
+  if (session == NULL) return;
+#ifdef MLCC_HAVE_CURL
+  curl_easy_cleanup(session->curl);
+#endif
+  free(session);
+}
+
+#ifdef MLCC_HAVE_CURL
+
+typedef struct body_t {
+  uint8_t* data;
+  size_t size, cap, limit;
+  bool too_big;
+} body_t;
+
+static size_t on_body(char* ptr, size_t size, size_t nmemb, void* userdata) {
+  body_t* b = (body_t*)userdata;
+  size_t n = size * nmemb;
+  if (b->size + n > b->limit) {
+    b->too_big = true;
+    return 0;  // aborts the transfer
+  }
+  if (b->size + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->size + n) cap *= 2;
+    uint8_t* grown = (uint8_t*)realloc(b->data, cap);
+    if (grown == NULL) return 0;
+    b->data = grown;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->size, ptr, n);
+  b->size += n;
+  return n;
+}
+
+// Common options of every request on a reset handle.
+static void setup(CURL* c, const char* url) {
+  curl_easy_reset(c);
+  curl_easy_setopt(c, CURLOPT_URL, url);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM timeouts
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+  curl_easy_setopt(c, CURLOPT_USERAGENT, "mlcc");
+}
+
+// Drops the response body of PUTs (nginx answers with an HTML page).
+static size_t discard(char* ptr, size_t size, size_t nmemb, void* userdata) {
+  (void)ptr;
+  (void)userdata;
+  return size * nmemb;
+}
+
+static char* make_url(const mlcc_remote_cache_t* r, const char* kind, const char* hash) {
+  size_t n = strlen(r->url) + strlen(kind) + 70;
+  char* u = (char*)malloc(n);
+  if (u) snprintf(u, n, "%s/%s/%s", r->url, kind, hash);
+  return u;
+}
+
+// GET |url| into |body| (limit |limit|). HIT on 200, MISS on 404.
+static mlcc_remote_result_t get(mlcc_remote_session_t* s, const char* what, const char* url,
+                                size_t limit, body_t* body, char* why, size_t why_size) {
+  memset(body, 0, sizeof(*body));
+  body->limit = limit;
+  long http = 0;
+  setup(s->curl, url);
+  curl_easy_setopt(s->curl, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(s->curl, CURLOPT_WRITEDATA, body);
+  CURLcode rc = curl_easy_perform(s->curl);
+  curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &http);
+  if (rc == CURLE_WRITE_ERROR && body->too_big) {
+    snprintf(why, why_size, "%s %s is larger than %zu bytes", what, url, limit);
+    return MLCC_REMOTE_REJECTED;
+  }
+  if (rc != CURLE_OK) {
+    snprintf(why, why_size, "%s: %s", url, curl_easy_strerror(rc));
+    atomic_store(&s->remote->disabled, true);
+    return MLCC_REMOTE_ERROR;
+  }
+  if (http == 404) {
+    snprintf(why, why_size, "no %s at %s", what, url);
+    return MLCC_REMOTE_MISS;
+  }
+  if (http != 200) {
+    snprintf(why, why_size, "%s: HTTP status %ld", url, http);
+    if (http >= 500) atomic_store(&s->remote->disabled, true);
+    return MLCC_REMOTE_ERROR;
+  }
+  return MLCC_REMOTE_HIT;
+}
+
+static bool contains(const uint8_t* hay, size_t n, const char* needle) {
+  size_t m = strlen(needle);
+  if (m == 0) return true;
+  if (m > n) return false;
+  for (size_t i = 0; i + m <= n; ++i) {
+    if (hay[i] == (uint8_t)needle[0] && memcmp(hay + i, needle, m) == 0) return true;
+  }
+  return false;
+}
+
+#endif  // MLCC_HAVE_CURL
+
+mlcc_remote_result_t mlcc_remote_cache_get(mlcc_remote_session_t* session, const char* key,
+                                           const char* symbol, uint8_t** out_data,
+                                           size_t* out_size, char* why, size_t why_size) {
+  *out_data = NULL;
+  *out_size = 0;
+  why[0] = '\0';
+#ifndef MLCC_HAVE_CURL
+  (void)session;
+  (void)key;
+  (void)symbol;
+  snprintf(why, why_size, "built without libcurl");
+  return MLCC_REMOTE_ERROR;
+#else
+  mlcc_remote_cache_t* r = session->remote;
+  if (atomic_load(&r->disabled)) {
+    snprintf(why, why_size, "remote cache disabled after an earlier error");
+    return MLCC_REMOTE_ERROR;
+  }
+  if (!mlcc_cache_key_is_valid(key)) {
+    snprintf(why, why_size, "invalid key");
+    return MLCC_REMOTE_MISS;
+  }
+  char* ac_url = make_url(r, "ac", key);
+  if (ac_url == NULL) {
+    snprintf(why, why_size, "out of memory");
+    return MLCC_REMOTE_ERROR;
+  }
+  body_t ac;
+  mlcc_remote_result_t res = get(session, "action result", ac_url, kMaxActionResult, &ac, why,
+                                 why_size);
+  char hash[65];
+  uint64_t size = 0;
+  if (res == MLCC_REMOTE_HIT) {
+    mlcc_status_t s = mlcc_remote_decode_action_result(ac.data ? ac.data : (const uint8_t*)"",
+                                                       ac.size, hash, &size);
+    if (s != NULL) {
+      snprintf(why, why_size, "%s: %s", ac_url, mlcc_status_message(s));
+      mlcc_status_free(s);
+      res = MLCC_REMOTE_REJECTED;
+    }
+  }
+  free(ac.data);
+  free(ac_url);
+  if (res != MLCC_REMOTE_HIT) return res;
+
+  char* cas_url = make_url(r, "cas", hash);
+  if (cas_url == NULL) {
+    snprintf(why, why_size, "out of memory");
+    return MLCC_REMOTE_ERROR;
+  }
+  body_t blob;
+  res = get(session, "blob", cas_url, (size_t)size, &blob, why, why_size);
+  if (res == MLCC_REMOTE_HIT) {
+    char actual[65];
+    sha256_hex(blob.data ? blob.data : (const uint8_t*)"", blob.size, actual);
+    if (blob.size != size || strcmp(actual, hash) != 0) {
+      snprintf(why, why_size,
+               "%s does not match its digest (%zu bytes, sha256 %.16s...; expected %llu bytes, "
+               "%.16s...): rejected",
+               cas_url, blob.size, actual, (unsigned long long)size, hash);
+      res = MLCC_REMOTE_REJECTED;
+    } else if (blob.size < 4 || memcmp(blob.data, "\x7f" "ELF", 4) != 0) {
+      snprintf(why, why_size, "%s is not an object file: rejected", cas_url);
+      res = MLCC_REMOTE_REJECTED;
+    } else if (symbol != NULL && !contains(blob.data, blob.size, symbol)) {
+      snprintf(why, why_size, "%s does not define %s: rejected", cas_url, symbol);
+      res = MLCC_REMOTE_REJECTED;
+    }
+  }
+  free(cas_url);
+  if (res != MLCC_REMOTE_HIT) {
+    free(blob.data);
+    return res;
+  }
+  if (blob.data == NULL) blob.data = (uint8_t*)malloc(1);
+  *out_data = blob.data;
+  *out_size = blob.size;
+  return MLCC_REMOTE_HIT;
+#endif
+}
+
+mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* key,
+                                    const void* data, size_t size) {
+#ifndef MLCC_HAVE_CURL
+  (void)session;
+  (void)key;
+  (void)data;
+  (void)size;
+  return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "built without libcurl");
+#else
+  mlcc_remote_cache_t* r = session->remote;
+  if (r->read_only) return mlcc_ok_status();
+  if (atomic_load(&r->disabled)) {
+    return mlcc_make_status(MLCC_STATUS_IO, "remote cache disabled after an earlier error");
+  }
+  if (!mlcc_cache_key_is_valid(key)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "invalid cache key");
+  }
+  char hash[65];
+  sha256_hex(data, size, hash);
+  uint8_t* ar = NULL;
+  size_t ar_size = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_remote_encode_action_result(hash, size, &ar, &ar_size));
+  const char* kinds[2] = {"cas", "ac"};
+  const char* names[2] = {hash, key};
+  const void* bodies[2] = {size ? data : "", ar};
+  size_t sizes[2] = {size, ar_size};
+  mlcc_status_t s = mlcc_ok_status();
+  for (int i = 0; i < 2 && s == NULL; ++i) {
+    char* url = make_url(r, kinds[i], names[i]);
+    if (url == NULL) {
+      s = oom();
+      break;
+    }
+    long http = 0;
+    CURL* c = session->curl;
+    CURLcode rc;
+    {
+      setup(c, url);
+      struct curl_slist* headers = NULL;
+      headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
+      headers = curl_slist_append(headers, "Expect:");
+      curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
+      curl_easy_setopt(c, CURLOPT_POSTFIELDS, bodies[i]);
+      curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)sizes[i]);
+      curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+      curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+      rc = curl_easy_perform(c);
+      curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http);
+      curl_slist_free_all(headers);
+    }
+    if (rc != CURLE_OK) {
+      atomic_store(&r->disabled, true);
+      s = mlcc_make_status(MLCC_STATUS_IO, "cannot upload to %s: %s", url,
+                           curl_easy_strerror(rc));
+    } else if (http < 200 || http > 299) {
+      s = mlcc_make_status(MLCC_STATUS_IO, "cannot upload to %s: HTTP status %ld", url, http);
+    }
+    free(url);
+  }
+  free(ar);
+  return s;
+#endif
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// The remote kernel cache (DESIGN.md section 5): the HTTP protocol of
+// bazel-remote and of Bazel's --remote_cache=http://..., so that an
+// unmodified bazel-remote, or a plain nginx WebDAV location, can serve it.
+//
+//   GET/PUT <base>/cas/<sha256 of content>   the kernel object, raw bytes
+//   GET/PUT <base>/ac/<kernel cache key>     an REv2 ActionResult (protobuf)
+//                                            with one OutputFile "kernel.o"
+//                                            whose digest names the CAS blob
+//
+// <base> is MLCC_REMOTE_CACHE (http://host:port[/instance]). Uploads write
+// the CAS blob first, then the action result, so a reader that finds the
+// action result finds its blob. A downloaded blob is used only if its size
+// and SHA-256 match the digest, it is an ELF object, and it defines the
+// kernel's symbol: anything else is rejected (a poisoned or damaged entry)
+// and the kernel is rebuilt. HTTP uses libcurl; without it (MLCC_HAVE_CURL
+// unset) opening fails with UNIMPLEMENTED.
+//
+// Thread-safety: one mlcc_remote_cache_t is shared; each thread makes its own
+// session (one libcurl handle, kept-alive connections).
+#ifndef MLCC_DRIVER_REMOTE_CACHE_H_
+#define MLCC_DRIVER_REMOTE_CACHE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/base/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mlcc_remote_cache_t mlcc_remote_cache_t;
+typedef struct mlcc_remote_session_t mlcc_remote_session_t;
+
+// The output file name recorded in action results.
+#define MLCC_REMOTE_OUTPUT_PATH "kernel.o"
+
+// Opens the remote store at |url| ("http://host:port[/instance]" or https;
+// a trailing '/' is dropped). |read_only| never uploads. Call from one
+// thread before any session exists (initializes libcurl). INVALID_ARGUMENT
+// naming the URL for another scheme; UNIMPLEMENTED when built without
+// libcurl. Caller owns |*out| (NULL on failure).
+mlcc_status_t mlcc_remote_cache_open(const char* url, bool read_only,
+                                     mlcc_remote_cache_t** out);
+// Frees the store (all sessions must be destroyed first). NULL-safe.
+void mlcc_remote_cache_close(mlcc_remote_cache_t* remote);
+
+bool mlcc_remote_cache_read_only(const mlcc_remote_cache_t* remote);
+// The base URL (borrowed).
+const char* mlcc_remote_cache_url(const mlcc_remote_cache_t* remote);
+
+// A per-thread session; NULL on OOM. Destroy with mlcc_remote_session_destroy (NULL-safe).
+mlcc_remote_session_t* mlcc_remote_session_create(mlcc_remote_cache_t* remote);
+void mlcc_remote_session_destroy(mlcc_remote_session_t* session);
+
+typedef enum mlcc_remote_result_e {
+  MLCC_REMOTE_HIT = 0,
+  MLCC_REMOTE_MISS,      // 404 for the action result or its blob
+  MLCC_REMOTE_REJECTED,  // something came back but failed verification
+  MLCC_REMOTE_ERROR,     // transport or server error (the store is then disabled)
+} mlcc_remote_result_t;
+
+// Fetches the kernel object for |key| (64 hex). |symbol| (may be NULL) must
+// occur in the object. On HIT |*out_data| is malloc'ed (caller frees).
+// Otherwise |why| says what happened in one line.
+mlcc_remote_result_t mlcc_remote_cache_get(mlcc_remote_session_t* session, const char* key,
+                                           const char* symbol, uint8_t** out_data,
+                                           size_t* out_size, char* why, size_t why_size);
+
+// Uploads |data| under |key| (CAS blob, then action result). A no-op in
+// read-only mode. IO naming the URL and HTTP status on failure.
+mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* key,
+                                    const void* data, size_t size);
+
+// True once a transport error disabled the store for the rest of the run.
+bool mlcc_remote_cache_disabled(const mlcc_remote_cache_t* remote);
+
+// The serialized ActionResult pointing at a blob (|hash| 64 hex, |size|).
+// |*out| is malloc'ed. RESOURCE_EXHAUSTED on OOM.
+mlcc_status_t mlcc_remote_encode_action_result(const char* hash, uint64_t size, uint8_t** out,
+                                               size_t* out_size);
+// Decodes an ActionResult and finds the "kernel.o" output's digest.
+// INVALID_MODEL saying what is wrong (not a protobuf, no such output, bad
+// digest).
+mlcc_status_t mlcc_remote_decode_action_result(const uint8_t* data, size_t size,
+                                               char out_hash[65], uint64_t* out_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_DRIVER_REMOTE_CACHE_H_

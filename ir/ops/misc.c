@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: Apache-2.0
+// Shape/type inference for the conformance ops (ops.def "Conformance ops"):
+// the remaining unary math and classification ops, BitShift, Trilu, CumSum,
+// Hardmax, DepthToSpace/SpaceToDepth, EyeLike, CastLike, the loss ops
+// (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss), GatherND, the
+// scatters, OneHot, TopK, LRN, MeanVarianceNormalization and Einsum.
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/ops/infer_impl.h"
+#include "ir/ops/misc.h"
+
+static mlcc_status_t bad(const mlcc_node_t* node, const char* what) {
+  return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s %s", mlcc_infer_op(node), what);
+}
+
+// Tan Asin Acos Atan Sinh Cosh Asinh Acosh Atanh: float in, same out.
+mlcc_status_t mlcc_infer_misc_unary_float(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "input", MLCC_INFER_DT_FLOAT));
+  return mlcc_infer_set_output(node, 0, x->dtype, &x->shape);
+}
+
+// Shrink: any numeric type, same shape.
+mlcc_status_t mlcc_infer_misc_same_numeric(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "input", MLCC_INFER_DT_NUMERIC));
+  return mlcc_infer_set_output(node, 0, x->dtype, &x->shape);
+}
+
+// IsNaN, IsInf: float in, bool out of the same shape.
+mlcc_status_t mlcc_infer_misc_isclass(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "X", MLCC_INFER_DT_FLOAT));
+  return mlcc_infer_set_output(node, 0, MLCC_DTYPE_BOOL, &x->shape);
+}
+
+// BitShift: unsigned X and Y of one dtype, broadcast; 'direction' LEFT|RIGHT.
+mlcc_status_t mlcc_infer_misc_bitshift(mlcc_node_t* node) {
+  mlcc_value_t *x = NULL, *y = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "Y", true, &y));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "X", MLCC_INFER_DT_UINT));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "X", y, "Y"));
+  const char* dir = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "direction", NULL, &dir));
+  if (dir == NULL || (strcmp(dir, "LEFT") != 0 && strcmp(dir, "RIGHT") != 0)) {
+    return bad(node, "attribute 'direction' must be \"LEFT\" or \"RIGHT\"");
+  }
+  mlcc_shape_t s;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_broadcast2(node, &x->shape, "X", &y->shape, "Y", &s));
+  return mlcc_infer_set_output(node, 0, x->dtype, &s);
+}
+
+// Trilu: rank >= 2 input; optional int64 scalar k (may be fed at run time).
+mlcc_status_t mlcc_infer_misc_trilu(mlcc_node_t* node) {
+  mlcc_value_t *x = NULL, *k = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "input", MLCC_INFER_DT_ANY));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "k", false, &k));
+  if (x->shape.rank < 2) return bad(node, "input must have rank >= 2");
+  if (k != NULL) {
+    MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, k, "k", MLCC_INFER_DT_INT32_64));
+    if (mlcc_infer_numel(&k->shape) != 1) return bad(node, "input 'k' must be a scalar");
+  }
+  int64_t upper = 1;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "upper", 1, &upper));
+  return mlcc_infer_set_output(node, 0, x->dtype, &x->shape);
+}
+
+// CumSum: numeric x; axis is an int32/int64 scalar (may be fed at run time).
+mlcc_status_t mlcc_infer_misc_cumsum(mlcc_node_t* node) {
+  mlcc_value_t *x = NULL, *axis = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "x", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "x", MLCC_INFER_DT_NUMERIC));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "axis", true, &axis));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, axis, "axis", MLCC_INFER_DT_INT32_64));
+  if (mlcc_infer_numel(&axis->shape) != 1 || axis->shape.rank > 1) {
+    return bad(node, "input 'axis' must be a scalar");
+  }
+  if (x->shape.rank < 1) return bad(node, "input 'x' must have rank >= 1");
+  if (axis->kind == MLCC_VALUE_CONSTANT && axis->data != NULL) {
+    int32_t a = 0;
+    MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "input 'axis'", mlcc_value_const_i64(axis, 0),
+                                         x->shape.rank, &a));
+  }
+  return mlcc_infer_set_output(node, 0, x->dtype, &x->shape);
+}
+
+// Hardmax: float; 'axis' in range (opset < 13 coerces to 2-D at axis).
+mlcc_status_t mlcc_infer_misc_hardmax(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "input", MLCC_INFER_DT_FLOAT));
+  int64_t axis = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", node->opset >= 13 ? -1 : 1, &axis));
+  int32_t a = 0;
+  if (node->opset < 13) {
+    // 1-12 allow axis == rank (everything in one row).
+    if (axis < -(int64_t)x->shape.rank || axis > x->shape.rank) {
+      return bad(node, "attribute 'axis' is out of range");
+    }
+  } else {
+    MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis, x->shape.rank, &a));
+  }
+  return mlcc_infer_set_output(node, 0, x->dtype, &x->shape);
+}
+
+// DepthToSpace / SpaceToDepth on [N, C, H, W] with 'blocksize'.
+mlcc_status_t mlcc_infer_misc_depth_space(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "input", MLCC_INFER_DT_ANY));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_rank(node, x, "input", 4));
+  int64_t b = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "blocksize", 0, &b));
+  if (b <= 0 || b > (1 << 20)) return bad(node, "attribute 'blocksize' must be positive");
+  const char* mode = "DCR";
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", "DCR", &mode));
+  if (strcmp(mode, "DCR") != 0 && strcmp(mode, "CRD") != 0) {
+    return bad(node, "attribute 'mode' must be \"DCR\" or \"CRD\"");
+  }
+  mlcc_shape_t y = x->shape;
+  if (node->op == MLCC_OP_DEPTH_TO_SPACE) {
+    if (x->shape.dims[1] % (b * b) != 0) {
+      return bad(node, "input channels must be a multiple of blocksize^2");
+    }
+    y.dims[1] = x->shape.dims[1] / (b * b);
+    MLCC_RETURN_IF_ERROR(mlcc_infer_mul(node, "output height", x->shape.dims[2], b, &y.dims[2]));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_mul(node, "output width", x->shape.dims[3], b, &y.dims[3]));
+  } else {
+    if (x->shape.dims[2] % b != 0 || x->shape.dims[3] % b != 0) {
+      return bad(node, "input height and width must be multiples of blocksize");
+    }
+    MLCC_RETURN_IF_ERROR(
+        mlcc_infer_mul(node, "output channels", x->shape.dims[1], b * b, &y.dims[1]));
+    y.dims[2] = x->shape.dims[2] / b;
+    y.dims[3] = x->shape.dims[3] / b;
+  }
+  return mlcc_infer_set_output(node, 0, x->dtype, &y);
+}
+
+// EyeLike: 2-D input; output dtype 'dtype' (default: the input's).
+mlcc_status_t mlcc_infer_misc_eyelike(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_rank(node, x, "input", 2));
+  int64_t dt = x->dtype, k = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "dtype", x->dtype, &dt));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "k", 0, &k));
+  if (dt < 0 || dt > 64 || !mlcc_dtype_is_valid((mlcc_dtype_t)dt)) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "EyeLike to ONNX data type %lld is not "
+                            "supported", (long long)dt);
+  }
+  return mlcc_infer_set_output(node, 0, (mlcc_dtype_t)dt, &x->shape);
+}
+
+// CastLike: input's shape, target_type's dtype.
+mlcc_status_t mlcc_infer_misc_castlike(mlcc_node_t* node) {
+  mlcc_value_t *x = NULL, *like = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "target_type", true, &like));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "input", MLCC_INFER_DT_ANY));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, like, "target_type", MLCC_INFER_DT_ANY));
+  return mlcc_infer_set_output(node, 0, like->dtype, &x->shape);
+}
+
+// Shared by the losses: scores [N, C, d...], labels [N, d...] (int32/64),
+// weights [C]; reduction none|sum|mean; output [N, d...] or a scalar.
+static mlcc_status_t infer_loss(mlcc_node_t* node, const char* x_name, const char* t_name) {
+  mlcc_value_t *x = NULL, *t = NULL, *w = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, x_name, true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, t_name, true, &t));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "weights", false, &w));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, x_name, MLCC_INFER_DT_FLOAT));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, t, t_name, MLCC_INFER_DT_INT32_64));
+  if (x->shape.rank < 2 || t->shape.rank != x->shape.rank - 1) {
+    return bad(node, "needs scores of rank >= 2 and labels of rank one less");
+  }
+  if (t->shape.dims[0] != x->shape.dims[0]) return bad(node, "batch dims disagree");
+  for (int32_t d = 2; d < x->shape.rank; ++d) {
+    if (t->shape.dims[d - 1] != x->shape.dims[d]) return bad(node, "spatial dims disagree");
+  }
+  if (w != NULL) {
+    MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, x_name, w, "weights"));
+    if (w->shape.rank != 1 || w->shape.dims[0] != x->shape.dims[1]) {
+      return bad(node, "input 'weights' must be 1-D of size C");
+    }
+  }
+  const char* red = "mean";
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "reduction", "mean", &red));
+  mlcc_shape_t y;
+  memset(&y, 0, sizeof(y));
+  if (strcmp(red, "none") == 0) {
+    y = t->shape;
+  } else if (strcmp(red, "sum") != 0 && strcmp(red, "mean") != 0) {
+    return bad(node, "attribute 'reduction' must be none, sum or mean");
+  }
+  MLCC_RETURN_IF_ERROR(mlcc_infer_set_output(node, 0, x->dtype, &y));
+  if (node->op == MLCC_OP_SOFTMAX_CROSS_ENTROPY_LOSS) {
+    MLCC_RETURN_IF_ERROR(mlcc_infer_set_output(node, 1, x->dtype, &x->shape));
+  }
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_infer_misc_loss(mlcc_node_t* node) {
+  if (node->op == MLCC_OP_SOFTMAX_CROSS_ENTROPY_LOSS) return infer_loss(node, "scores", "labels");
+  return infer_loss(node, "input", "target");
+}
+
+// GatherND: out = indices.shape[:-1] + data.shape[batch_dims + k:].
+mlcc_status_t mlcc_infer_misc_gathernd(mlcc_node_t* node) {
+  mlcc_value_t *x = NULL, *idx = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "data", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "indices", true, &idx));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "data", MLCC_INFER_DT_ANY));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, idx, "indices", MLCC_INFER_DT_INT32_64));
+  int64_t b = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "batch_dims", 0, &b));
+  int32_t q = idx->shape.rank, r = x->shape.rank;
+  if (q < 1 || r < 1 || b < 0 || b >= q || b >= r) return bad(node, "has bad ranks/batch_dims");
+  int64_t k = idx->shape.dims[q - 1];
+  if (k < 1 || b + k > r) return bad(node, "indices' last dim exceeds the data rank");
+  for (int64_t d = 0; d < b; ++d) {
+    if (idx->shape.dims[d] != x->shape.dims[d]) return bad(node, "batch dims disagree");
+  }
+  mlcc_shape_t y;
+  memset(&y, 0, sizeof(y));
+  for (int32_t d = 0; d < q - 1; ++d) y.dims[y.rank++] = idx->shape.dims[d];
+  for (int64_t d = b + k; d < r; ++d) {
+    if (y.rank >= MLCC_MAX_RANK) return bad(node, "output rank is too large");
+    y.dims[y.rank++] = x->shape.dims[d];
+  }
+  return mlcc_infer_set_output(node, 0, x->dtype, &y);
+}
+
+static mlcc_status_t check_reduction(const mlcc_node_t* node) {
+  const char* red = "none";
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "reduction", "none", &red));
+  if (strcmp(red, "none") != 0 && strcmp(red, "add") != 0 && strcmp(red, "mul") != 0 &&
+      strcmp(red, "max") != 0 && strcmp(red, "min") != 0) {
+    return bad(node, "attribute 'reduction' must be none, add, mul, max or min");
+  }
+  return mlcc_ok_status();
+}
+
+// ScatterElements / Scatter: out = data; indices and updates share a shape.
+mlcc_status_t mlcc_infer_misc_scatter_elements(mlcc_node_t* node) {
+  mlcc_value_t *x = NULL, *idx = NULL, *upd = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "data", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "indices", true, &idx));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "updates", true, &upd));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "data", MLCC_INFER_DT_ANY));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, idx, "indices", MLCC_INFER_DT_INT32_64));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "data", upd, "updates"));
+  if (!mlcc_shape_equal(&idx->shape, &upd->shape) || idx->shape.rank != x->shape.rank) {
+    return bad(node, "needs indices and updates of one shape and the data's rank");
+  }
+  int64_t axis = 0;
+  int32_t a = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", 0, &axis));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis, x->shape.rank, &a));
+  MLCC_RETURN_IF_ERROR(check_reduction(node));
+  return mlcc_infer_set_output(node, 0, x->dtype, &x->shape);
+}
+
+// ScatterND: updates.shape = indices.shape[:-1] + data.shape[k:].
+mlcc_status_t mlcc_infer_misc_scatternd(mlcc_node_t* node) {
+  mlcc_value_t *x = NULL, *idx = NULL, *upd = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "data", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "indices", true, &idx));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "updates", true, &upd));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "data", MLCC_INFER_DT_ANY));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, idx, "indices", MLCC_INFER_DT_INT32_64));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "data", upd, "updates"));
+  int32_t q = idx->shape.rank, r = x->shape.rank;
+  if (q < 1) return bad(node, "indices must have rank >= 1");
+  int64_t k = idx->shape.dims[q - 1];
+  if (k < 1 || k > r) return bad(node, "indices' last dim exceeds the data rank");
+  if (upd->shape.rank != q - 1 + r - k) return bad(node, "updates has the wrong rank");
+  for (int32_t d = 0; d < q - 1; ++d) {
+    if (upd->shape.dims[d] != idx->shape.dims[d]) return bad(node, "updates' dims disagree");
+  }
+  for (int64_t d = k; d < r; ++d) {
+    if (upd->shape.dims[q - 1 + d - k] != x->shape.dims[d]) {
+      return bad(node, "updates' dims disagree");
+    }
+  }
+  MLCC_RETURN_IF_ERROR(check_reduction(node));
+  return mlcc_infer_set_output(node, 0, x->dtype, &x->shape);
+}
+
+// OneHot: depth must be constant (it is the size of the new axis).
+mlcc_status_t mlcc_infer_misc_onehot(mlcc_node_t* node) {
+  mlcc_value_t *idx = NULL, *vals = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "indices", true, &idx));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, idx, "indices", MLCC_INFER_DT_NUMERIC));
+  mlcc_value_t* dv = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_const_input(node, 1, "depth", "size of the one-hot axis",
+                                              true, &dv));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, dv, "depth", MLCC_INFER_DT_NUMERIC));
+  if (mlcc_infer_numel(&dv->shape) != 1 || dv->shape.rank > 1) {
+    return bad(node, "input 'depth' must hold one value");
+  }
+  double depth = mlcc_value_const_f64(dv, 0);
+  if (!(depth >= 1) || depth > 1e9) return bad(node, "input 'depth' must be >= 1");
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "values", true, &vals));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, vals, "values", MLCC_INFER_DT_ANY));
+  if (mlcc_infer_numel(&vals->shape) != 2) return bad(node, "input 'values' must have 2 elements");
+  int64_t axis = -1;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", -1, &axis));
+  int32_t a = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis, idx->shape.rank + 1, &a));
+  if (idx->shape.rank + 1 > MLCC_MAX_RANK) return bad(node, "output rank is too large");
+  mlcc_shape_t y;
+  memset(&y, 0, sizeof(y));
+  y.rank = idx->shape.rank + 1;
+  for (int32_t d = 0, s = 0; d < y.rank; ++d) {
+    y.dims[d] = d == a ? (int64_t)depth : idx->shape.dims[s++];
+  }
+  return mlcc_infer_set_output(node, 0, vals->dtype, &y);
+}
+
+// TopK: K must be constant (it is the size of the outputs' axis).
+mlcc_status_t mlcc_infer_misc_topk(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "X", MLCC_INFER_DT_NUMERIC));
+  int64_t k = 0;
+  if (node->opset < 10) {
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "k", -1, &k));
+  } else {
+    uint32_t n = 0;
+    bool present = false;
+    MLCC_RETURN_IF_ERROR(mlcc_infer_const_ints(node, 1, "K", "number of results", true, true,
+                                               &k, 1, &n, &present));
+    if (n != 1) return bad(node, "input 'K' must hold one value");
+  }
+  int64_t axis = -1;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", -1, &axis));
+  int32_t a = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis, x->shape.rank, &a));
+  if (k < 0 || k > x->shape.dims[a]) return bad(node, "K is out of range for the axis");
+  mlcc_shape_t y = x->shape;
+  y.dims[a] = k;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_set_output(node, 0, x->dtype, &y));
+  return mlcc_infer_set_output(node, 1, MLCC_DTYPE_I64, &y);
+}
+
+// LRN: float [N, C, ...]; 'size' required.
+mlcc_status_t mlcc_infer_misc_lrn(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "X", MLCC_INFER_DT_FLOAT));
+  if (x->shape.rank < 2) return bad(node, "input must have rank >= 2");
+  int64_t size = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "size", 0, &size));
+  if (size < 1) return bad(node, "attribute 'size' must be >= 1");
+  return mlcc_infer_set_output(node, 0, x->dtype, &x->shape);
+}
+
+// MeanVarianceNormalization: float; 'axes' (default [0, 2, 3]).
+mlcc_status_t mlcc_infer_misc_mvn(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "X", MLCC_INFER_DT_FLOAT));
+  const int64_t* axes = NULL;
+  uint32_t n = 0, mask = 0;
+  static const int64_t kDefault[3] = {0, 2, 3};
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, "axes", &axes, &n));
+  if (axes == NULL) {
+    axes = kDefault;
+    n = 3;
+  }
+  MLCC_RETURN_IF_ERROR(mlcc_infer_axes_mask(node, "attribute 'axes'", axes, n, x->shape.rank,
+                                            &mask));
+  return mlcc_infer_set_output(node, 0, x->dtype, &x->shape);
+}
+
+//===----------------------------------------------------------------------===//
+// Einsum
+//===----------------------------------------------------------------------===//
+
+static int label_of(char c) {
+  if (c >= 'a' && c <= 'z') return c - 'a';
+  if (c >= 'A' && c <= 'Z') return 26 + (c - 'A');
+  return -1;
+}
+
+// Parses one term ("ij", "...ii", "b...") of |len| chars into labels;
+// |rank| is the operand's rank (-1 for the output: ellipsis dims |ell|).
+static mlcc_status_t parse_term(const mlcc_node_t* node, const char* s, size_t len,
+                                int32_t rank, int32_t* ell, int32_t* labels,
+                                int32_t* out_rank) {
+  int32_t n_letters = 0;
+  bool has_ell = false;
+  for (size_t i = 0; i < len; ++i) {
+    if (s[i] == ' ') continue;
+    if (s[i] == '.') {
+      if (has_ell || i + 2 >= len || s[i + 1] != '.' || s[i + 2] != '.') {
+        return bad(node, "has a malformed ellipsis in 'equation'");
+      }
+      has_ell = true;
+      i += 2;
+      continue;
+    }
+    if (label_of(s[i]) < 0) return bad(node, "has a bad character in 'equation'");
+    ++n_letters;
+  }
+  int32_t n_ell = 0;
+  if (rank >= 0) {
+    n_ell = rank - n_letters;
+    if (n_ell < 0 || (!has_ell && n_ell != 0)) {
+      return bad(node, "equation term does not match its operand's rank");
+    }
+    if (has_ell && n_ell > *ell) *ell = n_ell;
+  } else {
+    n_ell = has_ell ? *ell : 0;
+  }
+  int32_t r = 0;
+  for (size_t i = 0; i < len; ++i) {
+    if (s[i] == ' ') continue;
+    if (s[i] == '.') {
+      for (int32_t e = n_ell - 1; e >= 0; --e) {
+        if (r >= MLCC_MAX_RANK) return bad(node, "equation term has too many dims");
+        labels[r++] = 52 + e;
+      }
+      i += 2;
+      continue;
+    }
+    if (r >= MLCC_MAX_RANK) return bad(node, "equation term has too many dims");
+    labels[r++] = label_of(s[i]);
+  }
+  *out_rank = r;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_einsum_parse(const mlcc_node_t* node, mlcc_einsum_t* e) {
+  memset(e, 0, sizeof(*e));
+  const char* eq = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "equation", NULL, &eq));
+  if (eq == NULL) return bad(node, "needs attribute 'equation'");
+  if (node->n_inputs == 0 || node->n_inputs > MLCC_EINSUM_MAX_INPUTS) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "Einsum with %u inputs (1..%d supported)",
+                            node->n_inputs, MLCC_EINSUM_MAX_INPUTS);
+  }
+  e->n_inputs = node->n_inputs;
+  for (int32_t l = 0; l < MLCC_EINSUM_MAX_LABELS; ++l) e->label_dim[l] = -1;
+  const char* arrow = strstr(eq, "->");
+  size_t lhs_len = arrow ? (size_t)(arrow - eq) : strlen(eq);
+  int32_t ell = 0;
+  const char* p = eq;
+  int32_t count[MLCC_EINSUM_MAX_LABELS] = {0};
+  for (uint32_t i = 0; i < e->n_inputs; ++i) {
+    const char* end = memchr(p, ',', (size_t)(eq + lhs_len - p));
+    if (i + 1 < e->n_inputs && end == NULL) return bad(node, "'equation' has too few terms");
+    if (i + 1 == e->n_inputs) {
+      if (end != NULL) return bad(node, "'equation' has too many terms");
+      end = eq + lhs_len;
+    }
+    const mlcc_value_t* v = node->inputs[i];
+    if (v == NULL || !v->shape_known) return bad(node, "has a missing input");
+    MLCC_RETURN_IF_ERROR(parse_term(node, p, (size_t)(end - p), v->shape.rank, &ell,
+                                    e->in_labels[i], &e->in_rank[i]));
+    for (int32_t d = 0; d < e->in_rank[i]; ++d) {
+      int32_t l = e->in_labels[i][d];
+      int64_t dim = v->shape.dims[d];
+      ++count[l];
+      if (e->label_dim[l] < 0 || (l >= 52 && e->label_dim[l] == 1)) {
+        e->label_dim[l] = dim;
+      } else if (dim != e->label_dim[l] && !(l >= 52 && dim == 1)) {
+        return bad(node, "operand dims disagree for one 'equation' label");
+      }
+    }
+    p = end + 1;
+  }
+  if (arrow != NULL) {
+    MLCC_RETURN_IF_ERROR(parse_term(node, arrow + 2, strlen(arrow + 2), -1, &ell,
+                                    e->out_labels, &e->out_rank));
+    for (int32_t d = 0; d < e->out_rank; ++d) {
+      int32_t l = e->out_labels[d];
+      if (e->label_dim[l] < 0) return bad(node, "output label does not occur in the inputs");
+      for (int32_t d2 = 0; d2 < d; ++d2) {
+        if (e->out_labels[d2] == l) return bad(node, "repeats an output label");
+      }
+    }
+  } else {
+    // Implicit: ellipsis dims first, then labels seen once, alphabetically.
+    for (int32_t x = ell - 1; x >= 0; --x) e->out_labels[e->out_rank++] = 52 + x;
+    static const int32_t kOrder[52] = {
+        26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+        44, 45, 46, 47, 48, 49, 50, 51, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,
+        10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25};
+    for (int32_t j = 0; j < 52; ++j) {
+      if (count[kOrder[j]] == 1) {
+        if (e->out_rank >= MLCC_MAX_RANK) return bad(node, "output rank is too large");
+        e->out_labels[e->out_rank++] = kOrder[j];
+      }
+    }
+  }
+  for (int32_t l = 0; l < MLCC_EINSUM_MAX_LABELS; ++l) {
+    if (e->label_dim[l] < 0) continue;
+    bool in_out = false;
+    for (int32_t d = 0; d < e->out_rank; ++d) in_out |= e->out_labels[d] == l;
+    if (!in_out) e->sum_labels[e->n_sum++] = l;
+  }
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_infer_misc_einsum(mlcc_node_t* node) {
+  mlcc_value_t* first = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "Inputs", true, &first));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, first, "Inputs", MLCC_INFER_DT_NUMERIC));
+  for (uint32_t i = 1; i < node->n_inputs; ++i) {
+    mlcc_value_t* v = NULL;
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, i, "Inputs", true, &v));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, first, "Inputs[0]", v, "Inputs[i]"));
+  }
+  mlcc_einsum_t e;
+  MLCC_RETURN_IF_ERROR(mlcc_einsum_parse(node, &e));
+  mlcc_shape_t y;
+  memset(&y, 0, sizeof(y));
+  y.rank = e.out_rank;
+  for (int32_t d = 0; d < e.out_rank; ++d) y.dims[d] = e.label_dim[e.out_labels[d]];
+  return mlcc_infer_set_output(node, 0, first->dtype, &y);
+}

@@ -1,0 +1,488 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+# Writes the hand-made bad models of tests/bad/ (one .onnx per case, plus the
+# external-data side files). Deterministic: re-running gives byte-identical
+# files. Run with
+#   /usr/bin/python3 tests/bad/make_bad_models.py
+# Needs onnx + numpy; no checker is run on purpose: every model is broken.
+# The expected exit code and first line of error of each case are in
+# expected.txt (checked by run_bad.py; `run_bad.py --update` rewrites it,
+# review the diff before committing).
+import os
+import struct
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+
+
+def model(nodes, inputs, outputs, inits=(), opsets=(("", 13),), ir_version=8):
+    g = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets],
+                          producer_name="mlcc-bad")
+    m.ir_version = ir_version
+    return m
+
+
+def vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def i64(name, vals, dims=None):
+    return helper.make_tensor(name, I64, [len(vals)] if dims is None else dims, vals)
+
+
+def relu_model(shape=(1, 4), elem=F):
+    return model([helper.make_node("Relu", ["x"], ["y"])], [vi("x", elem, list(shape))],
+                 [vi("y", elem, list(shape))])
+
+
+def conv_model(x_shape, w_shape, y_shape=None, **attrs):
+    w = numpy_helper.from_array(np.ones(w_shape, np.float32), "w")
+    return model([helper.make_node("Conv", ["x", "w"], ["y"], **attrs)],
+                 [vi("x", F, list(x_shape))], [vi("y", F, y_shape)], inits=[w])
+
+
+CASES = {}
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+# -- broken bytes --------------------------------------------------------------
+@case
+def empty_file():
+    return b""
+
+
+@case
+def truncated():
+    good = relu_model().SerializeToString()
+    return good[: len(good) // 2]
+
+
+@case
+def garbage():
+    return bytes((i * 131 + 7) % 256 for i in range(200))
+
+
+@case
+def wrong_field_type():
+    # ModelProto.graph (field 7) sent as a varint instead of a message.
+    return bytes([0x08, 0x08, 0x38, 0x05])
+
+
+@case
+def bad_varint():
+    # ir_version with an 11-byte varint (never terminated properly).
+    return bytes([0x08] + [0xFF] * 11)
+
+
+@case
+def wrong_nested_type():
+    # GraphProto.node (field 1) given as a fixed64.
+    graph = bytes([0x09]) + b"\x00" * 8
+    opset = bytes([0x10, 13])
+    return bytes([0x08, 0x08, 0x3A, len(graph)]) + graph + bytes([0x42, len(opset)]) + opset
+
+
+# -- structure -----------------------------------------------------------------
+@case
+def no_graph():
+    m = relu_model()
+    m.ClearField("graph")
+    return m
+
+
+@case
+def no_opset():
+    m = relu_model()
+    del m.opset_import[:]
+    return m
+
+
+@case
+def cycle():
+    return model([helper.make_node("Relu", ["b"], ["a"]), helper.make_node("Relu", ["a"], ["b"]),
+                  helper.make_node("Add", ["x", "a"], ["y"])],
+                 [vi("x", F, [1, 4])], [vi("y", F, [1, 4])])
+
+
+@case
+def self_loop():
+    return model([helper.make_node("Add", ["x", "y"], ["y"])],
+                 [vi("x", F, [1, 4])], [vi("y", F, [1, 4])])
+
+
+@case
+def dup_output():
+    return model([helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Neg", ["x"], ["y"])],
+                 [vi("x", F, [1, 4])], [vi("y", F, [1, 4])])
+
+
+@case
+def dup_graph_output():
+    return model([helper.make_node("Relu", ["x"], ["y"])],
+                 [vi("x", F, [1, 4])], [vi("y", F, [1, 4]), vi("y", F, [1, 4])])
+
+
+@case
+def dangling_input():
+    return model([helper.make_node("Add", ["x", "nowhere"], ["y"])],
+                 [vi("x", F, [1, 4])], [vi("y", F, [1, 4])])
+
+
+@case
+def output_not_produced():
+    return model([helper.make_node("Relu", ["x"], ["y"])],
+                 [vi("x", F, [1, 4])], [vi("z", F, [1, 4])])
+
+
+@case
+def no_outputs():
+    return model([helper.make_node("Relu", ["x"], ["y"])], [vi("x", F, [1, 4])], [])
+
+
+@case
+def input_is_output_of_node():
+    return model([helper.make_node("Relu", ["y"], ["x"]), helper.make_node("Relu", ["x"], ["y"])],
+                 [vi("x", F, [1, 4])], [vi("y", F, [1, 4])])
+
+
+@case
+def empty_op_type():
+    return model([helper.make_node("", ["x"], ["y"])], [vi("x", F, [1, 4])], [vi("y", F, [1, 4])])
+
+
+# -- dims and tensors ----------------------------------------------------------
+@case
+def negative_dim():
+    return relu_model((1, -3))
+
+
+@case
+def overflow_dims():
+    # 2^31 * 2^31 * 2^31 elements: the product overflows int64.
+    return relu_model((1 << 31, 1 << 31, 1 << 31))
+
+
+@case
+def huge_input_2p40():
+    # A 2^40-element input (4 TiB of float32).
+    return relu_model((1 << 20, 1 << 20))
+
+
+@case
+def huge_initializer_2p40():
+    t = TensorProto(name="w", data_type=F, dims=[1 << 20, 1 << 20], raw_data=b"\0" * 16)
+    return model([helper.make_node("Add", ["x", "w"], ["y"])], [vi("x", F, [1, 1])],
+                 [vi("y", F, [1 << 20, 1 << 20])], inits=[t])
+
+
+@case
+def raw_data_short():
+    t = TensorProto(name="w", data_type=F, dims=[4, 4], raw_data=b"\0" * 12)
+    return model([helper.make_node("Add", ["x", "w"], ["y"])], [vi("x", F, [4, 4])],
+                 [vi("y", F, [4, 4])], inits=[t])
+
+
+@case
+def typed_data_count_mismatch():
+    t = TensorProto(name="w", data_type=F, dims=[2, 3], float_data=[1.0, 2.0])
+    return model([helper.make_node("Add", ["x", "w"], ["y"])], [vi("x", F, [2, 3])],
+                 [vi("y", F, [2, 3])], inits=[t])
+
+
+@case
+def unknown_elem_type():
+    return relu_model((1, 4), elem=999)
+
+
+@case
+def rank_too_big():
+    return relu_model(tuple([1] * 40))
+
+
+@case
+def zero_size_dim():
+    # Valid ONNX (an empty tensor): mlcc must compile it, not crash.
+    return relu_model((0, 4))
+
+
+@case
+def symbolic_dim_unpinned():
+    return relu_model(("batch", 4))
+
+
+# -- external data ---------------------------------------------------------------
+def ext_model(location, offset=None, length=None):
+    t = TensorProto(name="w", data_type=F, dims=[4])
+    t.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", location), ("offset", offset), ("length", length)):
+        if v is not None:
+            e = t.external_data.add()
+            e.key, e.value = k, str(v)
+    return model([helper.make_node("Add", ["x", "w"], ["y"])], [vi("x", F, [4])],
+                 [vi("y", F, [4])], inits=[t])
+
+
+@case
+def ext_outside_folder():
+    return ext_model("../ext_weights.bin")
+
+
+@case
+def ext_absolute():
+    return ext_model("/etc/passwd")
+
+
+@case
+def ext_missing():
+    return ext_model("does_not_exist.bin")
+
+
+@case
+def ext_past_end():
+    return ext_model("ext_weights.bin", offset=8, length=16)
+
+
+@case
+def ext_negative_offset():
+    return ext_model("ext_weights.bin", offset=-4)
+
+
+# -- operators and opsets --------------------------------------------------------
+@case
+def wrong_opset_domain():
+    return model([helper.make_node("Relu", ["x"], ["y"], domain="com.example")],
+                 [vi("x", F, [1, 4])], [vi("y", F, [1, 4])],
+                 opsets=(("", 13), ("com.example", 1)))
+
+
+@case
+def domain_without_opset():
+    return model([helper.make_node("Relu", ["x"], ["y"], domain="ai.onnx.ml")],
+                 [vi("x", F, [1, 4])], [vi("y", F, [1, 4])])
+
+
+@case
+def opset_from_future():
+    return model([helper.make_node("Relu", ["x"], ["y"])], [vi("x", F, [1, 4])],
+                 [vi("y", F, [1, 4])], opsets=(("", 999),))
+
+
+@case
+def unsupported_op():
+    return model([helper.make_node("FooBarOp", ["x"], ["y"])], [vi("x", F, [1, 4])],
+                 [vi("y", F, [1, 4])])
+
+
+@case
+def too_many_inputs():
+    return model([helper.make_node("Relu", ["x", "x", "x"], ["y"])], [vi("x", F, [1, 4])],
+                 [vi("y", F, [1, 4])])
+
+
+@case
+def missing_required_input():
+    return model([helper.make_node("Add", ["x"], ["y"])], [vi("x", F, [1, 4])],
+                 [vi("y", F, [1, 4])])
+
+
+# -- attribute values -----------------------------------------------------------
+@case
+def conv_kernel_shape_mismatch():
+    return conv_model([1, 1, 5, 5], [1, 1, 3, 3], kernel_shape=[3])
+
+
+@case
+def conv_negative_strides():
+    return conv_model([1, 1, 5, 5], [1, 1, 3, 3], strides=[-1, -1])
+
+
+@case
+def conv_zero_dilation():
+    return conv_model([1, 1, 5, 5], [1, 1, 3, 3], dilations=[0, 0])
+
+
+@case
+def conv_negative_pads():
+    return conv_model([1, 1, 5, 5], [1, 1, 3, 3], pads=[-9, -9, -9, -9])
+
+
+@case
+def conv_group_not_dividing():
+    return conv_model([1, 4, 5, 5], [3, 1, 3, 3], group=3)
+
+
+@case
+def conv_group_zero():
+    return conv_model([1, 4, 5, 5], [4, 4, 3, 3], group=0)
+
+
+@case
+def conv_kernel_larger_than_input():
+    return conv_model([1, 1, 2, 2], [1, 1, 5, 5])
+
+
+@case
+def conv_channel_mismatch():
+    return conv_model([1, 3, 5, 5], [2, 4, 3, 3])
+
+
+@case
+def conv_wrong_attr_type():
+    return conv_model([1, 1, 5, 5], [1, 1, 3, 3], strides=1.5)
+
+
+@case
+def conv_huge_pads():
+    return conv_model([1, 1, 5, 5], [1, 1, 3, 3], pads=[1 << 62] * 4)
+
+
+@case
+def softmax_axis_out_of_range():
+    return model([helper.make_node("Softmax", ["x"], ["y"], axis=7)], [vi("x", F, [1, 4])],
+                 [vi("y", F, [1, 4])])
+
+
+@case
+def transpose_bad_perm():
+    return model([helper.make_node("Transpose", ["x"], ["y"], perm=[0, 0])],
+                 [vi("x", F, [2, 3])], [vi("y", F, [3, 2])])
+
+
+@case
+def reshape_absurd():
+    return model([helper.make_node("Reshape", ["x", "s"], ["y"])], [vi("x", F, [2, 3])],
+                 [vi("y", F, None)], inits=[i64("s", [7, 11])])
+
+
+@case
+def reshape_two_minus_one():
+    return model([helper.make_node("Reshape", ["x", "s"], ["y"])], [vi("x", F, [2, 3])],
+                 [vi("y", F, None)], inits=[i64("s", [-1, -1])])
+
+
+@case
+def reshape_huge():
+    return model([helper.make_node("Reshape", ["x", "s"], ["y"])], [vi("x", F, [2, 3])],
+                 [vi("y", F, None)], inits=[i64("s", [1 << 62, 1 << 62, -1])])
+
+
+@case
+def reshape_negative():
+    return model([helper.make_node("Reshape", ["x", "s"], ["y"])], [vi("x", F, [2, 3])],
+                 [vi("y", F, None)], inits=[i64("s", [-6])])
+
+
+@case
+def concat_rank_mismatch():
+    return model([helper.make_node("Concat", ["x", "z"], ["y"], axis=0)],
+                 [vi("x", F, [2, 3]), vi("z", F, [2, 3, 1])], [vi("y", F, None)])
+
+
+@case
+def concat_axis_out_of_range():
+    return model([helper.make_node("Concat", ["x", "x"], ["y"], axis=5)],
+                 [vi("x", F, [2, 3])], [vi("y", F, None)])
+
+
+@case
+def matmul_mismatch():
+    return model([helper.make_node("MatMul", ["x", "z"], ["y"])],
+                 [vi("x", F, [2, 3]), vi("z", F, [4, 5])], [vi("y", F, None)])
+
+
+@case
+def gemm_mismatch():
+    w = numpy_helper.from_array(np.ones((5, 2), np.float32), "w")
+    return model([helper.make_node("Gemm", ["x", "w"], ["y"])], [vi("x", F, [2, 3])],
+                 [vi("y", F, None)], inits=[w])
+
+
+@case
+def add_broadcast_mismatch():
+    return model([helper.make_node("Add", ["x", "z"], ["y"])],
+                 [vi("x", F, [2, 3]), vi("z", F, [4])], [vi("y", F, None)])
+
+
+@case
+def add_dtype_mismatch():
+    return model([helper.make_node("Add", ["x", "z"], ["y"])],
+                 [vi("x", F, [2, 3]), vi("z", I64, [2, 3])], [vi("y", F, None)])
+
+
+@case
+def maxpool_negative_kernel():
+    return model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[-2, -2])],
+                 [vi("x", F, [1, 1, 4, 4])], [vi("y", F, None)])
+
+
+@case
+def split_sizes_wrong():
+    return model([helper.make_node("Split", ["x", "s"], ["a", "b"], axis=1)],
+                 [vi("x", F, [2, 6])], [vi("a", F, None), vi("b", F, None)],
+                 inits=[i64("s", [4, 4])])
+
+
+@case
+def slice_zero_step():
+    return model([helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"])],
+                 [vi("x", F, [2, 6])], [vi("y", F, None)],
+                 inits=[i64("st", [0]), i64("en", [4]), i64("ax", [1]), i64("sp", [0])])
+
+
+@case
+def gather_index_out_of_range():
+    return model([helper.make_node("Gather", ["x", "i"], ["y"], axis=0)],
+                 [vi("x", F, [2, 3])], [vi("y", F, None)], inits=[i64("i", [5])])
+
+
+@case
+def expand_huge():
+    return model([helper.make_node("Expand", ["x", "s"], ["y"])], [vi("x", F, [1, 1])],
+                 [vi("y", F, None)], inits=[i64("s", [1 << 40, 1 << 40])])
+
+
+@case
+def pad_huge():
+    return model([helper.make_node("Pad", ["x", "p"], ["y"])], [vi("x", F, [1, 1])],
+                 [vi("y", F, None)], inits=[i64("p", [0, 0, 1 << 62, 1 << 62])])
+
+
+@case
+def constant_of_shape_huge():
+    return model([helper.make_node("ConstantOfShape", ["s"], ["c"]),
+                  helper.make_node("Add", ["x", "c"], ["y"])], [vi("x", F, [1])],
+                 [vi("y", F, None)], inits=[i64("s", [1 << 41])])
+
+
+@case
+def range_huge():
+    mk = lambda n, v: helper.make_tensor(n, F, [], [v])
+    return model([helper.make_node("Range", ["a", "b", "d"], ["r"]),
+                  helper.make_node("Add", ["x", "r"], ["y"])], [vi("x", F, [1])],
+                 [vi("y", F, None)], inits=[mk("a", 0.0), mk("b", 1e30), mk("d", 1e-30)])
+
+
+def main():
+    with open(os.path.join(HERE, "ext_weights.bin"), "wb") as f:
+        f.write(struct.pack("<4f", 1, 2, 3, 4))
+    names = []
+    for name, fn in CASES.items():
+        m = fn()
+        data = m if isinstance(m, bytes) else m.SerializeToString()
+        with open(os.path.join(HERE, name + ".onnx"), "wb") as f:
+            f.write(data)
+        names.append(name)
+    print("wrote %d bad models to %s" % (len(names), HERE))
+
+
+if __name__ == "__main__":
+    main()

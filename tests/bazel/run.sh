@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# End-to-end test of mlcc's Bazel rules (docs/bazel.md), offline, with Debian's Bazel 4.2.3:
+#   1. `bazel build //:mlcc` in mlcc's own workspace;
+#   2. the consumer workspace here (mlcc as external repository @mlcc): `bazel test` for the
+#      host, --config=aarch64 and --config=riscv64 (under qemu); tiny_test checks values
+#      against a numpy reference, detector_test's outputs must agree across the targets;
+#   3. ml_model_fleet: the bundle's layout and manifest.json, for x86, aarch64 and riscv;
+#   4. the objects (archive members) and the header from Bazel equal those of mlcc run
+#      directly with the same flags (sha256), for every target;
+#   5. `bazel clean`, then a rebuild is served entirely from --disk_cache.
+# Exit 0 pass, 1 fail, 77 skip (no bazel). Timings are printed per step.
+#
+# Environment: MLCC=path of an mlcc to compare with (the CMake-built one; default: the one
+# built in step 1); MLCC_BAZEL_OUT=scratch dir for Bazel's output_user_root and disk cache
+# (default /tmp/mlcc-bazel-$UID; CTest sets it under the build dir).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+
+if ! command -v bazel >/dev/null 2>&1; then
+  echo "SKIP: bazel is not installed (Debian: apt-get install bazel-bootstrap bazel-rules-java)"
+  exit 77
+fi
+for tool in qemu-aarch64 qemu-riscv64 aarch64-linux-gnu-gcc riscv64-linux-gnu-gcc protoc-c; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "SKIP: $tool is not installed (scripts/setup.sh installs it)"
+    exit 77
+  fi
+done
+
+out="${MLCC_BAZEL_OUT:-/tmp/mlcc-bazel-$(id -u)}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+user_root="$out/root"
+disk_cache="$out/disk-cache"
+work="$out/work"
+rm -rf "$disk_cache" "$work"
+mkdir -p "$work"
+
+# No network: a repository that is not defined locally must fail, not download.
+export HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9
+export http_proxy=$HTTP_PROXY https_proxy=$HTTPS_PROXY
+
+startup=(--output_user_root="$user_root")
+common=(--symlink_prefix=/ --config=ci --disk_cache="$disk_cache" --color=no --curses=no)
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+t_start=$SECONDS
+step_start=$SECONDS
+step() {
+  echo "== [$((SECONDS - t_start))s] $*"
+  step_start=$SECONDS
+}
+done_step() { echo "   ok ($((SECONDS - step_start))s)"; }
+
+shutdown() {
+  (cd "$root" && bazel "${startup[@]}" shutdown >/dev/null 2>&1) || true
+  (cd "$here" && bazel "${startup[@]}" shutdown >/dev/null 2>&1) || true
+}
+trap shutdown EXIT
+
+# bazel_in DIR LOG ARGS...: runs bazel in DIR, output to LOG (shown on failure).
+bazel_in() {
+  local dir="$1" log="$2"
+  shift 2
+  if ! (cd "$dir" && bazel "${startup[@]}" "$@") >"$log" 2>&1; then
+    grep -v -E 'linux-sandbox|^\[' "$log" | tail -40 >&2
+    fail "bazel $* (in $dir; log $log)"
+  fi
+}
+
+# --- 1. mlcc itself ---------------------------------------------------------------------
+step "bazel build //:mlcc (mlcc's workspace, offline)"
+bazel_in "$root" "$work/mlcc.log" build "${common[@]}" //:mlcc
+bazel_mlcc="$(cd "$root" && bazel "${startup[@]}" info "${common[@]}" bazel-bin 2>/dev/null)/mlcc"
+"$bazel_mlcc" --version | head -2
+mlcc="${MLCC:-$bazel_mlcc}"
+[ -x "$mlcc" ] || fail "MLCC=$mlcc is not executable"
+done_step
+
+# --- 2. consumer tests on three targets ---------------------------------------------------
+declare -A checksum
+for config in host aarch64 riscv64; do
+  step "bazel test //... ($config)"
+  flags=("${common[@]}")
+  [ "$config" = host ] || flags+=(--config="$config")
+  bazel_in "$here" "$work/test-$config.log" test "${flags[@]}" --build_tests_only //...
+  grep -E '^//:.*(PASSED|FAILED)' "$work/test-$config.log" | sed 's/^/   /'
+  logs="$(cd "$here" && bazel "${startup[@]}" info "${flags[@]}" bazel-testlogs 2>/dev/null)"
+  grep -h '^tiny:' "$logs/tiny_test/test.log" | sed 's/^/   /'
+  line="$(grep -h '^detector: checksum' "$logs/detector_test/test.log")" ||
+    fail "no detector output in $logs/detector_test/test.log"
+  echo "   $line"
+  checksum[$config]="$line"
+  bin="$(cd "$here" && bazel "${startup[@]}" info "${flags[@]}" bazel-bin 2>/dev/null)"
+  case "$config" in
+    host) want="x86-64" ;;
+    aarch64) want="ARM aarch64" ;;
+    riscv64) want="RISC-V" ;;
+  esac
+  file -L "$bin/tiny_test" | grep -q "$want" || fail "$bin/tiny_test is not a $want binary"
+  mkdir -p "$work/lib-$config"
+  cp "$bin/_mlcc/detector/libdetector.a" "$bin/_mlcc/detector/detector.h" "$work/lib-$config/"
+  done_step
+done
+# The same detector, same input, on three targets: equal within DESIGN §4's tolerance.
+python3 - "${checksum[host]}" "${checksum[aarch64]}" "${checksum[riscv64]}" <<'EOF' || fail "detector outputs differ across targets"
+import sys
+vals = [[float(v) for v in line.replace("checksum", "").replace("samples", "").split()[1:]]
+        for line in sys.argv[1:]]
+for other in vals[1:]:
+    for a, b in zip(vals[0], other):
+        if abs(a - b) > 1e-5 * 6912 + 1e-4 * abs(a):
+            sys.exit("detector: %r vs %r" % (vals[0], other))
+print("   detector outputs agree across x86, aarch64, riscv64")
+EOF
+
+# --- 3. the fleet bundle -------------------------------------------------------------------
+step "bazel build //:detector_fleet (x86, aarch64, riscv in one build)"
+bazel_in "$here" "$work/fleet.log" build "${common[@]}" //:detector_fleet
+bin="$(cd "$here" && bazel "${startup[@]}" info "${common[@]}" bazel-bin 2>/dev/null)"
+bundle="$bin/detector_fleet"
+(cd "$bundle" && find . -type f | sort | sed 's/^/   /')
+python3 - "$bundle" "$root/examples/detector/detector.onnx" <<'EOF' || fail "bad fleet manifest"
+import hashlib, json, os, sys
+bundle, model = sys.argv[1], sys.argv[2]
+sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+m = json.load(open(os.path.join(bundle, "manifest.json")))
+assert m["model"] == {"name": "detector", "file": "detector.onnx", "sha256": sha(model)}, m["model"]
+assert m["mlcc_version"] and m["llvm_version"].startswith("16."), m
+want = {"x86": "x86_64-linux-gnu", "aarch64": "aarch64-linux-gnu", "riscv": "riscv64-linux-gnu"}
+assert sorted(t["target"] for t in m["targets"]) == sorted(want), m["targets"]
+for t in m["targets"]:
+    assert t["triple"] == want[t["target"]], t
+    assert t["cpu"] and t["workspace_size"] > 0 and t["workspace_align"] > 0, t
+    assert t["library"] == "%s/lib/libdetector.a" % t["target"], t
+    assert t["header"] == "%s/include/detector.h" % t["target"], t
+    assert sha(os.path.join(bundle, t["library"])) == t["library_sha256"], t
+    assert sha(os.path.join(bundle, t["header"])) == t["header_sha256"], t
+print("   manifest.json: %s, mlcc %s, LLVM %s, %d targets, sha256s match"
+      % (m["model"]["name"], m["mlcc_version"], m["llvm_version"], len(m["targets"])))
+EOF
+tar_sha="$(sha256sum "$bin/detector_fleet.tar.gz" | cut -d' ' -f1)"
+echo "   detector_fleet.tar.gz sha256 $tar_sha"
+done_step
+
+# --- 4. Bazel's outputs == mlcc run directly with the same flags -------------------------------
+step "objects and header equal those of mlcc run directly ($mlcc)"
+# members DIR ARCHIVE: "sha256 name" of each member, sorted by name.
+members() {
+  local dir="$1" archive="$2"
+  rm -rf "$dir" && mkdir -p "$dir"
+  (cd "$dir" && ar x "$archive" && sha256sum -- * | sort -k2)
+}
+for pair in x86:host:ar aarch64:aarch64:aarch64-linux-gnu-ar riscv:riscv64:riscv64-linux-gnu-ar; do
+  IFS=: read -r alias config ar <<<"$pair"
+  direct="$work/direct-$alias"
+  mkdir -p "$direct"
+  (cd "$direct" && MLCC_AR="$(command -v "$ar")" "$mlcc" "$root/examples/detector/detector.onnx" \
+     -o libdetector.a --name=detector --target="$alias" --no-cache)
+  want_hdr="$(sha256sum <"$direct/detector.h")"
+  want_objs="$(members "$work/m-direct-$alias" "$direct/libdetector.a")"
+  [ -n "$want_objs" ] || fail "no members in $direct/libdetector.a"
+  for got in "$work/lib-$config" "$bundle/$alias/lib" ; do
+    hdr="$got/detector.h"
+    [ -f "$hdr" ] || hdr="$bundle/$alias/include/detector.h"
+    [ "$(sha256sum <"$hdr")" = "$want_hdr" ] || fail "$alias: $hdr differs from mlcc's header"
+    got_objs="$(members "$work/m-got" "$got/libdetector.a")"
+    if [ "$got_objs" != "$want_objs" ]; then
+      diff <(echo "$want_objs") <(echo "$got_objs") >&2 || true
+      fail "$alias: objects in $got/libdetector.a differ from mlcc's"
+    fi
+    cmp -s "$got/libdetector.a" "$direct/libdetector.a" ||
+      fail "$alias: $got/libdetector.a differs from mlcc's archive (same ar)"
+  done
+  echo "   $alias: header + $(echo "$want_objs" | wc -l) objects + archive identical" \
+       "(ml_model_library --config=$config, ml_model_fleet, mlcc -o; header sha256 ${want_hdr%% *})"
+done
+done_step
+
+# --- 5. clean rebuild from the disk cache ------------------------------------------------------
+step "bazel clean; rebuild everything from --disk_cache"
+bazel_in "$here" "$work/clean.log" clean
+for config in host aarch64 riscv64; do
+  flags=("${common[@]}")
+  [ "$config" = host ] || flags+=(--config="$config")
+  targets=(//:tiny //:detector //:tiny_test //:detector_test)
+  [ "$config" = host ] && targets+=(//:detector_fleet)
+  bazel_in "$here" "$work/rebuild-$config.log" build "${flags[@]}" "${targets[@]}"
+  summary="$(grep -E 'INFO: [0-9]+ process' "$work/rebuild-$config.log" | tail -1)"
+  echo "   $config: ${summary#INFO: }"
+  echo "$summary" | grep -q 'disk cache hit' || fail "$config: no disk cache hits after clean"
+  if echo "$summary" | grep -q -E 'sandbox|local'; then
+    fail "$config: actions ran after clean instead of coming from the disk cache"
+  fi
+done
+bin="$(cd "$here" && bazel "${startup[@]}" info "${common[@]}" bazel-bin 2>/dev/null)"
+[ "$(sha256sum "$bin/detector_fleet.tar.gz" | cut -d' ' -f1)" = "$tar_sha" ] ||
+  fail "fleet tarball changed after clean rebuild"
+done_step
+
+echo "PASS: bazel consumer (host, aarch64, riscv64), fleet, equality with mlcc, disk cache" \
+     "($((SECONDS - t_start))s)"

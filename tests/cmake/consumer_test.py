@@ -1,0 +1,448 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Tests of the CMake rules (cmake/MLModel.cmake) through a consumer project.
+
+usage: consumer_test.py --mlcc MLCC --source MLCC_SOURCE_DIR [--build MLCC_BUILD_DIR] CASE
+
+CASE is one of:
+  native-ninja, native-make   configure + build tests/cmake/consumer (TARGETS x86 aarch64
+                              riscv) with that generator; ctest; check every variant; a
+                              rebuild with no change runs nothing; touching the model or its
+                              external data file reruns mlcc once per target and nothing
+                              else; the fleet bundle (manifest + tarball) is byte-identical
+                              when rebuilt from scratch
+  toolchain-x86_64, toolchain-aarch64, toolchain-riscv64
+                              the same consumer configured with toolchains/<t>-linux-gnu.cmake:
+                              `tiny` is that target's variant, the app is built for it and
+                              its test runs through ctest (qemu via CMAKE_CROSSCOMPILING_EMULATOR)
+  install                     `cmake --install` of the mlcc build to a scratch prefix, then the
+                              consumer with find_package(mlcc) via CMAKE_PREFIX_PATH, natively
+                              and with the aarch64 toolchain file
+  errors                      wrong add_ml_model()/ml_model_bundle() calls fail at configure time
+  example                     examples/detector built once: the detector for x86, aarch64 and
+                              riscv, each app run (natively / under qemu), same top boxes
+
+Every case works in a fresh temporary directory (a copy of the consumer project plus the
+generated tiny.onnx), so the source tree is never touched. Exit 0 = pass, 1 = fail.
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ARGS = None
+
+# ELF e_machine values
+MACHINE = {"x86": 62, "aarch64": 183, "riscv": 243}
+TRIPLE = {"x86": "x86_64-linux-gnu", "aarch64": "aarch64-linux-gnu", "riscv": "riscv64-linux-gnu"}
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+    print("  ok: " + what)
+
+
+def sh(cmd, cwd=None, env=None, ok=True, timeout=1800):
+    full_env = dict(os.environ)
+    full_env.pop("MAKEFLAGS", None)
+    full_env.pop("MFLAGS", None)
+    if env:
+        full_env.update(env)
+    t0 = time.time()
+    p = subprocess.run(cmd, cwd=cwd, env=full_env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=timeout)
+    out = p.stdout.decode(errors="replace")
+    print("$ %s  -> %d (%.1fs)" % (" ".join(cmd), p.returncode, time.time() - t0))
+    if ok and p.returncode != 0:
+        print(out[-6000:])
+        raise Failure("command failed: " + " ".join(cmd))
+    return p.returncode, out
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def elf_machine(path):
+    """e_machine of an ELF file, or of the first ELF member of an ar archive."""
+    data = open(path, "rb").read()
+    if data.startswith(b"!<arch>\n"):
+        pos = 8
+        while pos + 60 <= len(data):
+            size = int(data[pos + 48:pos + 58].decode().strip())
+            body = data[pos + 60:pos + 60 + size]
+            if body.startswith(b"\x7fELF"):
+                return int.from_bytes(body[18:20], "little")
+            pos += 60 + size + (size & 1)
+        return None
+    if data.startswith(b"\x7fELF"):
+        return int.from_bytes(data[18:20], "little")
+    return None
+
+
+# --- the consumer project --------------------------------------------------------------
+
+def write_tiny_model(d):
+    """tiny.onnx: y = Relu(x @ W + b), x [2,4]; W [4,3] in the external file
+    tiny_weights.bin, W[i][j] = (i - 2j)/4 + 1/8; b[j] = 1/2 - 3j/4 (see consumer/main.c)."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    w = np.array([[(i - 2 * j) * 0.25 + 0.125 for j in range(3)] for i in range(4)], np.float32)
+    b = np.array([0.5 - 0.75 * j for j in range(3)], np.float32)
+    wt = numpy_helper.from_array(w, "W")
+    wt.ClearField("raw_data")
+    wt.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", "tiny_weights.bin"), ("offset", "0"), ("length", str(w.nbytes))):
+        e = wt.external_data.add()
+        e.key, e.value = k, v
+    with open(os.path.join(d, "tiny_weights.bin"), "wb") as f:
+        f.write(w.tobytes())
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "W"], ["m"]),
+         helper.make_node("Add", ["m", "b"], ["a"]),
+         helper.make_node("Relu", ["a"], ["y"])],
+        "tiny", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+        [wt, numpy_helper.from_array(b, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    with open(os.path.join(d, "tiny.onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+
+def consumer_copy(work):
+    src = os.path.join(work, "src")
+    shutil.copytree(os.path.join(HERE, "consumer"), src)
+    write_tiny_model(src)
+    return src
+
+
+def mlcc_wrapper(work):
+    """A shell script that logs each mlcc invocation, then runs the real mlcc."""
+    log = os.path.join(work, "mlcc.log")
+    wrapper = os.path.join(work, "mlcc-logged")
+    with open(wrapper, "w") as f:
+        f.write('#!/bin/sh\nprintf "%%s\\n" "$*" >> "%s"\nexec "%s" "$@"\n' % (log, ARGS.mlcc))
+    os.chmod(wrapper, 0o755)
+    open(log, "w").close()
+    return wrapper, log
+
+
+def compiles_since(log, start):
+    """mlcc compile invocations (those writing a depfile) logged after line |start|,
+    as a sorted list of their --target values."""
+    lines = open(log).read().splitlines()[start:]
+    targets = []
+    for l in lines:
+        if " -MD " in l:
+            m = re.search(r"--target=(\S+)", l)
+            targets.append(m.group(1) if m else "?")
+    return sorted(targets), start + len(lines)
+
+
+def touch(path):
+    """Like touch(1): the current time (after a pause, so it is newer than the outputs)."""
+    time.sleep(0.2)
+    os.utime(path, None)
+
+
+def check_variants(bld, current):
+    """Each variant's library holds code for its CPU; headers exist and agree."""
+    headers = []
+    for a in ("x86", "aarch64", "riscv"):
+        vdir = os.path.join(bld, "mlcc", "tiny", a)
+        if a == current:
+            lib = os.path.join(bld, "libtiny.a")
+            check(os.path.exists(os.path.join(vdir, "tiny.o")), "%s: mlcc -c object" % a)
+        else:
+            lib = os.path.join(vdir, "libtiny.a")
+        check(os.path.exists(lib), "%s: %s exists" % (a, os.path.relpath(lib, bld)))
+        check(elf_machine(lib) == MACHINE[a], "%s: library is %s code" % (a, a))
+        dep = open(os.path.join(vdir, "tiny.d")).read()
+        print("  depfile %s: %s" % (a, dep.strip()))
+        first = dep.split(":", 1)[0]
+        want = os.path.join(vdir, "tiny.o" if a == current else "libtiny.a")
+        check(first == want, "%s: depfile target is the output" % a)
+        check("tiny.onnx" in dep and "tiny_weights.bin" in dep,
+              "%s: depfile lists the model and its external data" % a)
+        headers.append(open(os.path.join(vdir, "tiny.h")).read())
+    check(all(h == headers[0] for h in headers), "the header is the same for every target")
+
+
+def build_cmd(bld, gen, target=None):
+    cmd = ["cmake", "--build", bld, "-j2"]
+    if target:
+        cmd += ["--target", target]
+    return cmd
+
+
+def check_bundle(bld, src, current):
+    tarball = os.path.join(bld, "fleet.tar.gz")
+    manifest = json.load(open(os.path.join(bld, "fleet", "manifest.json")))
+    print(json.dumps(manifest, indent=1)[:3000])
+    _, ver = sh([ARGS.mlcc, "--version"])
+    check(manifest["mlcc_version"] == re.search(r"mlcc version (\S+)", ver).group(1),
+          "manifest: mlcc version")
+    check(manifest["llvm_version"] == re.search(r"LLVM (\S+)", ver).group(1),
+          "manifest: LLVM version")
+    (m,) = manifest["models"]
+    check(m["name"] == "tiny" and m["model"] == "tiny.onnx", "manifest: model name")
+    check(m["model_sha256"] == sha256(os.path.join(src, "tiny.onnx")), "manifest: model sha256")
+    want_cpu = {"x86": "x86-64-v2", "aarch64": "cortex-a53", "riscv": "generic-rv64"}
+    # FEATURES riscv=-c: mlcc appends -mattr to the target's defaults.
+    want_feat = {"aarch64": "+neon", "riscv": "+m,+a,+f,+d,+c,-c"}
+    with tarfile.open(tarball) as tf:
+        members = tf.getmembers()
+        names = [t.name for t in members]
+        check(names == sorted(names), "tarball: names sorted")
+        check(all(t.mtime == 0 and t.uid == 0 and t.gid == 0 for t in members),
+              "tarball: mtime 0, owner 0")
+        for t in m["targets"]:
+            a = t["alias"]
+            check(t["triple"] == TRIPLE[a], "manifest %s: triple %s" % (a, t["triple"]))
+            check(t["cpu"] == want_cpu[a], "manifest %s: cpu %s" % (a, t["cpu"]))
+            if a in want_feat:
+                check(t["features"] == want_feat[a], "manifest %s: features" % a)
+            vdir = os.path.join(bld, "mlcc", "tiny", a)
+            hdr = open(os.path.join(vdir, "tiny.h")).read()
+            ws = int(re.search(r"#define TINY_WORKSPACE_SIZE (\d+)", hdr).group(1))
+            check(t["workspace_size"] == ws, "manifest %s: workspace size %d" % (a, ws))
+            lib_src = os.path.join(bld, "libtiny.a") if a == current else \
+                os.path.join(vdir, "libtiny.a")
+            check(t["library"] == "%s/lib/libtiny.a" % TRIPLE[a], "manifest %s: layout" % a)
+            data = tf.extractfile("fleet/" + t["library"]).read()
+            check(hashlib.sha256(data).hexdigest() == t["library_sha256"] == sha256(lib_src),
+                  "manifest %s: library sha256 matches the tarball and the build" % a)
+            hdata = tf.extractfile("fleet/" + t["header"]).read()
+            check(hashlib.sha256(hdata).hexdigest() == t["header_sha256"],
+                  "manifest %s: header sha256" % a)
+        check(sorted(t["alias"] for t in m["targets"]) == ["aarch64", "riscv", "x86"],
+              "manifest: three targets")
+    return sha256(tarball)
+
+
+# --- cases -------------------------------------------------------------------------
+
+def configure(src, bld, gen, extra):
+    sh(["cmake", "-S", src, "-B", bld, "-G", gen] + extra)
+
+
+def case_native(work, gen):
+    src = consumer_copy(work)
+    bld = os.path.join(work, "build")
+    wrapper, log = mlcc_wrapper(work)
+    configure(src, bld, gen, ["-DMLCC_SOURCE_DIR=" + ARGS.source,
+                              "-DMLCC_EXECUTABLE=" + wrapper])
+    sh(build_cmd(bld, gen))
+    got, n = compiles_since(log, 0)
+    check(got == ["aarch64", "riscv", "x86"], "first build: mlcc once per target (%s)" % got)
+    _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure"])
+    check("100% tests passed" in out, "ctest: the app's values match the reference")
+    check_variants(bld, "x86")
+
+    def check_noop(what):
+        nonlocal n
+        rc, out = sh(build_cmd(bld, gen))
+        got, n = compiles_since(log, n)
+        check(got == [], "%s: rebuild runs no mlcc" % what)
+        check("mlcc tiny.onnx" not in out, "%s: no model rule in the build output" % what)
+        if gen == "Ninja":
+            _, out = sh(["ninja", "-C", bld, "-n", "-d", "explain"])
+            print(out.strip())
+            check("no work to do" in out and "explain" not in out,
+                  "%s: ninja -n -d explain: nothing to do" % what)
+
+    check_noop("no change")
+    for f in ("tiny.onnx", "tiny_weights.bin"):
+        touch(os.path.join(src, f))
+        app = os.path.join(bld, "app")
+        t_app = os.stat(app).st_mtime
+        _, out = sh(build_cmd(bld, gen))
+        got, n = compiles_since(log, n)
+        check(got == ["aarch64", "riscv", "x86"], "touch %s: mlcc reruns once per target (%s)" % (f, got))
+        check(os.stat(app).st_mtime > t_app, "touch %s: the app is relinked" % f)
+        check_noop("after touching " + f)
+
+    # Fleet bundle: byte-identical when rebuilt from scratch.
+    sh(build_cmd(bld, gen, "fleet"))
+    first = check_bundle(bld, src, "x86")
+    got, n = compiles_since(log, n)
+    check(got == [], "the bundle reuses the built libraries")
+    sh(build_cmd(bld, gen, "fleet"))
+    got, n = compiles_since(log, n)
+    check(got == [], "bundle up to date: nothing reruns")
+    shutil.rmtree(bld)
+    time.sleep(1.1)   # a different wall clock for every file of the rebuild
+    configure(src, bld, gen, ["-DMLCC_SOURCE_DIR=" + ARGS.source,
+                              "-DMLCC_EXECUTABLE=" + wrapper])
+    sh(build_cmd(bld, gen, "fleet"))
+    second = sha256(os.path.join(bld, "fleet.tar.gz"))
+    print("  bundle sha256: %s / %s" % (first, second))
+    check(first == second, "fleet.tar.gz is byte-identical after a rebuild from scratch")
+
+
+def case_toolchain(work, arch):
+    alias = {"x86_64": "x86", "aarch64": "aarch64", "riscv64": "riscv"}[arch]
+    src = consumer_copy(work)
+    bld = os.path.join(work, "build")
+    tc = os.path.join(ARGS.source, "toolchains", arch + "-linux-gnu.cmake")
+    configure(src, bld, "Ninja", ["-DMLCC_SOURCE_DIR=" + ARGS.source,
+                                  "-DMLCC_EXECUTABLE=" + ARGS.mlcc,
+                                  "-DCMAKE_TOOLCHAIN_FILE=" + tc])
+    sh(build_cmd(bld, "Ninja"))
+    check(elf_machine(os.path.join(bld, "app")) == MACHINE[alias], "the app is %s code" % arch)
+    check(elf_machine(os.path.join(bld, "libtiny.a")) == MACHINE[alias],
+          "`tiny` is the %s variant" % alias)
+    check_variants(bld, alias)
+    _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure", "-V"])
+    print(out[-2500:])
+    if alias != "x86":
+        check("qemu-%s" % arch in out, "ctest runs the app under qemu-%s" % arch)
+    check("tiny: ok" in out and "100% tests passed" in out,
+          "ctest: the %s app's values match the reference" % arch)
+
+
+def case_install(work):
+    if not ARGS.build:
+        raise Failure("--build (the mlcc build folder) is required for the install case")
+    prefix = os.path.join(work, "prefix with space")
+    sh(["cmake", "--install", ARGS.build, "--prefix", prefix])
+    for f in ("bin/mlcc", "lib/cmake/mlcc/mlccConfig.cmake",
+              "lib/cmake/mlcc/mlccConfigVersion.cmake", "lib/cmake/mlcc/MLModel.cmake",
+              "lib/cmake/mlcc/MLModelBundle.cmake",
+              "share/mlcc/toolchains/aarch64-linux-gnu.cmake"):
+        check(os.path.exists(os.path.join(prefix, f)), "installed " + f)
+    src = consumer_copy(work)
+    for name, extra, alias in (
+            ("native", [], "x86"),
+            ("aarch64", ["-DCMAKE_TOOLCHAIN_FILE=" + os.path.join(
+                prefix, "share/mlcc/toolchains/aarch64-linux-gnu.cmake")], "aarch64")):
+        bld = os.path.join(work, "build-" + name)
+        configure(src, bld, "Ninja", ["-DCMAKE_PREFIX_PATH=" + prefix] + extra)
+        cache = open(os.path.join(bld, "CMakeCache.txt")).read()
+        check("mlcc_DIR:PATH=%s/lib/cmake/mlcc" % prefix in cache,
+              "%s: find_package(mlcc) found the installed package" % name)
+        check("MLCC_EXECUTABLE:" not in cache or "MLCC_EXECUTABLE:FILEPATH=\n" in cache
+              or "MLCC_EXECUTABLE-NOTFOUND" in cache,
+              "%s: no find_program fallback was needed" % name)
+        _, out = sh(["ninja", "-C", bld, "-t", "commands"])
+        mlcc_cmds = [l for l in out.splitlines() if "tiny.onnx" in l and "-MD" in l]
+        check(len(mlcc_cmds) == 3 and all(("%s/bin/mlcc" % prefix) in l for l in mlcc_cmds),
+              "%s: the three model commands run the installed mlcc" % name)
+        sh(build_cmd(bld, "Ninja"))
+        _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure"])
+        check("100% tests passed" in out, "%s: ctest passes" % name)
+        check(elf_machine(os.path.join(bld, "app")) == MACHINE[alias], "%s: app is %s code"
+              % (name, alias))
+        sh(build_cmd(bld, "Ninja", "fleet"))
+        check_bundle(bld, src, alias)
+
+
+def case_example(work):
+    bld = os.path.join(work, "build")
+    sh(["cmake", "-S", os.path.join(ARGS.source, "examples", "detector"), "-B", bld, "-G",
+        "Ninja", "-DMLCC_EXECUTABLE=" + ARGS.mlcc])
+    sh(build_cmd(bld, "Ninja"))
+    _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure", "-V"])
+    check("100% tests passed" in out, "ctest: the detector app passes on every target")
+    boxes = {}
+    for a in ("x86", "aarch64", "riscv"):
+        exe = os.path.join(bld, "detector_app" if a == "x86" else "detector_app_" + a)
+        check(elf_machine(exe) == MACHINE[a], "detector app for %s is %s code" % (a, a))
+        runner = {"x86": [], "aarch64": ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"],
+                  "riscv": ["qemu-riscv64", "-L", "/usr/riscv64-linux-gnu"]}[a]
+        _, out = sh(runner + [exe, "1"])
+        print(out)
+        boxes[a] = [l for l in out.splitlines() if " box " in l]
+        check(len(boxes[a]) == 5, "%s: five top boxes" % a)
+    check(boxes["x86"] == boxes["aarch64"] == boxes["riscv"],
+          "the same top boxes on x86, aarch64 and riscv")
+
+
+def case_errors(work):
+    """Wrong add_ml_model()/ml_model_bundle() calls fail at configure time with a message."""
+    src = consumer_copy(work)
+    bad = [
+        ("add_ml_model(m tiny.onnx TARGETS sparc)", "unknown target 'sparc'"),
+        ("add_ml_model(m tiny.onnx TARGETS x86 x86_64-linux-gnu)", "given twice"),
+        ("add_ml_model(m tiny.onnx TARGETS x86 CPU riscv=generic-rv64)", "not in TARGETS"),
+        ("add_ml_model(m tiny.onnx TARGETS x86 FEATURES +v)", "is not <target>=<value>"),
+        ("add_ml_model(m tiny.onnx OPT_LEVEL 5)", "OPT_LEVEL must be 0, 1, 2 or 3"),
+        ("add_ml_model(9m tiny.onnx)", "is not a C identifier"),
+        ("add_ml_model(m missing.onnx)", "does not exist"),
+        ("add_ml_model(m tiny.onnx BOGUS TARGETS x86)", "unexpected arguments: BOGUS"),
+        ("add_ml_model(m tiny.onnx TARGETS x86)\nml_model_bundle(b MODELS m TARGETS aarch64)",
+         "was not added with target aarch64"),
+        ("ml_model_bundle(b MODELS nosuch)", "is not a model added with add_ml_model"),
+    ]
+    for i, (call, msg) in enumerate(bad):
+        d = os.path.join(work, "bad%d" % i)
+        os.mkdir(d)
+        shutil.copy(os.path.join(src, "tiny.onnx"), d)
+        with open(os.path.join(d, "CMakeLists.txt"), "w") as f:
+            f.write("cmake_minimum_required(VERSION 3.20)\nproject(bad LANGUAGES C)\n"
+                    "include(%s/cmake/MLModel.cmake)\n%s\n" % (ARGS.source, call.replace("\\n", "\n")))
+        rc, out = sh(["cmake", "-S", d, "-B", os.path.join(d, "b"), "-G", "Ninja",
+                      "-DMLCC_EXECUTABLE=" + ARGS.mlcc], ok=False)
+        flat = " ".join(out.split())
+        check(rc != 0 and msg in flat, "%s -> configure fails: %s" % (call, msg))
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mlcc", required=True)
+    ap.add_argument("--source", required=True, help="the mlcc source tree")
+    ap.add_argument("--build", help="the mlcc build tree (install case)")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("case")
+    ARGS = ap.parse_args()
+    ARGS.mlcc = os.path.abspath(ARGS.mlcc)
+    ARGS.source = os.path.abspath(ARGS.source)
+    cases = {
+        "native-ninja": lambda w: case_native(w, "Ninja"),
+        "native-make": lambda w: case_native(w, "Unix Makefiles"),
+        "toolchain-x86_64": lambda w: case_toolchain(w, "x86_64"),
+        "toolchain-aarch64": lambda w: case_toolchain(w, "aarch64"),
+        "toolchain-riscv64": lambda w: case_toolchain(w, "riscv64"),
+        "install": case_install,
+        "example": case_example,
+        "errors": case_errors,
+    }
+    if ARGS.case not in cases:
+        print("unknown case %s (known: %s)" % (ARGS.case, ", ".join(cases)))
+        return 2
+    work = tempfile.mkdtemp(prefix="mlcc-cmake-")
+    ok = False
+    try:
+        cases[ARGS.case](work)
+        ok = True
+    except Failure as e:
+        print("FAIL: " + str(e))
+    finally:
+        if ok and not ARGS.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print("(work folder kept: %s)" % work)
+    if ok:
+        print("PASS")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,12 @@
+# SPDX-License-Identifier: Apache-2.0
+# Kernel cache tests (issue 4): one CTest test per case of cache_test.py.
+# Included from tests/CMakeLists.txt. The remote case starts its own nginx
+# (Debian package nginx) on a loopback port and skips when nginx is missing.
+set(MLCC_CACHE_TEST ${CMAKE_CURRENT_LIST_DIR}/cache_test.py)
+foreach(case cold_warm weights_changed shape_changed concurrent killed damaged size_limit
+             stats_clear remote)
+  add_test(NAME cache.${case}
+    COMMAND /usr/bin/python3 ${MLCC_CACHE_TEST} $<TARGET_FILE:mlcc> ${case})
+  set_tests_properties(cache.${case} PROPERTIES LABELS cache TIMEOUT 1800
+    SKIP_RETURN_CODE 77)
+endforeach()
