@@ -11,7 +11,11 @@ mlcc's error against the reference output. onnxruntime-node is installed with
 `npm install --ignore-scripts onnxruntime-node` into a scratch folder outside
 the repository (--ort-dir, default /tmp/mlcc-bench-ort).
 
-Usage: bench/run.py --mlcc build/mlcc [--runs 20] [--threads 1] [--markdown]
+With --threads 1,2 both mlcc (NAME_run_parallel_v with the pthread pool of
+examples/parallel_for) and ORT (intraOpNumThreads) run at each thread count.
+--peak-gflops (per core, default 260) gives the % of peak column.
+
+Usage: bench/run.py --mlcc build/mlcc [--runs 20] [--threads 1,2]
 """
 import argparse
 import json
@@ -56,7 +60,8 @@ def main():
     ap.add_argument("--only", default=None, help="comma-separated model names")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=4)
-    ap.add_argument("--threads", type=int, default=1, help="ORT intra-op threads")
+    ap.add_argument("--threads", default="1", help="comma-separated thread counts (mlcc and ORT)")
+    ap.add_argument("--peak-gflops", type=float, default=260.0, help="one core's FP32 peak")
     ap.add_argument("--ort-dir", default="/tmp/mlcc-bench-ort")
     ap.add_argument("--no-ort", action="store_true")
     args = ap.parse_args()
@@ -65,25 +70,29 @@ def main():
     names = args.only.split(",") if args.only else list(manifest)
     node_path = None if args.no_ort else ensure_ort(args.ort_dir)
     work = tempfile.mkdtemp(prefix="mlcc-bench-")
+    threads = [int(t) for t in args.threads.split(",")]
     rows = []
     try:
         for name in names:
-            rows.append(bench_one(args, name, manifest[name], work, node_path))
+            rows.extend(bench_one(args, name, manifest[name], work, node_path, threads))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print()
-    print("| model | MACs | compile (s) | mlcc (ms) | ORT %dT (ms) | mlcc/ORT | mlcc GFLOP/s | workspace (KiB) | max err / max|ref| |"
-          % args.threads)
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| model | threads | MACs | compile (s) | mlcc (ms) | ORT (ms) | mlcc/ORT | mlcc GFLOP/s | % of peak | ORT GFLOP/s | workspace (KiB) | max err / max|ref| mlcc | ORT |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print("| %s | %.3g G | %.2f | %.3f | %s | %s | %.1f | %d | %.2g |" % (
-            r["name"], r["macs"] / 1e9, r["compile_s"], r["mlcc_ms"],
+        gf = 2 * r["macs"] / r["mlcc_ms"] / 1e6
+        print("| %s | %d | %.3g G | %.2f | %.3f | %s | %s | %.1f | %.0f%% | %s | %d | %.2g | %s |" % (
+            r["name"], r["threads"], r["macs"] / 1e9, r["compile_s"], r["mlcc_ms"],
             "%.3f" % r["ort_ms"] if r["ort_ms"] else "-",
             "%.2f" % (r["mlcc_ms"] / r["ort_ms"]) if r["ort_ms"] else "-",
-            2 * r["macs"] / r["mlcc_ms"] / 1e6, r["workspace"] // 1024, r["err"]))
+            gf, 100 * gf / (args.peak_gflops * r["threads"]),
+            "%.1f" % (2 * r["macs"] / r["ort_ms"] / 1e6) if r["ort_ms"] else "-",
+            r["workspace"] // 1024, r["err"],
+            "%.2g" % r["ort_err"] if r.get("ort_err") is not None else "-"))
 
 
-def bench_one(args, name, meta, work, node_path):
+def bench_one(args, name, meta, work, node_path, threads):
     mdir = os.path.join(args.models, name)
     model = os.path.join(mdir, "model.onnx")
     lib = os.path.join(work, "lib%s.a" % name)
@@ -93,9 +102,12 @@ def bench_one(args, name, meta, work, node_path):
     header = open(os.path.join(work, name + ".h")).read()
     ws = int(re.search(r"WORKSPACE_SIZE (\d+)", header).group(1))
     exe = os.path.join(work, "bench_" + name)
+    pfor_dir = os.path.join(ROOT, "examples", "parallel_for")
     subprocess.run(["cc", "-O2", "-include", os.path.join(work, name + ".h"),
-                    "-DMLCC_INFO=%s_info" % name, os.path.join(HERE, "bench_main.c"), lib,
-                    "-lm", "-o", exe], check=True)
+                    "-DMLCC_INFO=%s_info" % name,
+                    "-DMLCC_RUN_PARALLEL_V=%s_run_parallel_v" % name, "-I", pfor_dir,
+                    os.path.join(HERE, "bench_main.c"), os.path.join(pfor_dir, "mlcc_pthread_pfor.c"),
+                    lib, "-lm", "-lpthread", "-o", exe], check=True)
     x = load_pb(os.path.join(mdir, "test_data_set_0", "input_0.pb")).astype(np.float32)
     ref = load_pb(os.path.join(mdir, "test_data_set_0", "output_0.pb"))
     inp = os.path.join(work, name + ".in")
@@ -103,27 +115,37 @@ def bench_one(args, name, meta, work, node_path):
     with open(inp + ".json", "w") as f:
         json.dump({"shape": list(x.shape)}, f)
     out = os.path.join(work, name + ".out")
+    ort_out = os.path.join(work, name + ".ort.out")
     per_round = max(1, args.runs // args.rounds)
-    mlcc_t, ort_t = [], []
-    env = dict(os.environ, MLCC_BENCH_OUT=out)
-    for _ in range(args.rounds):
-        r = subprocess.run([exe, str(per_round), inp], check=True, capture_output=True,
-                           text=True, env=env)
-        mlcc_t.append(float(r.stdout.split()[0]))
-        if node_path:
-            r = subprocess.run(["node", os.path.join(HERE, "ort_bench.js"), model, inp,
-                                str(args.threads), str(per_round)], check=True,
-                               capture_output=True, text=True,
-                               env=dict(os.environ, NODE_PATH=node_path))
-            ort_t.append(float(r.stdout.split()[0]))
-    y = np.fromfile(out, dtype=np.float32).reshape(ref.shape)
-    err = float(np.max(np.abs(y - ref)) / max(1e-30, float(np.max(np.abs(ref)))))
-    row = {"name": name, "macs": meta["macs"], "compile_s": compile_s,
-           "mlcc_ms": statistics.median(mlcc_t),
-           "ort_ms": statistics.median(ort_t) if ort_t else None, "workspace": ws,
-           "err": err}
-    print(name, row, flush=True)
-    return row
+    rows = []
+    for nt in threads:
+        mlcc_t, ort_t = [], []
+        env = dict(os.environ, MLCC_BENCH_OUT=out, MLCC_BENCH_THREADS=str(nt))
+        for _ in range(args.rounds):
+            r = subprocess.run([exe, str(per_round), inp], check=True, capture_output=True,
+                               text=True, env=env)
+            mlcc_t.append(float(r.stdout.split()[0]))
+            if node_path:
+                r = subprocess.run(["node", os.path.join(HERE, "ort_bench.js"), model, inp,
+                                    str(nt), str(per_round), ort_out], check=True,
+                                   capture_output=True, text=True,
+                                   env=dict(os.environ, NODE_PATH=node_path))
+                ort_t.append(float(r.stdout.split()[0]))
+        scale = max(1e-30, float(np.max(np.abs(ref))))
+        y = np.fromfile(out, dtype=np.float32).reshape(ref.shape)
+        err = float(np.max(np.abs(y - ref)) / scale)
+        ort_err = None
+        if node_path and os.path.exists(ort_out):
+            yo = np.fromfile(ort_out, dtype=np.float32)
+            if yo.size == ref.size:
+                ort_err = float(np.max(np.abs(yo.reshape(ref.shape) - ref)) / scale)
+        row = {"name": name, "threads": nt, "macs": meta["macs"], "compile_s": compile_s,
+               "mlcc_ms": statistics.median(mlcc_t),
+               "ort_ms": statistics.median(ort_t) if ort_t else None, "workspace": ws,
+               "err": err, "ort_err": ort_err}
+        print(name, row, flush=True)
+        rows.append(row)
+    return rows
 
 
 if __name__ == "__main__":

@@ -481,6 +481,8 @@ mlcc_status_t mlcc_cache_store(mlcc_cache_t* cache, const char* key, const void*
 }
 
 void mlcc_cache_count_remote_hit(mlcc_cache_t* cache) {
+  // The local lookup before it counted a miss: the kernel was not compiled.
+  atomic_fetch_sub(&cache->misses, 1);
   atomic_fetch_add(&cache->remote_hits, 1);
 }
 

@@ -105,7 +105,8 @@ mlcc_cache_result_t mlcc_cache_lookup(mlcc_cache_t* cache, const char* key,
 mlcc_status_t mlcc_cache_store(mlcc_cache_t* cache, const char* key, const void* data,
                                size_t size);
 
-// Counts a hit served by the remote store (stored locally by the caller).
+// Counts a hit served by the remote store (stored locally by the caller),
+// after a local lookup of the same key missed (that miss is uncounted).
 void mlcc_cache_count_remote_hit(mlcc_cache_t* cache);
 
 // Adds this process's counters to the stats file, then evicts least

@@ -624,6 +624,58 @@ static void test_fuse_silu_and_late_inputs(void) {
   mlcc_graph_destroy(g);
 }
 
+// SiLU-shaped chains fuse only while every chain-internal value stays inside
+// the chain; a Reshape of an intermediate aliases its input (no kernel) and
+// plan-memory keeps the source live while the alias is read.
+static void test_fuse_closure_and_alias(void) {
+  mlcc_graph_t* g = new_graph();
+  mlcc_shape_t s = shp(2, 2, 8, 0, 0);
+  mlcc_value_t* x = input(g, "x", s);
+  mlcc_value_t* c = val(g, "c", s);
+  mlcc_value_t* sg = val(g, "sg", s);
+  mlcc_value_t* m = val(g, "m", s);
+  mlcc_value_t* a = val(g, "a", s);
+  mlcc_value_t* r = val(g, "r", shp(1, 16, 0, 0, 0));
+  mlcc_value_t* o = val(g, "o", shp(1, 16, 0, 0, 0));
+  int64_t dims[1] = {16};
+  mlcc_shape_t s1 = shp(1, 1, 0, 0, 0);
+  mlcc_value_t* shape = NULL;
+  CHECK_OK(mlcc_graph_add_constant(g, "shape", MLCC_DTYPE_I64, &s1, dims, true, &shape));
+  mlcc_node_t* relu = unary(g, MLCC_OP_RELU, "relu", x, c);
+  mlcc_node_t* sig = unary(g, MLCC_OP_SIGMOID, "sig", c, sg);
+  mlcc_node_t* mul = binary(g, MLCC_OP_MUL, "mul", c, sg, m);
+  mlcc_node_t* abs_ = unary(g, MLCC_OP_ABS, "abs", c, a);  // c escapes relu's chain
+  mlcc_node_t* reshape = binary(g, MLCC_OP_RESHAPE, "reshape", m, shape, r);
+  mlcc_node_t* neg = unary(g, MLCC_OP_NEG, "neg", r, o);
+  mark_output(g, a);
+  mark_output(g, o);
+  mlcc_pass_ctx_t ctx = ctx_at(2);
+  mlcc_pass_id_t ids[] = {MLCC_PASS_FUSE, MLCC_PASS_PLAN_MEMORY};
+  CHECK_OK(mlcc_pass_run_pipeline(&ctx, g, ids, 2));
+  CHECK_EQ_INT(g->n_kernels, 4);
+  if (g->n_kernels == 4) {
+    CHECK(g->kernels[0].n_nodes == 1 && g->kernels[0].nodes[0] == relu);
+    CHECK(g->kernels[1].n_nodes == 2 && g->kernels[1].nodes[0] == sig &&
+          g->kernels[1].nodes[1] == mul);
+    CHECK_EQ_INT(g->kernels[1].carried_input[1], 1);
+    CHECK(g->kernels[2].nodes[0] == abs_);
+    CHECK(g->kernels[3].nodes[0] == neg);
+  }
+  CHECK(r->alias_of == m);
+  CHECK_EQ_INT(reshape->kernel, -1);
+  CHECK(m->ws_offset >= 0);
+  CHECK_EQ_INT(r->ws_offset, m->ws_offset);
+  // c (read by kernels 1 and 2) and m (written by 1, read through r by 3)
+  // are live together: distinct slots.
+  CHECK(c->ws_offset >= 0 && c->ws_offset != m->ws_offset);
+  CHECK_EQ_INT(g->workspace_size, 128);
+  // -O0: no aliasing, every node is a kernel.
+  CHECK_OK(run1(g, MLCC_PASS_FUSE, 0));
+  CHECK(r->alias_of == NULL);
+  CHECK_EQ_INT(g->n_kernels, 6);
+  mlcc_graph_destroy(g);
+}
+
 //===----------------------------------------------------------------------===//
 // plan-memory
 //===----------------------------------------------------------------------===//
@@ -851,6 +903,7 @@ int main(void) {
   RUN(test_fold_batchnorm);
   RUN(test_fold_batchnorm_skips_shared_conv_output);
   RUN(test_fuse_conv_add_relu);
+  RUN(test_fuse_closure_and_alias);
   RUN(test_fuse_silu_and_late_inputs);
   RUN(test_plan_memory_chain_reuses);
   RUN(test_plan_memory_liveness);

@@ -10,9 +10,13 @@ packages=(
   # build
   cmake ninja-build gcc pkg-config llvm-16-dev libprotobuf-c-dev protobuf-c-compiler
   libssl-dev zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev
+  libcurl4-openssl-dev  # remote kernel cache (driver/remote_cache.c)
   # tests: reference data, ONNX python tooling, cross toolchains and emulators
   python3 python3-onnx python3-numpy libonnx-testdata qemu-user
   gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
+  nginx  # WebDAV server for the remote kernel cache tests (tests/e2e/cache/)
+  # Bazel rules (docs/bazel.md): Debian's offline Bazel 4.2.3 and its rules_java
+  bazel-bootstrap bazel-rules-java
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -2,6 +2,10 @@
 # CMake toolchain file: cross-compile for riscv64 Linux with Debian's cross gcc
 # (package gcc-riscv64-linux-gnu) and run target programs under qemu-user
 # (binfmt is not assumed: the emulator is called explicitly).
+#
+# mlcc's riscv target is rv64gc. For RVV 1.0 compile the model with
+# add_ml_model(... FEATURES riscv=+v) and run the tests on a vector CPU:
+#   -DMLCC_QEMU_CPU=rv64,v=true,vlen=256,vext_spec=v1.0   (or vlen=128)
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR riscv64)
 set(CMAKE_C_COMPILER riscv64-linux-gnu-gcc)

@@ -2,6 +2,7 @@
 // Kernel construction (one fused kernel -> one LLVM function) and per-kernel
 // object emission. Each call owns its LLVMContext, so kernels compile in
 // parallel.
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,8 +82,35 @@ mlcc_status_t mlcc_codegen_build_kernel_fn(LLVMContextRef llctx, LLVMModuleRef m
   ctx.t_f64 = LLVMDoubleTypeInContext(llctx);
   ctx.t_ptr = LLVMPointerTypeInContext(llctx, 0);
   for (uint32_t i = 0; i < n_args; ++i) params[i] = ctx.t_ptr;
+  // A parallel kernel is built as "<symbol>_r"(args..., i64 begin, i64 end)
+  // computing units [begin, end), and "<symbol>"(args...) calls it with the
+  // whole range (kernel-abi-v1 unchanged).
+  int64_t units = mlcc_emit_parallel_units(kernel, target);
+  LLVMTypeRef* rparams = calloc(n_args + 2, sizeof(*rparams));
+  if (rparams == NULL) {
+    free(arg_values);
+    free(arg_ptrs);
+    free(params);
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  for (uint32_t i = 0; i < n_args; ++i) rparams[i] = ctx.t_ptr;
+  rparams[n_args] = ctx.t_i64;
+  rparams[n_args + 1] = ctx.t_i64;
   LLVMTypeRef fty = LLVMFunctionType(ctx.t_void, params, n_args, 0);
-  LLVMValueRef fn = LLVMAddFunction(module, symbol, fty);
+  LLVMTypeRef rfty = LLVMFunctionType(ctx.t_void, rparams, n_args + 2, 0);
+  free(rparams);
+  char rsym[64];
+  snprintf(rsym, sizeof(rsym), "%s_r", symbol);
+  LLVMValueRef wrapper = NULL;
+  LLVMValueRef fn = NULL;
+  if (units > 0) {
+    wrapper = LLVMAddFunction(module, symbol, fty);
+    fn = LLVMAddFunction(module, rsym, rfty);
+    ctx.range_begin = LLVMGetParam(fn, n_args);
+    ctx.range_end = LLVMGetParam(fn, n_args + 1);
+  } else {
+    fn = LLVMAddFunction(module, symbol, fty);
+  }
   add_fn_attr(llctx, fn, LLVMAttributeFunctionIndex, "nounwind");
   for (uint32_t i = 0; i < n_args; ++i) {
     arg_ptrs[i] = LLVMGetParam(fn, i);
@@ -115,14 +143,41 @@ mlcc_status_t mlcc_codegen_build_kernel_fn(LLVMContextRef llctx, LLVMModuleRef m
   free(arg_values);
   free(arg_ptrs);
   free(params);
+  if (mlcc_status_is_ok(s) && wrapper != NULL) {
+    LLVMSetLinkage(fn, LLVMWeakODRLinkage);
+    LLVMSetVisibility(fn, LLVMHiddenVisibility);
+    add_fn_attr(llctx, wrapper, LLVMAttributeFunctionIndex, "nounwind");
+    LLVMBuilderRef wb = LLVMCreateBuilderInContext(llctx);
+    LLVMPositionBuilderAtEnd(wb, LLVMAppendBasicBlockInContext(llctx, wrapper, "entry"));
+    LLVMValueRef* cargs = calloc(n_args + 2, sizeof(*cargs));
+    if (cargs == NULL) {
+      s = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    } else {
+      for (uint32_t i = 0; i < n_args; ++i) cargs[i] = LLVMGetParam(wrapper, i);
+      cargs[n_args] = LLVMConstInt(ctx.t_i64, 0, 0);
+      cargs[n_args + 1] = LLVMConstInt(ctx.t_i64, (unsigned long long)units, 0);
+      LLVMBuildCall2(wb, rfty, fn, cargs, n_args + 2, "");
+      LLVMBuildRetVoid(wb);
+      free(cargs);
+    }
+    LLVMDisposeBuilder(wb);
+  }
   if (!mlcc_status_is_ok(s)) {
+    if (wrapper != NULL) LLVMDeleteFunction(wrapper);
     LLVMDeleteFunction(fn);
     // Emitters usually annotate with the node already; annotate only bare
     // statuses from the anchor.
     return mlcc_node_annotate(anchor, s);
   }
-  *out_fn = fn;
+  *out_fn = wrapper != NULL ? wrapper : fn;
   return mlcc_ok_status();
+}
+
+int64_t mlcc_emit_parallel_units(const mlcc_kernel_t* kernel, const mlcc_target_t* target) {
+  if (kernel == NULL || kernel->n_nodes == 0 || target == NULL) return 0;
+  const mlcc_node_t* anchor = kernel->nodes[0];
+  if (anchor->op == MLCC_OP_CONV) return mlcc_emit_conv_parallel_units(anchor, target);
+  return 0;
 }
 
 // Gives |fn| the linkage of a shareable kernel: weak_odr + hidden.
@@ -197,7 +252,7 @@ mlcc_status_t mlcc_codegen_whole(mlcc_graph_t* graph, const mlcc_codegen_options
                                      symbols[k], &fn);
     if (mlcc_status_is_ok(s)) set_kernel_linkage(fn);
   }
-  if (mlcc_status_is_ok(s)) s = mlcc_codegen_build_entry(graph, options->name, symbols, llctx, module);
+  if (mlcc_status_is_ok(s)) s = mlcc_codegen_build_entry_ex(graph, options->name, symbols, options->target, llctx, module);
   if (mlcc_status_is_ok(s)) s = mlcc_llvm_verify(module, options->name);
   if (mlcc_status_is_ok(s)) s = mlcc_llvm_optimize(module, tm, options->opt_level);
   if (mlcc_status_is_ok(s)) s = mlcc_llvm_emit(module, tm, kind, out);

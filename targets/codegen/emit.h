@@ -57,7 +57,18 @@ struct mlcc_emit_ctx_t {
   // (e.g. mlcc_emit_load of a value that is not an argument). The codegen
   // returns it after the emitter; see mlcc_emit_fail(). Owned by the ctx.
   mlcc_status_t deferred_status;
+  // Parallel range (LINKED: entry-abi parallel): when the kernel has parallel
+  // units (mlcc_emit_parallel_units > 0) these are its i64 begin/end
+  // parameters and the emitter computes only units [begin, end); else NULL.
+  LLVMValueRef range_begin, range_end;
 };
+
+// Number of independent work units kernel |kernel| splits into for the
+// parallel entry (0 = not parallel). A pure function of the kernel's shapes,
+// attributes and |target|: the kernel emitter and the entry function agree on
+// it without seeing each other. Implemented per anchor op (emit_conv.c: Conv).
+int64_t mlcc_emit_parallel_units(const mlcc_kernel_t* kernel, const mlcc_target_t* target);
+int64_t mlcc_emit_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
 
 //===----------------------------------------------------------------------===//
 // Kernel arguments

@@ -558,38 +558,112 @@ static mlcc_status_t cvec_block(cvec_t* e, LLVMValueRef grp, LLVMValueRef oc0, i
   return mlcc_ok_status();
 }
 
-// All groups and channel blocks for the current tile.
-static mlcc_status_t cvec_tile(cvec_t* e, int64_t valid, int mr) {
+// Fills the tile's input panel of group |grp| (see cvec_t.panel) if it pays.
+static void cvec_panel(cvec_t* e, LLVMValueRef grp, int mr) {
   mlcc_emit_ctx_t* ctx = e->ctx;
   const conv_geom_t* g = e->g;
-  cvec_tile_setup(e, valid);
-  mlcc_loop_t l_g = mlcc_emit_for(ctx, 0, g->group, "g");
-  int64_t nfull = g->mg / mr, rem = g->mg % mr;
-  LLVMValueRef gbase = imulc(ctx, l_g.iv, g->mg);
   e->panel = NULL;
   int64_t panel_elems = g->cg * e->ntaps * e->nv * e->L;
-  if (g->mg > mr && panel_elems * 4 <= kVecPanelBytes) {
-    // Gather the tile's input panel once; every channel block reuses it.
-    LLVMTypeRef at = LLVMArrayType(ctx->t_f32, (unsigned)panel_elems);
-    LLVMValueRef buf = mlcc_emit_var(ctx, at, NULL);
-    LLVMSetAlignment(buf, 64);
-    LLVMValueRef xptr = mlcc_emit_ptr(ctx, e->x);
-    mlcc_loop_t l_ic = mlcc_emit_for(ctx, 0, g->cg, "pic");
-    LLVMValueRef c_abs = iadd(ctx, imad(ctx, e->n, g->c, imulc(ctx, l_g.iv, g->cg)), l_ic.iv);
-    LLVMValueRef pidx = imulc(ctx, c_abs, e->hw_in);
-    LLVMValueRef plane = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, xptr, &pidx, 1, "");
-    for (int t = 0; t < e->ntaps; ++t) {
-      for (int j = 0; j < e->nv; ++j) {
-        LLVMValueRef v = cvec_load_x(e, plane, t, j);
-        LLVMValueRef pi = imulc(ctx, iaddc(ctx, imulc(ctx, l_ic.iv, e->ntaps * e->nv), t * e->nv + j), e->L);
-        LLVMValueRef pp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, buf, &pi, 1, "");
-        LLVMValueRef st = LLVMBuildStore(ctx->b, v, pp);
-        LLVMSetAlignment(st, 64);
-      }
+  if (g->mg <= mr || panel_elems * 4 > kVecPanelBytes) return;
+  // Gather the tile's input panel once; every channel block reuses it.
+  LLVMTypeRef at = LLVMArrayType(ctx->t_f32, (unsigned)panel_elems);
+  LLVMValueRef buf = mlcc_emit_var(ctx, at, NULL);
+  LLVMSetAlignment(buf, 64);
+  LLVMValueRef xptr = mlcc_emit_ptr(ctx, e->x);
+  mlcc_loop_t l_ic = mlcc_emit_for(ctx, 0, g->cg, "pic");
+  LLVMValueRef c_abs = iadd(ctx, imad(ctx, e->n, g->c, imulc(ctx, grp, g->cg)), l_ic.iv);
+  LLVMValueRef pidx = imulc(ctx, c_abs, e->hw_in);
+  LLVMValueRef plane = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, xptr, &pidx, 1, "");
+  for (int t = 0; t < e->ntaps; ++t) {
+    for (int j = 0; j < e->nv; ++j) {
+      LLVMValueRef v = cvec_load_x(e, plane, t, j);
+      LLVMValueRef pi = imulc(ctx, iaddc(ctx, imulc(ctx, l_ic.iv, e->ntaps * e->nv), t * e->nv + j), e->L);
+      LLVMValueRef pp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, buf, &pi, 1, "");
+      LLVMValueRef st = LLVMBuildStore(ctx->b, v, pp);
+      LLVMSetAlignment(st, 64);
     }
-    mlcc_emit_loop_end(ctx, &l_ic);
-    e->panel = buf;
   }
+  mlcc_emit_loop_end(ctx, &l_ic);
+  e->panel = buf;
+}
+
+// Tiling plan of the vector conv, shared by the emitter and the parallel
+// unit count the entry function uses (they must agree).
+typedef struct cvec_plan_t {
+  int L, nv, mr;
+  int64_t tile, nfull, rem;  // pixel tiles: nfull full tiles + a remainder of rem pixels
+  int64_t ntiles;            // nfull + (rem > 0)
+  bool split_tiles;          // parallel units are (n, tile) pairs, else channel units
+  int64_t chan_units;        // group == 1: channel blocks; else groups
+  int64_t units;             // parallel units of the whole conv
+} cvec_plan_t;
+
+// False if the vector conv does not apply (dtype, rank, sizes, target).
+static bool cvec_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
+                           const mlcc_target_t* target, cvec_plan_t* p) {
+  memset(p, 0, sizeof(*p));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  if (x == NULL || x->dtype != MLCC_DTYPE_F32 || g->nsp > 2 || target == NULL) return false;
+  int L = target->vector_bytes / 4;
+  if (L < 4 || L > 16) return false;
+  int64_t ntaps = g->k[1] * g->k[2];
+  if (ntaps > kVecMaxTaps) return false;
+  // i32 lane arithmetic: everything indexed per plane must fit.
+  int64_t hw_in = g->in[1] * g->in[2], npix = g->out[1] * g->out[2];
+  if (hw_in >= ((int64_t)1 << 30) || npix >= ((int64_t)1 << 30) || npix <= 0) return false;
+  bool contiguous = g->s[1] == 1 && g->s[2] == 1 && g->out[2] == g->in[2];
+  // Register budget: 32 vector registers on AVX-512/NEON/RVV, 16 on AVX2.
+  int nregs = (target->arch == MLCC_ARCH_X86_64 && L < 16) ? 16 : 32;
+  int64_t nvec = (npix + L - 1) / L;
+  int nv = g->mg == 1 ? 4 : (nregs == 16 ? 2 : 3);
+  if (nvec <= kVecMaxNv && nvec > nv) nv = (int)nvec;  // one tile covers all pixels
+  if (nv > nvec) nv = (int)nvec;
+  while (!contiguous && nv > 1 && g->cg * ntaps * nv * L * 4 > kVecPanelBytes) --nv;
+  int mr = (nregs - nv - 2) / nv;
+  if (mr > kVecMaxMr) mr = kVecMaxMr;
+  if (mr > g->mg) mr = (int)g->mg;
+  if (mr < 1) mr = 1;
+  p->L = L;
+  p->nv = nv;
+  p->mr = mr;
+  p->tile = (int64_t)nv * L;
+  p->nfull = npix / p->tile;
+  p->rem = npix % p->tile;
+  p->ntiles = p->nfull + (p->rem > 0);
+  p->chan_units = g->group == 1 ? (g->mg + mr - 1) / mr : g->group;
+  p->split_tiles = g->n * p->ntiles >= 8 || g->n * p->ntiles >= p->chan_units;
+  p->units = p->split_tiles ? g->n * p->ntiles : p->chan_units;
+  return true;
+}
+
+// Channel units [ub, ue) of the current tile (groups, or channel blocks of
+// the single group).
+static mlcc_status_t cvec_tile(cvec_t* e, const cvec_plan_t* p, int64_t valid, LLVMValueRef ub,
+                               LLVMValueRef ue) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  const conv_geom_t* g = e->g;
+  int mr = p->mr;
+  cvec_tile_setup(e, valid);
+  int64_t nfull = g->mg / mr, rem = g->mg % mr;
+  if (g->group == 1) {
+    cvec_panel(e, c64(ctx, 0), mr);
+    mlcc_loop_t l_u = mlcc_emit_loop_begin(ctx, ub, ue, 1, "ocb");
+    if (rem == 0) {
+      MLCC_RETURN_IF_ERROR(cvec_block(e, c64(ctx, 0), imulc(ctx, l_u.iv, mr), mr, valid));
+    } else {
+      mlcc_if_t br = mlcc_emit_if_begin(
+          ctx, LLVMBuildICmp(ctx->b, LLVMIntSLT, l_u.iv, c64(ctx, nfull), ""));
+      MLCC_RETURN_IF_ERROR(cvec_block(e, c64(ctx, 0), imulc(ctx, l_u.iv, mr), mr, valid));
+      mlcc_emit_if_else(ctx, &br);
+      MLCC_RETURN_IF_ERROR(cvec_block(e, c64(ctx, 0), c64(ctx, nfull * mr), (int)rem, valid));
+      mlcc_emit_if_end(ctx, &br);
+    }
+    mlcc_emit_loop_end(ctx, &l_u);
+    return mlcc_ok_status();
+  }
+  mlcc_loop_t l_g = mlcc_emit_loop_begin(ctx, ub, ue, 1, "g");
+  LLVMValueRef gbase = imulc(ctx, l_g.iv, g->mg);
+  cvec_panel(e, l_g.iv, mr);
   if (nfull > 0) {
     mlcc_loop_t l_b = mlcc_emit_for(ctx, 0, nfull, "ocb");
     MLCC_RETURN_IF_ERROR(cvec_block(e, l_g.iv, iadd(ctx, gbase, imulc(ctx, l_b.iv, mr)), mr, valid));
@@ -603,69 +677,92 @@ static mlcc_status_t cvec_tile(cvec_t* e, int64_t valid, int mr) {
 }
 
 // Emits the conv with the vector micro-kernel if it applies; sets *handled.
+// With ctx->range_begin/end set, computes only parallel units [begin, end).
 static mlcc_status_t emit_conv_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                    const conv_geom_t* g, bool* handled) {
   *handled = false;
-  const mlcc_value_t* x = mlcc_node_input(node, 0);
-  if (x->dtype != MLCC_DTYPE_F32 || g->nsp > 2 || ctx->target == NULL) return mlcc_ok_status();
-  int L = ctx->target->vector_bytes / 4;
-  if (L < 4 || L > 16) return mlcc_ok_status();
-  int64_t ntaps = g->k[1] * g->k[2];
-  if (ntaps > kVecMaxTaps) return mlcc_ok_status();
-  // i32 lane arithmetic: everything indexed per plane must fit.
-  int64_t hw_in = g->in[1] * g->in[2], npix = g->out[1] * g->out[2];
-  if (hw_in >= ((int64_t)1 << 30) || npix >= ((int64_t)1 << 30) || npix <= 0) return mlcc_ok_status();
+  cvec_plan_t p;
+  if (!cvec_make_plan(node, g, ctx->target, &p)) return mlcc_ok_status();
+  int L = p.L;
   cvec_t e;
   memset(&e, 0, sizeof(e));
   e.ctx = ctx;
   e.node = node;
   e.g = g;
-  e.x = x;
+  e.x = mlcc_node_input(node, 0);
   e.w = mlcc_node_input(node, 1);
   e.bias = mlcc_node_input(node, 2);
   e.L = L;
-  e.npix = npix;
-  e.ntaps = ntaps;
-  e.hw_in = hw_in;
+  e.npix = g->out[1] * g->out[2];
+  e.ntaps = g->k[1] * g->k[2];
+  e.hw_in = g->in[1] * g->in[2];
   e.contiguous = g->s[1] == 1 && g->s[2] == 1 && g->out[2] == g->in[2];
   e.vt = LLVMVectorType(ctx->t_f32, (unsigned)L);
   e.vi = LLVMVectorType(ctx->t_i32, (unsigned)L);
   e.vb = LLVMVectorType(ctx->t_i1, (unsigned)L);
-  // Register budget: 32 vector registers on AVX-512/NEON/RVV, 16 on AVX2.
-  int nregs = (ctx->target->arch == MLCC_ARCH_X86_64 && L < 16) ? 16 : 32;
-  int64_t nvec = (npix + L - 1) / L;
-  int nv = g->mg == 1 ? 4 : (nregs == 16 ? 2 : 3);
-  if (nvec <= kVecMaxNv && nvec > nv) nv = (int)nvec;  // one tile covers all pixels
-  if (nv > nvec) nv = (int)nvec;
-  while (!e.contiguous && nv > 1 && g->cg * ntaps * nv * L * 4 > kVecPanelBytes) --nv;
-  int budget = nregs - nv - 2;
-  int mr = budget / nv;
-  if (mr > kVecMaxMr) mr = kVecMaxMr;
-  if (mr > g->mg) mr = (int)g->mg;
-  if (mr < 1) mr = 1;
-  e.nv = nv;
-  int64_t tile = (int64_t)nv * L;
-  int64_t nfull = npix / tile, rem = npix % tile;
-  mlcc_loop_t l_n = mlcc_emit_for(ctx, 0, g->n, "n");
-  e.n = l_n.iv;
-  if (nfull > 0) {
-    mlcc_loop_t l_t = mlcc_emit_for(ctx, 0, nfull, "pt");
-    e.p0 = imulc(ctx, l_t.iv, tile);
-    MLCC_RETURN_IF_ERROR(cvec_tile(&e, tile, mr));
-    mlcc_emit_loop_end(ctx, &l_t);
+  LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : c64(ctx, 0);
+  LLVMValueRef re = ctx->range_end ? ctx->range_end : c64(ctx, p.units);
+  // Clamp the caller's range to [0, units).
+  LLVMValueRef units = c64(ctx, p.units), zero = c64(ctx, 0);
+  rb = mlcc_emit_max(ctx, MLCC_DTYPE_I64, mlcc_emit_min(ctx, MLCC_DTYPE_I64, rb, units), zero);
+  re = mlcc_emit_max(ctx, MLCC_DTYPE_I64, mlcc_emit_min(ctx, MLCC_DTYPE_I64, re, units), zero);
+  int rem_nv = (int)((p.rem + L - 1) / L);
+  if (p.split_tiles) {
+    mlcc_loop_t l_u = mlcc_emit_loop_begin(ctx, rb, re, 1, "pu");
+    e.n = LLVMBuildSDiv(ctx->b, l_u.iv, c64(ctx, p.ntiles), "");
+    LLVMValueRef t = LLVMBuildSRem(ctx->b, l_u.iv, c64(ctx, p.ntiles), "");
+    LLVMValueRef cu = c64(ctx, p.chan_units);
+    if (p.rem == 0) {
+      e.nv = p.nv;
+      e.p0 = imulc(ctx, t, p.tile);
+      MLCC_RETURN_IF_ERROR(cvec_tile(&e, &p, p.tile, zero, cu));
+    } else if (p.nfull == 0) {
+      e.nv = rem_nv;
+      e.p0 = zero;
+      MLCC_RETURN_IF_ERROR(cvec_tile(&e, &p, p.rem, zero, cu));
+    } else {
+      mlcc_if_t br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(ctx->b, LLVMIntSLT, t, c64(ctx, p.nfull), ""));
+      e.nv = p.nv;
+      e.p0 = imulc(ctx, t, p.tile);
+      MLCC_RETURN_IF_ERROR(cvec_tile(&e, &p, p.tile, zero, cu));
+      mlcc_emit_if_else(ctx, &br);
+      e.nv = rem_nv;
+      e.p0 = c64(ctx, p.nfull * p.tile);
+      MLCC_RETURN_IF_ERROR(cvec_tile(&e, &p, p.rem, zero, cu));
+      mlcc_emit_if_end(ctx, &br);
+    }
+    mlcc_emit_loop_end(ctx, &l_u);
+  } else {
+    mlcc_loop_t l_n = mlcc_emit_for(ctx, 0, g->n, "n");
+    e.n = l_n.iv;
+    if (p.nfull > 0) {
+      mlcc_loop_t l_t = mlcc_emit_for(ctx, 0, p.nfull, "pt");
+      e.nv = p.nv;
+      e.p0 = imulc(ctx, l_t.iv, p.tile);
+      MLCC_RETURN_IF_ERROR(cvec_tile(&e, &p, p.tile, rb, re));
+      mlcc_emit_loop_end(ctx, &l_t);
+    }
+    if (p.rem > 0) {
+      e.nv = rem_nv;
+      e.p0 = c64(ctx, p.nfull * p.tile);
+      MLCC_RETURN_IF_ERROR(cvec_tile(&e, &p, p.rem, rb, re));
+    }
+    mlcc_emit_loop_end(ctx, &l_n);
   }
-  if (rem > 0) {
-    e.nv = (int)((rem + L - 1) / L);
-    e.p0 = c64(ctx, nfull * tile);
-    int mr2 = (nregs - e.nv - 2) / e.nv;
-    if (mr2 > kVecMaxMr) mr2 = kVecMaxMr;
-    if (mr2 > g->mg) mr2 = (int)g->mg;
-    if (mr2 < 1) mr2 = 1;
-    MLCC_RETURN_IF_ERROR(cvec_tile(&e, rem, mr2));
-  }
-  mlcc_emit_loop_end(ctx, &l_n);
   *handled = true;
   return mlcc_ok_status();
+}
+
+int64_t mlcc_emit_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
+  conv_geom_t g;
+  mlcc_status_t s = conv_geom(node, false, &g);
+  if (!mlcc_status_is_ok(s)) {
+    mlcc_status_free(s);
+    return 0;
+  }
+  cvec_plan_t p;
+  if (!cvec_make_plan(node, &g, target, &p)) return 0;
+  return p.units > 1 ? p.units : 0;
 }
 
 // Y = conv(X, W) + B as specified by ONNX Conv (opsets 1-17). float32/64.

@@ -24,7 +24,15 @@ typedef struct entry_t {
   const mlcc_value_t** wvalues;
   int64_t* woffsets;
   uint32_t n_weights;
+  const mlcc_target_t* target;  // NULL: no kernel is called in parallel
+  LLVMValueRef pfor, pfor_ctx;  // NAME_run_parallel's callback, else NULL
+  const char* name;
 } entry_t;
+
+// Tasks a parallel kernel is split into (each a contiguous range of its
+// units): enough for a few threads to balance, few enough that per-task
+// set-up (tile masks, input panels) stays small.
+enum { kEntryMaxTasks = 8 };
 
 static int64_t index_of(mlcc_value_t* const* list, uint32_t n, const mlcc_value_t* v) {
   for (uint32_t i = 0; i < n; ++i) {
@@ -82,6 +90,73 @@ static mlcc_status_t value_pointer(entry_t* e, const mlcc_value_t* v, LLVMValueR
   return mlcc_ok_status();
 }
 
+// Calls parallel kernel |symbol| through the caller's parallel-for:
+//   pfor(pfor_ctx, ntasks, NAME_task<k>, args) with args the kernel's
+// pointers in an on-stack array; task i runs "<symbol>_r"(args...,
+// i*units/ntasks, (i+1)*units/ntasks).
+static mlcc_status_t emit_parallel_call(entry_t* e, const char* symbol, uint32_t k,
+                                        LLVMValueRef* ptrs, uint32_t n, int64_t units) {
+  LLVMTypeRef t_void = LLVMVoidTypeInContext(e->c);
+  LLVMTypeRef* rparams = calloc(n + 2, sizeof(*rparams));
+  LLVMValueRef* cargs = calloc(n + 2, sizeof(*cargs));
+  if (rparams == NULL || cargs == NULL) {
+    free(rparams);
+    free(cargs);
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  for (uint32_t i = 0; i < n; ++i) rparams[i] = e->t_ptr;
+  rparams[n] = e->t_i64;
+  rparams[n + 1] = e->t_i64;
+  LLVMTypeRef rfty = LLVMFunctionType(t_void, rparams, n + 2, 0);
+  char rsym[64];
+  snprintf(rsym, sizeof(rsym), "%s_r", symbol);
+  LLVMValueRef rfn = LLVMGetNamedFunction(e->m, rsym);
+  if (rfn == NULL) {
+    rfn = LLVMAddFunction(e->m, rsym, rfty);
+    LLVMSetLinkage(rfn, LLVMExternalLinkage);
+    LLVMSetVisibility(rfn, LLVMHiddenVisibility);
+  }
+  int64_t ntasks = units < kEntryMaxTasks ? units : kEntryMaxTasks;
+  // The task trampoline: void NAME_task<k>(ptr args, i64 i).
+  LLVMTypeRef tparams[2] = {e->t_ptr, e->t_i64};
+  LLVMTypeRef tfty = LLVMFunctionType(t_void, tparams, 2, 0);
+  char tsym[600];
+  snprintf(tsym, sizeof(tsym), "%s_task%u", e->name, (unsigned)k);
+  LLVMValueRef tfn = LLVMAddFunction(e->m, tsym, tfty);
+  LLVMSetLinkage(tfn, LLVMInternalLinkage);
+  LLVMBasicBlockRef saved = LLVMGetInsertBlock(e->b);
+  LLVMPositionBuilderAtEnd(e->b, LLVMAppendBasicBlockInContext(e->c, tfn, "entry"));
+  LLVMValueRef targ = LLVMGetParam(tfn, 0), ti = LLVMGetParam(tfn, 1);
+  for (uint32_t a = 0; a < n; ++a) {
+    LLVMValueRef idx = LLVMConstInt(e->t_i64, a, 0);
+    LLVMValueRef slot = LLVMBuildInBoundsGEP2(e->b, e->t_ptr, targ, &idx, 1, "");
+    cargs[a] = LLVMBuildLoad2(e->b, e->t_ptr, slot, "");
+  }
+  LLVMValueRef cu = LLVMConstInt(e->t_i64, (unsigned long long)units, 0);
+  LLVMValueRef ct = LLVMConstInt(e->t_i64, (unsigned long long)ntasks, 0);
+  LLVMValueRef one = LLVMConstInt(e->t_i64, 1, 0);
+  cargs[n] = LLVMBuildSDiv(e->b, LLVMBuildMul(e->b, ti, cu, ""), ct, "begin");
+  cargs[n + 1] = LLVMBuildSDiv(e->b, LLVMBuildMul(e->b, LLVMBuildAdd(e->b, ti, one, ""), cu, ""),
+                               ct, "end");
+  LLVMBuildCall2(e->b, rfty, rfn, cargs, n + 2, "");
+  LLVMBuildRetVoid(e->b);
+  LLVMPositionBuilderAtEnd(e->b, saved);
+  // The argument block and the pfor call.
+  LLVMValueRef block = LLVMBuildArrayAlloca(e->b, e->t_ptr, LLVMConstInt(e->t_i32, n ? n : 1, 0),
+                                            "args");
+  for (uint32_t a = 0; a < n; ++a) {
+    LLVMValueRef idx = LLVMConstInt(e->t_i64, a, 0);
+    LLVMBuildStore(e->b, ptrs[a], LLVMBuildInBoundsGEP2(e->b, e->t_ptr, block, &idx, 1, ""));
+  }
+  LLVMTypeRef pparams[4] = {e->t_ptr, e->t_i64, e->t_ptr, e->t_ptr};
+  LLVMTypeRef pfty = LLVMFunctionType(t_void, pparams, 4, 0);
+  LLVMValueRef pargs[4] = {e->pfor_ctx, ct, tfn, block};
+  LLVMBuildCall2(e->b, pfty, e->pfor, pargs, 4, "");
+  free(rparams);
+  free(cargs);
+  return mlcc_ok_status();
+}
+
 static mlcc_status_t emit_kernel_calls(entry_t* e, char (*symbols)[40]) {
   const mlcc_graph_t* g = e->graph;
   const mlcc_value_t** args = NULL;
@@ -113,6 +188,11 @@ static mlcc_status_t emit_kernel_calls(entry_t* e, char (*symbols)[40]) {
     if (s != NULL) {
       s = mlcc_node_annotate(kernel->nodes[0], s);
       break;
+    }
+    int64_t units = e->pfor != NULL ? mlcc_emit_parallel_units(kernel, e->target) : 0;
+    if (units > 0) {
+      s = emit_parallel_call(e, symbols[k], k, ptrs, n, units);
+      continue;
     }
     LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, n, 0);
     LLVMValueRef fn = LLVMGetNamedFunction(e->m, symbols[k]);
@@ -261,8 +341,98 @@ static void add_attr(LLVMContextRef c, LLVMValueRef fn, unsigned index, const ch
 mlcc_status_t mlcc_codegen_build_entry(const mlcc_graph_t* graph, const char* name,
                                        char (*symbols)[40], LLVMContextRef llctx,
                                        LLVMModuleRef module) {
+  return mlcc_codegen_build_entry_ex(graph, name, symbols, NULL, llctx, module);
+}
+
+// Builds int NAME_run_parallel(ptr in..., ptr out..., ptr ws, ptr pfor, ptr ctx):
+// NAME_run when |pfor| is NULL; else the same kernel sequence with every
+// parallel kernel split into tasks run through pfor (docs/generated-api.md).
+static mlcc_status_t build_run_parallel(entry_t* e, const char* name, char (*symbols)[40],
+                                        LLVMTypeRef run_ty) {
+  const mlcc_graph_t* graph = e->graph;
+  uint32_t n_params = graph->n_inputs + graph->n_outputs + 3;
+  LLVMTypeRef* params = calloc(n_params, sizeof(*params));
+  LLVMValueRef* args = calloc(n_params, sizeof(*args));
+  if (params == NULL || args == NULL) {
+    free(params);
+    free(args);
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  for (uint32_t i = 0; i < n_params; ++i) params[i] = e->t_ptr;
+  LLVMTypeRef ty = LLVMFunctionType(e->t_i32, params, n_params, 0);
+  char sym[512];
+  snprintf(sym, sizeof(sym), "%s_run_parallel", name);
+  LLVMValueRef fn = LLVMAddFunction(e->m, sym, ty);
+  add_attr(e->c, fn, LLVMAttributeFunctionIndex, "nounwind");
+  LLVMValueRef serial_run = e->run;
+  LLVMBasicBlockRef entry_bb = LLVMAppendBasicBlockInContext(e->c, fn, "entry");
+  LLVMBasicBlockRef serial_bb = LLVMAppendBasicBlockInContext(e->c, fn, "serial");
+  LLVMBasicBlockRef check_bb = LLVMAppendBasicBlockInContext(e->c, fn, "check");
+  LLVMBasicBlockRef bad_bb = LLVMAppendBasicBlockInContext(e->c, fn, "bad_workspace");
+  LLVMBasicBlockRef ok_bb = LLVMAppendBasicBlockInContext(e->c, fn, "run");
+  LLVMPositionBuilderAtEnd(e->b, entry_bb);
+  LLVMValueRef pfor = LLVMGetParam(fn, n_params - 2);
+  LLVMBuildCondBr(e->b, LLVMBuildIsNull(e->b, pfor, "no_pfor"), serial_bb, check_bb);
+  LLVMPositionBuilderAtEnd(e->b, serial_bb);
+  for (uint32_t i = 0; i + 2 < n_params; ++i) args[i] = LLVMGetParam(fn, i);
+  LLVMBuildRet(e->b, LLVMBuildCall2(e->b, run_ty, serial_run, args, n_params - 2, "r"));
+  LLVMPositionBuilderAtEnd(e->b, check_bb);
+  LLVMValueRef ws = LLVMGetParam(fn, n_params - 3);
+  int64_t align = graph->workspace_align > 0 ? graph->workspace_align : 64;
+  if (graph->workspace_size > 0) {
+    LLVMValueRef is_null = LLVMBuildIsNull(e->b, ws, "ws_null");
+    LLVMValueRef addr = LLVMBuildPtrToInt(e->b, ws, e->t_i64, "ws_addr");
+    LLVMValueRef low = LLVMBuildAnd(e->b, addr, LLVMConstInt(e->t_i64, (unsigned long long)(align - 1), 0), "");
+    LLVMValueRef bad = LLVMBuildOr(e->b, is_null, LLVMBuildICmp(e->b, LLVMIntNE, low, LLVMConstInt(e->t_i64, 0, 0), ""), "");
+    LLVMBuildCondBr(e->b, bad, bad_bb, ok_bb);
+  } else {
+    LLVMBuildBr(e->b, ok_bb);
+  }
+  LLVMPositionBuilderAtEnd(e->b, bad_bb);
+  LLVMBuildRet(e->b, LLVMConstInt(e->t_i32, 1, 0));
+  LLVMPositionBuilderAtEnd(e->b, ok_bb);
+  e->run = fn;
+  e->ws = ws;
+  e->pfor = pfor;
+  e->pfor_ctx = LLVMGetParam(fn, n_params - 1);
+  e->name = name;
+  mlcc_status_t s = emit_kernel_calls(e, symbols);
+  if (s == NULL) s = emit_output_copies(e);
+  if (s == NULL) LLVMBuildRet(e->b, LLVMConstInt(e->t_i32, 0, 0));
+  e->run = serial_run;
+  e->pfor = e->pfor_ctx = NULL;
+  // int NAME_run_parallel_v(ptr inputs, ptr outputs, ptr ws, ptr pfor, ptr ctx)
+  if (s == NULL) {
+    LLVMTypeRef vparams[5] = {e->t_ptr, e->t_ptr, e->t_ptr, e->t_ptr, e->t_ptr};
+    snprintf(sym, sizeof(sym), "%s_run_parallel_v", name);
+    LLVMTypeRef vty = LLVMFunctionType(e->t_i32, vparams, 5, 0);
+    LLVMValueRef vfn = LLVMAddFunction(e->m, sym, vty);
+    add_attr(e->c, vfn, LLVMAttributeFunctionIndex, "nounwind");
+    LLVMPositionBuilderAtEnd(e->b, LLVMAppendBasicBlockInContext(e->c, vfn, "entry"));
+    for (uint32_t i = 0; i < graph->n_inputs + graph->n_outputs; ++i) {
+      bool is_in = i < graph->n_inputs;
+      uint32_t j = is_in ? i : i - graph->n_inputs;
+      LLVMValueRef idx = LLVMConstInt(e->t_i64, j, 0);
+      LLVMValueRef slot = LLVMBuildInBoundsGEP2(e->b, e->t_ptr, LLVMGetParam(vfn, is_in ? 0 : 1),
+                                                &idx, 1, "slot");
+      LLVMValueRef p = LLVMBuildLoad2(e->b, e->t_ptr, slot, is_in ? "in" : "out");
+      LLVMSetAlignment(p, 8);
+      args[i] = p;
+    }
+    for (uint32_t i = 0; i < 3; ++i) args[n_params - 3 + i] = LLVMGetParam(vfn, 2 + i);
+    LLVMBuildRet(e->b, LLVMBuildCall2(e->b, ty, fn, args, n_params, "r"));
+  }
+  free(params);
+  free(args);
+  return s;
+}
+
+mlcc_status_t mlcc_codegen_build_entry_ex(const mlcc_graph_t* graph, const char* name,
+                                          char (*symbols)[40], const mlcc_target_t* target,
+                                          LLVMContextRef llctx, LLVMModuleRef module) {
   entry_t e;
   memset(&e, 0, sizeof(e));
+  e.target = target;
   e.graph = graph;
   e.c = llctx;
   e.m = module;
@@ -352,6 +522,7 @@ mlcc_status_t mlcc_codegen_build_entry(const mlcc_graph_t* graph, const char* na
       free(args);
     }
   }
+  if (s == NULL) s = build_run_parallel(&e, name, symbols, run_ty);
   if (s == NULL) s = build_info(&e, name, run_v);
   LLVMDisposeBuilder(e.b);
   free(e.wvalues);
@@ -379,7 +550,8 @@ mlcc_status_t mlcc_codegen_entry(const mlcc_graph_t* graph,
   LLVMContextRef llctx = LLVMContextCreate();
   LLVMModuleRef module = LLVMModuleCreateWithNameInContext(options->name, llctx);
   mlcc_llvm_set_module_target(module, tm);
-  s = mlcc_codegen_build_entry(graph, options->name, symbols, llctx, module);
+  s = mlcc_codegen_build_entry_ex(graph, options->name, symbols, options->target, llctx,
+                                  module);
   if (s == NULL) s = mlcc_llvm_verify(module, options->name);
   if (s == NULL) s = mlcc_llvm_optimize(module, tm, options->opt_level);
   if (s == NULL) s = mlcc_llvm_emit(module, tm, kind, out);

@@ -13,7 +13,7 @@
 #include "targets/codegen/llvm_ctx.h"
 
 // Bump whenever the serialization below or the kernel ABI changes.
-#define KEY_FORMAT "mlcc-kernel-key-v2"
+#define KEY_FORMAT "mlcc-kernel-key-v3"
 
 #ifndef MLCC_VERSION
 #define MLCC_VERSION "0.0.0"
@@ -139,9 +139,16 @@ static mlcc_status_t serialize_kernel(const mlcc_kernel_t* k,
   put_str(b, t->features);
   put_i64(b, options->opt_level);
   uint32_t n_args = mlcc_kernel_args(k, NULL, 0);
+  // A kernel always has an output argument: 0 means out of memory.
+  if (n_args == 0 && k->n_nodes > 0) {
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
   const mlcc_value_t** args = calloc(n_args ? n_args : 1, sizeof(*args));
   if (args == NULL) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-  mlcc_kernel_args(k, args, n_args);
+  if (mlcc_kernel_args(k, args, n_args) != n_args) {  // out of memory
+    free(args);
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
   put_u64(b, k->n_nodes);
   for (uint32_t i = 0; i < k->n_nodes; ++i) {
     const mlcc_node_t* n = k->nodes[i];

@@ -83,6 +83,14 @@ mlcc_status_t mlcc_codegen_build_entry(const mlcc_graph_t* graph, const char* na
                                        char (*symbols)[40], LLVMContextRef llctx,
                                        LLVMModuleRef module);
 
+// mlcc_codegen_build_entry plus NAME_run_parallel: with |target| non-NULL the
+// parallel entry splits every kernel with mlcc_emit_parallel_units(kernel,
+// target) > 0 into tasks (its "<symbol>_r" range variant); with NULL it runs
+// every kernel whole.
+mlcc_status_t mlcc_codegen_build_entry_ex(const mlcc_graph_t* graph, const char* name,
+                                          char (*symbols)[40], const mlcc_target_t* target,
+                                          LLVMContextRef llctx, LLVMModuleRef module);
+
 // Computes every kernel's symbol; |*out_symbols| is malloc'ed (n_kernels).
 mlcc_status_t mlcc_codegen_kernel_symbols(const mlcc_graph_t* graph,
                                           const mlcc_codegen_options_t* options,

@@ -471,6 +471,66 @@ def range_huge():
                  [vi("y", F, None)], inits=[mk("a", 0.0), mk("b", 1e30), mk("d", 1e-30)])
 
 
+# -- more structure ----------------------------------------------------------------
+@case
+def ir_version_from_future():
+    m = relu_model()
+    m.ir_version = 99
+    return m
+
+
+@case
+def duplicate_initializer():
+    a = numpy_helper.from_array(np.ones((1, 4), np.float32), "w")
+    b = numpy_helper.from_array(np.zeros((1, 4), np.float32), "w")
+    return model([helper.make_node("Add", ["x", "w"], ["y"])], [vi("x", F, [1, 4])],
+                 [vi("y", F, [1, 4])], inits=[a, b])
+
+
+@case
+def duplicate_graph_input():
+    return model([helper.make_node("Relu", ["x"], ["y"])],
+                 [vi("x", F, [1, 4]), vi("x", F, [1, 4])], [vi("y", F, [1, 4])])
+
+
+@case
+def string_input():
+    return model([helper.make_node("Identity", ["x"], ["y"])], [vi("x", TensorProto.STRING, [2])],
+                 [vi("y", TensorProto.STRING, [2])])
+
+
+@case
+def sum_many_inputs():
+    return model([helper.make_node("Sum", ["x"] * 5000, ["y"])], [vi("x", F, [1, 4])],
+                 [vi("y", F, [1, 4])])
+
+
+@case
+def if_subgraph():
+    then_g = helper.make_graph([helper.make_node("Relu", ["x"], ["t"])], "then", [],
+                               [vi("t", F, [1, 4])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [],
+                               [vi("e", F, [1, 4])])
+    return model([helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+                 [vi("c", TensorProto.BOOL, []), vi("x", F, [1, 4])], [vi("y", F, [1, 4])])
+
+
+@case
+def huge_attribute_list():
+    return conv_model([1, 1, 5, 5], [1, 1, 3, 3], strides=[1] * 10000)
+
+
+@case
+def long_chain():
+    # 3000 nodes in a chain: no recursion depth or quadratic blow-up may hang mlcc.
+    nodes = [helper.make_node("Neg", ["x" if i == 0 else "t%d" % (i - 1)],
+                              ["y" if i == 2999 else "t%d" % i]) for i in range(3000)]
+    m = model(nodes, [vi("x", F, [1, 4])], [vi("y", F, [1, 4])])
+    # ... ending in an unsupported op, so the run stops before code generation.
+    m.graph.node[-1].op_type = "NotAnOp"
+    return m
+
+
 def main():
     with open(os.path.join(HERE, "ext_weights.bin"), "wb") as f:
         f.write(struct.pack("<4f", 1, 2, 3, 4))

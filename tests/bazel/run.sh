@@ -16,8 +16,7 @@
 # (default /tmp/mlcc-bazel-$UID; CTest sets it under the build dir).
 set -euo pipefail
 
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+src_root="$(cd "$(dirname "$0")/../.." && pwd)"
 
 if ! command -v bazel >/dev/null 2>&1; then
   echo "SKIP: bazel is not installed (Debian: apt-get install bazel-bootstrap bazel-rules-java)"
@@ -36,12 +35,34 @@ out="$(cd "$out" && pwd)"
 user_root="$out/root"
 disk_cache="$out/disk-cache"
 work="$out/work"
-rm -rf "$disk_cache" "$work"
+rm -rf "$work"
 mkdir -p "$work"
+
+# Test a snapshot of the source tree, like a fresh clone: the tracked and untracked (not
+# ignored) files, or everything but build directories without git. Edits made while the
+# test runs then cannot change what it builds (the clean rebuild must be all cache hits).
+root="$out/src"
+here="$root/tests/bazel"
+rm -rf "$root"
+mkdir -p "$root"
+if git -C "$src_root" rev-parse --git-dir >/dev/null 2>&1; then
+  (cd "$src_root" && git ls-files -co --exclude-standard -z |
+     while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+     tar --null -T - -cf -) | tar -xf - -C "$root"
+else
+  (cd "$src_root" && tar --exclude='./build*' --exclude='./bazel-*' -cf - .) | tar -xf - -C "$root"
+fi
 
 # No network: a repository that is not defined locally must fail, not download.
 export HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9
 export http_proxy=$HTTP_PROXY https_proxy=$HTTPS_PROXY
+
+# Sources newer than $MLCC: it is not the program this snapshot builds (step 4 then skips it).
+stale=""
+if [ -n "${MLCC:-}" ] && [ -e "$MLCC" ]; then
+  stale="$(find "$src_root/ir" "$src_root/passes" "$src_root/targets" "$src_root/driver" \
+    -newer "$MLCC" \( -name '*.c' -o -name '*.h' -o -name '*.def' -o -name '*.proto' \) | head -3)"
+fi
 
 startup=(--output_user_root="$user_root")
 common=(--symlink_prefix=/ --config=ci --disk_cache="$disk_cache" --color=no --curses=no)
@@ -96,11 +117,11 @@ for config in host aarch64 riscv64; do
   checksum[$config]="$line"
   bin="$(cd "$here" && bazel "${startup[@]}" info "${flags[@]}" bazel-bin 2>/dev/null)"
   case "$config" in
-    host) want="x86-64" ;;
-    aarch64) want="ARM aarch64" ;;
+    host) want="X86-64" ;;
+    aarch64) want="AArch64" ;;
     riscv64) want="RISC-V" ;;
   esac
-  file -L "$bin/tiny_test" | grep -q "$want" || fail "$bin/tiny_test is not a $want binary"
+  readelf -h "$bin/tiny_test" | grep -q "Machine:.*$want" || fail "$bin/tiny_test is not a $want binary"
   mkdir -p "$work/lib-$config"
   cp "$bin/_mlcc/detector/libdetector.a" "$bin/_mlcc/detector/detector.h" "$work/lib-$config/"
   done_step
@@ -147,38 +168,55 @@ echo "   detector_fleet.tar.gz sha256 $tar_sha"
 done_step
 
 # --- 4. Bazel's outputs == mlcc run directly with the same flags -------------------------------
-step "objects and header equal those of mlcc run directly ($mlcc)"
+# Against the very mlcc binary the rule ran (the exec-configuration build of @mlcc//:mlcc:
+# this shows the rule adds nothing), and against $MLCC (the CMake build) unless the sources
+# changed after it was built (then the two mlcc binaries are not the same program).
+execroot="$(cd "$here" && bazel "${startup[@]}" info "${common[@]}" execution_root 2>/dev/null)"
+exec_mlcc="$(cd "$here" && bazel "${startup[@]}" aquery "${common[@]}" \
+  'mnemonic(MlccCompile, //:detector)' 2>/dev/null |
+  grep -o 'bazel-out/[^ ]*/bin/external/mlcc/mlcc' | head -1)"
+[ -n "$exec_mlcc" ] && [ -x "$execroot/$exec_mlcc" ] || fail "cannot find the exec mlcc (aquery)"
+references=("$execroot/$exec_mlcc")
+if [ -n "$stale" ] && [ "$mlcc" != "$bazel_mlcc" ]; then
+  echo "   WARNING: sources changed after $mlcc was built ($(echo $stale)); not comparing with it"
+elif [ "$mlcc" != "$bazel_mlcc" ]; then
+  references+=("$mlcc")
+fi
 # members DIR ARCHIVE: "sha256 name" of each member, sorted by name.
 members() {
   local dir="$1" archive="$2"
   rm -rf "$dir" && mkdir -p "$dir"
   (cd "$dir" && ar x "$archive" && sha256sum -- * | sort -k2)
 }
-for pair in x86:host:ar aarch64:aarch64:aarch64-linux-gnu-ar riscv:riscv64:riscv64-linux-gnu-ar; do
-  IFS=: read -r alias config ar <<<"$pair"
-  direct="$work/direct-$alias"
-  mkdir -p "$direct"
-  (cd "$direct" && MLCC_AR="$(command -v "$ar")" "$mlcc" "$root/examples/detector/detector.onnx" \
-     -o libdetector.a --name=detector --target="$alias" --no-cache)
-  want_hdr="$(sha256sum <"$direct/detector.h")"
-  want_objs="$(members "$work/m-direct-$alias" "$direct/libdetector.a")"
-  [ -n "$want_objs" ] || fail "no members in $direct/libdetector.a"
-  for got in "$work/lib-$config" "$bundle/$alias/lib" ; do
-    hdr="$got/detector.h"
-    [ -f "$hdr" ] || hdr="$bundle/$alias/include/detector.h"
-    [ "$(sha256sum <"$hdr")" = "$want_hdr" ] || fail "$alias: $hdr differs from mlcc's header"
-    got_objs="$(members "$work/m-got" "$got/libdetector.a")"
-    if [ "$got_objs" != "$want_objs" ]; then
-      diff <(echo "$want_objs") <(echo "$got_objs") >&2 || true
-      fail "$alias: objects in $got/libdetector.a differ from mlcc's"
-    fi
-    cmp -s "$got/libdetector.a" "$direct/libdetector.a" ||
-      fail "$alias: $got/libdetector.a differs from mlcc's archive (same ar)"
+for reference in "${references[@]}"; do
+  step "objects and header equal those of mlcc run directly ($reference)"
+  for pair in x86:host:ar aarch64:aarch64:aarch64-linux-gnu-ar riscv:riscv64:riscv64-linux-gnu-ar; do
+    IFS=: read -r alias config ar <<<"$pair"
+    direct="$work/direct-$alias"
+    rm -rf "$direct" && mkdir -p "$direct"
+    (cd "$direct" && MLCC_AR="$(command -v "$ar")" "$reference" \
+       "$root/examples/detector/detector.onnx" -o libdetector.a --name=detector \
+       --target="$alias" --no-cache)
+    want_hdr="$(sha256sum <"$direct/detector.h")"
+    want_objs="$(members "$work/m-direct-$alias" "$direct/libdetector.a")"
+    [ -n "$want_objs" ] || fail "no members in $direct/libdetector.a"
+    for got in "$work/lib-$config" "$bundle/$alias/lib"; do
+      hdr="$got/detector.h"
+      [ -f "$hdr" ] || hdr="$bundle/$alias/include/detector.h"
+      [ "$(sha256sum <"$hdr")" = "$want_hdr" ] || fail "$alias: $hdr differs from mlcc's header"
+      got_objs="$(members "$work/m-got" "$got/libdetector.a")"
+      if [ "$got_objs" != "$want_objs" ]; then
+        diff <(echo "$want_objs") <(echo "$got_objs") >&2 || true
+        fail "$alias: objects in $got/libdetector.a differ from those of $reference"
+      fi
+      cmp -s "$got/libdetector.a" "$direct/libdetector.a" ||
+        fail "$alias: $got/libdetector.a differs from the archive of $reference (same ar)"
+    done
+    echo "   $alias: header + $(echo "$want_objs" | wc -l) objects + archive identical" \
+         "(ml_model_library --config=$config, ml_model_fleet, mlcc -o; header ${want_hdr%% *})"
   done
-  echo "   $alias: header + $(echo "$want_objs" | wc -l) objects + archive identical" \
-       "(ml_model_library --config=$config, ml_model_fleet, mlcc -o; header sha256 ${want_hdr%% *})"
+  done_step
 done
-done_step
 
 # --- 5. clean rebuild from the disk cache ------------------------------------------------------
 step "bazel clean; rebuild everything from --disk_cache"
@@ -191,7 +229,8 @@ for config in host aarch64 riscv64; do
   bazel_in "$here" "$work/rebuild-$config.log" build "${flags[@]}" "${targets[@]}"
   summary="$(grep -E 'INFO: [0-9]+ process' "$work/rebuild-$config.log" | tail -1)"
   echo "   $config: ${summary#INFO: }"
-  echo "$summary" | grep -q 'disk cache hit' || fail "$config: no disk cache hits after clean"
+  # Bazel 4.2 counts --disk_cache hits as "remote cache hit".
+  echo "$summary" | grep -q -E '(remote|disk) cache hit' || fail "$config: no disk cache hits after clean"
   if echo "$summary" | grep -q -E 'sandbox|local'; then
     fail "$config: actions ran after clean instead of coming from the disk cache"
   fi

@@ -7,7 +7,7 @@ output by hand; regenerate it.
   # regenerate the table and the CTest case lists:
   tests/onnx/support_table.py --mlcc build/mlcc --run [--targets x86,aarch64,riscv]
                               [--full-cross] [--jobs 2]
-  # re-render from the stored results (tests/onnx/results/*.json) only:
+  # re-render the table and lists from the stored results (tests/onnx/results/*.json):
   tests/onnx/support_table.py
 
 Per op the table shows the opset range from ir/ops.def and, per target, how
@@ -245,7 +245,7 @@ def main():
         if not args.mlcc:
             ap.error("--run needs --mlcc")
         run_suites(args, [t for t in args.targets.split(",") if t])
-        write_lists()
+    write_lists()
     render()
     return 0
 

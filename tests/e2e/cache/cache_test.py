@@ -455,17 +455,18 @@ def case_damaged(d):
 
 
 def case_size_limit(d):
-    model, _, _ = detector_model()
     cache = os.path.join(d, "cache")
+    model = os.path.join(d, "used.onnx")
+    conv_model(model, widths=(8, 8, 8), hidden=32)
     small = os.path.join(d, "small.onnx")
-    conv_model(small, widths=(4, 6, 6), hidden=16)
+    conv_model(small, widths=(4, 6, 10, 12, 14), hidden=16)
     kd, _ = build(model, os.path.join(d, "det"), cache)
     det_keys = set(entries(cache))
     ks, _ = build(small, os.path.join(d, "small"), cache)
     small_keys = set(entries(cache)) - det_keys
     check(len(small_keys) >= 2, "the small model adds %d entries" % len(small_keys))
-    # Make the detector's entries the oldest, the small model's newer, in a
-    # known order; then a warm detector build uses (refreshes) its entries,
+    # Make the used model's entries the oldest, the small model's newer, in a
+    # known order; then a warm build of the used model refreshes its entries,
     # so the small model's become the least recently used.
     now = time.time()
     ents = entries(cache)
@@ -476,7 +477,7 @@ def case_size_limit(d):
         os.utime(ents[k], (now - 1000 + i, now - 1000 + i))
     det_size = sum(os.path.getsize(ents[k]) for k in det_keys)
     total = sum(os.path.getsize(p) for p in ents.values())
-    # Room for the detector's entries plus about half of the small model's.
+    # Room for the used model's entries plus about half of the small model's.
     small_sizes = [os.path.getsize(ents[k]) for k in order]
     limit = int((det_size + sum(small_sizes[len(order) // 2:])) / 0.9) + 1
     check(limit < total, "limit %d below the cache size %d" % (limit, total))
