@@ -44,7 +44,7 @@ _TARGET_CONFIGS = {
 }
 
 MlModelInfo = provider(
-    doc = "One compiled model: what ml_model_fleet needs to describe it in a manifest.",
+    doc = "One compiled model, for rules that package or describe it (ml_model_library provides it).",
     fields = {
         "symbol": "the C symbol prefix (--name)",
         "target": "mlcc's target alias: x86 | aarch64 | riscv",

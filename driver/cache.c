@@ -819,3 +819,60 @@ mlcc_status_t mlcc_cache_clear(const char* dir, uint64_t* out_removed) {
   if (out_removed) *out_removed = removed;
   return mlcc_ok_status();
 }
+
+//===----------------------------------------------------------------------===//
+// Store keys: kernel key + compiler identity
+//===----------------------------------------------------------------------===//
+
+static pthread_once_t identity_once = PTHREAD_ONCE_INIT;
+static char identity_hex[65];
+
+static void hex_digest(const unsigned char* md, char out_hex[65]) {
+  static const char digits[] = "0123456789abcdef";
+  for (int i = 0; i < 32; ++i) {
+    out_hex[2 * i] = digits[md[i] >> 4];
+    out_hex[2 * i + 1] = digits[md[i] & 15];
+  }
+  out_hex[64] = '\0';
+}
+
+static void compute_identity(void) {
+  strcpy(identity_hex, "version");
+  const char* check = getenv("MLCC_CACHE_COMPILER_CHECK");
+  if (check != NULL && strcmp(check, "version") == 0) return;
+  FILE* f = fopen("/proc/self/exe", "rb");
+  if (f == NULL) return;
+  EVP_MD_CTX* md = EVP_MD_CTX_new();
+  bool ok = md != NULL && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1;
+  unsigned char buf[1 << 16];
+  size_t n;
+  while (ok && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+    ok = EVP_DigestUpdate(md, buf, n) == 1;
+  }
+  unsigned char digest[32];
+  unsigned int len = 0;
+  if (ok && !ferror(f) && EVP_DigestFinal_ex(md, digest, &len) == 1 && len == 32) {
+    hex_digest(digest, identity_hex);
+  }
+  EVP_MD_CTX_free(md);
+  fclose(f);
+}
+
+void mlcc_cache_store_key(const char kernel_key[65], char out_store_key[65]) {
+  pthread_once(&identity_once, compute_identity);
+  unsigned char digest[32];
+  unsigned int len = 0;
+  EVP_MD_CTX* md = EVP_MD_CTX_new();
+  bool ok = md != NULL && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1 &&
+            EVP_DigestUpdate(md, "mlcc-store-key-v1", 17) == 1 &&
+            EVP_DigestUpdate(md, kernel_key, 64) == 1 &&
+            EVP_DigestUpdate(md, identity_hex, strlen(identity_hex)) == 1 &&
+            EVP_DigestFinal_ex(md, digest, &len) == 1 && len == 32;
+  EVP_MD_CTX_free(md);
+  if (ok) {
+    hex_digest(digest, out_store_key);
+  } else {
+    // Without a digest the kernel key alone still identifies the code.
+    memcpy(out_store_key, kernel_key, 65);
+  }
+}

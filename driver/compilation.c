@@ -626,7 +626,8 @@ typedef enum kernel_origin_e {
 // One distinct kernel (the first kernel index with its key).
 typedef struct kernel_work_t {
   uint32_t kernel_index;
-  char key[65];
+  char key[65];        // the code generator's kernel key (names the symbol)
+  char store_key[65];  // the cache's key: |key| + compiler identity
   char symbol[40];
   const char* path;
   mlcc_status_t status;
@@ -679,7 +680,7 @@ static bool fetch_cached(kernel_pool_t* pool, mlcc_remote_session_t* session, ke
   size_t size = 0;
   char why[400];
   if (pool->cache != NULL) {
-    mlcc_cache_result_t r = mlcc_cache_lookup(pool->cache, w->key, &data, &size, why, sizeof(why));
+    mlcc_cache_result_t r = mlcc_cache_lookup(pool->cache, w->store_key, &data, &size, why, sizeof(why));
     if (r == MLCC_CACHE_HIT) {
       *out_status = mlcc_fs_write_file(w->path, data, size);
       free(data);
@@ -695,10 +696,10 @@ static bool fetch_cached(kernel_pool_t* pool, mlcc_remote_session_t* session, ke
   }
   if (session == NULL) return false;
   mlcc_remote_result_t rr =
-      mlcc_remote_cache_get(session, w->key, w->symbol, &data, &size, why, sizeof(why));
+      mlcc_remote_cache_get(session, w->store_key, w->symbol, &data, &size, why, sizeof(why));
   if (rr == MLCC_REMOTE_HIT) {
     if (pool->cache != NULL) {
-      mlcc_status_t st = mlcc_cache_store(pool->cache, w->key, data, size);
+      mlcc_status_t st = mlcc_cache_store(pool->cache, w->store_key, data, size);
       if (st != NULL) {
         snprintf(w->warning, sizeof(w->warning), "cannot store in the kernel cache: %s",
                  mlcc_status_message(st));
@@ -757,7 +758,7 @@ static void* kernel_worker(void* arg) {
     s = mlcc_codegen_kernel(c->graph, w->kernel_index, &pool->cg, MLCC_OUTPUT_OBJECT, &buf);
     if (s == NULL) s = mlcc_fs_write_file(w->path, buf.data, buf.size);
     if (s == NULL && pool->cache != NULL) {
-      mlcc_status_t st = mlcc_cache_store(pool->cache, w->key, buf.data, buf.size);
+      mlcc_status_t st = mlcc_cache_store(pool->cache, w->store_key, buf.data, buf.size);
       if (st != NULL) {
         snprintf(w->warning, sizeof(w->warning), "cannot store in the kernel cache: %s",
                  mlcc_status_message(st));
@@ -765,7 +766,7 @@ static void* kernel_worker(void* arg) {
       }
     }
     if (s == NULL && session != NULL && !mlcc_remote_cache_read_only(pool->remote)) {
-      mlcc_status_t st = mlcc_remote_cache_put(session, w->key, buf.data, buf.size);
+      mlcc_status_t st = mlcc_remote_cache_put(session, w->store_key, buf.data, buf.size);
       if (st != NULL) {
         if (w->warning[0] == '\0') {
           snprintf(w->warning, sizeof(w->warning), "remote kernel cache: %s",
@@ -866,6 +867,7 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
     kernel_work_t* w = &work[n_work++];
     w->kernel_index = k;
     memcpy(w->key, key, sizeof(key));
+    mlcc_cache_store_key(key, w->store_key);
     mlcc_codegen_kernel_symbol(key, w->symbol);
     char file[64];
     snprintf(file, sizeof(file), "%s.o", w->symbol);

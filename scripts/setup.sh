@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   # build
-  cmake ninja-build gcc pkg-config llvm-16-dev libprotobuf-c-dev protobuf-c-compiler
+  cmake ninja-build make gcc pkg-config llvm-16-dev libprotobuf-c-dev protobuf-c-compiler
   libssl-dev zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev
   libcurl4-openssl-dev  # remote kernel cache (driver/remote_cache.c)
   # tests: reference data, ONNX python tooling, cross toolchains and emulators

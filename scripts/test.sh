@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 build="${MLCC_BUILD_DIR:-build}"
-ctest --test-dir "$build" -j2 --output-on-failure "$@"
+ctest --test-dir "$build" -j2 --output-on-failure -LE cross-slow "$@"

@@ -73,9 +73,80 @@ typedef struct mm_t {
   void* user;
 } mm_t;
 
+// Dot-product form of an R x C tile for float32 when both A's rows and B's
+// columns are contiguous along k (B transposed, e.g. Gemm transB=1 with a few
+// rows): R*C vector accumulators run along k, reduced once at the end, then a
+// scalar tail. Returns false (nothing emitted) when it does not apply.
+static bool mm_tile_dot(mm_t* mm, LLVMValueRef i0, LLVMValueRef j0, int r, int c,
+                        mlcc_status_t* out_status) {
+  mlcc_emit_ctx_t* ctx = mm->ctx;
+  *out_status = mlcc_ok_status();
+  if (mm->dt != MLCC_DTYPE_F32 || mm->a.cs != 1 || mm->b.rs != 1 || ctx->target == NULL) return false;
+  int L = ctx->target->vector_bytes / 4;
+  if (L < 4 || L > 16 || mm->k < L || r * c > 24) return false;
+  LLVMTypeRef vt = LLVMVectorType(ctx->t_f32, (unsigned)L);
+  int64_t kv = mm->k / L, krem = mm->k % L;
+  LLVMValueRef acc[kMaxRows * kMaxCols];
+  for (int x = 0; x < r * c; ++x) acc[x] = mlcc_emit_var(ctx, vt, LLVMConstNull(vt));
+  LLVMValueRef ap = mlcc_emit_ptr(ctx, mm->a.v), bp = mlcc_emit_ptr(ctx, mm->b.v);
+  if (ap == NULL || bp == NULL) return false;
+  LLVMValueRef arow = iadd(ctx, mm->a.base, imulc(ctx, i0, mm->a.rs));
+  LLVMValueRef bcol = iadd(ctx, mm->b.base, imulc(ctx, j0, mm->b.cs));
+  mlcc_loop_t l_k = mlcc_emit_for(ctx, 0, kv, "kv");
+  LLVMValueRef k0 = imulc(ctx, l_k.iv, L);
+  LLVMValueRef av[kMaxRows], bv[kMaxCols];
+  for (int x = 0; x < r; ++x) {
+    LLVMValueRef i = iadd(ctx, iaddc(ctx, arow, x * mm->a.rs), k0);
+    av[x] = LLVMBuildLoad2(ctx->b, vt, LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, ap, &i, 1, ""), "");
+    LLVMSetAlignment(av[x], 4);
+  }
+  for (int y = 0; y < c; ++y) {
+    LLVMValueRef i = iadd(ctx, iaddc(ctx, bcol, y * mm->b.cs), k0);
+    bv[y] = LLVMBuildLoad2(ctx->b, vt, LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, bp, &i, 1, ""), "");
+    LLVMSetAlignment(bv[y], 4);
+  }
+  for (int x = 0; x < r; ++x) {
+    for (int y = 0; y < c; ++y) {
+      LLVMValueRef cur = LLVMBuildLoad2(ctx->b, vt, acc[x * c + y], "");
+      LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, av[x], bv[y], cur), acc[x * c + y]);
+    }
+  }
+  mlcc_emit_loop_end(ctx, &l_k);
+  for (int x = 0; x < r; ++x) {
+    for (int y = 0; y < c; ++y) {
+      // Pairwise tree reduction of the lanes.
+      LLVMValueRef v = LLVMBuildLoad2(ctx->b, vt, acc[x * c + y], "");
+      for (int w = L / 2; w >= 1; w /= 2) {
+        LLVMValueRef lo[16], hi[16];
+        for (int q = 0; q < w; ++q) {
+          lo[q] = LLVMConstInt(ctx->t_i32, (unsigned long long)q, 0);
+          hi[q] = LLVMConstInt(ctx->t_i32, (unsigned long long)(q + w), 0);
+        }
+        LLVMValueRef a = LLVMBuildShuffleVector(ctx->b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(lo, (unsigned)w), "");
+        LLVMValueRef b = LLVMBuildShuffleVector(ctx->b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(hi, (unsigned)w), "");
+        v = LLVMBuildFAdd(ctx->b, a, b, "");
+      }
+      LLVMValueRef sum = LLVMBuildExtractElement(ctx->b, v, LLVMConstInt(ctx->t_i32, 0, 0), "");
+      for (int64_t t = 0; t < krem; ++t) {
+        LLVMValueRef ai = iaddc(ctx, arow, x * mm->a.rs + kv * L + t);
+        LLVMValueRef bi = iaddc(ctx, bcol, y * mm->b.cs + kv * L + t);
+        sum = mlcc_emit_fmuladd(ctx, mlcc_emit_load(ctx, mm->a.v, ai), mlcc_emit_load(ctx, mm->b.v, bi), sum);
+      }
+      mlcc_status_t st = mm->store(mm->user, ctx, iaddc(ctx, i0, x), iaddc(ctx, j0, y), sum);
+      if (!mlcc_status_is_ok(st)) {
+        *out_status = st;
+        return true;
+      }
+    }
+  }
+  return true;
+}
+
 // One R x C tile at (i0, j0).
 static mlcc_status_t mm_tile(mm_t* mm, LLVMValueRef i0, LLVMValueRef j0, int r, int c) {
   mlcc_emit_ctx_t* ctx = mm->ctx;
+  mlcc_status_t dst;
+  if (mm_tile_dot(mm, i0, j0, r, c, &dst)) return dst;
   LLVMValueRef acc[kMaxRows * kMaxCols];
   for (int x = 0; x < r * c; ++x) acc[x] = mlcc_emit_var(ctx, mm->t, mlcc_emit_const(ctx, mm->dt, 0.0));
   if (mm->k > 0) {

@@ -107,7 +107,8 @@ for config in host aarch64 riscv64; do
   step "bazel test //... ($config)"
   flags=("${common[@]}")
   [ "$config" = host ] || flags+=(--config="$config")
-  bazel_in "$here" "$work/test-$config.log" test "${flags[@]}" --build_tests_only //...
+  bazel_in "$here" "$work/test-$config.log" test "${flags[@]}" --nocache_test_results \
+    --build_tests_only //...
   grep -E '^//:.*(PASSED|FAILED)' "$work/test-$config.log" | sed 's/^/   /'
   logs="$(cd "$here" && bazel "${startup[@]}" info "${flags[@]}" bazel-testlogs 2>/dev/null)"
   grep -h '^tiny:' "$logs/tiny_test/test.log" | sed 's/^/   /'

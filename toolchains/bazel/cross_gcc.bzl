@@ -9,7 +9,7 @@ host), so features, archiving ("ar rcsD") and linking behave exactly as on the h
 
 load("@bazel_tools//tools/cpp:unix_cc_toolchain_config.bzl", "cc_toolchain_config")
 
-def debian_cross_gcc(name, cpu, triple, gcc_version = "12"):
+def debian_cross_gcc(name, cpu, triple, gcc_version = "12", host = False):
     """Defines cc-compiler-<name> (a cc_toolchain) and its configuration.
 
     Args:
@@ -17,9 +17,11 @@ def debian_cross_gcc(name, cpu, triple, gcc_version = "12"):
       cpu: Bazel's --cpu value for it (the key in the cc_toolchain_suite).
       triple: the GNU triple of the tools, e.g. "aarch64-linux-gnu".
       gcc_version: the major version in /usr/lib/gcc-cross/<triple>/<version>.
+      host: the build machine's own gcc (/usr/bin/gcc, /usr/lib/gcc/<triple>).
     """
     config = "%s_config" % name
-    tool = "/usr/bin/%s-%%s" % triple
+    tool = "/usr/bin/%s" if host else "/usr/bin/%s-%%s" % triple
+    gcc_dir = "/usr/lib/%s/%s/%s" % ("gcc" if host else "gcc-cross", triple, gcc_version)
     cc_toolchain_config(
         name = config,
         cpu = cpu,
@@ -31,8 +33,9 @@ def debian_cross_gcc(name, cpu, triple, gcc_version = "12"):
         abi_version = "gcc",
         abi_libc_version = "glibc",
         cxx_builtin_include_directories = [
-            "/usr/lib/gcc-cross/%s/%s/include" % (triple, gcc_version),
-            "/usr/lib/gcc-cross/%s/%s/include-fixed" % (triple, gcc_version),
+            gcc_dir + "/include",
+            gcc_dir + "/include-fixed",
+            "/usr/local/include",
             "/usr/%s/include" % triple,
             "/usr/include/%s" % triple,
             "/usr/include",
