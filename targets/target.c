@@ -82,8 +82,53 @@ static const target_row_t* find_alias(const char* name) {
   for (size_t i = 0; i < sizeof(target_rows) / sizeof(target_rows[0]); ++i) {
     if (strcmp(target_rows[i].alias, name) == 0) return &target_rows[i];
     if (strcmp(target_rows[i].triple, name) == 0) return &target_rows[i];
+    // The bare architecture ("x86_64", "riscv64") means its Linux triple.
+    if (strcmp(arch_prefix(&target_rows[i]), name) == 0) return &target_rows[i];
   }
   return NULL;
+}
+
+// Merges the comma-separated LLVM feature list |extra| into |features|
+// (capacity |cap|): an entry for a feature already present (+x or -x)
+// replaces it in place, new ones are appended, so "-mattr=+d" on rv64gc is
+// not duplicated and "-mattr=-c" turns a default off. False if out of room.
+static bool merge_features(char* features, size_t cap, const char* extra) {
+  const char* p = extra;
+  while (p != NULL && *p != '\0') {
+    const char* comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len > 1 && (p[0] == '+' || p[0] == '-')) {
+      // Find the same feature name in |features|.
+      char* q = features;
+      bool replaced = false;
+      while (*q != '\0') {
+        char* qc = strchr(q, ',');
+        size_t qlen = qc ? (size_t)(qc - q) : strlen(q);
+        if (qlen == len && strncmp(q + 1, p + 1, len - 1) == 0) {
+          q[0] = p[0];
+          replaced = true;
+          break;
+        }
+        q = qc ? qc + 1 : q + qlen;
+      }
+      if (!replaced) {
+        size_t have = strlen(features);
+        if (have + len + 2 > cap) return false;
+        if (have) features[have++] = ',';
+        memcpy(features + have, p, len);
+        features[have + len] = '\0';
+      }
+    } else if (len > 0) {
+      // Not +name/-name: append verbatim and let the LLVM check judge it.
+      size_t have = strlen(features);
+      if (have + len + 2 > cap) return false;
+      if (have) features[have++] = ',';
+      memcpy(features + have, p, len);
+      features[have + len] = '\0';
+    }
+    p = comma ? comma + 1 : NULL;
+  }
+  return true;
 }
 
 // Row whose arch matches the first component of |triple|, or NULL.
@@ -129,6 +174,11 @@ mlcc_status_t mlcc_target_resolve(const char* name, const char* cpu,
       copy_str(triple, sizeof(triple), row->triple);
     } else {
       row = find_by_triple(name);
+      if (row != NULL && strstr(name, "-linux") == NULL) {
+        return mlcc_make_status(MLCC_STATUS_NOT_FOUND,
+                                "target '%s' is not a Linux triple; mlcc generates ELF "
+                                "objects for Linux (e.g. %s)", name, row->triple);
+      }
       if (row == NULL || strlen(name) >= sizeof(triple)) {
         return mlcc_make_status(MLCC_STATUS_NOT_FOUND,
                                 "unknown target '%s' (known: x86, aarch64, riscv, or a "
@@ -185,16 +235,15 @@ mlcc_status_t mlcc_target_resolve(const char* name, const char* cpu,
       copy_str(out_target->cpu, sizeof(out_target->cpu), cpu);
     }
   }
-  if (features != NULL) {
-    // An explicit -mattr is appended to the defaults/native ones (later wins).
-    size_t have = strlen(out_target->features);
-    if (have + strlen(features) + 2 > sizeof(out_target->features)) {
-      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "-mattr value too long");
-    }
-    if (features[0] != '\0') {
-      if (have) strcat(out_target->features, ",");
-      strcat(out_target->features, features);
-    }
+  if (features != NULL &&
+      !merge_features(out_target->features, sizeof(out_target->features), features)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "-mattr value too long");
+  }
+  // Only what the user chose can be unknown to LLVM: check it, so a typo is
+  // a usage error instead of hundreds of LLVM warnings and a generic build.
+  bool user_cpu = cpu != NULL && cpu[0] != '\0' && strcmp(cpu, "native") != 0;
+  if (user_cpu || (features != NULL && features[0] != '\0')) {
+    MLCC_RETURN_IF_ERROR(mlcc_llvm_check_cpu_features(out_target));
   }
   out_target->vector_bytes = vector_bytes_for(out_target);
   return mlcc_ok_status();

@@ -380,6 +380,15 @@ mlcc_status_t mlcc_emit_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "MatMul: B's batch dims do not broadcast");
     }
   }
+  // B shared by every batch (2-D or 1-D) and A not broadcast: the batches are
+  // consecutive rows of one [nbatch*m, k] x [k, n] product.
+  if (mlcc_shape_numel_unchecked(&bb) == 1 && mlcc_shape_numel_unchecked(&ab) == nbatch &&
+      nbatch > 1) {
+    m *= nbatch;
+    nbatch = 1;
+    ab.rank = 0;
+    ob.rank = 0;
+  }
   matmul_store_t st = {.node = node, .n = n};
   mm_t mm = {.ctx = ctx, .dt = dt, .t = mlcc_emit_type(ctx, dt), .m = m, .n = n, .k = k,
              .store = matmul_store, .user = &st};

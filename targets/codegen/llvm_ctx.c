@@ -5,7 +5,9 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Error.h>
@@ -77,6 +79,50 @@ mlcc_status_t mlcc_llvm_target_machine(const mlcc_target_t* target, int opt_leve
                             target->triple);
   }
   *out_tm = tm;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_llvm_check_cpu_features(const mlcc_target_t* target) {
+  mlcc_llvm_init();
+  // LLVM reports unknown CPUs and features on stderr when the target
+  // machine builds its subtarget description: capture that text. Nothing is
+  // compiled here, because code generation for an unknown CPU can hit
+  // LLVM's fatal errors (x86-64 code for a CPU without 64-bit support).
+  char complaint[512] = {0};
+  FILE* capture = tmpfile();
+  int saved = -1;
+  if (capture != NULL) {
+    fflush(stderr);
+    saved = dup(STDERR_FILENO);
+    if (saved >= 0) dup2(fileno(capture), STDERR_FILENO);
+  }
+  LLVMTargetMachineRef tm = NULL;
+  mlcc_status_t status = mlcc_llvm_target_machine(target, 0, &tm);
+  if (saved >= 0) {
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+  }
+  if (capture != NULL) {
+    rewind(capture);
+    char line[512];
+    while (fgets(line, sizeof(line), capture) != NULL) {
+      if (strstr(line, "not a recognized") != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        snprintf(complaint, sizeof(complaint), "%s", line);
+        break;
+      }
+    }
+    fclose(capture);
+  }
+  if (tm != NULL) LLVMDisposeTargetMachine(tm);
+  MLCC_RETURN_IF_ERROR(status);
+  if (complaint[0] != '\0') {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "-mcpu=%s -mattr=%s for %s: %s (see `llc-16 -mtriple=%s "
+                            "-mcpu=help`)", target->cpu, target->features,
+                            target->triple, complaint, target->triple);
+  }
   return mlcc_ok_status();
 }
 

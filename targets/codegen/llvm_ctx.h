@@ -26,6 +26,13 @@ void mlcc_llvm_init(void);
 mlcc_status_t mlcc_llvm_target_machine(const mlcc_target_t* target, int opt_level,
                                        LLVMTargetMachineRef* out_tm);
 
+// Checks that LLVM knows |target|'s CPU and every feature by compiling an
+// empty function for it and watching LLVM's diagnostics ("'x' is not a
+// recognized processor/feature for this target"), which LLVM-C cannot query
+// directly. INVALID_ARGUMENT quoting LLVM's complaint. Redirects stderr for
+// the duration: call only from single-threaded setup (option resolution).
+mlcc_status_t mlcc_llvm_check_cpu_features(const mlcc_target_t* target);
+
 // Sets |module|'s triple and data layout from |tm|.
 void mlcc_llvm_set_module_target(LLVMModuleRef module, LLVMTargetMachineRef tm);
 

@@ -102,6 +102,11 @@ mlcc="${MLCC:-$bazel_mlcc}"
 done_step
 
 # --- 2. consumer tests on three targets ---------------------------------------------------
+# Start clean, like CI: every action then runs or comes from the disk cache, and so is
+# stored there under its full key. (An incremental build after a header edit re-runs only
+# the compiles whose discovered includes changed; the others keep their local results and
+# are not stored under the new key, which lists every declared header.)
+bazel_in "$here" "$work/clean0.log" clean
 declare -A checksum
 for config in host aarch64 riscv64; do
   step "bazel test //... ($config)"
