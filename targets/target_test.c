@@ -55,7 +55,23 @@ static void test_bad_target(void) {
   CHECK_STATUS(mlcc_target_resolve("sparc", NULL, NULL, &t), MLCC_STATUS_NOT_FOUND);
   CHECK_STATUS(mlcc_target_resolve("mips64-linux-gnu", NULL, NULL, &t),
                MLCC_STATUS_NOT_FOUND);
-  CHECK_STATUS(mlcc_target_resolve("x86_64", NULL, NULL, &t), MLCC_STATUS_NOT_FOUND);
+  // A non-Linux triple of a supported arch is refused (we emit Linux ELF).
+  CHECK_STATUS(mlcc_target_resolve("aarch64-apple-darwin", NULL, NULL, &t),
+               MLCC_STATUS_NOT_FOUND);
+  // The bare arch names its Linux triple.
+  CHECK_OK(mlcc_target_resolve("x86_64", NULL, NULL, &t));
+  CHECK_STREQ(t.triple, "x86_64-linux-gnu");
+  CHECK_OK(mlcc_target_resolve("riscv64", NULL, NULL, &t));
+  CHECK_STREQ(t.triple, "riscv64-linux-gnu");
+  // -mattr merges into the defaults: no duplicates, a "-x" turns one off.
+  CHECK_OK(mlcc_target_resolve("riscv", NULL, "+m,+v,-c", &t));
+  CHECK_STREQ(t.features, "+m,+a,+f,+d,-c,+v");
+  // Unknown CPUs and features are usage errors, not LLVM warnings.
+  CHECK_STATUS(mlcc_target_resolve("x86", "nonsense", NULL, &t),
+               MLCC_STATUS_INVALID_ARGUMENT);
+  CHECK_STATUS(mlcc_target_resolve("riscv", NULL, "+bogus", &t),
+               MLCC_STATUS_INVALID_ARGUMENT);
+  CHECK_OK(mlcc_target_resolve("aarch64", "cortex-a72", NULL, &t));
   // The message lists the aliases.
   mlcc_status_t s = mlcc_target_resolve("sparc", NULL, NULL, &t);
   CHECK(s != NULL && strstr(mlcc_status_message(s), "aarch64") != NULL);
