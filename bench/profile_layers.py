@@ -12,6 +12,7 @@ kernels that lose are visible. Fused epilogues are not included (the node is
 compiled alone), so the sum is a lower bound of the model's latency.
 
 Usage: bench/profile_layers.py --mlcc build/mlcc MODEL.onnx [--runs 50] [--top 20]
+       [--filter REGEX] [--stat min|median]
 """
 import argparse
 import os
@@ -56,6 +57,9 @@ def main():
     ap.add_argument("--top", type=int, default=1000)
     ap.add_argument("--mcpu", default="native")
     ap.add_argument("--extra", default="", help="extra mlcc flags, space separated")
+    ap.add_argument("--filter", default="", help="only layers whose name or shape matches this regex")
+    ap.add_argument("--stat", choices=("median", "min"), default="median",
+                    help="time to report (min is steadier on a busy machine)")
     args = ap.parse_args()
     m = shape_inference.infer_shapes(onnx.load(args.model))
     g = m.graph
@@ -69,6 +73,8 @@ def main():
     try:
         for idx, node in enumerate(g.node):
             if node.op_type not in HEAVY:
+                continue
+            if args.filter and not re.search(args.filter, "%s %s %s" % (node.name, node.op_type, shapes.get(node.output[0]))):
                 continue
             ins, feeds, new_inits = [], [], []
             for name in node.input:
@@ -98,7 +104,7 @@ def main():
                 f.tofile(fp)
                 files.append(fp)
             r = subprocess.run([exe, str(args.runs)] + files, check=True, capture_output=True, text=True)
-            ms = float(r.stdout.split()[0])
+            ms = float(r.stdout.split()[0 if args.stat == "median" else 1])
             mac = macs_of(node, shapes, inits)
             attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
             desc = "%s %s->%s k%s s%s g%s" % (node.op_type, shapes.get(node.input[0]),

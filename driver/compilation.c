@@ -596,13 +596,10 @@ static void verbose_job(mlcc_compilation_t* c, mlcc_job_kind_t kind) {
 
 static mlcc_status_t run_codegen_weights(mlcc_compilation_t* c, const char* path) {
   mlcc_codegen_options_t cg = codegen_options(c);
-  mlcc_buffer_t buf = {0};
-  mlcc_status_t s = mlcc_codegen_weights(c->graph, &cg, MLCC_OUTPUT_OBJECT, &buf);
-  if (s != NULL) {
-    mlcc_buffer_deinit(&buf);
-    return mlcc_status_annotate(s, "%s", c->input);
-  }
-  return write_member(c, path, &buf);
+  // Written straight to |path| by the ELF writer (no copy of the blob).
+  mlcc_status_t s = mlcc_codegen_weights_write_object(c->graph, &cg, path);
+  if (s != NULL) return mlcc_status_annotate(s, "%s", c->input);
+  return add_member(c, path);
 }
 
 static mlcc_status_t run_codegen_entry(mlcc_compilation_t* c, const char* path) {

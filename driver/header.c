@@ -136,7 +136,8 @@ static mlcc_status_t describe_value(mlcc_strbuf_t* sb, const char* role, uint32_
   return mlcc_ok_status();
 }
 
-// Parameter names: sanitized ONNX names, unique, not keywords, not "workspace".
+// Parameter names: sanitized ONNX names, unique, not keywords, not "workspace",
+// "pfor", "pfor_ctx" or "mlcc_parallel_for_fn".
 static mlcc_status_t make_param_names(const mlcc_graph_t* graph, char*** out_names) {
   *out_names = NULL;
   uint32_t n = graph->n_inputs + graph->n_outputs;
@@ -150,7 +151,10 @@ static mlcc_status_t make_param_names(const mlcc_graph_t* graph, char*** out_nam
     char candidate[kMaxNameLen + 32];
     snprintf(candidate, sizeof(candidate), "%s", base);
     for (uint32_t suffix = 1;; ++suffix) {
-      bool clash = mlcc_header_is_keyword(candidate) || strcmp(candidate, "workspace") == 0;
+      // The entry points' own parameter and type names are taken too.
+      bool clash = mlcc_header_is_keyword(candidate) || strcmp(candidate, "workspace") == 0 ||
+                   strcmp(candidate, "pfor") == 0 || strcmp(candidate, "pfor_ctx") == 0 ||
+                   strcmp(candidate, "mlcc_parallel_for_fn") == 0;
       for (uint32_t j = 0; j < i && !clash; ++j) clash = strcmp(names[j], candidate) == 0;
       if (!clash) break;
       snprintf(candidate, sizeof(candidate), "%s_%u", base, suffix);
@@ -238,20 +242,48 @@ mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
       "} mlcc_model_info_t;\n"
       "#endif\n");
   mlcc_strbuf_appendf(&sb, "extern const mlcc_model_info_t %s_info;\n", name);
-  mlcc_strbuf_appendf(&sb, "int %s_run(", name);
+  // NAME_run and NAME_run_parallel share the parameter list.
   uint32_t n = graph->n_inputs + graph->n_outputs;
-  for (uint32_t i = 0; i < n; ++i) {
-    bool is_input = i < graph->n_inputs;
-    const mlcc_value_t* v = is_input ? graph->inputs[i] : graph->outputs[i - graph->n_inputs];
-    mlcc_strbuf_appendf(&sb, "%s%s *%s, ", is_input ? "const " : "", header_c_type(v->dtype),
-                        params[i]);
-    free(params[i]);
+  for (int variant = 0; variant < 2; ++variant) {
+    if (variant == 1) {
+      // The parallel-for callback type (docs/generated-api.md, parallel
+      // section), guarded so headers of several models can be included.
+      mlcc_strbuf_append(
+          &sb,
+          "#ifndef MLCC_PARALLEL_FOR_FN_DEFINED\n"
+          "#define MLCC_PARALLEL_FOR_FN_DEFINED\n"
+          "/* Runs fn(arg, i) for every i in [0, n), possibly in parallel, and returns\n"
+          "   when all calls have finished. */\n"
+          "typedef void (*mlcc_parallel_for_fn)(void *ctx, int64_t n,\n"
+          "                                     void (*fn)(void *arg, int64_t i), void *arg);\n"
+          "#endif\n");
+    }
+    mlcc_strbuf_appendf(&sb, "int %s_run%s(", name, variant ? "_parallel" : "");
+    for (uint32_t i = 0; i < n; ++i) {
+      bool is_input = i < graph->n_inputs;
+      const mlcc_value_t* v = is_input ? graph->inputs[i] : graph->outputs[i - graph->n_inputs];
+      mlcc_strbuf_appendf(&sb, "%s%s *%s, ", is_input ? "const " : "", header_c_type(v->dtype),
+                          params[i]);
+    }
+    if (variant == 0) {
+      mlcc_strbuf_append(&sb, "void *workspace);\n");
+      mlcc_strbuf_appendf(
+          &sb,
+          "int %s_run_v(const void *const *inputs, void *const *outputs, void *workspace);\n",
+          name);
+    } else {
+      mlcc_strbuf_append(&sb,
+                         "void *workspace,\n"
+                         "    mlcc_parallel_for_fn pfor, void *pfor_ctx);\n");
+      mlcc_strbuf_appendf(&sb,
+                          "int %s_run_parallel_v(const void *const *inputs, void *const *outputs, "
+                          "void *workspace,\n"
+                          "    mlcc_parallel_for_fn pfor, void *pfor_ctx);\n",
+                          name);
+    }
   }
+  for (uint32_t i = 0; i < n; ++i) free(params[i]);
   free(params);
-  mlcc_strbuf_append(&sb, "void *workspace);\n");
-  mlcc_strbuf_appendf(
-      &sb,
-      "int %s_run_v(const void *const *inputs, void *const *outputs, void *workspace);\n", name);
   mlcc_strbuf_append(&sb,
                      "#ifdef __cplusplus\n"
                      "}\n"

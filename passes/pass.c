@@ -45,15 +45,27 @@ static const mlcc_pass_id_t pipeline_o0[] = {
     MLCC_PASS_INFER_SHAPES, MLCC_PASS_FUSE, MLCC_PASS_PLAN_MEMORY};
 static const mlcc_pass_id_t pipeline_o1[] = {
     MLCC_PASS_INFER_SHAPES,   MLCC_PASS_REMOVE_IDENTITY, MLCC_PASS_FOLD_CONSTANTS,
-    MLCC_PASS_FOLD_BATCHNORM, MLCC_PASS_FOLD_CONSTANTS,  MLCC_PASS_DCE,
+    MLCC_PASS_FOLD_BATCHNORM, MLCC_PASS_FOLD_CONSTANTS,  MLCC_PASS_CANONICALIZE,
+    MLCC_PASS_DCE,
     MLCC_PASS_FUSE,           MLCC_PASS_PLAN_MEMORY};
+// -O2 and up also pre-pack weights for the target's micro-kernels.
+static const mlcc_pass_id_t pipeline_o2[] = {
+    MLCC_PASS_INFER_SHAPES,   MLCC_PASS_REMOVE_IDENTITY, MLCC_PASS_FOLD_CONSTANTS,
+    MLCC_PASS_FOLD_BATCHNORM, MLCC_PASS_FOLD_CONSTANTS,  MLCC_PASS_CANONICALIZE,
+    MLCC_PASS_DCE,
+    MLCC_PASS_PACK_WEIGHTS,   MLCC_PASS_FUSE,            MLCC_PASS_PLAN_MEMORY};
 _Static_assert(sizeof(pipeline_o1) / sizeof(pipeline_o1[0]) <= MLCC_PASS_COUNT * 2,
+               "default pipeline exceeds the documented capacity");
+_Static_assert(sizeof(pipeline_o2) / sizeof(pipeline_o2[0]) <= MLCC_PASS_COUNT * 2,
                "default pipeline exceeds the documented capacity");
 
 uint32_t mlcc_pass_default_pipeline(int opt_level, mlcc_pass_id_t* out_ids) {
-  const mlcc_pass_id_t* src = opt_level <= 0 ? pipeline_o0 : pipeline_o1;
-  uint32_t n = opt_level <= 0 ? (uint32_t)(sizeof(pipeline_o0) / sizeof(pipeline_o0[0]))
-                              : (uint32_t)(sizeof(pipeline_o1) / sizeof(pipeline_o1[0]));
+  const mlcc_pass_id_t* src = opt_level <= 0 ? pipeline_o0
+                              : opt_level == 1 ? pipeline_o1
+                                               : pipeline_o2;
+  uint32_t n = opt_level <= 0   ? (uint32_t)(sizeof(pipeline_o0) / sizeof(pipeline_o0[0]))
+               : opt_level == 1 ? (uint32_t)(sizeof(pipeline_o1) / sizeof(pipeline_o1[0]))
+                                : (uint32_t)(sizeof(pipeline_o2) / sizeof(pipeline_o2[0]));
   memcpy(out_ids, src, n * sizeof(*src));
   return n;
 }

@@ -63,10 +63,19 @@ mlcc_status_t mlcc_codegen_entry(const mlcc_graph_t* graph,
 
 // Lays out every constant a kernel reads into one 64-byte aligned blob
 // "<name>_weights" (sets value->weight_offset; a mutation of the graph's
-// bookkeeping only) and emits it as read-only data into |out|.
+// bookkeeping only) and emits it as read-only data into |out|: an object
+// (section .rodata.mlcc_weights) from mlcc's ELF writer, ll/asm via LLVM.
 mlcc_status_t mlcc_codegen_weights(mlcc_graph_t* graph,
                                    const mlcc_codegen_options_t* options,
                                    mlcc_output_kind_t kind, mlcc_buffer_t* out);
+
+// As mlcc_codegen_weights with an object output, written straight to the
+// file |path| (created or truncated) by mlcc's own ELF writer
+// (elf_writer.h) from the constants' data, without an in-memory copy of the
+// blob. IO naming |path| on a write failure (the partial file is removed).
+mlcc_status_t mlcc_codegen_weights_write_object(mlcc_graph_t* graph,
+                                                const mlcc_codegen_options_t* options,
+                                                const char* path);
 
 // Everything (weights, kernels, entry) in one module: for -c, -S and --emit=ll/asm.
 mlcc_status_t mlcc_codegen_whole(mlcc_graph_t* graph, const mlcc_codegen_options_t* options,

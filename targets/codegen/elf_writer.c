@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 // gABI constants used below.
 enum {
@@ -364,7 +365,8 @@ mlcc_status_t mlcc_elf_write_file(const mlcc_elf_data_object_t* object, const ch
   if (s.error == 0 && s.pos != l.total) s.error = -1;
   if (s.error != 0) {
     int err = s.error;
-    remove(path);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) remove(path);
     return mlcc_make_status(MLCC_STATUS_IO, "cannot write '%s': %s", path,
                             err > 0 ? strerror(err) : "short write");
   }

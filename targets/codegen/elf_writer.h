@@ -79,10 +79,11 @@ mlcc_status_t mlcc_elf_machine_for_target(const mlcc_target_t* target,
 // if the sizes overflow.
 mlcc_status_t mlcc_elf_object_size(const mlcc_elf_data_object_t* object, uint64_t* out_size);
 
-// Writes |object| to the file |path| (created or truncated, 0644 less the
+// Writes |object| to the file |path| (created or truncated, 0666 less the
 // umask) through buffered I/O, writing the chunks in place (no copy of the
 // data). On failure returns IO naming |path| (or the validation error of
-// mlcc_elf_object_size) and removes the partial file.
+// mlcc_elf_object_size) and removes the partial file (only if it is
+// a regular file).
 mlcc_status_t mlcc_elf_write_file(const mlcc_elf_data_object_t* object, const char* path);
 
 // Writes |object| into a malloc'ed buffer (*out_data, *out_size); the caller

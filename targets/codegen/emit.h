@@ -121,9 +121,11 @@ mlcc_status_t mlcc_emit_store_output(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
 // Vector variant of mlcc_emit_store_output: stores the LLVMVectorType value
 // |v| (lanes of the output's computational type) to elements idx, idx+1, ...
 // idx+lanes-1 of output |out_index| of |node|. Every lane must be a valid
-// element. Unfused outputs get one vector store; a fused epilogue is applied
-// lane by lane through the scalar formulas (the SLP vectorizer re-packs the
-// lanes). Same errors as mlcc_emit_store_output.
+// element. Unfused outputs get one vector store; a fused F32 epilogue of
+// vectorizable formulas (mlcc_emit_elementwise_vector_ok) runs on whole
+// vectors (other operands loaded as vectors, splatted or gathered per lane);
+// other epilogues run lane by lane through the scalar formulas. Same errors
+// as mlcc_emit_store_output.
 mlcc_status_t mlcc_emit_store_output_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                          uint32_t out_index, LLVMValueRef idx,
                                          LLVMValueRef v);
@@ -240,11 +242,17 @@ LLVMValueRef mlcc_emit_fast_erf(mlcc_emit_ctx_t* ctx, LLVMValueRef x);
 
 // The scalar formula of elementwise |node| (MLCC_OPF_ELEMENTWISE) on
 // |operands| (computational types, one per input slot; NULL for omitted
-// optional inputs). Used by mlcc_emit_elementwise and by epilogues.
+// optional inputs; vectors of one width when
+// mlcc_emit_elementwise_vector_ok(node)). Used by mlcc_emit_elementwise and by epilogues.
 // Implemented in emit_elementwise.c. UNIMPLEMENTED for unsupported dtypes.
 mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                            const LLVMValueRef* operands,
                                            LLVMValueRef* out_value);
+
+// True if mlcc_emit_elementwise_scalar accepts LLVM vector operands (all of
+// one width; results lane-wise) for |node|: F32 inputs and outputs and an op
+// whose formula uses no libm call. Implemented in emit_elementwise.c.
+bool mlcc_emit_elementwise_vector_ok(const mlcc_node_t* node);
 
 #ifdef __cplusplus
 }

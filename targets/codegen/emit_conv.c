@@ -16,6 +16,7 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "targets/codegen/emit.h"
+#include "targets/codegen/pack.h"
 
 //===----------------------------------------------------------------------===//
 // Small IR helpers
@@ -197,6 +198,14 @@ static mlcc_status_t check_float(const mlcc_node_t* node, mlcc_dtype_t dt) {
   return mlcc_ok_status();
 }
 
+// Block size of pre-packed weights (attribute MLCC_CONV_PACKED_ATTR), 0 if W
+// is in its ONNX layout.
+static int64_t conv_packed_mr(const mlcc_node_t* node) {
+  const mlcc_attr_t* a = mlcc_node_attr(node, MLCC_CONV_PACKED_ATTR);
+  if (a == NULL || a->kind != MLCC_ATTR_INT || a->i <= 0) return 0;
+  return a->i;
+}
+
 //===----------------------------------------------------------------------===//
 // Conv
 //===----------------------------------------------------------------------===//
@@ -211,10 +220,33 @@ typedef struct conv_emit_t {
   mlcc_dtype_t dt;
   LLVMTypeRef ft;
   int oct;              // output channels per tile
+  int64_t pack_mr;      // > 0: W is pre-packed (see mlcc_conv_pack_weights)
   bool check_d, check_h;  // rows of the kernel may fall outside the input
   // Per-row loop state.
   LLVMValueRef n, grp, oc0, od, oh;
 } conv_emit_t;
+
+// Linear index into W of output channel |oc| (absolute) and |klin|, the
+// index of (ic, kd, kh, kw) within one output channel's cg*K weights. Plain
+// ONNX layout: oc*cg*K + klin; pre-packed (pack_mr = mr): blocks of mr
+// channels per group, each [cg*K][bs] with bs = min(mr, mg - block start).
+static LLVMValueRef w_index(conv_emit_t* e, LLVMValueRef oc, LLVMValueRef klin) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  const conv_geom_t* g = e->g;
+  int64_t per_oc = g->cg * g->k[0] * g->k[1] * g->k[2];
+  if (e->pack_mr <= 0) return iadd(ctx, imulc(ctx, oc, per_oc), klin);
+  int64_t mr = e->pack_mr;
+  LLVMValueRef grp = LLVMBuildSDiv(ctx->b, oc, c64(ctx, g->mg), "");
+  LLVMValueRef ocg = LLVMBuildSub(ctx->b, oc, imulc(ctx, grp, g->mg), "");
+  LLVMValueRef blk = LLVMBuildSDiv(ctx->b, ocg, c64(ctx, mr), "");
+  LLVMValueRef r = LLVMBuildSub(ctx->b, ocg, imulc(ctx, blk, mr), "");
+  LLVMValueRef start = iadd(ctx, imulc(ctx, grp, g->mg), imulc(ctx, blk, mr));
+  LLVMValueRef left = LLVMBuildSub(ctx->b, c64(ctx, g->mg), imulc(ctx, blk, mr), "");
+  LLVMValueRef bs = mlcc_emit_min(ctx, MLCC_DTYPE_I64, left, c64(ctx, mr));
+  LLVMValueRef idx = imulc(ctx, start, per_oc);
+  idx = iadd(ctx, idx, LLVMBuildNSWMul(ctx->b, klin, bs, ""));
+  return iadd(ctx, idx, r);
+}
 
 static LLVMValueRef bias_init(conv_emit_t* e, LLVMValueRef oc) {
   if (!e->bias) return mlcc_emit_const(e->ctx, e->dt, 0.0);
@@ -297,10 +329,9 @@ static mlcc_status_t emit_tile(conv_emit_t* e, LLVMValueRef ow0, int tw) {
   LLVMValueRef xbase = iadd(ctx, r.x_row, iw0);
   LLVMValueRef xs[kMaxT];
   for (int t = 0; t < tw; ++t) xs[t] = mlcc_emit_load(ctx, e->x, iaddc(ctx, xbase, t * g->s[2]));
-  int64_t w_oc_stride = g->cg * g->k[0] * g->k[1] * g->k[2];
-  LLVMValueRef wbase = iadd(ctx, iadd(ctx, imulc(ctx, e->oc0, w_oc_stride), r.w_row), l_kw.iv);
+  LLVMValueRef klin = iadd(ctx, r.w_row, l_kw.iv);
   for (int o = 0; o < e->oct; ++o) {
-    LLVMValueRef wv = mlcc_emit_load(ctx, e->w, iaddc(ctx, wbase, o * w_oc_stride));
+    LLVMValueRef wv = mlcc_emit_load(ctx, e->w, w_index(e, iaddc(ctx, e->oc0, o), klin));
     for (int t = 0; t < tw; ++t) {
       LLVMValueRef a = load_var(ctx, e->ft, acc[o * tw + t]);
       LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, xs[t], wv, a), acc[o * tw + t]);
@@ -334,9 +365,7 @@ static mlcc_status_t emit_checked(conv_emit_t* e, int64_t ow_begin, int64_t ow_e
                          imulc(ctx, l_kw.iv, g->d[2]));
   mlcc_if_t if_w = mlcc_emit_if_begin(ctx, in_range(ctx, iw, g->in[2]));
   LLVMValueRef xv = mlcc_emit_load(ctx, e->x, iadd(ctx, r.x_row, iw));
-  int64_t w_oc_stride = g->cg * g->k[0] * g->k[1] * g->k[2];
-  LLVMValueRef wv = mlcc_emit_load(
-      ctx, e->w, iadd(ctx, iadd(ctx, imulc(ctx, oc, w_oc_stride), r.w_row), l_kw.iv));
+  LLVMValueRef wv = mlcc_emit_load(ctx, e->w, w_index(e, oc, iadd(ctx, r.w_row, l_kw.iv)));
   LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, xv, wv, load_var(ctx, e->ft, acc)), acc);
   mlcc_emit_if_end(ctx, &if_w);
   mlcc_emit_loop_end(ctx, &l_kw);
@@ -369,6 +398,7 @@ typedef struct cvec_t {
   const conv_geom_t* g;
   const mlcc_value_t *x, *w, *bias;
   int L;                       // lanes
+  int64_t pack_mr;             // > 0: W pre-packed in blocks of pack_mr channels
   int64_t npix, ntaps, hw_in;  // OH*OW, KH*KW, H*W
   bool contiguous;             // stride 1 in H and W and OW == W: X index is p + const
   LLVMTypeRef vt, vi, vb;      // <L x float>, <L x i32>, <L x i1>
@@ -481,7 +511,9 @@ static LLVMValueRef cvec_load_x(cvec_t* e, LLVMValueRef plane, int t, int j) {
     return call_overloaded(ctx, "llvm.masked.load", ov, 2, args, 4);
   }
   LLVMValueRef off = e->off[t][j];
-  LLVMValueRef ptrs = LLVMBuildGEP2(ctx->b, ctx->t_f32, plane, &off, 1, "");
+  // In bounds (masked-off lanes are never dereferenced): lets the x86
+  // backend keep the i32 offsets (vgatherdps, one instruction per vector).
+  LLVMValueRef ptrs = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, plane, &off, 1, "");
   LLVMValueRef m = e->mask[t][j];
   if (m == NULL) {
     LLVMValueRef ones[64];
@@ -511,9 +543,20 @@ static mlcc_status_t cvec_block(cvec_t* e, LLVMValueRef grp, LLVMValueRef oc0, i
   LLVMValueRef c_abs = iadd(ctx, imad(ctx, e->n, g->c, imulc(ctx, grp, g->cg)), l_ic.iv);
   LLVMValueRef pidx = imulc(ctx, c_abs, e->hw_in);
   LLVMValueRef plane = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, xptr, &pidx, 1, "");
-  // W[oc, ic, tap] at (oc*cg + ic)*ntaps + tap.
-  LLVMValueRef wrow = imulc(ctx, iadd(ctx, imulc(ctx, oc0, g->cg), l_ic.iv), e->ntaps);
-  int64_t wstride = g->cg * e->ntaps;
+  // ONNX layout: W[oc, ic, tap] at (oc*cg + ic)*ntaps + tap. Pre-packed
+  // (pack_mr == the plan's mr, so |oc0| starts a block of |mr| channels):
+  // oc0*cg*ntaps + (ic*ntaps + tap)*mr + r, one contiguous stream.
+  LLVMValueRef wrow;
+  int64_t wstride, tstride;
+  if (e->pack_mr > 0) {
+    wrow = iadd(ctx, imulc(ctx, oc0, g->cg * e->ntaps), imulc(ctx, l_ic.iv, e->ntaps * mr));
+    wstride = 1;
+    tstride = mr;
+  } else {
+    wrow = imulc(ctx, iadd(ctx, imulc(ctx, oc0, g->cg), l_ic.iv), e->ntaps);
+    wstride = g->cg * e->ntaps;
+    tstride = 1;
+  }
   for (int t = 0; t < e->ntaps; ++t) {
     LLVMValueRef xv[kVecMaxNv];
     for (int j = 0; j < e->nv; ++j) {
@@ -527,7 +570,7 @@ static mlcc_status_t cvec_block(cvec_t* e, LLVMValueRef grp, LLVMValueRef oc0, i
       }
     }
     for (int r = 0; r < mr; ++r) {
-      LLVMValueRef wi = iaddc(ctx, wrow, r * wstride + t);
+      LLVMValueRef wi = iaddc(ctx, wrow, r * wstride + t * tstride);
       LLVMValueRef wp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, wptr, &wi, 1, "");
       LLVMValueRef ws = LLVMBuildLoad2(ctx->b, ctx->t_f32, wp, "");
       LLVMSetAlignment(ws, 4);
@@ -623,6 +666,22 @@ static bool cvec_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
   if (mr > kVecMaxMr) mr = kVecMaxMr;
   if (mr > g->mg) mr = (int)g->mg;
   if (mr < 1) mr = 1;
+  // Prefer a block size that divides the channels (no narrow remainder
+  // block, whose broadcasts are not amortized) if it loses at most 2 rows.
+  if (g->mg % mr != 0) {
+    for (int cand = mr - 1; cand >= mr - 2 && cand >= 2; --cand) {
+      if (g->mg % cand == 0) {
+        mr = cand;
+        break;
+      }
+    }
+  }
+  int64_t packed = conv_packed_mr(node);
+  if (packed > 0) {
+    // The weights were packed for this block size (same plan at compile
+    // time); any other target shape falls back to the scalar kernel.
+    if (packed != mr) return false;
+  }
   p->L = L;
   p->nv = nv;
   p->mr = mr;
@@ -693,6 +752,7 @@ static mlcc_status_t emit_conv_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   e.w = mlcc_node_input(node, 1);
   e.bias = mlcc_node_input(node, 2);
   e.L = L;
+  e.pack_mr = conv_packed_mr(node);
   e.npix = g->out[1] * g->out[2];
   e.ntaps = g->k[1] * g->k[2];
   e.hw_in = g->in[1] * g->in[2];
@@ -753,6 +813,37 @@ static mlcc_status_t emit_conv_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   return mlcc_ok_status();
 }
 
+int64_t mlcc_conv_pack_mr(const mlcc_node_t* node, const mlcc_target_t* target) {
+  if (node == NULL || node->op != MLCC_OP_CONV || conv_packed_mr(node) > 0) return 0;
+  const mlcc_value_t* w = mlcc_node_input(node, 1);
+  if (w == NULL || w->dtype != MLCC_DTYPE_F32) return 0;
+  conv_geom_t g;
+  mlcc_status_t s = conv_geom(node, false, &g);
+  if (!mlcc_status_is_ok(s)) {
+    mlcc_status_free(s);
+    return 0;
+  }
+  cvec_plan_t p;
+  if (!cvec_make_plan(node, &g, target, &p)) return 0;
+  // One output channel per block is already one weight stream.
+  return p.mr > 1 ? p.mr : 0;
+}
+
+void mlcc_conv_pack_weights(const float* w, int64_t m, int64_t group, int64_t per_oc, int64_t mr,
+                            float* out) {
+  int64_t mg = m / group;
+  for (int64_t gi = 0; gi < group; ++gi) {
+    for (int64_t b0 = 0; b0 < mg; b0 += mr) {
+      int64_t bs = mg - b0 < mr ? mg - b0 : mr;
+      int64_t start = gi * mg + b0;
+      float* dst = out + start * per_oc;
+      for (int64_t k = 0; k < per_oc; ++k) {
+        for (int64_t r = 0; r < bs; ++r) dst[k * bs + r] = w[(start + r) * per_oc + k];
+      }
+    }
+  }
+}
+
 int64_t mlcc_emit_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
   conv_geom_t g;
   mlcc_status_t s = conv_geom(node, false, &g);
@@ -778,6 +869,7 @@ mlcc_status_t mlcc_emit_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   e.w = mlcc_node_input(node, 1);
   e.bias = mlcc_node_input(node, 2);
   e.dt = node->outputs[0]->dtype;
+  e.pack_mr = conv_packed_mr(node);
   MLCC_RETURN_IF_ERROR(check_float(node, e.dt));
   if (e.x->dtype != e.dt || e.w->dtype != e.dt || (e.bias && e.bias->dtype != e.dt)) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Conv: X, W, B and Y dtypes differ");

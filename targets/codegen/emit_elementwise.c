@@ -23,7 +23,28 @@ typedef struct ew_t {
   LLVMBuilderRef b;
   mlcc_dtype_t dt;
   bool fp, sint, uint, boolean;
+  unsigned lanes;  // 0: scalar operands; else the operands' vector width
 } ew_t;
+
+// |c| (a scalar constant) as a constant of |lanes| lanes (itself if 0).
+static LLVMValueRef splat_const(unsigned lanes, LLVMValueRef c) {
+  if (lanes == 0) return c;
+  LLVMValueRef elems[64];
+  if (lanes > 64) return LLVMConstNull(LLVMVectorType(LLVMTypeOf(c), lanes));  // unreachable
+  for (unsigned i = 0; i < lanes; ++i) elems[i] = c;
+  return LLVMConstVector(elems, lanes);
+}
+
+// Vector width of |x|'s type, 0 for scalars.
+static unsigned lanes_of(LLVMValueRef x) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetVectorSize(t) : 0;
+}
+
+// |t| widened to |lanes| lanes (itself if 0).
+static LLVMTypeRef vec_type(LLVMTypeRef t, unsigned lanes) {
+  return lanes ? LLVMVectorType(t, lanes) : t;
+}
 
 static void ew_init(ew_t* e, mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt) {
   e->ctx = ctx;
@@ -34,9 +55,12 @@ static void ew_init(ew_t* e, mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt) {
   e->uint = mlcc_dtype_is_int(dt) && mlcc_dtype_is_unsigned(dt);
   e->sint = mlcc_dtype_is_int(dt) && !e->uint;
   e->boolean = dt == MLCC_DTYPE_BOOL;
+  e->lanes = 0;
 }
 
-static LLVMValueRef k(ew_t* e, double v) { return mlcc_emit_const(e->ctx, e->dt, v); }
+static LLVMValueRef k(ew_t* e, double v) {
+  return splat_const(e->lanes, mlcc_emit_const(e->ctx, e->dt, v));
+}
 
 static LLVMValueRef cmp(ew_t* e, LLVMRealPredicate fp, LLVMIntPredicate sp,
                         LLVMIntPredicate up, LLVMValueRef a, LLVMValueRef b) {
@@ -146,7 +170,12 @@ static mlcc_status_t need_operands(const mlcc_node_t* node, const LLVMValueRef* 
 // Fast vectorizable transcendental functions (float)
 //===----------------------------------------------------------------------===//
 
-static LLVMValueRef fk(mlcc_emit_ctx_t* ctx, double v) { return LLVMConstReal(ctx->t_f32, v); }
+// Float constant |v| of |x|'s (scalar or vector) float type.
+static LLVMValueRef fk(LLVMValueRef x, double v) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  unsigned n = lanes_of(x);
+  return splat_const(n, LLVMConstReal(n ? LLVMGetElementType(t) : t, v));
+}
 static LLVMValueRef fmad(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
   return mlcc_emit_fmuladd(ctx, a, b, c);
 }
@@ -156,12 +185,14 @@ static LLVMValueRef fintr2(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef 
   return mlcc_emit_intrinsic(ctx, name, args, 2);
 }
 static bool is_f32_type(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
-  return LLVMTypeOf(x) == ctx->t_f32;
+  LLVMTypeRef t = LLVMTypeOf(x);
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) t = LLVMGetElementType(t);
+  return t == ctx->t_f32;
 }
 // Horner evaluation of c[0]*x^(n-1) + ... + c[n-1].
 static LLVMValueRef horner(mlcc_emit_ctx_t* ctx, LLVMValueRef x, const double* c, int n) {
-  LLVMValueRef p = fk(ctx, c[0]);
-  for (int i = 1; i < n; ++i) p = fmad(ctx, p, x, fk(ctx, c[i]));
+  LLVMValueRef p = fk(x, c[0]);
+  for (int i = 1; i < n; ++i) p = fmad(ctx, p, x, fk(x, c[i]));
   return p;
 }
 
@@ -170,27 +201,28 @@ static LLVMValueRef horner(mlcc_emit_ctx_t* ctx, LLVMValueRef x, const double* c
 static LLVMValueRef fast_exp_f32(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
   LLVMBuilderRef b = ctx->b;
   const double hi = 88.72283935546875, lo = -86.5;
-  LLVMValueRef xc = fintr2(ctx, "llvm.minnum", fintr2(ctx, "llvm.maxnum", x, fk(ctx, lo)),
-                           fk(ctx, hi));
+  LLVMValueRef xc = fintr2(ctx, "llvm.minnum", fintr2(ctx, "llvm.maxnum", x, fk(x, lo)),
+                           fk(x, hi));
   // Round x*log2(e) to an integer with the 1.5*2^23 trick (no libm rounding).
-  LLVMValueRef magic = fk(ctx, 12582912.0);
-  LLVMValueRef t = fmad(ctx, xc, fk(ctx, 1.44269504088896341), magic);
+  LLVMValueRef magic = fk(x, 12582912.0);
+  LLVMValueRef t = fmad(ctx, xc, fk(x, 1.44269504088896341), magic);
   LLVMValueRef nf = LLVMBuildFSub(b, t, magic, "nf");
-  LLVMValueRef r = fmad(ctx, nf, fk(ctx, -0.693359375), xc);
-  r = fmad(ctx, nf, fk(ctx, 2.12194440e-4), r);
+  LLVMValueRef r = fmad(ctx, nf, fk(x, -0.693359375), xc);
+  r = fmad(ctx, nf, fk(x, 2.12194440e-4), r);
   static const double c[] = {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3,
                              4.1665795894E-2, 1.6666665459E-1, 5.0000001201E-1};
   LLVMValueRef p = horner(ctx, r, c, 6);
   LLVMValueRef r2 = LLVMBuildFMul(b, r, r, "r2");
-  LLVMValueRef y = LLVMBuildFAdd(b, fmad(ctx, p, r2, r), fk(ctx, 1.0), "er");
-  LLVMValueRef ni = LLVMBuildFPToSI(b, nf, ctx->t_i32, "ni");
+  LLVMValueRef y = LLVMBuildFAdd(b, fmad(ctx, p, r2, r), fk(x, 1.0), "er");
+  unsigned n = lanes_of(x);
+  LLVMValueRef ni = LLVMBuildFPToSI(b, nf, vec_type(ctx->t_i32, n), "ni");
   LLVMValueRef bits = LLVMBuildShl(
-      b, LLVMBuildAdd(b, ni, LLVMConstInt(ctx->t_i32, 126, 0), "e"),
-      LLVMConstInt(ctx->t_i32, 23, 0), "bits");
-  LLVMValueRef scale = LLVMBuildBitCast(b, bits, ctx->t_f32, "scale");
-  y = LLVMBuildFMul(b, LLVMBuildFMul(b, y, scale, "ys"), fk(ctx, 2.0), "exp");
-  LLVMValueRef big = LLVMBuildFCmp(b, LLVMRealOGT, x, fk(ctx, hi), "big");
-  y = LLVMBuildSelect(b, big, fk(ctx, __builtin_inf()), y, "exp_inf");
+      b, LLVMBuildAdd(b, ni, splat_const(n, LLVMConstInt(ctx->t_i32, 126, 0)), "e"),
+      splat_const(n, LLVMConstInt(ctx->t_i32, 23, 0)), "bits");
+  LLVMValueRef scale = LLVMBuildBitCast(b, bits, LLVMTypeOf(x), "scale");
+  y = LLVMBuildFMul(b, LLVMBuildFMul(b, y, scale, "ys"), fk(x, 2.0), "exp");
+  LLVMValueRef big = LLVMBuildFCmp(b, LLVMRealOGT, x, fk(x, hi), "big");
+  y = LLVMBuildSelect(b, big, fk(x, __builtin_inf()), y, "exp_inf");
   LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "nan");
   return LLVMBuildSelect(b, nan, x, y, "exp_nan");
 }
@@ -204,7 +236,7 @@ LLVMValueRef mlcc_emit_fast_sigmoid(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
   LLVMBuilderRef b = ctx->b;
   if (!is_f32_type(ctx, x)) {
     // x >= 0: 1/(1+e^-x); x < 0: e^x/(1+e^x). Never overflows to NaN.
-    LLVMValueRef one = LLVMConstReal(LLVMTypeOf(x), 1.0), zero = LLVMConstReal(LLVMTypeOf(x), 0);
+    LLVMValueRef one = fk(x, 1.0), zero = fk(x, 0);
     LLVMValueRef ax = mlcc_emit_intrinsic(ctx, "llvm.fabs", &x, 1);
     LLVMValueRef nax = LLVMBuildFNeg(b, ax, "nabs");
     LLVMValueRef ex = mlcc_emit_intrinsic(ctx, "llvm.exp", &nax, 1);
@@ -215,7 +247,7 @@ LLVMValueRef mlcc_emit_fast_sigmoid(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
   }
   // 1/(1+e^-x): e^-x saturates to inf (-> 0) or ~0 (-> 1); NaN propagates.
   LLVMValueRef e = fast_exp_f32(ctx, LLVMBuildFNeg(b, x, "nx"));
-  return LLVMBuildFDiv(b, fk(ctx, 1.0), LLVMBuildFAdd(b, fk(ctx, 1.0), e, "den"), "sig");
+  return LLVMBuildFDiv(b, fk(x, 1.0), LLVMBuildFAdd(b, fk(x, 1.0), e, "den"), "sig");
 }
 
 LLVMValueRef mlcc_emit_fast_tanh(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
@@ -229,11 +261,11 @@ LLVMValueRef mlcc_emit_fast_tanh(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
   LLVMValueRef p = horner(ctx, z, c, 5);
   LLVMValueRef small = fmad(ctx, LLVMBuildFMul(b, p, z, "pz"), x, x);
   // Else 1 - 2/(e^(2|x|) + 1), with the sign of x.
-  LLVMValueRef e = fast_exp_f32(ctx, LLVMBuildFMul(b, ax, fk(ctx, 2.0), "2ax"));
-  LLVMValueRef q = LLVMBuildFDiv(b, fk(ctx, 2.0), LLVMBuildFAdd(b, e, fk(ctx, 1.0), "e1"), "q");
-  LLVMValueRef big = LLVMBuildFSub(b, fk(ctx, 1.0), q, "big");
+  LLVMValueRef e = fast_exp_f32(ctx, LLVMBuildFMul(b, ax, fk(x, 2.0), "2ax"));
+  LLVMValueRef q = LLVMBuildFDiv(b, fk(x, 2.0), LLVMBuildFAdd(b, e, fk(x, 1.0), "e1"), "q");
+  LLVMValueRef big = LLVMBuildFSub(b, fk(x, 1.0), q, "big");
   big = fintr2(ctx, "llvm.copysign", big, x);
-  LLVMValueRef is_small = LLVMBuildFCmp(b, LLVMRealOLT, ax, fk(ctx, 0.625), "is_small");
+  LLVMValueRef is_small = LLVMBuildFCmp(b, LLVMRealOLT, ax, fk(x, 0.625), "is_small");
   return LLVMBuildSelect(b, is_small, small, big, "tanh");
 }
 
@@ -245,17 +277,17 @@ LLVMValueRef mlcc_emit_fast_erf(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
   // |x| < 0.5: Maclaurin series 2/sqrt(pi) * x * (1 - z/3 + z^2/10 - ...).
   static const double ts[] = {-1.0 / 1320, 1.0 / 216, -1.0 / 42, 1.0 / 10, -1.0 / 3, 1.0};
   LLVMValueRef small = LLVMBuildFMul(
-      b, LLVMBuildFMul(b, horner(ctx, z, ts, 6), x, "sx"), fk(ctx, 1.1283791670955126), "es");
+      b, LLVMBuildFMul(b, horner(ctx, z, ts, 6), x, "sx"), fk(x, 1.1283791670955126), "es");
   // Else Abramowitz-Stegun 7.1.26: 1 - t*P(t)*e^(-x^2), t = 1/(1+p|x|).
-  LLVMValueRef t = LLVMBuildFDiv(b, fk(ctx, 1.0), fmad(ctx, ax, fk(ctx, 0.3275911), fk(ctx, 1.0)),
+  LLVMValueRef t = LLVMBuildFDiv(b, fk(x, 1.0), fmad(ctx, ax, fk(x, 0.3275911), fk(x, 1.0)),
                                  "t");
   static const double a[] = {1.061405429, -1.453152027, 1.421413741, -0.284496736,
                              0.254829592};
   LLVMValueRef pt = LLVMBuildFMul(b, horner(ctx, t, a, 5), t, "pt");
   LLVMValueRef e = fast_exp_f32(ctx, LLVMBuildFNeg(b, z, "nz"));
-  LLVMValueRef big = LLVMBuildFSub(b, fk(ctx, 1.0), LLVMBuildFMul(b, pt, e, "pte"), "eb");
+  LLVMValueRef big = LLVMBuildFSub(b, fk(x, 1.0), LLVMBuildFMul(b, pt, e, "pte"), "eb");
   big = fintr2(ctx, "llvm.copysign", big, x);
-  LLVMValueRef is_small = LLVMBuildFCmp(b, LLVMRealOLT, ax, fk(ctx, 0.5), "is_small");
+  LLVMValueRef is_small = LLVMBuildFCmp(b, LLVMRealOLT, ax, fk(x, 0.5), "is_small");
   LLVMValueRef r = LLVMBuildSelect(b, is_small, small, big, "erf");
   LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "nan");
   return LLVMBuildSelect(b, nan, x, r, "erf_nan");
@@ -264,6 +296,30 @@ LLVMValueRef mlcc_emit_fast_erf(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
 //===----------------------------------------------------------------------===//
 // mlcc_emit_elementwise_scalar
 //===----------------------------------------------------------------------===//
+
+bool mlcc_emit_elementwise_vector_ok(const mlcc_node_t* node) {
+  switch (node->op) {
+    case MLCC_OP_ADD: case MLCC_OP_SUB: case MLCC_OP_MUL: case MLCC_OP_DIV:
+    case MLCC_OP_POW: case MLCC_OP_MAX: case MLCC_OP_MIN: case MLCC_OP_SUM:
+    case MLCC_OP_MEAN: case MLCC_OP_PRELU: case MLCC_OP_CLIP: case MLCC_OP_RELU:
+    case MLCC_OP_ABS: case MLCC_OP_NEG: case MLCC_OP_SIGN: case MLCC_OP_LEAKY_RELU:
+    case MLCC_OP_ELU: case MLCC_OP_SELU: case MLCC_OP_CELU: case MLCC_OP_SIGMOID:
+    case MLCC_OP_HARD_SIGMOID: case MLCC_OP_HARD_SWISH: case MLCC_OP_TANH:
+    case MLCC_OP_ERF: case MLCC_OP_EXP: case MLCC_OP_LOG: case MLCC_OP_SQRT:
+    case MLCC_OP_RECIPROCAL: case MLCC_OP_FLOOR: case MLCC_OP_CEIL: case MLCC_OP_ROUND:
+    case MLCC_OP_SOFTSIGN: case MLCC_OP_THRESHOLDED_RELU:
+      break;
+    default:
+      return false;
+  }
+  for (uint32_t i = 0; i < node->n_inputs; ++i) {
+    if (node->inputs[i] != NULL && node->inputs[i]->dtype != MLCC_DTYPE_F32) return false;
+  }
+  for (uint32_t i = 0; i < node->n_outputs; ++i) {
+    if (node->outputs[i] != NULL && node->outputs[i]->dtype != MLCC_DTYPE_F32) return false;
+  }
+  return node->n_inputs > 0 && node->inputs[0] != NULL;
+}
 
 mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                            const LLVMValueRef* operands,
@@ -284,6 +340,7 @@ mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node
   if (mlcc_emit_type(ctx, dt) == NULL) return unsupported(node, dt);
   ew_t E, *e = &E;
   ew_init(e, ctx, dt);
+  e->lanes = lanes_of(operands[op == MLCC_OP_WHERE ? 1 : 0]);
   LLVMBuilderRef b = ctx->b;
   LLVMValueRef x = operands[0];
   LLVMValueRef y = node->n_inputs > 1 ? operands[1] : NULL;
@@ -311,7 +368,7 @@ mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node
         return unsupported(node, edt);
       }
       if (e->fp) {
-        LLVMValueRef args[2] = {x, mlcc_emit_convert(ctx, y, edt, dt)};
+        LLVMValueRef args[2] = {x, edt == dt ? y : mlcc_emit_convert(ctx, y, edt, dt)};
         r = mlcc_emit_intrinsic(ctx, "llvm.pow", args, 2);
       } else {
         // Integer base: compute in double, truncate back (numpy int power
@@ -463,7 +520,7 @@ mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node
       if (!num) return unsupported(node, dt);
       if (e->uint) {
         r = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntNE, x, k(e, 0), "nz"),
-                          mlcc_emit_type(ctx, dt), "sign");
+                          vec_type(mlcc_emit_type(ctx, dt), e->lanes), "sign");
       } else {
         // +-0 and NaN map to themselves.
         LLVMValueRef z = e->fp ? x : k(e, 0);

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The weights blob: every constant a kernel reads (or a graph output that is
 // a constant), 64-byte aligned, in first-use order, as one read-only global.
+// Objects are written by elf_writer.c (no LLVM: a 46 MB constant through
+// LLVM's IR and MC layers dominated warm builds); ll/asm and the whole-model
+// module (-c) build the global in LLVM IR.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir/base/checked_math.h"
 #include "targets/codegen/codegen.h"
+#include "targets/codegen/elf_writer.h"
 #include "targets/codegen/emit.h"
 #include "targets/codegen/llvm_ctx.h"
 
@@ -119,8 +123,14 @@ mlcc_status_t mlcc_codegen_weights_layout(const mlcc_graph_t* graph,
   return mlcc_ok_status();
 }
 
-mlcc_status_t mlcc_codegen_build_weights(mlcc_graph_t* graph, const char* name,
-                                         LLVMContextRef llctx, LLVMModuleRef module) {
+// Lays out the blob and records each constant's weight_offset (-1 for
+// constants outside it): the documented bookkeeping mutation of the graph.
+// On success the caller frees |*out_values|.
+static mlcc_status_t assign_layout(mlcc_graph_t* graph, const mlcc_value_t*** out_values,
+                                   uint32_t* out_count, size_t* out_total) {
+  *out_values = NULL;
+  *out_count = 0;
+  *out_total = 0;
   const mlcc_value_t** list = NULL;
   int64_t* offsets = NULL;
   uint32_t n = 0;
@@ -129,10 +139,21 @@ mlcc_status_t mlcc_codegen_build_weights(mlcc_graph_t* graph, const char* name,
   for (uint32_t i = 0; i < graph->n_values; ++i) {
     if (graph->values[i]->kind == MLCC_VALUE_CONSTANT) graph->values[i]->weight_offset = -1;
   }
-  // The list holds the graph's own values; recording the layout is the
-  // documented bookkeeping mutation.
+  // The list holds the graph's own values.
   for (uint32_t i = 0; i < n; ++i) ((mlcc_value_t*)list[i])->weight_offset = offsets[i];
   free(offsets);
+  *out_values = list;
+  *out_count = n;
+  *out_total = total;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_codegen_build_weights(mlcc_graph_t* graph, const char* name,
+                                         LLVMContextRef llctx, LLVMModuleRef module) {
+  const mlcc_value_t** list = NULL;
+  uint32_t n = 0;
+  size_t total = 0;
+  MLCC_RETURN_IF_ERROR(assign_layout(graph, &list, &n, &total));
   uint8_t* blob = calloc(total ? total : 1, 1);
   if (blob == NULL) {
     free(list);
@@ -161,14 +182,85 @@ mlcc_status_t mlcc_codegen_build_weights(mlcc_graph_t* graph, const char* name,
   return mlcc_ok_status();
 }
 
-mlcc_status_t mlcc_codegen_weights(mlcc_graph_t* graph,
-                                   const mlcc_codegen_options_t* options,
-                                   mlcc_output_kind_t kind, mlcc_buffer_t* out) {
-  memset(out, 0, sizeof(*out));
+// The weights object without LLVM: lays out the blob (setting
+// weight_offset) and describes it for the ELF writer, one chunk per
+// constant with bytes, pointing at the constants' own data (no copy).
+// Then writes it to |path| if non-NULL, else into |out|.
+static mlcc_status_t write_weights_elf(mlcc_graph_t* graph,
+                                       const mlcc_codegen_options_t* options,
+                                       const char* path, mlcc_buffer_t* out) {
+  mlcc_elf_data_object_t obj;
+  memset(&obj, 0, sizeof(obj));
+  MLCC_RETURN_IF_ERROR(mlcc_elf_machine_for_target(options->target, &obj.machine, &obj.flags));
+  const mlcc_value_t** list = NULL;
+  uint32_t n = 0;
+  size_t total = 0;
+  MLCC_RETURN_IF_ERROR(assign_layout(graph, &list, &n, &total));
+  mlcc_elf_chunk_t* chunks = calloc(n ? n : 1, sizeof(*chunks));
+  size_t sym_len = strlen(options->name) + sizeof("_weights");
+  char* sym = malloc(sym_len);
+  if (chunks == NULL || sym == NULL) {
+    free(list);
+    free(chunks);
+    free(sym);
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  snprintf(sym, sym_len, "%s_weights", options->name);
+  // The layout is in list order with increasing offsets, so the chunks come
+  // out sorted and disjoint.
+  uint32_t n_chunks = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    size_t size = mlcc_value_byte_size(list[i]);
+    if (size == 0 || list[i]->data == NULL) continue;  // stays zero
+    chunks[n_chunks].data = list[i]->data;
+    chunks[n_chunks].offset = (uint64_t)list[i]->weight_offset;
+    chunks[n_chunks].size = size;
+    n_chunks++;
+  }
+  free(list);
+  obj.section_name = ".rodata.mlcc_weights";
+  obj.align = WEIGHT_ALIGN;
+  obj.symbol = sym;
+  obj.size = total;
+  obj.chunks = chunks;
+  obj.n_chunks = n_chunks;
+  mlcc_status_t s;
+  if (path != NULL) {
+    s = mlcc_elf_write_file(&obj, path);
+  } else {
+    s = mlcc_elf_write_buffer(&obj, &out->data, &out->size);
+  }
+  free(chunks);
+  free(sym);
+  return s;
+}
+
+static mlcc_status_t check_options(const mlcc_codegen_options_t* options) {
   if (options == NULL || options->target == NULL || options->name == NULL) {
     return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
                             "weights codegen needs a target and a name");
   }
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_codegen_weights_write_object(mlcc_graph_t* graph,
+                                                const mlcc_codegen_options_t* options,
+                                                const char* path) {
+  MLCC_RETURN_IF_ERROR(check_options(options));
+  if (path == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "no path for the weights object");
+  }
+  return write_weights_elf(graph, options, path, NULL);
+}
+
+mlcc_status_t mlcc_codegen_weights(mlcc_graph_t* graph,
+                                   const mlcc_codegen_options_t* options,
+                                   mlcc_output_kind_t kind, mlcc_buffer_t* out) {
+  memset(out, 0, sizeof(*out));
+  MLCC_RETURN_IF_ERROR(check_options(options));
+  // Objects come from our ELF writer; text forms (ll, asm) still go
+  // through LLVM, which prints them.
+  if (kind == MLCC_OUTPUT_OBJECT) return write_weights_elf(graph, options, NULL, out);
   LLVMTargetMachineRef tm = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_llvm_target_machine(options->target, options->opt_level, &tm));
   LLVMContextRef llctx = LLVMContextCreate();

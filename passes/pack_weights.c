@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+// pack-weights: rewrites the constant weights of Conv nodes into the layout
+// their micro-kernel reads (targets/codegen/pack.h) and records the layout
+// on the node as an attribute, so it is part of the kernel's identity (the
+// kernel key serializes every attribute). The data transform runs here, at
+// compile time; kernels still take the (packed) weights as arguments.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/pass.h"
+#include "targets/codegen/pack.h"
+
+static mlcc_status_t oom(void) {
+  return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED,
+                          "out of memory while packing weights");
+}
+
+// Adds |data| (copied) as a float32 constant named after |base| with an
+// unused suffix.
+static mlcc_status_t add_packed_constant(mlcc_graph_t* graph, const mlcc_value_t* like,
+                                         const float* data, mlcc_value_t** out_value) {
+  const char* base = like->name ? like->name : "w";
+  size_t len = strlen(base) + 32;
+  char* name = (char*)malloc(len);
+  if (name == NULL) return oom();
+  for (uint32_t n = 0;; ++n) {
+    snprintf(name, len, "%s_packed_%u", base, n);
+    if (mlcc_graph_find_value(graph, name) == NULL) break;
+  }
+  mlcc_status_t s = mlcc_graph_add_constant(graph, name, MLCC_DTYPE_F32, &like->shape, data,
+                                            true, out_value);
+  free(name);
+  return s;
+}
+
+// Packs one Conv's weights for block size |mr|. The node is untouched on
+// failure.
+static mlcc_status_t pack_conv(mlcc_graph_t* graph, mlcc_node_t* conv, int64_t mr) {
+  mlcc_value_t* w = conv->inputs[1];
+  int64_t numel = mlcc_shape_numel_unchecked(&w->shape);
+  int64_t m = w->shape.dims[0];
+  int64_t group = 1;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(conv, "group", 1, &group));
+  if (m <= 0 || numel <= 0 || group <= 0 || m % group != 0 || numel % m != 0) {
+    return mlcc_ok_status();  // nothing sensible to pack; the emitter reports bad models
+  }
+  size_t bytes = (size_t)numel * sizeof(float);
+  float* src = (float*)malloc(bytes);
+  float* dst = (float*)malloc(bytes);
+  if (src == NULL || dst == NULL) {
+    free(src);
+    free(dst);
+    return oom();
+  }
+  memcpy(src, w->data, bytes);  // the borrowed bytes may be unaligned
+  mlcc_conv_pack_weights(src, m, group, numel / m, mr, dst);
+  mlcc_value_t* packed = NULL;
+  mlcc_status_t s = add_packed_constant(graph, w, dst, &packed);
+  free(src);
+  free(dst);
+  MLCC_RETURN_IF_ERROR(s);
+  mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
+      &graph->arena, (conv->n_attrs + 1) * sizeof(*attrs), _Alignof(mlcc_attr_t));
+  if (attrs == NULL) return oom();
+  if (conv->n_attrs > 0) memcpy(attrs, conv->attrs, conv->n_attrs * sizeof(*attrs));
+  mlcc_attr_t* a = &attrs[conv->n_attrs];
+  memset(a, 0, sizeof(*a));
+  a->name = MLCC_CONV_PACKED_ATTR;
+  a->kind = MLCC_ATTR_INT;
+  a->i = mr;
+  // Splice: nothing below can fail.
+  conv->attrs = attrs;
+  conv->n_attrs++;
+  conv->inputs[1] = packed;
+  return mlcc_ok_status();
+}
+
+// Packs every float32 Conv whose W is a constant and whose kernel uses the
+// vector micro-kernel on ctx->target. Constants shared by several nodes are
+// never modified (each Conv gets its own packed copy; orphans are not
+// emitted). Needs the target (the block size depends on its vector unit).
+mlcc_status_t mlcc_pass_pack_weights(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
+                                     bool* out_changed) {
+  *out_changed = false;
+  for (uint32_t i = 0; i < graph->n_nodes; ++i) {
+    mlcc_node_t* node = graph->nodes[i];
+    if (node->dead || node->op != MLCC_OP_CONV || node->n_inputs < 2) continue;
+    mlcc_value_t* w = node->inputs[1];
+    if (w == NULL || w->kind != MLCC_VALUE_CONSTANT || w->dtype != MLCC_DTYPE_F32 ||
+        !w->shape_known || w->data == NULL || w->shape.rank < 3) {
+      continue;
+    }
+    int64_t mr = mlcc_conv_pack_mr(node, ctx->target);
+    if (mr <= 0) continue;
+    mlcc_status_t s = pack_conv(graph, node, mr);
+    if (s != NULL) return mlcc_node_annotate(node, s);
+    *out_changed = true;
+  }
+  if (*out_changed) mlcc_graph_recount_uses(graph);
+  return mlcc_ok_status();
+}
