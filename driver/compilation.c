@@ -57,6 +57,7 @@ struct mlcc_compilation_t {
   mlcc_graph_t* graph;
   const char* deps[kMaxDeps];
   uint32_t n_deps;
+  char model_sha256[65];          // of the bytes the importer read ("" before)
   mlcc_tempdir_t tempdir;
   const char* archive_tmp;        // inside tempdir
   const char** members;           // object paths inside tempdir (arena)
@@ -515,6 +516,7 @@ static mlcc_status_t run_import(mlcc_compilation_t* c) {
   io.out_deps = c->deps;
   io.deps_cap = kMaxDeps;
   io.out_n_deps = &c->n_deps;
+  io.out_sha256_hex = c->model_sha256;  // for the header: one read of the file
   mlcc_status_t s = mlcc_onnx_import_file(c->input, &io, &c->graph);
   if (s == NULL && c->graph == NULL) {
     s = mlcc_make_status(MLCC_STATUS_INTERNAL, "the importer returned no graph");
@@ -949,7 +951,13 @@ static mlcc_status_t run_archive(mlcc_compilation_t* c) {
 
 static mlcc_status_t run_header(mlcc_compilation_t* c) {
   char sha[65];
-  mlcc_status_t s = mlcc_fs_sha256_file(c->input, sha);
+  // The importer hashed the bytes it decoded; re-read only if it did not.
+  mlcc_status_t s = mlcc_ok_status();
+  if (strlen(c->model_sha256) == 64) {
+    memcpy(sha, c->model_sha256, sizeof(sha));
+  } else {
+    s = mlcc_fs_sha256_file(c->input, sha);
+  }
   char* text = NULL;
   if (s == NULL) {
     s = mlcc_header_render(c->graph, c->name, mlcc_fs_basename(c->input), sha, &text);

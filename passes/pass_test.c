@@ -177,7 +177,7 @@ static void test_parse_pipeline(void) {
   CHECK_EQ_INT(n, 0);
   char* m = render(s);
   CHECK(contains(m, "unknown pass 'constfold'"));
-  CHECK(contains(m, "infer-shapes, remove-identity, fold-constants, fold-batchnorm, dce, "
+  CHECK(contains(m, "infer-shapes, remove-identity, fold-constants, fold-batchnorm, canonicalize, dce, "
                     "pack-weights, fuse, plan-memory"));
   free(m);
   CHECK_STATUS(mlcc_pass_parse_pipeline("dce,,fuse", ids, 8, &n),

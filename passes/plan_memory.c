@@ -20,6 +20,11 @@ typedef struct slot_t {
   int64_t size;    // bytes rounded up to MLCC_WORKSPACE_ALIGN (>= one unit)
   uint32_t def, last;
   int64_t offset;
+  // Concat in place: >= 0 if this value lives inside slot |host| (a Concat
+  // output) at byte |host_off| and gets no memory of its own.
+  int64_t host;
+  int64_t host_off;
+  bool hosts;  // some value lives inside this slot
 } slot_t;
 
 typedef struct liveness_t {
@@ -50,6 +55,67 @@ static mlcc_status_t slot_size(const mlcc_value_t* v, int64_t* out_size) {
   bytes = bytes / a * a;
   *out_size = bytes > 0 ? bytes : a;  // distinct addresses even for empty tensors
   return mlcc_ok_status();
+}
+
+// Concat in place: when a Concat kernel (unfused) writes an intermediate
+// whose slabs along |axis| are contiguous (all dims before the axis are 1),
+// each input that is an intermediate with its own slot (not a graph output,
+// not written by another Concat, read once by this Concat) is placed inside
+// the Concat output's slot at its slab, so its producer writes the final
+// bytes and the Concat kernel skips the copy (it compares pointers, see
+// mlcc_emit_concat). The host slot lives from its first hosted input's
+// producer to the last read of any of them.
+static void host_concat_inputs(const mlcc_graph_t* graph, liveness_t* lv) {
+  size_t n_vals = graph->n_values ? graph->n_values : 1;
+  for (uint32_t k = 0; k < graph->n_kernels; ++k) {
+    const mlcc_kernel_t* kern = &graph->kernels[k];
+    if (kern->n_nodes != 1 || kern->nodes[0]->op != MLCC_OP_CONCAT) continue;
+    const mlcc_node_t* node = kern->nodes[0];
+    const mlcc_value_t* out = mlcc_node_output(node, 0);
+    if (out == NULL || out->id >= n_vals || lv->slot_of[out->id] < 0) continue;
+    int64_t hs = lv->slot_of[out->id];
+    if (lv->slots[hs].host >= 0) continue;
+    int64_t axis = 0;
+    mlcc_status_t st = mlcc_node_attr_int(node, "axis", 0, &axis);
+    if (st != NULL) {
+      mlcc_status_free(st);
+      continue;
+    }
+    int32_t rank = out->shape.rank;
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) continue;
+    bool contiguous = true;
+    for (int32_t d = 0; d < axis; ++d) contiguous &= out->shape.dims[d] == 1;
+    if (!contiguous) continue;
+    int64_t elem = (int64_t)mlcc_dtype_size(out->dtype), off = 0;
+    for (uint32_t i = 0; i < node->n_inputs; ++i) {
+      mlcc_value_t* in = node->inputs[i];
+      if (in == NULL) continue;
+      int64_t bytes = mlcc_shape_numel_unchecked(&in->shape) * elem;
+      int64_t at = off;
+      off += bytes;
+      if (in->kind != MLCC_VALUE_INTERMEDIATE || in->is_output || in->alias_of != NULL ||
+          in->dtype != out->dtype || in->n_uses != 1 || in->id >= n_vals ||
+          lv->slot_of[in->id] < 0 || in->producer == NULL ||
+          in->producer->op == MLCC_OP_CONCAT || at % MLCC_WORKSPACE_ALIGN != 0) {
+        continue;
+      }
+      bool twice = false;
+      for (uint32_t j = 0; j < node->n_inputs; ++j) twice |= j != i && node->inputs[j] == in;
+      // Values read through a Reshape alias have more readers than n_uses.
+      for (uint32_t v = 0; v < graph->n_values && !twice; ++v) {
+        twice = graph->values[v]->alias_of == in;
+      }
+      slot_t* s = &lv->slots[lv->slot_of[in->id]];
+      if (twice || s->host >= 0 || s->hosts) continue;
+      s->host = hs;
+      s->host_off = at;
+      slot_t* h = &lv->slots[hs];
+      h->hosts = true;
+      if (s->def < h->def) h->def = s->def;
+      if (s->last > h->last) h->last = s->last;
+    }
+  }
 }
 
 // Collects the slots of |graph| and their live ranges from graph->kernels.
@@ -104,6 +170,7 @@ static mlcc_status_t compute_liveness(const mlcc_graph_t* graph, liveness_t* lv)
       s->value = out;
       s->def = s->last = k;
       s->offset = -1;
+      s->host = -1;
       lv->slot_of[out->id] = lv->n_slots++;
     }
   }
@@ -126,6 +193,7 @@ static mlcc_status_t compute_liveness(const mlcc_graph_t* graph, liveness_t* lv)
       }
     }
   }
+  if (status == NULL) host_concat_inputs(graph, lv);
   if (status != NULL) liveness_free(lv);
   return status;
 }
@@ -168,13 +236,26 @@ mlcc_status_t mlcc_pass_plan_memory(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
     liveness_free(&lv);
     return oom();
   }
+  // Slots in order of |def| (a Concat host may start before its own kernel).
+  uint32_t* order = (uint32_t*)malloc((lv.n_slots ? lv.n_slots : 1) * sizeof(uint32_t));
+  if (order == NULL) {
+    free(live);
+    liveness_free(&lv);
+    return oom();
+  }
+  uint32_t n_order = 0;
+  for (uint32_t k = 0; k < graph->n_kernels; ++k) {
+    for (uint32_t i = 0; i < lv.n_slots; ++i) {
+      if (lv.slots[i].def == k && lv.slots[i].host < 0) order[n_order++] = i;
+    }
+  }
   uint32_t n_live = 0, next = 0;
   int64_t peak = 0;
   mlcc_status_t status = mlcc_ok_status();
   for (uint32_t k = 0; k < graph->n_kernels && status == NULL; ++k) {
     // 1. Allocate kernel k's outputs (its inputs are still in |live|).
-    for (; next < lv.n_slots && lv.slots[next].def == k; ++next) {
-      slot_t* s = &lv.slots[next];
+    for (; next < n_order && lv.slots[order[next]].def == k; ++next) {
+      slot_t* s = &lv.slots[order[next]];
       int64_t off = best_fit(live, n_live, s->size), end = 0;
       if (!mlcc_checked_add_i64(off, s->size, &end)) {
         status = mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "workspace size overflows");
@@ -185,7 +266,7 @@ mlcc_status_t mlcc_pass_plan_memory(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
       uint32_t at = 0;
       while (at < n_live && live[at].offset <= off) ++at;
       memmove(live + at + 1, live + at, (n_live - at) * sizeof(block_t));
-      live[at] = (block_t){off, s->size, next};
+      live[at] = (block_t){off, s->size, order[next]};
       ++n_live;
     }
     // 2. Release every slot whose last reader is k (and unread outputs of k).
@@ -196,9 +277,13 @@ mlcc_status_t mlcc_pass_plan_memory(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
     n_live = w;
   }
   free(live);
+  free(order);
   if (status == NULL) {
     for (uint32_t i = 0; i < graph->n_values; ++i) graph->values[i]->ws_offset = -1;
-    for (uint32_t i = 0; i < lv.n_slots; ++i) lv.slots[i].value->ws_offset = lv.slots[i].offset;
+    for (uint32_t i = 0; i < lv.n_slots; ++i) {
+      const slot_t* s = &lv.slots[i];
+      s->value->ws_offset = s->host >= 0 ? lv.slots[s->host].offset + s->host_off : s->offset;
+    }
     // Aliases share their source's bytes (-1 if the source has no slot).
     for (uint32_t i = 0; i < graph->n_values; ++i) {
       mlcc_value_t* v = graph->values[i];
@@ -228,6 +313,7 @@ mlcc_status_t mlcc_pass_plan_memory_stats(const mlcc_graph_t* graph,
   int64_t naive = 0;
   for (uint32_t i = 0; i < lv.n_slots; ++i) {
     naive += lv.slots[i].size;
+    if (lv.slots[i].host >= 0) continue;  // inside its Concat's slot
     delta[lv.slots[i].def] += lv.slots[i].size;
     delta[lv.slots[i].last + 1] -= lv.slots[i].size;
   }

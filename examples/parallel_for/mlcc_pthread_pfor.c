@@ -23,7 +23,18 @@ struct mlcc_pthread_pool_t {
   atomic_int sleeping;
 };
 
-enum { kSpinRounds = 200000 };
+// Workers spin this many pause rounds (tens of microseconds: long enough to
+// catch the next kernel of the same run, short enough not to steal a busy
+// machine's cores between runs), then sleep on the condition variable.
+enum { kSpinRounds = 4000, kWaitSpinRounds = 20000 };
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
 
 static void run_tasks(mlcc_pthread_pool_t* p) {
   for (;;) {
@@ -41,7 +52,10 @@ static void* worker(void* vp) {
     int spins = 0;
     uint_fast64_t g;
     while ((g = atomic_load(&p->generation)) == seen) {
-      if (++spins < kSpinRounds) continue;
+      if (++spins < kSpinRounds) {
+        cpu_relax();
+        continue;
+      }
       pthread_mutex_lock(&p->mu);
       atomic_fetch_add(&p->sleeping, 1);
       while (atomic_load(&p->generation) == seen) pthread_cond_wait(&p->cv, &p->mu);
@@ -115,6 +129,14 @@ void mlcc_pthread_pfor(void* ctx, int64_t n, void (*fn)(void* arg, int64_t i), v
   atomic_store(&p->next, 0);
   publish(p);
   run_tasks(p);
+  // A worker may have been descheduled mid-task: spin briefly, then yield
+  // the core instead of burning it.
+  int spins = 0;
   while (atomic_load(&p->done) < n) {
+    if (++spins < kWaitSpinRounds) {
+      cpu_relax();
+    } else {
+      sched_yield();
+    }
   }
 }

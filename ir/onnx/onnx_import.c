@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "ir/base/checked_math.h"
 #include "ir/onnx/onnx.pb-c.h"
 #include "ir/onnx/onnx_import_impl.h"
@@ -857,7 +859,20 @@ mlcc_status_t mlcc_onnx_import_file(const char* path, const mlcc_onnx_import_opt
                                                          : MLCC_ONNX_DEFAULT_MAX_FILE_BYTES;
   uint8_t* bytes = NULL;
   size_t size = 0;
+  if (options != NULL && options->out_sha256_hex != NULL) options->out_sha256_hex[0] = '\0';
   MLCC_RETURN_IF_ERROR(mlcc_onnx_read_file(path, limit, &bytes, &size));
+  if (options != NULL && options->out_sha256_hex != NULL) {
+    // The digest of the bytes just read (OpenSSL, as for the cache keys).
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int dlen = 0;
+    if (EVP_Digest(bytes, size, digest, &dlen, EVP_sha256(), NULL) != 1 || dlen != 32) {
+      free(bytes);
+      return mlcc_make_status(MLCC_STATUS_INTERNAL, "SHA-256 of %s failed", path);
+    }
+    for (unsigned int i = 0; i < 32; ++i) {
+      snprintf(options->out_sha256_hex + 2 * i, 3, "%02x", digest[i]);
+    }
+  }
   mlcc_status_t s = mlcc_onnx_import_bytes(path, bytes, size, options, out_graph);
   free(bytes);
   return s;

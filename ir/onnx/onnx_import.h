@@ -29,6 +29,11 @@ typedef struct mlcc_onnx_import_options_t {
   const char** out_deps;                   // optional array of capacity deps_cap
   uint32_t deps_cap;
   uint32_t* out_n_deps;
+  // Optional: if non-NULL, receives the SHA-256 of the model file's bytes as
+  // read for the import (64 lowercase hex digits + NUL; "" if the file could
+  // not be read), so a caller that reports the model's digest (the generated
+  // header) need not read and hash the file a second time.
+  char* out_sha256_hex;                    // capacity 65
 } mlcc_onnx_import_options_t;
 
 // Reads |path| and builds a graph: values for inputs (initializers that are

@@ -177,6 +177,9 @@ int64_t mlcc_emit_parallel_units(const mlcc_kernel_t* kernel, const mlcc_target_
   if (kernel == NULL || kernel->n_nodes == 0 || target == NULL) return 0;
   const mlcc_node_t* anchor = kernel->nodes[0];
   if (anchor->op == MLCC_OP_CONV) return mlcc_emit_conv_parallel_units(anchor, target);
+  if (anchor->op == MLCC_OP_GEMM || anchor->op == MLCC_OP_MATMUL) {
+    return mlcc_emit_matmul_parallel_units(anchor, target);
+  }
   return 0;
 }
 

@@ -69,6 +69,8 @@ struct mlcc_emit_ctx_t {
 // it without seeing each other. Implemented per anchor op (emit_conv.c: Conv).
 int64_t mlcc_emit_parallel_units(const mlcc_kernel_t* kernel, const mlcc_target_t* target);
 int64_t mlcc_emit_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
+// Gemm and MatMul (emit_matmul.c): one unit per (batch, row tile).
+int64_t mlcc_emit_matmul_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
 
 //===----------------------------------------------------------------------===//
 // Kernel arguments

@@ -401,6 +401,7 @@ typedef struct cvec_t {
   int64_t pack_mr;             // > 0: W pre-packed in blocks of pack_mr channels
   int64_t npix, ntaps, hw_in;  // OH*OW, KH*KW, H*W
   bool contiguous;             // stride 1 in H and W and OW == W: X index is p + const
+  bool x_i32;                  // every X index fits in i32 (gathers use i32 offsets)
   LLVMTypeRef vt, vi, vb;      // <L x float>, <L x i32>, <L x i1>
   // Per-tile state.
   LLVMValueRef n, p0;
@@ -494,7 +495,7 @@ static void cvec_tile_setup(cvec_t* e, int64_t valid) {
 
 // Loads pixel vector j of tap t for the input channel plane at |plane| (ptr
 // to X[n, c, 0, 0]).
-static LLVMValueRef cvec_load_x(cvec_t* e, LLVMValueRef plane, int t, int j) {
+static LLVMValueRef cvec_load_x(cvec_t* e, LLVMValueRef plane, LLVMValueRef pidx, int t, int j) {
   mlcc_emit_ctx_t* ctx = e->ctx;
   LLVMValueRef zero = LLVMConstNull(e->vt);
   LLVMValueRef align = LLVMConstInt(ctx->t_i32, 4, 0);
@@ -511,9 +512,16 @@ static LLVMValueRef cvec_load_x(cvec_t* e, LLVMValueRef plane, int t, int j) {
     return call_overloaded(ctx, "llvm.masked.load", ov, 2, args, 4);
   }
   LLVMValueRef off = e->off[t][j];
-  // In bounds (masked-off lanes are never dereferenced): lets the x86
-  // backend keep the i32 offsets (vgatherdps, one instruction per vector).
-  LLVMValueRef ptrs = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, plane, &off, 1, "");
+  LLVMValueRef base = plane;
+  if (e->x_i32) {
+    // One GEP from the argument with i32 offsets (plane offset folded in):
+    // the x86 backend then gathers with 32-bit indices (vgatherdps), one
+    // instruction per vector instead of two.
+    LLVMValueRef p32 = LLVMBuildTrunc(ctx->b, pidx, ctx->t_i32, "");
+    off = LLVMBuildAdd(ctx->b, off, vsplat(e, p32, e->vi), "");
+    base = mlcc_emit_ptr(ctx, e->x);
+  }
+  LLVMValueRef ptrs = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, base, &off, 1, "");
   LLVMValueRef m = e->mask[t][j];
   if (m == NULL) {
     LLVMValueRef ones[64];
@@ -566,7 +574,7 @@ static mlcc_status_t cvec_block(cvec_t* e, LLVMValueRef grp, LLVMValueRef oc0, i
         xv[j] = LLVMBuildLoad2(ctx->b, e->vt, pp, "");
         LLVMSetAlignment(xv[j], 64);
       } else {
-        xv[j] = cvec_load_x(e, plane, t, j);
+        xv[j] = cvec_load_x(e, plane, pidx, t, j);
       }
     }
     for (int r = 0; r < mr; ++r) {
@@ -619,7 +627,7 @@ static void cvec_panel(cvec_t* e, LLVMValueRef grp, int mr) {
   LLVMValueRef plane = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, xptr, &pidx, 1, "");
   for (int t = 0; t < e->ntaps; ++t) {
     for (int j = 0; j < e->nv; ++j) {
-      LLVMValueRef v = cvec_load_x(e, plane, t, j);
+      LLVMValueRef v = cvec_load_x(e, plane, pidx, t, j);
       LLVMValueRef pi = imulc(ctx, iaddc(ctx, imulc(ctx, l_ic.iv, e->ntaps * e->nv), t * e->nv + j), e->L);
       LLVMValueRef pp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, buf, &pi, 1, "");
       LLVMValueRef st = LLVMBuildStore(ctx->b, v, pp);
@@ -669,7 +677,7 @@ static bool cvec_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
   // Prefer a block size that divides the channels (no narrow remainder
   // block, whose broadcasts are not amortized) if it loses at most 2 rows.
   if (g->mg % mr != 0) {
-    for (int cand = mr - 1; cand >= mr - 2 && cand >= 2; --cand) {
+    for (int cand = mr - 1; cand * 5 >= mr * 4 && cand >= 2; --cand) {
       if (g->mg % cand == 0) {
         mr = cand;
         break;
@@ -753,6 +761,7 @@ static mlcc_status_t emit_conv_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   e.bias = mlcc_node_input(node, 2);
   e.L = L;
   e.pack_mr = conv_packed_mr(node);
+  e.x_i32 = mlcc_shape_numel_unchecked(&e.x->shape) < ((int64_t)1 << 31) - g->in[1] * g->in[2];
   e.npix = g->out[1] * g->out[2];
   e.ntaps = g->k[1] * g->k[2];
   e.hw_in = g->in[1] * g->in[2];

@@ -7,6 +7,11 @@
 // vectorizer packs them. The tile grid is fixed at compile time from the
 // constant shapes (full tiles in loops, remainders as smaller tiles), so no
 // bounds checks run in the inner loop. Each output element is stored once.
+// float32 with B rows contiguous along n (MatMul, Gemm transB=0) uses an
+// explicit vector micro-kernel instead: rt rows x nv vectors of the target's
+// lanes (6-8 x 4 x 16 on AVX-512), A broadcast, B rows loaded as vectors.
+// Row tiles of (batch, rows) are the parallel units (mm_make_plan), shared
+// with mlcc_emit_matmul_parallel_units.
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -71,7 +76,43 @@ typedef struct mm_t {
   int rt, ct;               // full tile sizes
   mm_store_fn store;
   void* user;
+  // Vector micro-kernel (vl > 0): rt rows x nv vectors of vl columns.
+  int vl, nv;
+  // Optional vector store of lanes (i, j..j+vl-1); NULL = per-lane |store|.
+  mlcc_status_t (*store_vec)(void* user, mlcc_emit_ctx_t* ctx, LLVMValueRef i, LLVMValueRef j,
+                             LLVMValueRef v);
+  // Batched products: |batch| points a/b bases and the output at batch |bi|.
+  int64_t nbatch;
+  void (*batch)(struct mm_t* mm, LLVMValueRef bi);
 } mm_t;
+
+// Tiling of a product, shared by the emitter and the parallel unit count
+// (they must agree): rows are split into tiles of rt; a parallel unit is one
+// (batch, row tile).
+typedef struct mm_plan_t {
+  int rt, vl, nv;        // vl == 0: scalar tiles
+  int64_t mtiles, units;
+} mm_plan_t;
+
+static void mm_make_plan(mlcc_dtype_t dt, int64_t m, int64_t n, int64_t k, int64_t b_cs,
+                         int64_t nbatch, const mlcc_target_t* target, mm_plan_t* p) {
+  memset(p, 0, sizeof(*p));
+  int L = target ? target->vector_bytes / 4 : 0;
+  if (dt == MLCC_DTYPE_F32 && b_cs == 1 && L >= 4 && L <= 16 && n >= L && k > 0) {
+    int nregs = (target->arch == MLCC_ARCH_X86_64 && L < 16) ? 16 : 32;
+    int64_t nvec = n / L;
+    p->vl = L;
+    p->nv = nvec >= 4 ? 4 : (int)nvec;
+    if (nregs == 16 && p->nv > 2) p->nv = 2;
+    p->rt = (nregs - p->nv - 2) / p->nv;
+    if (p->rt > 8) p->rt = 8;
+  } else {
+    p->rt = m >= kMaxRows ? kMaxRows : (m > 0 ? (int)m : 1);
+  }
+  if (p->rt > m) p->rt = m > 0 ? (int)m : 1;
+  p->mtiles = m > 0 ? (m + p->rt - 1) / p->rt : 0;
+  p->units = nbatch * p->mtiles;
+}
 
 // Dot-product form of an R x C tile for float32 when both A's rows and B's
 // columns are contiguous along k (B transposed, e.g. Gemm transB=1 with a few
@@ -175,10 +216,85 @@ static mlcc_status_t mm_tile(mm_t* mm, LLVMValueRef i0, LLVMValueRef j0, int r, 
   return mlcc_ok_status();
 }
 
+// Vector tile: R rows from i0 x nvt vectors of vl columns from j0 (f32,
+// B rows contiguous along j). A is broadcast, B loaded as vectors.
+static mlcc_status_t mm_tile_vec(mm_t* mm, LLVMValueRef i0, LLVMValueRef j0, int r, int nvt) {
+  mlcc_emit_ctx_t* ctx = mm->ctx;
+  LLVMTypeRef vt = LLVMVectorType(ctx->t_f32, (unsigned)mm->vl);
+  LLVMValueRef acc[8][4];
+  for (int x = 0; x < r; ++x) {
+    for (int v = 0; v < nvt; ++v) acc[x][v] = mlcc_emit_var(ctx, vt, LLVMConstNull(vt));
+  }
+  LLVMValueRef ap = mlcc_emit_ptr(ctx, mm->a.v), bp = mlcc_emit_ptr(ctx, mm->b.v);
+  mlcc_loop_t l_k = mlcc_emit_for(ctx, 0, mm->k, "k");
+  LLVMValueRef bi = iadd(ctx, iadd(ctx, mm->b.base, imulc(ctx, l_k.iv, mm->b.rs)), j0);
+  LLVMValueRef bv[4];
+  for (int v = 0; v < nvt; ++v) {
+    LLVMValueRef i = iaddc(ctx, bi, (int64_t)v * mm->vl);
+    bv[v] = LLVMBuildLoad2(ctx->b, vt, LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, bp, &i, 1, ""), "");
+    LLVMSetAlignment(bv[v], 4);
+  }
+  LLVMValueRef ai = iadd(ctx, iadd(ctx, mm->a.base, imulc(ctx, i0, mm->a.rs)),
+                         imulc(ctx, l_k.iv, mm->a.cs));
+  LLVMValueRef zeros[16];
+  for (int q = 0; q < mm->vl; ++q) zeros[q] = LLVMConstInt(ctx->t_i32, 0, 0);
+  LLVMValueRef zmask = LLVMConstVector(zeros, (unsigned)mm->vl);
+  for (int x = 0; x < r; ++x) {
+    LLVMValueRef i = iaddc(ctx, ai, x * mm->a.rs);
+    LLVMValueRef as = LLVMBuildLoad2(ctx->b, ctx->t_f32, LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, ap, &i, 1, ""), "");
+    LLVMSetAlignment(as, 4);
+    LLVMValueRef ins = LLVMBuildInsertElement(ctx->b, LLVMGetUndef(vt), as, LLVMConstInt(ctx->t_i32, 0, 0), "");
+    LLVMValueRef av = LLVMBuildShuffleVector(ctx->b, ins, LLVMGetUndef(vt), zmask, "");
+    for (int v = 0; v < nvt; ++v) {
+      LLVMValueRef cur = LLVMBuildLoad2(ctx->b, vt, acc[x][v], "");
+      LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, av, bv[v], cur), acc[x][v]);
+    }
+  }
+  mlcc_emit_loop_end(ctx, &l_k);
+  for (int x = 0; x < r; ++x) {
+    LLVMValueRef i = iaddc(ctx, i0, x);
+    for (int v = 0; v < nvt; ++v) {
+      LLVMValueRef val = LLVMBuildLoad2(ctx->b, vt, acc[x][v], "");
+      LLVMValueRef j = iaddc(ctx, j0, (int64_t)v * mm->vl);
+      if (mm->store_vec) {
+        MLCC_RETURN_IF_ERROR(mm->store_vec(mm->user, ctx, i, j, val));
+        continue;
+      }
+      for (int q = 0; q < mm->vl; ++q) {
+        LLVMValueRef lane = LLVMBuildExtractElement(ctx->b, val, LLVMConstInt(ctx->t_i32, (unsigned long long)q, 0), "");
+        MLCC_RETURN_IF_ERROR(mm->store(mm->user, ctx, i, iaddc(ctx, j, q), lane));
+      }
+    }
+  }
+  return mlcc_ok_status();
+}
+
 // All columns for the R rows starting at i0.
 static mlcc_status_t mm_rows(mm_t* mm, LLVMValueRef i0, int r) {
   mlcc_emit_ctx_t* ctx = mm->ctx;
-  int64_t nfull = mm->n / mm->ct, rem = mm->n % mm->ct;
+  int64_t col0 = 0;
+  if (mm->vl > 0) {
+    int64_t w = (int64_t)mm->nv * mm->vl;
+    int64_t vfull = mm->n / w, vrem = (mm->n % w) / mm->vl;
+    if (vfull > 0) {
+      mlcc_loop_t l_j = mlcc_emit_for(ctx, 0, vfull, "jv");
+      MLCC_RETURN_IF_ERROR(mm_tile_vec(mm, i0, imulc(ctx, l_j.iv, w), r, mm->nv));
+      mlcc_emit_loop_end(ctx, &l_j);
+    }
+    if (vrem > 0) MLCC_RETURN_IF_ERROR(mm_tile_vec(mm, i0, c64(ctx, vfull * w), r, (int)vrem));
+    col0 = vfull * w + vrem * mm->vl;
+    if (col0 >= mm->n) return mlcc_ok_status();
+  }
+  int64_t ncols = mm->n - col0;
+  int64_t nfull = ncols / mm->ct, rem = ncols % mm->ct;
+  if (col0 > 0) {
+    // Leftover columns (fewer than one vector) as one scalar tile per row group.
+    for (int x = 0; x < r; x += kMaxRows) {
+      int rr = r - x < kMaxRows ? r - x : kMaxRows;
+      MLCC_RETURN_IF_ERROR(mm_tile(mm, iaddc(ctx, i0, x), c64(ctx, col0), rr, (int)ncols));
+    }
+    return mlcc_ok_status();
+  }
   if (nfull > 0) {
     mlcc_loop_t l_j = mlcc_emit_for(ctx, 0, nfull, "jt");
     MLCC_RETURN_IF_ERROR(mm_tile(mm, i0, imulc(ctx, l_j.iv, mm->ct), r, mm->ct));
@@ -188,9 +304,14 @@ static mlcc_status_t mm_rows(mm_t* mm, LLVMValueRef i0, int r) {
   return mlcc_ok_status();
 }
 
-// Whole M x N product (bases of |mm->a|, |mm->b| already set).
+// Whole product: every batch (mm->batch sets the bases; nbatch 1 without
+// it), or with ctx->range_begin/end only the parallel units [begin, end) of
+// mm_make_plan (one unit = one row tile of one batch).
 static mlcc_status_t mm_emit(mm_t* mm) {
   mlcc_emit_ctx_t* ctx = mm->ctx;
+  if (mm->nbatch <= 0) mm->nbatch = 1;
+  mm_plan_t p;
+  mm_make_plan(mm->dt, mm->m, mm->n, mm->k, mm->b.cs, mm->nbatch, ctx->target, &p);
   int64_t elem = (int64_t)mlcc_dtype_size(mm->dt);
   int64_t vb = ctx->target && ctx->target->vector_bytes > 0 ? ctx->target->vector_bytes : 16;
   int64_t ct = 2 * vb / (elem > 0 ? elem : 4);
@@ -200,14 +321,37 @@ static mlcc_status_t mm_emit(mm_t* mm) {
   // tile narrow then and block more rows instead.
   if (mm->b.cs != 1 && ct > 8) ct = 8;
   mm->ct = (int)ct;
-  mm->rt = mm->m >= kMaxRows ? kMaxRows : (int)(mm->m > 0 ? mm->m : 1);
+  mm->rt = p.rt;
+  mm->vl = p.vl;
+  mm->nv = p.nv;
+  if (p.vl == 0 && p.rt > kMaxRows) mm->rt = kMaxRows;
   int64_t mfull = mm->m / mm->rt, rem = mm->m % mm->rt;
-  if (mfull > 0) {
-    mlcc_loop_t l_i = mlcc_emit_for(ctx, 0, mfull, "it");
-    MLCC_RETURN_IF_ERROR(mm_rows(mm, imulc(ctx, l_i.iv, mm->rt), mm->rt));
-    mlcc_emit_loop_end(ctx, &l_i);
+  if (p.units == 0) return mlcc_ok_status();
+  LLVMValueRef zero = c64(ctx, 0), units = c64(ctx, p.units);
+  LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : zero;
+  LLVMValueRef re = ctx->range_end ? ctx->range_end : units;
+  rb = mlcc_emit_max(ctx, MLCC_DTYPE_I64, mlcc_emit_min(ctx, MLCC_DTYPE_I64, rb, units), zero);
+  re = mlcc_emit_max(ctx, MLCC_DTYPE_I64, mlcc_emit_min(ctx, MLCC_DTYPE_I64, re, units), zero);
+  mlcc_loop_t l_u = mlcc_emit_loop_begin(ctx, rb, re, 1, "mu");
+  LLVMValueRef t = l_u.iv;
+  if (mm->nbatch > 1 || mm->batch) {
+    LLVMValueRef bi = LLVMBuildSDiv(ctx->b, l_u.iv, c64(ctx, p.mtiles), "");
+    t = LLVMBuildSRem(ctx->b, l_u.iv, c64(ctx, p.mtiles), "");
+    if (mm->batch) mm->batch(mm, bi);
   }
-  if (rem > 0) MLCC_RETURN_IF_ERROR(mm_rows(mm, c64(ctx, mfull * mm->rt), (int)rem));
+  LLVMValueRef i0 = imulc(ctx, t, mm->rt);
+  if (rem == 0) {
+    MLCC_RETURN_IF_ERROR(mm_rows(mm, i0, mm->rt));
+  } else if (mfull == 0) {
+    MLCC_RETURN_IF_ERROR(mm_rows(mm, zero, (int)rem));
+  } else {
+    mlcc_if_t br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(ctx->b, LLVMIntSLT, t, c64(ctx, mfull), ""));
+    MLCC_RETURN_IF_ERROR(mm_rows(mm, i0, mm->rt));
+    mlcc_emit_if_else(ctx, &br);
+    MLCC_RETURN_IF_ERROR(mm_rows(mm, c64(ctx, mfull * mm->rt), (int)rem));
+    mlcc_emit_if_end(ctx, &br);
+  }
+  mlcc_emit_loop_end(ctx, &l_u);
   return mlcc_ok_status();
 }
 
@@ -303,7 +447,9 @@ mlcc_status_t mlcc_emit_gemm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 typedef struct matmul_store_t {
   const mlcc_node_t* node;
   LLVMValueRef out_base;
-  int64_t n;
+  int64_t m, n, k;
+  const mlcc_value_t *a, *b;
+  mlcc_shape_t ab, bb, ob;   // batch shapes of A, B and Y
 } matmul_store_t;
 
 static mlcc_status_t matmul_store(void* user, mlcc_emit_ctx_t* ctx, LLVMValueRef i,
@@ -311,6 +457,24 @@ static mlcc_status_t matmul_store(void* user, mlcc_emit_ctx_t* ctx, LLVMValueRef
   matmul_store_t* s = user;
   LLVMValueRef idx = iadd(ctx, s->out_base, iadd(ctx, imulc(ctx, i, s->n), j));
   return mlcc_emit_store_output(ctx, s->node, 0, idx, acc);
+}
+
+static mlcc_status_t matmul_store_vec(void* user, mlcc_emit_ctx_t* ctx, LLVMValueRef i,
+                                      LLVMValueRef j, LLVMValueRef v) {
+  matmul_store_t* s = user;
+  LLVMValueRef idx = iadd(ctx, s->out_base, iadd(ctx, imulc(ctx, i, s->n), j));
+  return mlcc_emit_store_output_vec(ctx, s->node, 0, idx, v);
+}
+
+static LLVMValueRef batch_index(mlcc_emit_ctx_t* ctx, const mlcc_shape_t* out, LLVMValueRef bi,
+                                const mlcc_shape_t* in);
+
+static void matmul_batch(mm_t* mm, LLVMValueRef bi) {
+  matmul_store_t* s = mm->user;
+  mlcc_emit_ctx_t* ctx = mm->ctx;
+  s->out_base = imulc(ctx, bi, s->m * s->n);
+  mm->a.base = imulc(ctx, batch_index(ctx, &s->ob, bi, &s->ab), s->m * s->k);
+  mm->b.base = imulc(ctx, batch_index(ctx, &s->ob, bi, &s->bb), s->k * s->n);
 }
 
 // Batch offset of an operand with batch shape |in| inside the output batch
@@ -389,14 +553,67 @@ mlcc_status_t mlcc_emit_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     ab.rank = 0;
     ob.rank = 0;
   }
-  matmul_store_t st = {.node = node, .n = n};
+  matmul_store_t st = {.node = node, .out_base = c64(ctx, 0), .m = m, .n = n, .k = k,
+                       .a = a, .b = b, .ab = ab, .bb = bb, .ob = ob};
   mm_t mm = {.ctx = ctx, .dt = dt, .t = mlcc_emit_type(ctx, dt), .m = m, .n = n, .k = k,
-             .store = matmul_store, .user = &st};
-  mlcc_loop_t l_b = mlcc_emit_for(ctx, 0, nbatch, "batch");
-  st.out_base = imulc(ctx, l_b.iv, m * n);
-  mm.a = (mm_operand_t){a, imulc(ctx, batch_index(ctx, &ob, l_b.iv, &ab), m * k), k, 1};
-  mm.b = (mm_operand_t){b, imulc(ctx, batch_index(ctx, &ob, l_b.iv, &bb), k * n), n, 1};
-  MLCC_RETURN_IF_ERROR(mm_emit(&mm));
-  mlcc_emit_loop_end(ctx, &l_b);
-  return mlcc_ok_status();
+             .store = matmul_store, .store_vec = matmul_store_vec, .user = &st,
+             .nbatch = nbatch, .batch = nbatch > 1 ? matmul_batch : NULL};
+  mm.a = (mm_operand_t){a, c64(ctx, 0), k, 1};
+  mm.b = (mm_operand_t){b, c64(ctx, 0), n, 1};
+  return mm_emit(&mm);
+}
+
+// Shapes of a MatMul as the emitter sees them (batches of B-shared products
+// merged into rows). False if the node is not a well-formed MatMul.
+static bool matmul_dims(const mlcc_node_t* node, int64_t* nbatch, int64_t* m, int64_t* n,
+                        int64_t* k) {
+  const mlcc_value_t* a = mlcc_node_input(node, 0);
+  const mlcc_value_t* b = mlcc_node_input(node, 1);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  if (!a || !b || !y || a->shape.rank < 1 || b->shape.rank < 1) return false;
+  int ar = a->shape.rank, br = b->shape.rank;
+  bool a1 = ar == 1, b1 = br == 1;
+  *m = a1 ? 1 : a->shape.dims[ar - 2];
+  *k = a->shape.dims[ar - 1];
+  *n = b1 ? 1 : b->shape.dims[br - 1];
+  int64_t ynum = mlcc_shape_numel_unchecked(&y->shape);
+  if (*m <= 0 || *n <= 0 || ynum % (*m * *n) != 0) return false;
+  *nbatch = ynum / (*m * *n);
+  int64_t bnum = mlcc_shape_numel_unchecked(&b->shape) / (*k > 0 ? *k * *n : 1);
+  int64_t anum = mlcc_shape_numel_unchecked(&a->shape) / (*k > 0 ? *k * *m : 1);
+  if (bnum == 1 && anum == *nbatch && *nbatch > 1) {
+    *m *= *nbatch;
+    *nbatch = 1;
+  }
+  return true;
+}
+
+int64_t mlcc_emit_matmul_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
+  int64_t nbatch = 1, m = 0, n = 0, k = 0, b_cs = 1;
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  if (y == NULL || target == NULL) return 0;
+  if (node->op == MLCC_OP_MATMUL) {
+    if (!matmul_dims(node, &nbatch, &m, &n, &k)) return 0;
+  } else if (node->op == MLCC_OP_GEMM) {
+    const mlcc_value_t* a = mlcc_node_input(node, 0);
+    if (a == NULL || a->shape.rank != 2 || y->shape.rank != 2) return 0;
+    int64_t ta = 0, tb = 0;
+    mlcc_status_t s = mlcc_node_attr_int(node, "transA", 0, &ta);
+    if (s == NULL) s = mlcc_node_attr_int(node, "transB", 0, &tb);
+    if (s != NULL) {
+      mlcc_status_free(s);
+      return 0;
+    }
+    m = y->shape.dims[0];
+    n = y->shape.dims[1];
+    k = ta ? a->shape.dims[0] : a->shape.dims[1];
+    b_cs = tb ? k : 1;
+  } else {
+    return 0;
+  }
+  // Small products are not worth a pfor call.
+  if (nbatch * m * n * k < ((int64_t)1 << 20)) return 0;
+  mm_plan_t p;
+  mm_make_plan(y->dtype, m, n, k, b_cs, nbatch, target, &p);
+  return p.units > 1 ? p.units : 0;
 }

@@ -119,6 +119,108 @@ mlcc_status_t mlcc_emit_batchnorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
 }
 
 //===----------------------------------------------------------------------===//
+// Vectorized reductions over a contiguous F32 block
+//===----------------------------------------------------------------------===//
+
+// F32 lanes per vector for the target (at least 4).
+static unsigned vlanes(mlcc_emit_ctx_t* ctx) {
+  int32_t vb = ctx->target != NULL ? ctx->target->vector_bytes : 32;
+  unsigned n = vb >= 16 ? (unsigned)vb / 4 : 4;
+  return n > 16 ? 16 : n;
+}
+
+static LLVMValueRef vsplat_f(mlcc_emit_ctx_t* ctx, LLVMValueRef s, unsigned lanes) {
+  LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), lanes);
+  LLVMValueRef v = LLVMBuildInsertElement(ctx->b, LLVMGetUndef(vt), s,
+                                          LLVMConstInt(ctx->t_i32, 0, 0), "");
+  return LLVMBuildShuffleVector(ctx->b, v, LLVMGetUndef(vt),
+                                LLVMConstNull(LLVMVectorType(ctx->t_i32, lanes)), "");
+}
+
+// Vector load of F32 |v| at elements idx..idx+lanes-1 (element-aligned).
+static LLVMValueRef vload_f(mlcc_emit_ctx_t* ctx, const mlcc_value_t* v, LLVMValueRef idx,
+                            unsigned lanes) {
+  LLVMTypeRef vt = LLVMVectorType(ctx->t_f32, lanes);
+  LLVMValueRef base = mlcc_emit_ptr(ctx, v);
+  if (base == NULL) return mlcc_emit_load(ctx, v, idx);  // records the error
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, base, &idx, 1, "");
+  LLVMValueRef r = LLVMBuildLoad2(ctx->b, vt, p, "");
+  LLVMSetAlignment(r, 4);
+  return r;
+}
+
+typedef enum red_kind_e { RED_SUM, RED_MAX } red_kind_t;
+
+// Per-element transform applied before reducing (scalar or vector |v|).
+typedef enum red_fn_e { FN_ID, FN_SQDIFF, FN_EXPDIFF } red_fn_t;
+
+static LLVMValueRef red_apply(mlcc_emit_ctx_t* ctx, red_fn_t fn, LLVMValueRef v,
+                              LLVMValueRef c) {
+  if (fn == FN_ID) return v;
+  LLVMValueRef d = LLVMBuildFSub(ctx->b, v, c, "");
+  if (fn == FN_SQDIFF) return LLVMBuildFMul(ctx->b, d, d, "");
+  return mlcc_emit_fast_exp(ctx, d);
+}
+
+static LLVMValueRef red_op(mlcc_emit_ctx_t* ctx, red_kind_t k, LLVMValueRef a, LLVMValueRef b) {
+  if (k == RED_SUM) return LLVMBuildFAdd(ctx->b, a, b, "");
+  // max that propagates NaN from |b| (the new element), like the scalar loop.
+  LLVMValueRef gt = LLVMBuildFCmp(ctx->b, LLVMRealUGT, b, a, "");
+  return LLVMBuildSelect(ctx->b, gt, b, a, "");
+}
+
+// Reduces fn(x[base + i]) for i in [0, len) of F32 |x| with |k|, |acc|
+// vectors of |lanes| lanes (two accumulators to hide latency), then a
+// horizontal reduce, then a scalar tail. |c| is fn's constant (splatted).
+static LLVMValueRef block_reduce(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, LLVMValueRef base,
+                                 int64_t len, red_kind_t k, red_fn_t fn, LLVMValueRef c) {
+  unsigned W = vlanes(ctx);
+  LLVMTypeRef vt = LLVMVectorType(ctx->t_f32, W);
+  LLVMValueRef init = LLVMConstReal(ctx->t_f32, k == RED_SUM ? 0.0 : -__builtin_inf());
+  LLVMValueRef cv = c != NULL ? vsplat_f(ctx, c, W) : NULL;
+  int64_t nv = len / (int64_t)W;
+  LLVMValueRef r = init;
+  if (nv > 0) {
+    int64_t n2 = nv / 2;
+    LLVMValueRef a0 = mlcc_emit_var(ctx, vt, vsplat_f(ctx, init, W));
+    LLVMValueRef a1 = mlcc_emit_var(ctx, vt, vsplat_f(ctx, init, W));
+    if (n2 > 0) {
+      mlcc_loop_t l = mlcc_emit_for(ctx, 0, n2, "vr");
+      LLVMValueRef i0 = iadd(ctx, base, imulc(ctx, l.iv, 2 * (int64_t)W));
+      LLVMValueRef i1 = iadd(ctx, i0, c64(ctx, W));
+      LLVMValueRef v0 = red_apply(ctx, fn, vload_f(ctx, x, i0, W), cv);
+      LLVMValueRef v1 = red_apply(ctx, fn, vload_f(ctx, x, i1, W), cv);
+      LLVMBuildStore(ctx->b, red_op(ctx, k, ld(ctx, vt, a0), v0), a0);
+      LLVMBuildStore(ctx->b, red_op(ctx, k, ld(ctx, vt, a1), v1), a1);
+      mlcc_emit_loop_end(ctx, &l);
+    }
+    if (nv % 2) {
+      LLVMValueRef i0 = iadd(ctx, base, c64(ctx, (nv - 1) * (int64_t)W));
+      LLVMValueRef v0 = red_apply(ctx, fn, vload_f(ctx, x, i0, W), cv);
+      LLVMBuildStore(ctx->b, red_op(ctx, k, ld(ctx, vt, a0), v0), a0);
+    }
+    LLVMValueRef acc = red_op(ctx, k, ld(ctx, vt, a0), ld(ctx, vt, a1));
+    // Horizontal: halve the vector until one lane is left.
+    for (unsigned w = W / 2; w >= 1; w /= 2) {
+      LLVMValueRef lo_m[16], hi_m[16];
+      for (unsigned i = 0; i < w; ++i) {
+        lo_m[i] = LLVMConstInt(ctx->t_i32, i, 0);
+        hi_m[i] = LLVMConstInt(ctx->t_i32, i + w, 0);
+      }
+      LLVMValueRef lo = LLVMBuildShuffleVector(ctx->b, acc, acc, LLVMConstVector(lo_m, w), "");
+      LLVMValueRef hi = LLVMBuildShuffleVector(ctx->b, acc, acc, LLVMConstVector(hi_m, w), "");
+      acc = red_op(ctx, k, lo, hi);
+    }
+    r = LLVMBuildExtractElement(ctx->b, acc, LLVMConstInt(ctx->t_i32, 0, 0), "");
+  }
+  for (int64_t i = nv * (int64_t)W; i < len; ++i) {
+    LLVMValueRef v = mlcc_emit_load(ctx, x, iadd(ctx, base, c64(ctx, i)));
+    r = red_op(ctx, k, r, red_apply(ctx, fn, v, c));
+  }
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
 // Mean / variance over a contiguous block
 //===----------------------------------------------------------------------===//
 
@@ -128,6 +230,18 @@ static void block_stats(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, mlcc_dtype_
                         LLVMValueRef base, int64_t len, double eps, LLVMValueRef* out_mean,
                         LLVMValueRef* out_inv_std) {
   LLVMTypeRef ft = mlcc_emit_type(ctx, dt);
+  if (dt == MLCC_DTYPE_F32 && x->dtype == MLCC_DTYPE_F32) {
+    LLVMValueRef cnt = mlcc_emit_const(ctx, dt, (double)(len > 0 ? len : 1));
+    LLVMValueRef mean =
+        LLVMBuildFDiv(ctx->b, block_reduce(ctx, x, base, len, RED_SUM, FN_ID, NULL), cnt, "");
+    LLVMValueRef var = LLVMBuildFDiv(
+        ctx->b, block_reduce(ctx, x, base, len, RED_SUM, FN_SQDIFF, mean), cnt, "");
+    LLVMValueRef sd = call1(ctx, "llvm.sqrt",
+                            LLVMBuildFAdd(ctx->b, var, mlcc_emit_const(ctx, dt, eps), ""));
+    *out_mean = mean;
+    *out_inv_std = LLVMBuildFDiv(ctx->b, mlcc_emit_const(ctx, dt, 1.0), sd, "");
+    return;
+  }
   LLVMValueRef sum = mlcc_emit_var(ctx, ft, mlcc_emit_const(ctx, dt, 0));
   mlcc_loop_t l1 = mlcc_emit_for(ctx, 0, len, "s1");
   LLVMValueRef xv = load_as(ctx, x, iadd(ctx, base, l1.iv), dt);
@@ -200,6 +314,20 @@ static LLVMValueRef param_at(mlcc_emit_ctx_t* ctx, const mlcc_value_t* p, const 
   return load_as(ctx, p, idx, dt);
 }
 
+// |param| (F32) for positions j..j+lanes-1 of the normalized block.
+static LLVMValueRef param_vec(mlcc_emit_ctx_t* ctx, const mlcc_value_t* p,
+                              const mlcc_shape_t* norm, LLVMValueRef j, unsigned lanes) {
+  int64_t pn = mlcc_shape_numel_unchecked(&p->shape);
+  if (pn == 1) return vsplat_f(ctx, mlcc_emit_load(ctx, p, c64(ctx, 0)), lanes);
+  if (pn == mlcc_shape_numel_unchecked(norm)) return vload_f(ctx, p, j, lanes);
+  LLVMValueRef r = LLVMGetUndef(LLVMVectorType(ctx->t_f32, lanes));
+  for (unsigned l = 0; l < lanes; ++l) {
+    LLVMValueRef v = param_at(ctx, p, norm, iadd(ctx, j, c64(ctx, l)), MLCC_DTYPE_F32);
+    r = LLVMBuildInsertElement(ctx->b, r, v, LLVMConstInt(ctx->t_i32, l, 0), "");
+  }
+  return r;
+}
+
 // LayerNormalization (ONNX 17): normalizes over dims [axis, rank); optional
 // outputs Mean and InvStdDev have shape [d0..d(axis-1), 1, ...].
 mlcc_status_t mlcc_emit_layernorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
@@ -243,7 +371,24 @@ mlcc_status_t mlcc_emit_layernorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
     LLVMValueRef v = io->dtype == stat_dt ? inv : mlcc_emit_convert(ctx, inv, stat_dt, io->dtype);
     MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 2, l_o.iv, v));
   }
-  mlcc_loop_t l_i = mlcc_emit_for(ctx, 0, inner, "i");
+  int64_t vec_end = 0;
+  if (stat_dt == MLCC_DTYPE_F32 && x->dtype == MLCC_DTYPE_F32 && dt == MLCC_DTYPE_F32 &&
+      scale->dtype == MLCC_DTYPE_F32 && (bias == NULL || bias->dtype == MLCC_DTYPE_F32)) {
+    unsigned W = vlanes(ctx);
+    vec_end = inner / (int64_t)W * (int64_t)W;
+    if (vec_end > 0) {
+      LLVMValueRef mv = vsplat_f(ctx, mean, W), iv = vsplat_f(ctx, inv, W);
+      mlcc_loop_t l_v = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, vec_end), W, "iv");
+      LLVMValueRef vidx = iadd(ctx, base, l_v.iv);
+      LLVMValueRef d = LLVMBuildFSub(ctx->b, vload_f(ctx, x, vidx, W), mv, "");
+      LLVMValueRef y = LLVMBuildFMul(ctx->b, LLVMBuildFMul(ctx->b, d, iv, ""),
+                                     param_vec(ctx, scale, &norm, l_v.iv, W), "");
+      if (bias) y = LLVMBuildFAdd(ctx->b, y, param_vec(ctx, bias, &norm, l_v.iv, W), "");
+      MLCC_RETURN_IF_ERROR(mlcc_emit_store_output_vec(ctx, node, 0, vidx, y));
+      mlcc_emit_loop_end(ctx, &l_v);
+    }
+  }
+  mlcc_loop_t l_i = mlcc_emit_for(ctx, vec_end, inner, "i");
   LLVMValueRef idx = iadd(ctx, base, l_i.iv);
   LLVMValueRef d = LLVMBuildFSub(ctx->b, load_as(ctx, x, idx, stat_dt), mean, "");
   LLVMValueRef nv = LLVMBuildFMul(ctx->b, d, inv, "");
@@ -286,6 +431,38 @@ mlcc_status_t mlcc_emit_softmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     else inner *= d;
   }
   LLVMTypeRef ft = mlcc_emit_type(ctx, dt);
+  if (inner == 1 && dt == MLCC_DTYPE_F32 && x->dtype == MLCC_DTYPE_F32) {
+    // Contiguous rows: vector max, vector sum of exp, vector stores.
+    unsigned W = vlanes(ctx);
+    mlcc_loop_t l_o = mlcc_emit_for(ctx, 0, outer, "o");
+    LLVMValueRef base = imulc(ctx, l_o.iv, len);
+    LLVMValueRef m = block_reduce(ctx, x, base, len, RED_MAX, FN_ID, NULL);
+    LLVMValueRef s = block_reduce(ctx, x, base, len, RED_SUM, FN_EXPDIFF, m);
+    LLVMValueRef k = is_log ? call1(ctx, "llvm.log", s)
+                            : LLVMBuildFDiv(ctx->b, mlcc_emit_const(ctx, dt, 1.0), s, "");
+    int64_t vec_end = len / (int64_t)W * (int64_t)W;
+    if (vec_end > 0) {
+      LLVMValueRef mv = vsplat_f(ctx, m, W), kv = vsplat_f(ctx, k, W);
+      mlcc_loop_t l_v = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, vec_end), W, "sv");
+      LLVMValueRef vidx = iadd(ctx, base, l_v.iv);
+      LLVMValueRef d = LLVMBuildFSub(ctx->b, vload_f(ctx, x, vidx, W), mv, "");
+      LLVMValueRef y = is_log ? LLVMBuildFSub(ctx->b, d, kv, "")
+                              : LLVMBuildFMul(ctx->b, mlcc_emit_fast_exp(ctx, d), kv, "");
+      MLCC_RETURN_IF_ERROR(mlcc_emit_store_output_vec(ctx, node, 0, vidx, y));
+      mlcc_emit_loop_end(ctx, &l_v);
+    }
+    if (vec_end < len) {
+      mlcc_loop_t l3 = mlcc_emit_for(ctx, vec_end, len, "st");
+      LLVMValueRef idx = iadd(ctx, base, l3.iv);
+      LLVMValueRef d = LLVMBuildFSub(ctx->b, mlcc_emit_load(ctx, x, idx), m, "");
+      LLVMValueRef y = is_log ? LLVMBuildFSub(ctx->b, d, k, "")
+                              : LLVMBuildFMul(ctx->b, mlcc_emit_fast_exp(ctx, d), k, "");
+      MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, idx, y));
+      mlcc_emit_loop_end(ctx, &l3);
+    }
+    mlcc_emit_loop_end(ctx, &l_o);
+    return mlcc_ok_status();
+  }
   mlcc_loop_t l_o = mlcc_emit_for(ctx, 0, outer, "o");
   mlcc_loop_t l_i = mlcc_emit_for(ctx, 0, inner, "i");
   LLVMValueRef base = imad(ctx, l_o.iv, len * inner, l_i.iv);

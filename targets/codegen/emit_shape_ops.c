@@ -278,6 +278,10 @@ mlcc_status_t mlcc_emit_concat(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   int64_t os[MLCC_MAX_RANK];
   strides_of(&out->shape, os);
   int64_t offset = 0;
+  // Slabs are contiguous and the kernel writes the Concat's own output.
+  bool in_place = ctx->kernel != NULL && ctx->kernel->n_nodes == 1 &&
+                  mlcc_emit_ptr(ctx, out) != NULL;
+  for (int d = 0; d < axis; ++d) in_place &= out->shape.dims[d] == 1;
   for (uint32_t i = 0; i < node->n_inputs; ++i) {
     const mlcc_value_t* in = node->inputs[i];
     if (in == NULL) continue;
@@ -294,8 +298,21 @@ mlcc_status_t mlcc_emit_concat(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     }
     int64_t is[MLCC_MAX_RANK];
     strides_of(&in->shape, is);
+    // plan-memory may have placed the input in its slab of the output
+    // already (Concat in place): then the copy is skipped at run time.
+    mlcc_if_t br;
+    bool check = in_place && mlcc_emit_ptr(ctx, in) != NULL;
+    if (check) {
+      LLVMValueRef o = mlcc_emit_ptr(ctx, out);
+      LLVMValueRef byte_off = mlcc_emit_i64(ctx, offset * os[axis] * (int64_t)mlcc_dtype_size(out->dtype));
+      LLVMValueRef dst = LLVMBuildGEP2(ctx->b, ctx->t_i8, o, &byte_off, 1, "slab");
+      LLVMValueRef a = LLVMBuildPtrToInt(ctx->b, mlcc_emit_ptr(ctx, in), ctx->t_i64, "");
+      LLVMValueRef c = LLVMBuildPtrToInt(ctx->b, dst, ctx->t_i64, "");
+      br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(ctx->b, LLVMIntNE, a, c, "copy"));
+    }
     MLCC_RETURN_IF_ERROR(affine_copy(ctx, node, 0, in, in->shape.rank, in->shape.dims, 0, is,
                                      offset * os[axis], os));
+    if (check) mlcc_emit_if_end(ctx, &br);
     offset += in->shape.dims[axis];
   }
   if (offset != out->shape.dims[axis]) {
