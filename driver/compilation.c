@@ -44,7 +44,7 @@ struct mlcc_compilation_t {
   char name[256];                 // C symbol prefix
   const char* input;
   const char* output;             // "-" means standard output
-  const char* header_path;        // LIB only: <dir of output>/NAME.h
+  const char* header_path;        // LIB only: <dir of output>/NAME.h (NULL for -o /dev/null)
   const char* depfile_path;       // NULL unless -MD/-MF
   const char* out_dir;            // where temporaries go
   const char* ar_tool;
@@ -166,9 +166,15 @@ static mlcc_status_t resolve_paths(mlcc_compilation_t* c) {
                             "the output '%s' is the input model; refusing to overwrite it",
                             c->output);
   }
-  c->out_dir = to_stdout ? "." : arena_adopt(&c->arena, mlcc_fs_dirname(c->output));
+  // -o /dev/null (or a FIFO): temporaries go to $TMPDIR, the output is written
+  // through at the end, and a library gets no header (nothing is "beside" a
+  // device; cc -o /dev/null is a check that writes nothing).
+  bool special = !to_stdout && mlcc_fs_is_special(c->output);
+  c->out_dir = to_stdout ? "."
+               : special ? mlcc_arena_strdup(&c->arena, mlcc_fs_temp_root())
+                         : arena_adopt(&c->arena, mlcc_fs_dirname(c->output));
   if (c->out_dir == NULL) return oom();
-  if (o->emit == MLCC_EMIT_LIB) {
+  if (o->emit == MLCC_EMIT_LIB && !special) {
     char file[300];
     snprintf(file, sizeof(file), "%s.h", c->name);
     c->header_path = arena_adopt(&c->arena, mlcc_fs_join(c->out_dir, file));
@@ -367,12 +373,14 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
       free(argv);
       MLCC_RETURN_IF_ERROR(s);
 
-      push_cc1(&b, "header");
-      push(&b, arena_printf(&c->arena, "--name=%s", c->name));
-      push(&b, c->input);
-      push(&b, "-o");
-      push(&b, c->header_path);
-      MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_HEADER, false, b.argv));
+      if (c->header_path != NULL) {  // NULL when the output is a device
+        push_cc1(&b, "header");
+        push(&b, arena_printf(&c->arena, "--name=%s", c->name));
+        push(&b, c->input);
+        push(&b, "-o");
+        push(&b, c->header_path);
+        MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_HEADER, false, b.argv));
+      }
       break;
     }
     case MLCC_EMIT_KIND_COUNT: break;

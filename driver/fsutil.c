@@ -54,6 +54,16 @@ mlcc_status_t mlcc_fs_check_regular_file(const char* path) {
   return mlcc_ok_status();
 }
 
+bool mlcc_fs_is_special(const char* path) {
+  struct stat st;
+  return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+const char* mlcc_fs_temp_root(void) {
+  const char* t = getenv("TMPDIR");
+  return t != NULL && t[0] != '\0' ? t : "/tmp";
+}
+
 mlcc_status_t mlcc_fs_sha256_file(const char* path, char out_hex[65]) {
   out_hex[0] = '\0';
   FILE* f = fopen(path, "rb");
@@ -159,7 +169,9 @@ mlcc_status_t mlcc_fs_write_fd(int fd, const void* data, size_t size,
 mlcc_status_t mlcc_fs_stage(const char* final_path, const void* data, size_t size,
                             mlcc_staged_file_t* out_staged) {
   memset(out_staged, 0, sizeof(*out_staged));
-  char* dir = mlcc_fs_dirname(final_path);
+  // A device or FIFO: the temporary cannot (and need not) live beside it.
+  char* dir = mlcc_fs_is_special(final_path) ? strdup(mlcc_fs_temp_root())
+                                             : mlcc_fs_dirname(final_path);
   if (dir == NULL) return oom();
   char* tmpl = mlcc_fs_join(dir, ".mlcc-out-XXXXXX");
   free(dir);
@@ -216,10 +228,46 @@ void mlcc_fs_staged_discard(mlcc_staged_file_t* staged) {
   memset(staged, 0, sizeof(*staged));
 }
 
+// Copies the bytes of |src| into the special file |dst| (opened for writing,
+// not created): how cc -o /dev/null behaves.
+static mlcc_status_t copy_into_special(const char* src, const char* dst) {
+  int in = open(src, O_RDONLY | O_CLOEXEC);
+  if (in < 0) {
+    return mlcc_make_status(MLCC_STATUS_IO, "cannot read '%s': %s", src, strerror(errno));
+  }
+  int out = open(dst, O_WRONLY | O_CLOEXEC);
+  if (out < 0) {
+    mlcc_status_t s = mlcc_make_status(MLCC_STATUS_IO, "cannot write '%s': %s", dst,
+                                       strerror(errno));
+    close(in);
+    return s;
+  }
+  mlcc_status_t s = mlcc_ok_status();
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = read(in, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      s = mlcc_make_status(MLCC_STATUS_IO, "cannot read '%s': %s", src, strerror(errno));
+      break;
+    }
+    if (n == 0) break;
+    s = mlcc_fs_write_fd(out, buf, (size_t)n, dst);
+    if (s != NULL) break;
+  }
+  if (close(out) != 0 && s == NULL) {
+    s = mlcc_make_status(MLCC_STATUS_IO, "cannot write '%s': %s", dst, strerror(errno));
+  }
+  close(in);
+  return s;
+}
+
 mlcc_status_t mlcc_fs_staged_commit(mlcc_staged_file_t* staged) {
   if (staged->tmp_path == NULL) return mlcc_ok_status();
   mlcc_status_t s = mlcc_ok_status();
-  if (rename(staged->tmp_path, staged->final_path) != 0) {
+  if (mlcc_fs_is_special(staged->final_path)) {
+    s = copy_into_special(staged->tmp_path, staged->final_path);
+  } else if (rename(staged->tmp_path, staged->final_path) != 0) {
     s = mlcc_make_status(MLCC_STATUS_IO, "cannot write '%s': rename failed: %s",
                          staged->final_path, strerror(errno));
   } else {

@@ -29,6 +29,15 @@ char* mlcc_fs_join(const char* dir, const char* name);
 // NOT_FOUND unless |path| exists and is a regular file (or a symlink to one).
 mlcc_status_t mlcc_fs_check_regular_file(const char* path);
 
+// True when |path| exists and is neither a regular file nor a directory: a
+// character or block device (/dev/null), a FIFO or a socket. Outputs to such a
+// path are written through (like cc -o /dev/null), never renamed over it.
+bool mlcc_fs_is_special(const char* path);
+
+// The folder for temporaries that cannot go beside their output: $TMPDIR
+// when set and non-empty, else "/tmp". Borrowed (environment or literal).
+const char* mlcc_fs_temp_root(void);
+
 // SHA-256 of the bytes of |path| as 64 lowercase hex digits + NUL.
 mlcc_status_t mlcc_fs_sha256_file(const char* path, char out_hex[65]);
 
@@ -51,15 +60,18 @@ typedef struct mlcc_staged_file_t {
 } mlcc_staged_file_t;
 
 // Writes |data| to a fresh temporary in the directory of |final_path| (mode
-// 0666 & ~umask, like a normal create). On failure nothing is left behind
-// and |*out_staged| is empty.
+// 0666 & ~umask, like a normal create), or in mlcc_fs_temp_root() when
+// |final_path| is special (mlcc_fs_is_special). On failure nothing is left
+// behind and |*out_staged| is empty.
 mlcc_status_t mlcc_fs_stage(const char* final_path, const void* data, size_t size,
                             mlcc_staged_file_t* out_staged);
 // Adopts an already written temporary |tmp_path| (copied) as staged for |final_path|.
 mlcc_status_t mlcc_fs_stage_existing(const char* tmp_path, const char* final_path,
                                      mlcc_staged_file_t* out_staged);
-// Atomically renames the temporary over the destination. On failure the
-// temporary is removed. Either way the struct is released.
+// Atomically renames the temporary over the destination; when the
+// destination is special (/dev/null, a FIFO) its bytes are written into it
+// instead, so a device node is never replaced by a regular file. On failure
+// the temporary is removed. Either way the struct is released.
 mlcc_status_t mlcc_fs_staged_commit(mlcc_staged_file_t* staged);
 // Removes the temporary (if any) and releases the struct. Never fails.
 void mlcc_fs_staged_discard(mlcc_staged_file_t* staged);

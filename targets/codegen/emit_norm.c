@@ -125,6 +125,10 @@ mlcc_status_t mlcc_emit_batchnorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
 // F32 lanes per vector for the target (at least 4).
 static unsigned vlanes(mlcc_emit_ctx_t* ctx) {
   int32_t vb = ctx->target != NULL ? ctx->target->vector_bytes : 32;
+  // RVV: LLVM only assumes VLEN >= 128, so wider vectors use register
+  // groups (LMUL 2) whose whole-register spills (vl2r.v) qemu 7.2 cannot
+  // translate; 128-bit vectors stay at LMUL 1.
+  if (ctx->target != NULL && ctx->target->arch == MLCC_ARCH_RISCV64) vb = 16;
   unsigned n = vb >= 16 ? (unsigned)vb / 4 : 4;
   return n > 16 ? 16 : n;
 }

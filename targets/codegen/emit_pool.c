@@ -167,11 +167,58 @@ mlcc_status_t mlcc_emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "MaxPool: Indices must be int64");
   }
   LLVMTypeRef ft = mlcc_emit_type(ctx, dt);
+  // Interior fast path (1-D/2-D float pools without Indices): output
+  // positions whose whole window is inside the input run without bounds
+  // checks, the window unrolled; the generic nest below skips them.
+  int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+  bool interior = !ind && g.out[0] == 1 && g.in[0] == 1 && g.k[0] == 1 &&
+                  (dt == MLCC_DTYPE_F32 || dt == MLCC_DTYPE_F64) && g.k[1] * g.k[2] <= 64;
+  for (int j = 1; j < 3 && interior; ++j) {
+    lo[j] = (g.pb[j] + g.s[j] - 1) / g.s[j];
+    int64_t num = g.in[j] - 1 - (g.k[j] - 1) * g.d[j] + g.pb[j];
+    hi[j] = num < 0 ? 0 : num / g.s[j] + 1;
+    if (hi[j] > g.out[j]) hi[j] = g.out[j];
+    interior = hi[j] > lo[j];
+  }
+  if (interior) {
+    mlcc_loop_t f_nc = mlcc_emit_for(ctx, 0, g.n * g.c, "fnc");
+    mlcc_loop_t f_oh = mlcc_emit_for(ctx, lo[1], hi[1], "foh");
+    mlcc_loop_t f_ow = mlcc_emit_for(ctx, lo[2], hi[2], "fow");
+    LLVMValueRef base = imulc(ctx, f_nc.iv, g.in[1] * g.in[2]);
+    LLVMValueRef h0 = iaddc(ctx, imulc(ctx, f_oh.iv, g.s[1]), -g.pb[1]);
+    LLVMValueRef w0 = iaddc(ctx, imulc(ctx, f_ow.iv, g.s[2]), -g.pb[2]);
+    LLVMValueRef row0 = iadd(ctx, base, iadd(ctx, imulc(ctx, h0, g.in[2]), w0));
+    LLVMValueRef r = NULL;
+    for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+      for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+        LLVMValueRef v = mlcc_emit_load(ctx, x, iaddc(ctx, row0, kh * g.d[1] * g.in[2] + kw * g.d[2]));
+        if (r == NULL) {
+          r = v;
+        } else if (is_max) {
+          r = LLVMBuildSelect(ctx->b, greater(ctx, dt, v, r), v, r, "");
+        } else {
+          r = LLVMBuildFAdd(ctx->b, r, v, "");
+        }
+      }
+    }
+    if (!is_max) r = LLVMBuildFDiv(ctx->b, r, mlcc_emit_const(ctx, dt, (double)(g.k[1] * g.k[2])), "");
+    LLVMValueRef fy = imad(ctx, imad(ctx, f_nc.iv, g.out[1], f_oh.iv), g.out[2], f_ow.iv);
+    MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, fy, r));
+    mlcc_emit_loop_end(ctx, &f_ow);
+    mlcc_emit_loop_end(ctx, &f_oh);
+    mlcc_emit_loop_end(ctx, &f_nc);
+  }
   mlcc_loop_t l_nc = mlcc_emit_for(ctx, 0, g.n * g.c, "nc");
   mlcc_loop_t l_od = mlcc_emit_for(ctx, 0, g.out[0], "od");
   mlcc_loop_t l_oh = mlcc_emit_for(ctx, 0, g.out[1], "oh");
   mlcc_loop_t l_ow = mlcc_emit_for(ctx, 0, g.out[2], "ow");
   LLVMValueRef o[3] = {l_od.iv, l_oh.iv, l_ow.iv};
+  mlcc_if_t border;
+  if (interior) {
+    LLVMValueRef in_h = in_range(ctx, l_oh.iv, lo[1], hi[1]);
+    LLVMValueRef in_w = in_range(ctx, l_ow.iv, lo[2], hi[2]);
+    border = mlcc_emit_if_begin(ctx, LLVMBuildNot(ctx->b, LLVMBuildAnd(ctx->b, in_h, in_w, ""), ""));
+  }
   LLVMValueRef acc = mlcc_emit_var(ctx, ft, is_max ? lowest(ctx, dt) : mlcc_emit_const(ctx, dt, 0));
   LLVMValueRef best = ind ? mlcc_emit_var(ctx, ctx->t_i64, c64(ctx, 0)) : NULL;
   LLVMValueRef count = mlcc_emit_var(ctx, ctx->t_i64, c64(ctx, 0));
@@ -262,6 +309,7 @@ mlcc_status_t mlcc_emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 1, yi,
                                                 LLVMBuildLoad2(ctx->b, ctx->t_i64, best, "")));
   }
+  if (interior) mlcc_emit_if_end(ctx, &border);
   mlcc_emit_loop_end(ctx, &l_ow);
   mlcc_emit_loop_end(ctx, &l_oh);
   mlcc_emit_loop_end(ctx, &l_od);

@@ -326,6 +326,36 @@ def case_interrupted(d):
     check(listing(d) == before, f"nothing left behind: {listing(d)}")
 
 
+def case_special_output(d):
+    """-o naming a FIFO or device (cc -o /dev/null) writes through it: the node
+    is never replaced by a regular file, no header lands beside it, and no
+    temporary is left (a FIFO stands in for /dev/null, which a regression
+    would replace for the whole machine when run as root)."""
+    import stat
+    import threading
+    tiny_model(os.path.join(d, "tiny.onnx"))
+    os.mkdir(os.path.join(d, "dev"))
+    fifo = os.path.join(d, "dev", "pipe")
+    tmp = os.path.join(d, "tmp")
+    os.mkdir(tmp)
+    for args, magic in ((["-o", "dev/pipe"], b"!<arch>\n"), (["-c", "-o", "dev/pipe"], b"\x7fELF"),
+                        (["--emit=header", "-o", "dev/pipe"], b"/* tiny.h")):
+        os.mkfifo(fifo)
+        got = []
+        reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+        reader.start()
+        rc, _, err = run("tiny.onnx", *args, cwd=d, env={"TMPDIR": tmp})
+        if rc != 0:
+            open(fifo, "wb").close()  # unblock the reader
+        reader.join(60)
+        check(rc == 0, f"{args}: exit 0 (got {rc})")
+        check(stat.S_ISFIFO(os.stat(fifo).st_mode), f"{args}: the FIFO is still a FIFO")
+        check(got and got[0].startswith(magic), f"{args}: the output went through the FIFO")
+        check(os.listdir(os.path.join(d, "dev")) == ["pipe"], f"{args}: nothing beside the FIFO")
+        check(os.listdir(tmp) == [], f"{args}: no temporaries left in $TMPDIR")
+        os.unlink(fifo)
+
+
 MAIN_C = r"""
 #include <math.h>
 #include <stdalign.h>
