@@ -363,15 +363,21 @@ mlcc_status_t mlcc_graph_verify(const mlcc_graph_t* graph, bool require_shapes) 
     free(v.text);
     return mlcc_ok_status();
   }
+  // The first problem goes on the first line, where drivers and users look;
+  // the rest (up to MAX_PROBLEMS) follow one per line.
+  const char* text = v.text ? v.text : "";
+  const char* first = text[0] == '\n' ? text + 3 : text;  // skip "\n  "
+  const char* rest = strchr(first, '\n');
+  int first_len = rest ? (int)(rest - first) : (int)strlen(first);
   mlcc_status_t s;
-  if (v.n_problems > MAX_PROBLEMS) {
-    s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                         "graph verification failed with %u problems (first %d shown):%s",
-                         v.n_problems, MAX_PROBLEMS, v.text ? v.text : "");
+  if (v.n_problems == 1) {
+    s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%.*s", first_len, first);
   } else {
     s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                         "graph verification failed with %u problem%s:%s", v.n_problems,
-                         v.n_problems == 1 ? "" : "s", v.text ? v.text : "");
+                         "%.*s (and %u more problem%s%s):%s", first_len, first,
+                         v.n_problems - 1, v.n_problems == 2 ? "" : "s",
+                         v.n_problems > MAX_PROBLEMS ? ", first ones shown" : "",
+                         rest ? rest : "");
   }
   free(v.text);
   return s;

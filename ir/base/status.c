@@ -156,7 +156,10 @@ int mlcc_status_exit_code(mlcc_status_t status) {
     case MLCC_STATUS_INVALID_MODEL:
     case MLCC_STATUS_UNIMPLEMENTED:
     case MLCC_STATUS_NOT_FOUND:
-    case MLCC_STATUS_IO: return 1;
+    case MLCC_STATUS_IO:
+    // A model too large for a limit (or for memory) is the input's problem,
+    // not an mlcc bug: exit 1, never "please report".
+    case MLCC_STATUS_RESOURCE_EXHAUSTED: return 1;
     case MLCC_STATUS_INVALID_ARGUMENT: return 2;
     default: return 70;
   }

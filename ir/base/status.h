@@ -81,8 +81,9 @@ char* mlcc_status_to_string(mlcc_status_t status);
 void mlcc_status_free(mlcc_status_t status);
 
 // Maps a status to the driver's exit code: 0 ok, 1 input error
-// (INVALID_MODEL, UNIMPLEMENTED, NOT_FOUND, IO), 2 usage (INVALID_ARGUMENT),
-// 70 internal or resource exhaustion.
+// (INVALID_MODEL, UNIMPLEMENTED, NOT_FOUND, IO, RESOURCE_EXHAUSTED: a model
+// over a size limit or too large for memory), 2 usage (INVALID_ARGUMENT),
+// 70 internal (an mlcc bug).
 int mlcc_status_exit_code(mlcc_status_t status);
 
 #define MLCC_RETURN_IF_ERROR(expr)                 \

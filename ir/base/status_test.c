@@ -63,7 +63,7 @@ static void test_code_names_and_exit_codes(void) {
   } cases[] = {
       {MLCC_STATUS_INVALID_ARGUMENT, 2}, {MLCC_STATUS_INVALID_MODEL, 1},
       {MLCC_STATUS_UNIMPLEMENTED, 1},    {MLCC_STATUS_NOT_FOUND, 1},
-      {MLCC_STATUS_IO, 1},               {MLCC_STATUS_RESOURCE_EXHAUSTED, 70},
+      {MLCC_STATUS_IO, 1},               {MLCC_STATUS_RESOURCE_EXHAUSTED, 1},
       {MLCC_STATUS_INTERNAL, 70},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {

@@ -914,6 +914,15 @@ mlcc_status_t mlcc_onnx_import_bytes(const char* path, const uint8_t* bytes, siz
     mlcc_graph_destroy(graph);
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s has no graph", path);
   }
+  // IR versions 3..10 are the ones whose fields this reader knows (ONNX
+  // IR.md); a newer file may carry semantics we would silently ignore.
+  if (model->has_ir_version && (model->ir_version < 3 || model->ir_version > 10)) {
+    int64_t v = model->ir_version;
+    mlcc_graph_destroy(graph);
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "%s has ONNX IR version %lld; mlcc reads IR versions 3 to 10",
+                            path, (long long)v);
+  }
 
   import_ctx_t ctx;
   memset(&ctx, 0, sizeof(ctx));

@@ -458,7 +458,7 @@ static LLVMValueRef vec_operand(mlcc_emit_ctx_t* ctx, const mlcc_shape_t* out_sh
 // vectorizable formulas, see mlcc_emit_elementwise_vector_ok); false if the
 // chain does not qualify (nothing emitted).
 static bool vec_epilogue_ok(const mlcc_kernel_t* k, unsigned lanes) {
-  if (lanes == 0 || lanes > 64 || getenv("PG2_NOVEC")) return false;
+  if (lanes == 0 || lanes > 64) return false;
   const mlcc_value_t* a = k->nodes[0]->outputs[0];
   if (a->dtype != MLCC_DTYPE_F32) return false;
   for (uint32_t i = 1; i < k->n_nodes; ++i) {
@@ -543,25 +543,13 @@ mlcc_status_t mlcc_emit_store_output_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t
     LLVMSetAlignment(s, (unsigned)mlcc_dtype_size(out->dtype));
     return mlcc_ok_status();
   }
-  if (fused && LLVMGetElementType(vt) == ctx->t_f32 && vec_epilogue_ok(k, lanes)) {
-    // RVV: LLVM assumes only VLEN >= 128, so the epilogue runs on 128-bit
-    // pieces (LMUL 1): wider ones spill register groups with vl2r.v/vs2r.v,
-    // which qemu 7.2 cannot translate (and which cost more registers).
-    unsigned piece = lanes;
-    if (ctx->target != NULL && ctx->target->arch == MLCC_ARCH_RISCV64 && lanes > 4 &&
-        lanes % 4 == 0) {
-      piece = 4;
-    }
-    if (piece == lanes) return vec_epilogue(ctx, k, idx, v, lanes);
-    for (unsigned p0 = 0; p0 < lanes; p0 += piece) {
-      LLVMValueRef mask[64];
-      for (unsigned i = 0; i < piece; ++i) mask[i] = LLVMConstInt(ctx->t_i32, p0 + i, 0);
-      LLVMValueRef part = LLVMBuildShuffleVector(ctx->b, v, LLVMGetUndef(vt),
-                                                 LLVMConstVector(mask, piece), "piece");
-      LLVMValueRef pidx = LLVMBuildNSWAdd(ctx->b, idx, mlcc_emit_i64(ctx, p0), "");
-      MLCC_RETURN_IF_ERROR(vec_epilogue(ctx, k, pidx, part, piece));
-    }
-    return mlcc_ok_status();
+  // RVV: LLVM assumes only VLEN >= 128, so vectors wider than 128 bits use
+  // register groups (LMUL 2) and the epilogue's extra pressure makes the
+  // kernel spill them with vl2r.v/vs2r.v, which qemu 7.2 cannot translate;
+  // there the wide-vector epilogue keeps the lane loop.
+  bool rvv_wide = ctx->target != NULL && ctx->target->arch == MLCC_ARCH_RISCV64 && lanes > 4;
+  if (fused && !rvv_wide && LLVMGetElementType(vt) == ctx->t_f32 && vec_epilogue_ok(k, lanes)) {
+    return vec_epilogue(ctx, k, idx, v, lanes);
   }
   // Other epilogues: spill the lanes to a stack slot and run the scalar
   // epilogue in a loop over them (one copy of the epilogue code per call
