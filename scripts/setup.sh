@@ -14,6 +14,7 @@ packages=(
   # tests: reference data, ONNX python tooling, cross toolchains and emulators
   python3 python3-onnx python3-numpy libonnx-testdata qemu-user
   gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
+  clang-16 libclang-rt-16-dev  # libFuzzer targets (scripts/fuzz.sh, ctest fuzz.smoke)
   nginx  # WebDAV server for the remote kernel cache tests (tests/e2e/cache/)
   # Bazel rules (docs/bazel.md): Debian's offline Bazel 4.2.3 and its rules_java
   bazel-bootstrap bazel-rules-java
