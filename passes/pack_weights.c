@@ -6,6 +6,7 @@
 // compile time; kernels still take the (packed) weights as arguments.
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "passes/pass.h"
@@ -16,8 +17,8 @@ static mlcc_status_t oom(void) {
                           "out of memory while packing weights");
 }
 
-// Adds |data| (copied) as a float32 constant named after |base| with an
-// unused suffix.
+// Adds |data| (arena memory of |graph|, borrowed) as a float32 constant named
+// after |like| with an unused suffix.
 static mlcc_status_t add_packed_constant(mlcc_graph_t* graph, const mlcc_value_t* like,
                                          const float* data, mlcc_value_t** out_value) {
   const char* base = like->name ? like->name : "w";
@@ -29,7 +30,7 @@ static mlcc_status_t add_packed_constant(mlcc_graph_t* graph, const mlcc_value_t
     if (mlcc_graph_find_value(graph, name) == NULL) break;
   }
   mlcc_status_t s = mlcc_graph_add_constant(graph, name, MLCC_DTYPE_F32, &like->shape, data,
-                                            true, out_value);
+                                            false, out_value);
   free(name);
   return s;
 }
@@ -46,20 +47,23 @@ static mlcc_status_t pack_conv(mlcc_graph_t* graph, mlcc_node_t* conv, int64_t m
     return mlcc_ok_status();  // nothing sensible to pack; the emitter reports bad models
   }
   size_t bytes = (size_t)numel * sizeof(float);
-  float* src = (float*)malloc(bytes);
-  float* dst = (float*)malloc(bytes);
-  if (src == NULL || dst == NULL) {
-    free(src);
-    free(dst);
-    return oom();
+  // Pack straight into the graph's arena (one copy of the weights, not three:
+  // this pass runs on every build, warm cache or not). The source is read in
+  // place unless the borrowed bytes are misaligned for float.
+  float* dst = (float*)mlcc_arena_alloc(&graph->arena, bytes, 64);
+  if (dst == NULL) return oom();
+  const float* src = (const float*)w->data;
+  float* copy = NULL;
+  if (((uintptr_t)w->data % _Alignof(float)) != 0) {
+    copy = (float*)malloc(bytes);
+    if (copy == NULL) return oom();
+    memcpy(copy, w->data, bytes);
+    src = copy;
   }
-  memcpy(src, w->data, bytes);  // the borrowed bytes may be unaligned
   mlcc_conv_pack_weights(src, m, group, numel / m, mr, dst);
+  free(copy);
   mlcc_value_t* packed = NULL;
-  mlcc_status_t s = add_packed_constant(graph, w, dst, &packed);
-  free(src);
-  free(dst);
-  MLCC_RETURN_IF_ERROR(s);
+  MLCC_RETURN_IF_ERROR(add_packed_constant(graph, w, dst, &packed));
   mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
       &graph->arena, (conv->n_attrs + 1) * sizeof(*attrs), _Alignof(mlcc_attr_t));
   if (attrs == NULL) return oom();

@@ -69,7 +69,9 @@ void* mlcc_arena_alloc(mlcc_arena_t* arena, size_t size, size_t align) {
   size_t capacity = need > MLCC_ARENA_BLOCK_SIZE ? need : MLCC_ARENA_BLOCK_SIZE;
   size_t total;
   if (!mlcc_checked_add_size(capacity, header_size(), &total)) return NULL;
-  mlcc_arena_block_t* nb = (mlcc_arena_block_t*)malloc(total);
+  // calloc: a big block comes straight from mmap already zeroed, so the
+  // packed-weights copies of a large model are not memset first.
+  mlcc_arena_block_t* nb = (mlcc_arena_block_t*)calloc(1, total);
   if (nb == NULL) return NULL;
   nb->capacity = capacity;
   nb->used = 0;
@@ -86,8 +88,7 @@ void* mlcc_arena_alloc(mlcc_arena_t* arena, size_t size, size_t align) {
   uintptr_t aligned = (base + (align - 1)) & ~(uintptr_t)(align - 1);
   nb->used = (size_t)(aligned - base) + size;
   arena->bytes_allocated += size;
-  memset((void*)aligned, 0, size);
-  return (void*)aligned;
+  return (void*)aligned;  // zeroed by calloc
 }
 
 char* mlcc_arena_strndup(mlcc_arena_t* arena, const char* s, size_t len) {

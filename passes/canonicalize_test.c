@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+// Unit tests for the canonicalize pass (decomposed LayerNorm) and for
+// plan-memory's Concat in place, on hand-built graphs with shapes set by hand.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/graph.h"
+#include "ir/verify.h"
+#include "passes/pass.h"
+#include "test.h"
+
+static mlcc_shape_t shp(int32_t rank, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
+  mlcc_shape_t s;
+  memset(&s, 0, sizeof(s));
+  s.rank = rank;
+  int64_t d[4] = {d0, d1, d2, d3};
+  for (int32_t i = 0; i < rank && i < 4; ++i) s.dims[i] = d[i];
+  return s;
+}
+
+static mlcc_value_t* input(mlcc_graph_t* g, const char* name, mlcc_shape_t s) {
+  mlcc_value_t* v = NULL;
+  CHECK_OK(mlcc_graph_add_value(g, name, MLCC_VALUE_INPUT, &v));
+  if (v == NULL) return NULL;
+  v->dtype = MLCC_DTYPE_F32;
+  v->shape = s;
+  v->shape_known = true;
+  mlcc_value_t** ins = (mlcc_value_t**)mlcc_arena_alloc(
+      &g->arena, (g->n_inputs + 1) * sizeof(*ins), _Alignof(mlcc_value_t*));
+  if (g->n_inputs) memcpy(ins, g->inputs, g->n_inputs * sizeof(*ins));
+  ins[g->n_inputs++] = v;
+  g->inputs = ins;
+  return v;
+}
+
+static mlcc_value_t* val(mlcc_graph_t* g, const char* name, mlcc_shape_t s) {
+  mlcc_value_t* v = NULL;
+  CHECK_OK(mlcc_graph_add_value(g, name, MLCC_VALUE_INTERMEDIATE, &v));
+  if (v == NULL) return NULL;
+  v->dtype = MLCC_DTYPE_F32;
+  v->shape = s;
+  v->shape_known = true;
+  return v;
+}
+
+static mlcc_value_t* cst(mlcc_graph_t* g, const char* name, mlcc_shape_t s, const float* d) {
+  mlcc_value_t* v = NULL;
+  CHECK_OK(mlcc_graph_add_constant(g, name, MLCC_DTYPE_F32, &s, d, true, &v));
+  return v;
+}
+
+static void mark_output(mlcc_graph_t* g, mlcc_value_t* v) {
+  mlcc_value_t** outs = (mlcc_value_t**)mlcc_arena_alloc(
+      &g->arena, (g->n_outputs + 1) * sizeof(*outs), _Alignof(mlcc_value_t*));
+  if (g->n_outputs) memcpy(outs, g->outputs, g->n_outputs * sizeof(*outs));
+  outs[g->n_outputs++] = v;
+  g->outputs = outs;
+  v->is_output = true;
+}
+
+static mlcc_node_t* node_a(mlcc_graph_t* g, mlcc_op_t op, const char* name,
+                           mlcc_value_t* const* ins, uint32_t n_in, mlcc_value_t* out,
+                           const mlcc_attr_t* attrs, uint32_t n_attrs) {
+  mlcc_node_t* n = NULL;
+  CHECK_OK(mlcc_graph_add_node(g, op, 13, name, ins, n_in, &out, 1, attrs, n_attrs, &n));
+  return n;
+}
+
+static mlcc_node_t* bin(mlcc_graph_t* g, mlcc_op_t op, const char* name, mlcc_value_t* a,
+                        mlcc_value_t* b, mlcc_value_t* out) {
+  mlcc_value_t* ins[2] = {a, b};
+  return node_a(g, op, name, ins, 2, out, NULL, 0);
+}
+
+static const int64_t kLastAxis[1] = {-1};
+static const int64_t kAxis0[1] = {0};
+
+static mlcc_node_t* mean(mlcc_graph_t* g, const char* name, mlcc_value_t* x, mlcc_value_t* out,
+                         const int64_t* axes) {
+  mlcc_attr_t a;
+  memset(&a, 0, sizeof(a));
+  a.name = "axes";
+  a.kind = MLCC_ATTR_INTS;
+  a.count = 1;
+  a.ints = axes;
+  return node_a(g, MLCC_OP_REDUCE_MEAN, name, &x, 1, out, &a, 1);
+}
+
+static uint32_t count_live(const mlcc_graph_t* g, mlcc_op_t op) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < g->n_nodes; ++i) n += !g->nodes[i]->dead && g->nodes[i]->op == op;
+  return n;
+}
+
+// Builds x -> decomposed LayerNorm over the last axis (-> gamma, beta when
+// asked) -> Relu -> output. |square_by_mul| uses Mul(d, d) instead of Pow.
+static mlcc_graph_t* build_ln(bool gamma, bool beta, bool square_by_mul, const int64_t* axes,
+                              bool d_is_output) {
+  mlcc_graph_t* g = NULL;
+  CHECK_OK(mlcc_graph_create(&g));
+  mlcc_shape_t s = shp(3, 2, 4, 8, 0), r = shp(3, 2, 4, 1, 0), p = shp(1, 8, 0, 0, 0);
+  if (axes == kAxis0) r = shp(3, 1, 4, 8, 0);
+  static const float two = 2.0f, eps = 1e-5f;
+  static const float gv[8] = {1, 2, 3, 4, 5, 6, 7, 8}, bv[8] = {0};
+  mlcc_value_t* x = input(g, "x", s);
+  mlcc_value_t* m = val(g, "m", r);
+  mean(g, "mean0", x, m, axes);
+  mlcc_value_t* d = val(g, "d", s);
+  bin(g, MLCC_OP_SUB, "sub", x, m, d);
+  mlcc_value_t* sq = val(g, "sq", s);
+  if (square_by_mul) {
+    bin(g, MLCC_OP_MUL, "sq", d, d, sq);
+  } else {
+    bin(g, MLCC_OP_POW, "pow", d, cst(g, "two", shp(0, 0, 0, 0, 0), &two), sq);
+  }
+  mlcc_value_t* v = val(g, "v", r);
+  mean(g, "mean1", sq, v, axes);
+  mlcc_value_t* ve = val(g, "ve", r);
+  bin(g, MLCC_OP_ADD, "addeps", v, cst(g, "eps", shp(0, 0, 0, 0, 0), &eps), ve);
+  mlcc_value_t* sd = val(g, "sd", r);
+  node_a(g, MLCC_OP_SQRT, "sqrt", &ve, 1, sd, NULL, 0);
+  mlcc_value_t* y = val(g, "n", s);
+  bin(g, MLCC_OP_DIV, "div", d, sd, y);
+  if (gamma) {
+    mlcc_value_t* y2 = val(g, "g_out", s);
+    bin(g, MLCC_OP_MUL, "mul", cst(g, "gamma", p, gv), y, y2);  // gamma first
+    y = y2;
+  }
+  if (beta) {
+    mlcc_value_t* y3 = val(g, "b_out", s);
+    bin(g, MLCC_OP_ADD, "add", y, cst(g, "beta", p, bv), y3);
+    y = y3;
+  }
+  mlcc_value_t* out = val(g, "out", s);
+  node_a(g, MLCC_OP_RELU, "relu", &y, 1, out, NULL, 0);
+  mark_output(g, out);
+  if (d_is_output) mark_output(g, d);
+  return g;
+}
+
+static mlcc_status_t run_canon(mlcc_graph_t* g, bool* changed) {
+  mlcc_pass_ctx_t ctx;
+  memset(&ctx, 0, sizeof(ctx));
+  ctx.opt_level = 2;
+  MLCC_RETURN_IF_ERROR(mlcc_pass_canonicalize(&ctx, g, changed));
+  return mlcc_graph_verify(g, true);
+}
+
+static void test_layernorm_rewritten(void) {
+  for (int variant = 0; variant < 4; ++variant) {
+    bool gamma = variant != 1, beta = variant != 2, by_mul = variant == 3;
+    mlcc_graph_t* g = build_ln(gamma, beta, by_mul, kLastAxis, false);
+    bool changed = false;
+    CHECK_OK(run_canon(g, &changed));
+    CHECK(changed);
+    CHECK_EQ_INT(count_live(g, MLCC_OP_LAYER_NORMALIZATION), 1);
+    CHECK_EQ_INT(count_live(g, MLCC_OP_REDUCE_MEAN), 0);
+    CHECK_EQ_INT(g->n_nodes, 2);  // LayerNormalization, Relu
+    const mlcc_node_t* ln = g->nodes[0];
+    CHECK_EQ_INT(ln->op, MLCC_OP_LAYER_NORMALIZATION);
+    CHECK_EQ_INT(ln->opset, 17);
+    CHECK_EQ_INT(ln->n_inputs, beta ? 3 : 2);
+    CHECK_STREQ(ln->inputs[0]->name, "x");
+    // Without gamma the scale is a constant of ones.
+    const float* sc = (const float*)ln->inputs[1]->data;
+    CHECK(sc != NULL);
+    if (sc != NULL) CHECK(sc[1] == (gamma ? 2.0f : 1.0f));
+    float eps = 0;
+    CHECK_OK(mlcc_node_attr_float(ln, "epsilon", 0, &eps));
+    CHECK(eps == 1e-5f);
+    // The LayerNorm writes the value the Relu reads.
+    CHECK(g->nodes[1]->inputs[0] == ln->outputs[0]);
+    CHECK(ln->outputs[0]->producer == ln);
+    mlcc_graph_destroy(g);
+  }
+}
+
+static void test_layernorm_near_misses_kept(void) {
+  // Reducing another axis, or an internal value that is a graph output.
+  mlcc_graph_t* g = build_ln(true, true, false, kAxis0, false);
+  bool changed = true;
+  CHECK_OK(run_canon(g, &changed));
+  CHECK(!changed);
+  CHECK_EQ_INT(count_live(g, MLCC_OP_REDUCE_MEAN), 2);
+  mlcc_graph_destroy(g);
+  g = build_ln(true, true, false, kLastAxis, true);
+  changed = true;
+  CHECK_OK(run_canon(g, &changed));
+  CHECK(!changed);
+  CHECK_EQ_INT(count_live(g, MLCC_OP_LAYER_NORMALIZATION), 0);
+  mlcc_graph_destroy(g);
+}
+
+// x -> Relu a, Sigmoid b -> Concat(a, b, axis 1) -> Softmax: a and b live in
+// the Concat's slot at their slabs.
+static void test_concat_in_place(void) {
+  mlcc_graph_t* g = NULL;
+  CHECK_OK(mlcc_graph_create(&g));
+  mlcc_shape_t s = shp(4, 1, 3, 4, 4), c = shp(4, 1, 6, 4, 4);
+  mlcc_value_t* x = input(g, "x", s);
+  mlcc_value_t* a = val(g, "a", s);
+  mlcc_value_t* b = val(g, "b", s);
+  node_a(g, MLCC_OP_RELU, "ra", &x, 1, a, NULL, 0);
+  node_a(g, MLCC_OP_SIGMOID, "rb", &x, 1, b, NULL, 0);
+  mlcc_value_t* cat = val(g, "cat", c);
+  mlcc_attr_t ax;
+  memset(&ax, 0, sizeof(ax));
+  ax.name = "axis";
+  ax.kind = MLCC_ATTR_INT;
+  ax.i = 1;
+  mlcc_value_t* ins[2] = {a, b};
+  node_a(g, MLCC_OP_CONCAT, "cat", ins, 2, cat, &ax, 1);
+  mlcc_value_t* out = val(g, "out", c);
+  node_a(g, MLCC_OP_SOFTMAX, "sm", &cat, 1, out, NULL, 0);  // not fusable
+  mark_output(g, out);
+  mlcc_pass_ctx_t ctx;
+  memset(&ctx, 0, sizeof(ctx));
+  ctx.opt_level = 2;
+  mlcc_pass_id_t ids[2] = {MLCC_PASS_FUSE, MLCC_PASS_PLAN_MEMORY};
+  CHECK_OK(mlcc_pass_run_pipeline(&ctx, g, ids, 2));
+  CHECK(cat->ws_offset >= 0);
+  CHECK_EQ_INT(a->ws_offset, cat->ws_offset);
+  CHECK_EQ_INT(b->ws_offset, cat->ws_offset + 3 * 16 * 4);
+  CHECK(g->workspace_size >= 6 * 16 * 4);
+  CHECK(g->workspace_size < 2 * 6 * 16 * 4);
+  mlcc_graph_destroy(g);
+}
+
+int main(void) {
+  RUN(test_layernorm_rewritten);
+  RUN(test_layernorm_near_misses_kept);
+  RUN(test_concat_in_place);
+  return TEST_EXIT();
+}
