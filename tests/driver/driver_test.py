@@ -342,12 +342,13 @@ def case_special_output(d):
                         (["--emit=header", "-o", "dev/pipe"], b"/* tiny.h")):
         os.mkfifo(fifo)
         got = []
-        reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+        reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()),
+                                  daemon=True)
         reader.start()
         rc, _, err = run("tiny.onnx", *args, cwd=d, env={"TMPDIR": tmp})
         if rc != 0:
             open(fifo, "wb").close()  # unblock the reader
-        reader.join(60)
+        reader.join(30)
         check(rc == 0, f"{args}: exit 0 (got {rc})")
         check(stat.S_ISFIFO(os.stat(fifo).st_mode), f"{args}: the FIFO is still a FIFO")
         check(got and got[0].startswith(magic), f"{args}: the output went through the FIFO")
