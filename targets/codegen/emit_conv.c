@@ -16,32 +16,12 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "targets/codegen/emit.h"
+#include "targets/codegen/emit_index.h"
 #include "targets/codegen/pack.h"
 
 //===----------------------------------------------------------------------===//
 // Small IR helpers
 //===----------------------------------------------------------------------===//
-
-static LLVMValueRef c64(mlcc_emit_ctx_t* ctx, int64_t v) { return mlcc_emit_i64(ctx, v); }
-
-static LLVMValueRef iadd(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildNSWAdd(ctx->b, a, b, "");
-}
-
-static LLVMValueRef iaddc(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t c) {
-  return c == 0 ? a : LLVMBuildNSWAdd(ctx->b, a, c64(ctx, c), "");
-}
-
-static LLVMValueRef imulc(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t c) {
-  if (c == 1) return a;
-  if (c == 0) return c64(ctx, 0);
-  return LLVMBuildNSWMul(ctx->b, a, c64(ctx, c), "");
-}
-
-// (a * m + b): the usual row-major index step.
-static LLVMValueRef imad(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t m, LLVMValueRef b) {
-  return iadd(ctx, imulc(ctx, a, m), b);
-}
 
 static LLVMValueRef load_var(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, LLVMValueRef var) {
   return LLVMBuildLoad2(ctx->b, t, var, "");

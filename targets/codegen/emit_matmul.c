@@ -20,24 +20,9 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "targets/codegen/emit.h"
+#include "targets/codegen/emit_index.h"
 
 enum { kMaxRows = 4, kMaxCols = 16 };
-
-static LLVMValueRef c64(mlcc_emit_ctx_t* ctx, int64_t v) { return mlcc_emit_i64(ctx, v); }
-
-static LLVMValueRef iadd(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildNSWAdd(ctx->b, a, b, "");
-}
-
-static LLVMValueRef iaddc(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t c) {
-  return c == 0 ? a : LLVMBuildNSWAdd(ctx->b, a, c64(ctx, c), "");
-}
-
-static LLVMValueRef imulc(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t c) {
-  if (c == 1) return a;
-  if (c == 0) return c64(ctx, 0);
-  return LLVMBuildNSWMul(ctx->b, a, c64(ctx, c), "");
-}
 
 // Arithmetic in the computational type of |dt| (float or integer).
 static LLVMValueRef amul(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, LLVMValueRef a, LLVMValueRef b) {
