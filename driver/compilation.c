@@ -112,6 +112,13 @@ static bool emits_objects(mlcc_emit_kind_t kind) {
          kind == MLCC_EMIT_ASM;
 }
 
+// An output path that can only name a folder: "dir/" or an existing folder.
+static bool names_directory(const char* path) {
+  size_t n = strlen(path);
+  struct stat st;
+  return (n > 0 && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
 static bool same_file(const char* a, const char* b) {
   struct stat sa, sb;
   if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return false;
@@ -166,6 +173,15 @@ static mlcc_status_t resolve_paths(mlcc_compilation_t* c) {
                             "the output '%s' is the input model; refusing to overwrite it",
                             c->output);
   }
+  if (!to_stdout && names_directory(c->output)) {
+    // Refused before any work (the rename at the very end would fail).
+    bool lib = o->emit == MLCC_EMIT_LIB;
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "the output '%s' is a directory; -o names a file, e.g. '%s%s%s%s%s'",
+                            c->output, c->output,
+                            c->output[strlen(c->output) - 1] == '/' ? "" : "/", lib ? "lib" : "",
+                            c->name, lib ? ".a" : suffix ? suffix : ".txt");
+  }
   // -o /dev/null (or a FIFO): temporaries go to $TMPDIR, the output is written
   // through at the end, and a library gets no header (nothing is "beside" a
   // device; cc -o /dev/null is a check that writes nothing).
@@ -193,6 +209,11 @@ static mlcc_status_t resolve_paths(mlcc_compilation_t* c) {
       size_t stem = dot && dot != base ? (size_t)(dot - c->output) : strlen(c->output);
       c->depfile_path = arena_printf(&c->arena, "%.*s.d", (int)stem, c->output);
       if (c->depfile_path == NULL) return oom();
+    }
+    if (names_directory(c->depfile_path)) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                              "the depfile '%s' is a directory; -MF names a file",
+                              c->depfile_path);
     }
   }
   return mlcc_ok_status();
@@ -937,11 +958,28 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
 }
 
 static mlcc_status_t run_archive(mlcc_compilation_t* c) {
+  // llvm-ar derives its own temporary from the archive path with every '%'
+  // replaced by a random character (LLVM's createUniqueFile), so it fails in
+  // a folder named like Jenkins' "feature%2Fx". Then the archiver runs inside
+  // the temporary directory with bare file names (they hold no '%' there).
+  bool in_tmp = strchr(c->tempdir.path, '%') != NULL;
+  const char* archive = c->archive_tmp;
+  const char** members = c->members;
+  if (in_tmp) {
+    archive = mlcc_fs_basename(c->archive_tmp);
+    members = (const char**)mlcc_arena_alloc(&c->arena, (c->n_members + 1) * sizeof(char*),
+                                             _Alignof(char*));
+    if (members == NULL) return oom();
+    for (uint32_t i = 0; i < c->n_members; ++i) members[i] = mlcc_fs_basename(c->members[i]);
+  }
   // Re-bind the archiver job now that the members are known, for -v.
-  const char** argv = mlcc_archive_argv(c->ar_tool, c->archive_tmp, c->members, c->n_members);
+  const char** argv = mlcc_archive_argv(c->ar_tool, archive, members, c->n_members);
   if (argv == NULL) return oom();
-  if (c->options->verbose) mlcc_job_print_argv(c->diag, argv);
-  mlcc_status_t s = mlcc_job_spawn(argv);
+  if (c->options->verbose) {
+    if (in_tmp) fprintf(c->diag, " cd \"%s\" &&", c->tempdir.path);
+    mlcc_job_print_argv(c->diag, argv);
+  }
+  mlcc_status_t s = mlcc_job_spawn_in(argv, in_tmp ? c->tempdir.path : NULL);
   free(argv);
   if (s != NULL) {
     bool not_found = mlcc_status_code(s) == MLCC_STATUS_NOT_FOUND;

@@ -102,15 +102,37 @@ char* mlcc_job_find_program(const char* name) {
   }
 }
 
-mlcc_status_t mlcc_job_spawn(const char* const* argv) {
+mlcc_status_t mlcc_job_spawn(const char* const* argv) { return mlcc_job_spawn_in(argv, NULL); }
+
+mlcc_status_t mlcc_job_spawn_in(const char* const* argv, const char* dir) {
   char* program = mlcc_job_find_program(argv[0]);
   if (program == NULL) {
     return mlcc_make_status(MLCC_STATUS_NOT_FOUND, "cannot run '%s': program not found", argv[0]);
   }
+  if (dir != NULL && program[0] != '/') {
+    // Relative to our directory, not the child's.
+    char* abs = realpath(program, NULL);
+    free(program);
+    if (abs == NULL) {
+      return mlcc_make_status(MLCC_STATUS_NOT_FOUND, "cannot run '%s': %s", argv[0],
+                              strerror(errno));
+    }
+    program = abs;
+  }
+  posix_spawn_file_actions_t actions;
+  int rc = posix_spawn_file_actions_init(&actions);
+  if (rc == 0 && dir != NULL) rc = posix_spawn_file_actions_addchdir_np(&actions, dir);
+  if (rc != 0) {
+    free(program);
+    posix_spawn_file_actions_destroy(&actions);
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "cannot run '%s': %s", argv[0],
+                            strerror(rc));
+  }
   fflush(stdout);
   fflush(stderr);
   pid_t pid;
-  int rc = posix_spawn(&pid, program, NULL, NULL, (char* const*)argv, environ);
+  rc = posix_spawn(&pid, program, &actions, NULL, (char* const*)argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
   free(program);
   if (rc != 0) {
     return mlcc_make_status(MLCC_STATUS_NOT_FOUND, "cannot run '%s': %s", argv[0], strerror(rc));

@@ -67,6 +67,9 @@ void mlcc_job_print_argv(FILE* out, const char* const* argv);
 // posix_spawn, inheriting stdio, and waits. NOT_FOUND if it cannot be
 // started, IO naming the tool and its exit status if it fails.
 mlcc_status_t mlcc_job_spawn(const char* const* argv);
+// Same, with the child's working directory set to |dir| (NULL: inherited);
+// argv[0] is resolved against $PATH and the current directory first.
+mlcc_status_t mlcc_job_spawn_in(const char* const* argv, const char* dir);
 
 // Finds |name| in $PATH (names with a '/' are returned as is if executable).
 // Returns a malloc'ed path or NULL when not found.

@@ -132,6 +132,10 @@ struct mlcc_node_t {
 // inputs exist before the anchor and broadcast to the output shape. Every
 // use of an intermediate output of the chain is inside the chain; those are
 // not materialized; only the last node's outputs are.
+// Most nodes one fused kernel holds (the anchor plus its epilogue chain);
+// the fusion pass stops a chain there and the emitters rely on it.
+#define MLCC_KERNEL_MAX_NODES 64
+
 typedef struct mlcc_kernel_t {
   uint32_t n_nodes;
   mlcc_node_t** nodes;

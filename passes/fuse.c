@@ -80,7 +80,7 @@ static uint32_t grow_chain(fuse_state_t* st, int64_t anchor_pos, int64_t* chain,
   const mlcc_node_t* anchor = g->nodes[anchor_pos];
   const mlcc_value_t* anchor_out = single_output(anchor);
   if (anchor_out == NULL || !anchor_out->shape_known) return n;
-  for (;;) {
+  while (n < MLCC_KERNEL_MAX_NODES) {
     // Earliest unassigned live reader of a chain value.
     int64_t c = -1;
     for (uint32_t i = 0; i < n; ++i) {

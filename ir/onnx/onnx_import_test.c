@@ -4,6 +4,8 @@
 #include "ir/onnx/onnx_import.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -417,6 +419,44 @@ static void test_external_data(void) {
   expect_err("ext_bad_length.onnx", MLCC_STATUS_INVALID_MODEL, "has 12 bytes, expected 16");
 }
 
+// External data (and the model itself) that is a FIFO is refused at once:
+// open() must not wait for a writer (alarm() turns a hang into a failure).
+static void test_fifo_inputs(void) {
+  char dir[] = "/tmp/mlcc-import-fifo-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char model[4200], data[4200], fifo_model[4200];
+  snprintf(model, sizeof(model), "%s/ext_good.onnx", dir);
+  snprintf(data, sizeof(data), "%s/ext_data.bin", dir);
+  snprintf(fifo_model, sizeof(fifo_model), "%s/fifo.onnx", dir);
+  FILE* in = fopen(fx("ext_good.onnx"), "rb");
+  FILE* out = fopen(model, "wb");
+  CHECK(in != NULL && out != NULL);
+  if (in && out) {
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), in)) > 0) CHECK(fwrite(buf, 1, n, out) == n);
+  }
+  if (in) fclose(in);
+  if (out) fclose(out);
+  CHECK(mkfifo(data, 0600) == 0);
+  CHECK(mkfifo(fifo_model, 0600) == 0);
+  alarm(20);
+  mlcc_graph_t* g = NULL;
+  mlcc_status_t s = mlcc_onnx_import_file(model, NULL, &g);
+  CHECK(g == NULL && mlcc_status_code(s) == MLCC_STATUS_INVALID_MODEL);
+  CHECK_CONTAINS(mlcc_status_message(s), "is not a regular file");
+  mlcc_status_free(s);
+  s = mlcc_onnx_import_file(fifo_model, NULL, &g);
+  CHECK(g == NULL && mlcc_status_code(s) == MLCC_STATUS_IO);
+  CHECK_CONTAINS(mlcc_status_message(s), "not a regular file");
+  mlcc_status_free(s);
+  alarm(0);
+  unlink(model);
+  unlink(data);
+  unlink(fifo_model);
+  rmdir(dir);
+}
+
 static void test_read_tensor_file(void) {
   mlcc_dtype_t dt;
   mlcc_shape_t shape;
@@ -523,6 +563,7 @@ int main(void) {
   RUN(test_order_optional_and_attrs);
   RUN(test_bad_tensors);
   RUN(test_external_data);
+  RUN(test_fifo_inputs);
   RUN(test_read_tensor_file);
   RUN(test_allocator_failures);
   RUN(test_corrupted_inputs);

@@ -86,7 +86,9 @@ mlcc_status_t mlcc_onnx_read_file(const char* path, uint64_t limit, uint8_t** ou
                                   size_t* out_size) {
   *out_bytes = NULL;
   *out_size = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO must fail the regular-file check below, not block the
+  // open until a writer appears (it has no effect on regular files).
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return open_error("", path, errno);
   struct stat st;
   if (fstat(fd, &st) != 0) {
@@ -336,7 +338,9 @@ static mlcc_status_t read_external(mlcc_onnx_tensor_ctx_t* ctx, const MlccOnnx__
   char* real = NULL;
   MLCC_RETURN_IF_ERROR(resolve_external(ctx, name, location, &path, &real));
   mlcc_status_t s = mlcc_ok_status();
-  int fd = open(real, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: external data that is a FIFO in the model's folder must be
+  // refused below, not hang the build in open().
+  int fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   struct stat st;
   if (fd < 0) {
     s = open_error("external data file ", path, errno);

@@ -215,7 +215,13 @@ static LLVMValueRef fast_exp_f32(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
   LLVMValueRef r2 = LLVMBuildFMul(b, r, r, "r2");
   LLVMValueRef y = LLVMBuildFAdd(b, fmad(ctx, p, r2, r), fk(x, 1.0), "er");
   unsigned n = lanes_of(x);
-  LLVMValueRef ni = LLVMBuildFPToSI(b, nf, vec_type(ctx->t_i32, n), "ni");
+  // n as an integer straight from t's bits: t = 1.5*2^23 + n is a float in
+  // [2^23, 2^24) whose mantissa holds 2^22 + n, so bits(t) = 0x4B400000 + n.
+  // (No float->int conversion: cheaper, and qemu 7.2's RVV decoder asserts on
+  // vfcvt.rtz.x.f.v, which the conversion becomes with +v.)
+  LLVMValueRef ni = LLVMBuildSub(
+      b, LLVMBuildBitCast(b, t, vec_type(ctx->t_i32, n), "tbits"),
+      splat_const(n, LLVMConstInt(ctx->t_i32, 0x4B400000, 0)), "ni");
   LLVMValueRef bits = LLVMBuildShl(
       b, LLVMBuildAdd(b, ni, splat_const(n, LLVMConstInt(ctx->t_i32, 126, 0)), "e"),
       splat_const(n, LLVMConstInt(ctx->t_i32, 23, 0)), "bits");
@@ -710,8 +716,9 @@ mlcc_status_t mlcc_emit_elementwise(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   bool fused = k != NULL && k->n_nodes > 1 && k->nodes[0] == node;
   uint32_t n_chain = fused ? k->n_nodes : 1;
   const mlcc_node_t* const* chain = fused ? (const mlcc_node_t* const*)k->nodes : &node;
-  if (n_chain > 64) {
-    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "epilogue chain of %u nodes", n_chain);
+  if (n_chain > MLCC_KERNEL_MAX_NODES) {  // the fuse pass never builds one
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "epilogue chain of %u nodes (at most %d)",
+                            n_chain, MLCC_KERNEL_MAX_NODES);
   }
 
   ew_nest_t nest;

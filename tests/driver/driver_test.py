@@ -357,6 +357,65 @@ def case_special_output(d):
         os.unlink(fifo)
 
 
+def case_output_is_directory(d):
+    """-o naming a folder ("out/" or an existing folder) is a usage error found
+    before any work, not an archiver or rename failure after the whole build."""
+    tiny_model(os.path.join(d, "tiny.onnx"))
+    os.mkdir(os.path.join(d, "out"))
+    before = listing(d)
+    for args, example in ((["-o", "out"], "out/libtiny.a"), (["-o", "out/"], "out/libtiny.a"),
+                          (["-o", "new/"], "new/libtiny.a"), (["-c", "-o", "out"], "out/tiny.o"),
+                          (["-o", "lib.a", "-MD", "-MF", "out"], None)):
+        rc, _, err = run("tiny.onnx", *args, cwd=d)
+        check(rc == 2, f"{args}: usage error (got {rc})")
+        check("is a directory" in err and "llvm-ar" not in err, f"{args}: clear message")
+        if example:
+            check(f"e.g. '{example}'" in err, f"{args}: suggests {example}")
+        check(listing(d) == before, f"{args}: nothing written")
+
+
+def case_percent_in_path(d):
+    """An output folder with '%' in its name (Jenkins names branch workspaces
+    "feature%2Fx") builds: llvm-ar would replace every '%' of the path it is
+    given when it makes its own temporary."""
+    tiny_model(os.path.join(d, "tiny.onnx"))
+    rc, _, err = run("tiny.onnx", "-o", "ws%2Ffeature/libtiny.a", "-MD", "-v", cwd=d)
+    check(rc == 0, f"exit 0 (got {rc})")
+    out = os.path.join(d, "ws%2Ffeature")
+    check(sorted(os.listdir(out)) == ["libtiny.a", "libtiny.d", "tiny.h"], "library, depfile, header")
+    members = subprocess.run(["llvm-ar-16", "t", os.path.join(out, "libtiny.a")],
+                             stdout=subprocess.PIPE, check=True).stdout.decode().split()
+    check(members[:2] == ["tiny_entry.o", "tiny_weights.o"] and len(members) == 3, f"members {members}")
+
+
+def case_long_chain(d):
+    """70 elementwise ops in a row: fusion stops at the kernel size limit
+    (MLCC_KERNEL_MAX_NODES) instead of building a chain the emitter refuses,
+    and the result is right (70 negations = identity)."""
+    nodes, prev = [], "x"
+    for i in range(70):
+        nodes.append(helper.make_node("Neg", [prev], ["n%d" % i]))
+        prev = "n%d" % i
+    g = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+                          [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [4, 8])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    onnx.save(m, os.path.join(d, "chain.onnx"))
+    rc, _, err = run("chain.onnx", "-o", "libchain.a", "-v", cwd=d)
+    check(rc == 0, f"exit 0 (got {rc}: {err.strip()[-300:]})")
+    check("2 kernels compiled" in err, "the chain is split into two kernels")
+    main_c = os.path.join(d, "main.c")
+    with open(main_c, "w") as f:
+        f.write('#include <stdio.h>\n#include "chain.h"\n'
+                "static _Alignas(64) unsigned char ws[CHAIN_WORKSPACE_SIZE + 64];\n"
+                "int main(void) { float x[32], y[32]; for (int i = 0; i < 32; ++i) x[i] = i - 7.5f;\n"
+                "  if (chain_run(x, y, ws)) return 2;\n"
+                "  for (int i = 0; i < 32; ++i) if (y[i] != x[i]) return 1; return 0; }\n")
+    subprocess.run(["cc", "-std=c11", main_c, os.path.join(d, "libchain.a"), "-lm", "-o",
+                    os.path.join(d, "app")], check=True, cwd=d)
+    check(subprocess.run([os.path.join(d, "app")]).returncode == 0, "70 negations give x back")
+
+
 MAIN_C = r"""
 #include <math.h>
 #include <stdalign.h>
