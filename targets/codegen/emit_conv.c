@@ -978,20 +978,41 @@ static mlcc_status_t emit_conv_ocv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
     mlcc_emit_loop_end(ctx, &l_ic);
     if (!h_ok) mlcc_emit_if_end(ctx, &br);
   }
-  // Y[n, oc, oh, q]: lanes go to different channel planes (stride OH*OW).
+  // Y[n, oc, oh, q0..q1) is contiguous per channel: transpose the tile
+  // through a stack slot [q][ocb] and store one vector of columns per
+  // channel in a runtime loop (one copy of any fused epilogue, vectorized).
+  int segn = q1 - q0;
   int64_t npix = g->out[1] * g->out[2];
-  for (int j = 0; j < nv; ++j) {
-    for (int q = q0; q < q1; ++q) {
+  LLVMValueRef tslot = mlcc_emit_var(ctx, LLVMArrayType(ctx->t_f32, (unsigned)(segn * p.ocb)), NULL);
+  for (int q = q0; q < q1; ++q) {
+    for (int j = 0; j < nv; ++j) {
       LLVMValueRef v = LLVMBuildLoad2(ctx->b, vt, acc[q - q0][j], "");
-      LLVMValueRef pix = iaddc(ctx, imulc(ctx, l_oh.iv, g->out[2]), q);
-      for (int l = 0; l < L; ++l) {
-        LLVMValueRef oc = iaddc(ctx, oc0, (int64_t)j * L + l);
-        LLVMValueRef yi = iadd(ctx, imulc(ctx, imad(ctx, n, g->m, oc), npix), pix);
-        LLVMValueRef s = LLVMBuildExtractElement(ctx->b, v, LLVMConstInt(ctx->t_i32, (unsigned)l, 0), "");
-        MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, yi, s));
-      }
+      LLVMValueRef ti = c64(ctx, (int64_t)(q - q0) * p.ocb + (int64_t)j * L);
+      LLVMValueRef tp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, tslot, &ti, 1, "");
+      LLVMValueRef st = LLVMBuildStore(ctx->b, v, tp);
+      LLVMSetAlignment(st, 4);
     }
   }
+  mlcc_loop_t l_c = mlcc_emit_for(ctx, 0, p.ocb, "occ");
+  LLVMValueRef oc = iadd(ctx, oc0, l_c.iv);
+  LLVMValueRef yi = iadd(ctx, imulc(ctx, imad(ctx, n, g->m, oc), npix),
+                         iaddc(ctx, imulc(ctx, l_oh.iv, g->out[2]), q0));
+  LLVMTypeRef st_t = LLVMVectorType(ctx->t_f32, (unsigned)segn);
+  LLVMValueRef ov = LLVMGetUndef(st_t);
+  for (int q = 0; q < segn; ++q) {
+    LLVMValueRef ti = iaddc(ctx, l_c.iv, (int64_t)q * p.ocb);
+    LLVMValueRef tp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, tslot, &ti, 1, "");
+    LLVMValueRef sv = LLVMBuildLoad2(ctx->b, ctx->t_f32, tp, "");
+    if (segn == 1) {
+      ov = sv;
+    } else {
+      ov = LLVMBuildInsertElement(ctx->b, ov, sv, LLVMConstInt(ctx->t_i32, (unsigned)q, 0), "");
+    }
+  }
+  mlcc_status_t sst = segn == 1 ? mlcc_emit_store_output(ctx, node, 0, yi, ov)
+                                : mlcc_emit_store_output_vec(ctx, node, 0, yi, ov);
+  mlcc_emit_loop_end(ctx, &l_c);
+  MLCC_RETURN_IF_ERROR(sst);
   }
   mlcc_emit_loop_end(ctx, &l_oh);
   mlcc_emit_loop_end(ctx, &l_u);

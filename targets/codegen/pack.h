@@ -25,7 +25,8 @@ extern "C" {
 #define MLCC_CONV_PACKED_ATTR "mlcc.packed_mr"
 
 // Block size mr the Conv emitter's vector micro-kernel would use for |node|
-// on |target|, or 0 when packing does not apply (not a float32 Conv, the
+// on |target| (channel-vector kernel: mr = NV*L channels per block, read as
+// NV vectors per (ic, tap); pixel-vector kernel: mr broadcast rows), or 0 when packing does not apply (not a float32 Conv, the
 // scalar path, one channel per block, or already packed). Pure; no errors.
 int64_t mlcc_conv_pack_mr(const mlcc_node_t* node, const mlcc_target_t* target);
 
