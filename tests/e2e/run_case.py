@@ -78,11 +78,21 @@ def main():
     ap.add_argument("--opt", default="-O2")
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--atol", type=float, default=1e-5)
+    ap.add_argument("--require-cpu-flag", default=None,
+                    help="exit 77 (skip) unless /proc/cpuinfo lists this flag (e.g. avx512f)")
     ap.add_argument("--skip-if-missing", action="store_true",
                     help="exit 77 when the case folder does not exist")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     args = ap.parse_args()
 
+    if args.require_cpu_flag:
+        try:
+            flags = open("/proc/cpuinfo").read().split()
+        except OSError:
+            flags = []
+        if args.require_cpu_flag not in flags:
+            print("SKIP %s: this CPU lacks %s" % (args.case, args.require_cpu_flag))
+            return 77
     case = os.path.abspath(args.case)
     label = "%s [%s]" % (os.path.basename(case.rstrip("/")), args.target)
     if not os.path.isdir(case):

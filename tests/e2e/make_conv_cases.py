@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Writes small Conv test cases (ONNX backend-test layout) with numpy references.
+
+They cover the AVX-512 Conv kernels (vectorized over output channels and over
+pixels), their packed and unpacked weight paths and fused epilogues: stride 2,
+dilation 2, uneven pads, non-square kernels, batch 2, no bias, weights as a
+graph input, fused Relu and residual Add. Usage: make_conv_cases.py OUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto
+
+def conv_ref(x, w, b, kk, s, pads, d):
+    N, C, H, W = x.shape; M = w.shape[0]
+    xp = np.pad(x, ((0,0),(0,0),(pads[0],pads[2]),(pads[1],pads[3]))).astype(np.float64)
+    oh = (H + pads[0] + pads[2] - d*(kk[0]-1) - 1)//s + 1
+    ow = (W + pads[1] + pads[3] - d*(kk[1]-1) - 1)//s + 1
+    y = np.zeros((N, M, oh, ow))
+    for i in range(kk[0]):
+        for j in range(kk[1]):
+            patch = xp[:, :, i*d:i*d+s*(oh-1)+1:s, j*d:j*d+s*(ow-1)+1:s]
+            y += np.einsum('nchw,mc->nmhw', patch, w[:, :, i, j].astype(np.float64))
+    if b is not None: y += b[None, :, None, None]
+    return y
+rng = np.random.default_rng(1)
+cases = [
+ # name, N,C,H,W, M, k, s, p, d, bias, winit, post
+ ("a", 1, 32, 7, 7, 64, 3, 1, 1, 1, True, True, "relu"),
+ ("b", 2, 16, 14, 14, 32, 3, 2, 1, 1, False, True, "add"),
+ ("c", 1, 8, 9, 5, 48, 3, 1, (2,0,1,1), 2, True, True, None),
+ ("d", 1, 16, 6, 6, 16, (1,3), 1, 0, 1, True, False, None),
+ ("e", 1, 24, 12, 12, 32, 1, 2, 0, 1, True, True, "relu"),
+ ("f", 1, 5, 8, 8, 64, 5, 2, 2, 1, True, True, None),
+ ("g", 1, 16, 3, 4, 32, 3, 1, 1, 1, True, True, None),
+]
+for name, N, C, H, W, M, k, s, p, d, bias, winit, post in cases:
+    kk = k if isinstance(k, tuple) else (k, k)
+    pads = list(p) if isinstance(p, tuple) else [p]*4
+    x = rng.standard_normal((N, C, H, W)).astype(np.float32)
+    w = rng.standard_normal((M, C) + kk).astype(np.float32)
+    b = rng.standard_normal((M,)).astype(np.float32)
+    inits, inputs = [], [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)]
+    feeds = {"x": x}
+    if winit: inits.append(numpy_helper.from_array(w, "w"))
+    else:
+        inputs.append(helper.make_tensor_value_info("w", TensorProto.FLOAT, w.shape)); feeds["w"] = w
+    ins = ["x", "w"]
+    if bias: inits.append(numpy_helper.from_array(b, "b")); ins.append("b")
+    nodes = [helper.make_node("Conv", ins, ["c"], kernel_shape=list(kk), strides=[s, s], pads=pads, dilations=[d, d])]
+    oh = (H + pads[0] + pads[2] - d*(kk[0]-1) - 1)//s + 1
+    ow = (W + pads[1] + pads[3] - d*(kk[1]-1) - 1)//s + 1
+    out = "c"
+    if post == "relu": nodes.append(helper.make_node("Relu", ["c"], ["y"])); out = "y"
+    if post == "add":
+        r = rng.standard_normal((N, M, oh, ow)).astype(np.float32)
+        inits.append(numpy_helper.from_array(r, "r")); nodes.append(helper.make_node("Add", ["c", "r"], ["y"])); out = "y"
+    g = helper.make_graph(nodes, name, inputs, [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    ref = conv_ref(x, w, b if bias else None, kk, s, pads, d)
+    if post == "relu": ref = np.maximum(ref, 0)
+    if post == "add": ref = ref + r
+    ref = ref.astype(np.float32)
+    dd = os.path.join(sys.argv[1], "conv_" + name); os.makedirs(dd + "/test_data_set_0", exist_ok=True)
+    onnx.save(m, dd + "/model.onnx")
+    for i, (kname, v) in enumerate(feeds.items()):
+        open(dd + "/test_data_set_0/input_%d.pb" % i, "wb").write(numpy_helper.from_array(v, kname).SerializeToString())
+    open(dd + "/test_data_set_0/output_0.pb", "wb").write(numpy_helper.from_array(ref, out).SerializeToString())
+    print(name, ref.shape)
