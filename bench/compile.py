@@ -136,14 +136,14 @@ weights object (46 MB) is written by mlcc's own ELF writer (`targets/codegen/elf
 straight from the constants' data, ~5% (it was ~40%, about 0.2 s, when it went through
 LLVM); the model file is read once and the header's SHA-256 is taken from the importer's bytes
 (import ~34% in all: SHA-256 ~15%, read ~9%, protobuf decode ~9%); the conv weight pre-packing
-pass ~22% (a scratch copy, the packed copy and the arena copy of each weight); loading
+pass (now one copy, packed straight into the graph arena; it was three copies and ~22%); loading
 libLLVM (dynamic relocations) ~8%, in mlcc and again in `llvm-ar`; the entry object, compiled
 on every build, ~8%; `llvm-ar` copying the blob into the archive ~12%. Kernel cache lookups
 take a few milliseconds. So warm and weights-changed builds cost the same and scale with the
-weight bytes, not the kernels. resnet18 on x86 sits just above a tenth of its cold build
-because its cold build got faster (vector micro-kernels) while pre-packing joined the warm
-path; packing straight into the arena (one copy instead of three) and caching the entry
-object would bring it under. Cross targets compile kernels more slowly, so their ratios are
+weight bytes, not the kernels. resnet18 on x86 still sits just above a tenth of its cold build
+(0.11-0.12 of CPU time) because its cold build got faster (vector micro-kernels) while
+pre-packing joined the warm path; caching the entry object and mapping the model file
+instead of reading it are the next steps. Cross targets compile kernels more slowly, so their ratios are
 lower."""
 
 
