@@ -72,6 +72,11 @@ static void test_bad_target(void) {
   CHECK_STATUS(mlcc_target_resolve("riscv", NULL, "+bogus", &t),
                MLCC_STATUS_INVALID_ARGUMENT);
   CHECK_OK(mlcc_target_resolve("aarch64", "cortex-a72", NULL, &t));
+  // A real CPU LLVM cannot target in 64-bit mode: a usage error, not an abort.
+  mlcc_status_t s32 = mlcc_target_resolve("x86", "i386", NULL, &t);
+  CHECK(mlcc_status_code(s32) == MLCC_STATUS_INVALID_ARGUMENT &&
+        strstr(mlcc_status_message(s32), "64-bit") != NULL);
+  mlcc_status_free(s32);
   // The message lists the aliases.
   mlcc_status_t s = mlcc_target_resolve("sparc", NULL, NULL, &t);
   CHECK(s != NULL && strstr(mlcc_status_message(s), "aarch64") != NULL);

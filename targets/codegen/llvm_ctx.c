@@ -3,6 +3,9 @@
 // verification, the optimization pipeline, emission, and error text.
 #include "targets/codegen/llvm_ctx.h"
 
+#include <errno.h>
+#include <sys/wait.h>
+#include <sys/types.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -82,6 +85,56 @@ mlcc_status_t mlcc_llvm_target_machine(const mlcc_target_t* target, int opt_leve
   return mlcc_ok_status();
 }
 
+// Compiles an empty function with |tm| in a forked child (LLVM reports some
+// unsupported CPU/feature combinations with a fatal error that aborts the
+// process). On failure writes LLVM's last message line into |out|.
+static void probe_codegen_in_child(LLVMTargetMachineRef tm, char* out, size_t out_size) {
+  int fds[2];
+  if (pipe(fds) != 0) return;
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return;
+  }
+  if (pid == 0) {
+    dup2(fds[1], STDERR_FILENO);
+    close(fds[0]);
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m = LLVMModuleCreateWithNameInContext("mlcc_probe", ctx);
+    mlcc_llvm_set_module_target(m, tm);
+    LLVMTypeRef fn_type = LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0);
+    LLVMValueRef fn = LLVMAddFunction(m, "mlcc_probe", fn_type);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, fn, "entry"));
+    LLVMBuildRetVoid(b);
+    LLVMMemoryBufferRef obj = NULL;
+    char* err = NULL;
+    LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &err, &obj);
+    _exit(failed ? 1 : 0);
+  }
+  close(fds[1]);
+  char buf[1024];
+  size_t len = 0;
+  ssize_t n;
+  while ((n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0) {
+    len += (size_t)n;
+    if (len == sizeof(buf) - 1) break;
+  }
+  close(fds[0]);
+  buf[len] = '\0';
+  int wstatus = 0;
+  while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) return;
+  // The last non-empty line of the child's stderr names the problem.
+  char* line = buf;
+  for (char* p = strtok(buf, "\n"); p != NULL; p = strtok(NULL, "\n")) line = p;
+  snprintf(out, out_size, "%.400s", line[0] ? line : "LLVM cannot generate code for it");
+}
+
 mlcc_status_t mlcc_llvm_check_cpu_features(const mlcc_target_t* target) {
   mlcc_llvm_init();
   // LLVM reports unknown CPUs and features on stderr when the target
@@ -115,8 +168,15 @@ mlcc_status_t mlcc_llvm_check_cpu_features(const mlcc_target_t* target) {
     }
     fclose(capture);
   }
-  if (tm != NULL) LLVMDisposeTargetMachine(tm);
   MLCC_RETURN_IF_ERROR(status);
+  if (complaint[0] == '\0') {
+    // Known names can still be a combination LLVM cannot generate code for
+    // (x86-64 code for a 32-bit-only CPU such as -mcpu=i386 is an LLVM
+    // fatal error, which aborts). Compile an empty function in a child
+    // process and turn its death into a usage error.
+    probe_codegen_in_child(tm, complaint, sizeof(complaint));
+  }
+  LLVMDisposeTargetMachine(tm);
   if (complaint[0] != '\0') {
     return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
                             "-mcpu=%s -mattr=%s for %s: %s (see `llc-16 -mtriple=%s "
