@@ -262,16 +262,20 @@ LLVMValueRef mlcc_emit_load(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value,
   LLVMValueRef p = element_ptr(ctx, value, idx, &st);
   LLVMTypeRef ct = mlcc_emit_type(ctx, value->dtype);
   if (p == NULL) return LLVMGetUndef(ct ? ct : ctx->t_f32);
-  if (value->dtype == MLCC_DTYPE_F16 && soft_half(ctx)) {
+  return mlcc_emit_load_elem(ctx, value->dtype, p);
+}
+
+LLVMValueRef mlcc_emit_load_elem(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, LLVMValueRef p) {
+  if (dtype == MLCC_DTYPE_F16 && soft_half(ctx)) {
     LLVMValueRef h = LLVMBuildLoad2(ctx->b, ctx->t_i16, p, "ldh");
     LLVMSetAlignment(h, 2);
     return half_bits_to_float(ctx, h);
   }
-  LLVMValueRef v = LLVMBuildLoad2(ctx->b, st, p, "ld");
-  LLVMSetAlignment(v, (unsigned)mlcc_dtype_size(value->dtype));
-  if (value->dtype == MLCC_DTYPE_BOOL) {
+  LLVMValueRef v = LLVMBuildLoad2(ctx->b, mlcc_emit_storage_type(ctx, dtype), p, "ld");
+  LLVMSetAlignment(v, (unsigned)mlcc_dtype_size(dtype));
+  if (dtype == MLCC_DTYPE_BOOL) {
     v = LLVMBuildICmp(ctx->b, LLVMIntNE, v, LLVMConstInt(ctx->t_i8, 0, 0), "b");
-  } else if (value->dtype == MLCC_DTYPE_F16) {
+  } else if (dtype == MLCC_DTYPE_F16) {
     v = LLVMBuildFPExt(ctx->b, v, ctx->t_f32, "h2f");
   }
   return v;

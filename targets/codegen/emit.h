@@ -109,6 +109,11 @@ LLVMValueRef mlcc_emit_convert(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_
 // Constants not passed as arguments are an INTERNAL bug: |value| must be an arg.
 LLVMValueRef mlcc_emit_load(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value,
                             LLVMValueRef idx);
+// Loads the element of |dtype| stored at |ptr| (storage layout: BOOL one
+// byte, F16 binary16) in computational type. The one conversion used by
+// mlcc_emit_load and by emitters reading their own constant tables.
+LLVMValueRef mlcc_emit_load_elem(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, LLVMValueRef ptr);
+
 // Stores |v| to element |idx| of |value| bypassing any epilogue (scratch use).
 void mlcc_emit_store(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value, LLVMValueRef idx,
                      LLVMValueRef v);

@@ -1235,13 +1235,9 @@ static mlcc_status_t fill_from_bytes(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   LLVMSetAlignment(g, 16);
   LLVMTypeRef st_ty = mlcc_emit_storage_type(ctx, dtype);
   mlcc_loop_t loop = mlcc_emit_for(ctx, 0, n, "const");
-  LLVMValueRef v = table_load(ctx, g, st_ty, loop.iv);
-  LLVMSetAlignment(v, (unsigned)mlcc_dtype_size(dtype));
-  if (dtype == MLCC_DTYPE_BOOL) {
-    v = LLVMBuildICmp(ctx->b, LLVMIntNE, v, LLVMConstInt(ctx->t_i8, 0, 0), "b");
-  } else if (dtype == MLCC_DTYPE_F16) {
-    v = LLVMBuildFPExt(ctx->b, v, mlcc_emit_type(ctx, dtype), "h2f");
-  }
+  LLVMValueRef iv = loop.iv;
+  LLVMValueRef v = mlcc_emit_load_elem(
+      ctx, dtype, LLVMBuildInBoundsGEP2(ctx->b, st_ty, g, &iv, 1, "tp"));
   mlcc_status_t s = mlcc_emit_store_output(ctx, node, 0, loop.iv, v);
   mlcc_emit_loop_end(ctx, &loop);
   return s;
