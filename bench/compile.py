@@ -112,21 +112,25 @@ def table(rows, args):
         "model again; weights-changed: a copy with every float weight perturbed, same shapes "
         "(a retrained model), built after the warm run. Times are wall clock (median of %d runs "
         "for warm/weights-changed, %d for cold) and CPU (user+sys of mlcc and the archiver). "
-        "Ratio = warm or weights-changed CPU time / cold CPU time." % (
+        "Ratios are warm or weights-changed time / cold time, CPU and wall clock: the cold "
+        "build compiles kernels on every core (-j), the warm one has little to parallelize, "
+        "so on a 2-core machine its wall ratio is about twice its CPU ratio." % (
             time.strftime("%Y-%m-%d"), args.jobs or "default (cores)",
             os.uname().machine + ", shared 2-core machine", args.repeat, args.cold_repeat),
         "",
         "| model | target | cold wall / CPU | kernels compiled | warm wall / CPU | warm compiled / hits "
-        "| weights-changed wall / CPU | w-c compiled / hits | ratio warm | ratio w-c |",
+        "| weights-changed wall / CPU | w-c compiled / hits | ratio warm CPU / wall "
+        "| ratio w-c CPU / wall |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         c, w, n = r["cold"], r["warm"], r["new"]
         lines.append(
             "| %s | %s | %.2f s / %.2f s | %d | %.2f s / %.2f s | %d / %d | %.2f s / %.2f s | "
-            "%d / %d | %.2f | %.2f |" % (
+            "%d / %d | %.3f / %.2f | %.3f / %.2f |" % (
                 r["model"], r["target"], c[0], c[1], c[2], w[0], w[1], w[2], w[3], n[0], n[1],
-                n[2], n[3], w[1] / c[1] if c[1] else 0, n[1] / c[1] if c[1] else 0))
+                n[2], n[3], w[1] / c[1] if c[1] else 0, w[0] / c[0] if c[0] else 0,
+                n[1] / c[1] if c[1] else 0, n[0] / c[0] if c[0] else 0))
     lines += ["", NOTES]
     return "\n".join(lines) + "\n"
 

@@ -6,7 +6,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "driver/archive.h"
@@ -73,6 +75,9 @@ struct mlcc_compilation_t {
   uint64_t cache_max_size;
   const char* remote_url;         // NULL: no remote store
   bool remote_read_only;
+  mlcc_cache_t* cache;            // the local store, opened on first use
+  bool cache_opened;              // tried to open it (it may have failed)
+  int entry_origin;               // -v: 0 not built, 1 compiled, 2 cache hit
   mlcc_staged_file_t staged[kMaxStaged];
   uint32_t n_staged;
   char* created_dirs[32];         // output folders made by this run (mkdir -p)
@@ -381,6 +386,7 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
 
       push_cc1(&b, "codegen-entry");
       push_target(c, &b);
+      if (o->profile) push(&b, "--profile");
       push(&b, "-o");
       push(&b, entry);
       MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_CODEGEN_ENTRY, false, b.argv));
@@ -593,6 +599,7 @@ static mlcc_codegen_options_t codegen_options(const mlcc_compilation_t* c) {
   cg.target = &c->target;
   cg.opt_level = c->options->opt_level;
   cg.name = c->name;
+  cg.profile = c->options->profile;
   return cg;
 }
 
@@ -633,8 +640,45 @@ static mlcc_status_t run_codegen_weights(mlcc_compilation_t* c, const char* path
   return add_member(c, path);
 }
 
+static mlcc_cache_t* local_cache(mlcc_compilation_t* c);
+
+// The entry object in the local store, under a store key derived like the
+// kernels' (the code generator's key + mlcc's identity).
+static bool entry_cache_lookup(void* ctx, const char key_hex[65], mlcc_buffer_t* out) {
+  mlcc_compilation_t* c = (mlcc_compilation_t*)ctx;
+  char store_key[65];
+  mlcc_cache_store_key(key_hex, store_key);
+  uint8_t* data = NULL;
+  size_t size = 0;
+  char why[256];
+  mlcc_cache_result_t r = mlcc_cache_lookup(c->cache, store_key, &data, &size, why, sizeof(why));
+  if (r == MLCC_CACHE_DAMAGED && c->options->verbose) {
+    fprintf(c->diag, "mlcc: note: entry object: %s; rebuilding it\n", why);
+  }
+  if (r != MLCC_CACHE_HIT) return false;
+  out->data = data;
+  out->size = size;
+  c->entry_origin = 2;
+  return true;
+}
+
+static void entry_cache_store(void* ctx, const char key_hex[65], const mlcc_buffer_t* object) {
+  mlcc_compilation_t* c = (mlcc_compilation_t*)ctx;
+  char store_key[65];
+  mlcc_cache_store_key(key_hex, store_key);
+  mlcc_status_t s = mlcc_cache_store(c->cache, store_key, object->data, object->size);
+  if (s != NULL) {
+    fprintf(c->diag, "mlcc: warning: cannot store the entry object in the cache: %s\n",
+            mlcc_status_message(s));
+    mlcc_status_free(s);
+  }
+}
+
 static mlcc_status_t run_codegen_entry(mlcc_compilation_t* c, const char* path) {
   mlcc_codegen_options_t cg = codegen_options(c);
+  mlcc_object_cache_t hooks = {c, entry_cache_lookup, entry_cache_store};
+  if (local_cache(c) != NULL) cg.entry_cache = &hooks;
+  c->entry_origin = 1;
   mlcc_buffer_t buf = {0};
   mlcc_status_t s = mlcc_codegen_entry(c->graph, &cg, MLCC_OUTPUT_OBJECT, &buf);
   if (s != NULL) {
@@ -817,14 +861,22 @@ static void* kernel_worker(void* arg) {
 
 // Opens the local and remote stores for this run. Failures only turn them
 // off, with a warning: the cache never breaks a build.
-static void open_caches(mlcc_compilation_t* c, kernel_pool_t* pool) {
-  if (c->use_cache) {
-    mlcc_status_t s = mlcc_cache_open(c->cache_dir, c->cache_max_size, &pool->cache);
+// The local store, shared by the kernels and the entry object; closed (stats
+// and LRU clean-up) by mlcc_compilation_destroy. NULL when off or unusable.
+static mlcc_cache_t* local_cache(mlcc_compilation_t* c) {
+  if (c->use_cache && !c->cache_opened) {
+    c->cache_opened = true;
+    mlcc_status_t s = mlcc_cache_open(c->cache_dir, c->cache_max_size, &c->cache);
     if (s != NULL) {
       fprintf(c->diag, "mlcc: warning: kernel cache disabled: %s\n", mlcc_status_message(s));
       mlcc_status_free(s);
     }
   }
+  return c->cache;
+}
+
+static void open_caches(mlcc_compilation_t* c, kernel_pool_t* pool) {
+  pool->cache = local_cache(c);
   if (c->remote_url != NULL) {
     mlcc_status_t s = mlcc_remote_cache_open(c->remote_url, c->remote_read_only, &pool->remote);
     if (s != NULL) {
@@ -949,8 +1001,7 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
       if (work[i].origin == KERNEL_HIT_LOCAL) c->n_cache_hits++;
       if (work[i].origin == KERNEL_HIT_REMOTE) c->n_remote_hits++;
     }
-    mlcc_cache_close(pool.cache);  // stats and LRU clean-up
-    mlcc_remote_cache_close(pool.remote);
+    mlcc_remote_cache_close(pool.remote);  // the local store stays open for the entry
     pthread_mutex_destroy(&pool.status_mu);
   }
   free(work);
@@ -1008,7 +1059,11 @@ static mlcc_status_t run_header(mlcc_compilation_t* c) {
   if (s == NULL) {
     s = mlcc_header_render(c->graph, c->name, mlcc_fs_basename(c->input), sha, &text);
   }
-  if (s != NULL) return mlcc_status_annotate(s, "%s", c->input);
+  if (s == NULL && c->options->profile) s = mlcc_header_add_profile(c->name, &text);
+  if (s != NULL) {
+    free(text);
+    return mlcc_status_annotate(s, "%s", c->input);
+  }
   const char* path = c->options->emit == MLCC_EMIT_LIB ? c->header_path : c->output;
   if (c->options->emit == MLCC_EMIT_LIB) {
     s = stage(c, path, text, strlen(text));
@@ -1028,6 +1083,34 @@ static mlcc_status_t run_depfile(mlcc_compilation_t* c) {
   mlcc_status_t s = stage(c, c->depfile_path, text, strlen(text));
   free(text);
   return s;
+}
+
+// -ftime-report: wall clock and CPU time (this process and the archiver it
+// waited for) at one instant, in seconds.
+typedef struct phase_clock_t {
+  double wall;
+  double cpu;
+} phase_clock_t;
+
+static double timeval_seconds(struct timeval tv) {
+  return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
+}
+
+static phase_clock_t phase_clock_now(void) {
+  phase_clock_t t = {0.0, 0.0};
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0) t.wall = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+  struct rusage self, children;
+  if (getrusage(RUSAGE_SELF, &self) == 0 && getrusage(RUSAGE_CHILDREN, &children) == 0) {
+    t.cpu = timeval_seconds(self.ru_utime) + timeval_seconds(self.ru_stime) +
+            timeval_seconds(children.ru_utime) + timeval_seconds(children.ru_stime);
+  }
+  return t;
+}
+
+static void time_report_line(FILE* f, const char* what, phase_clock_t from, phase_clock_t to) {
+  fprintf(f, "mlcc: time %-16s %8.3f s wall %8.3f s cpu\n", what, to.wall - from.wall,
+          to.cpu - from.cpu);
 }
 
 mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
@@ -1063,8 +1146,10 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
     if (j->kind == MLCC_JOB_CODEGEN_WEIGHTS) weights_path = j->argv[j->argc - 1];
     if (j->kind == MLCC_JOB_CODEGEN_ENTRY) entry_path = j->argv[j->argc - 1];
   }
+  phase_clock_t start = phase_clock_now();
   for (uint32_t i = 0; i < c->jobs.n_jobs; ++i) {
     mlcc_job_kind_t kind = c->jobs.jobs[i].kind;
+    phase_clock_t before = o->time_report ? phase_clock_now() : start;
     if (kind != MLCC_JOB_ARCHIVE && kind != MLCC_JOB_CODEGEN_KERNELS) verbose_job(c, kind);
     mlcc_status_t s = mlcc_ok_status();
     switch (kind) {
@@ -1082,6 +1167,9 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
           memmove(&c->members[1], &c->members[0], (c->n_members - 1) * sizeof(char*));
           c->members[0] = last;
         }
+        // The store's last user: statistics and LRU clean-up now.
+        mlcc_cache_close(c->cache);
+        c->cache = NULL;
         break;
       }
       case MLCC_JOB_ARCHIVE: s = run_archive(c); break;
@@ -1090,6 +1178,7 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
       case MLCC_JOB_KIND_COUNT: break;
     }
     MLCC_RETURN_IF_ERROR(s);
+    if (o->time_report) time_report_line(c->diag, mlcc_job_kind_name(kind), before, phase_clock_now());
   }
   // Everything succeeded: publish the outputs (output, header, depfile last).
   for (uint32_t i = 0; i < c->n_staged; ++i) {
@@ -1098,6 +1187,7 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
   }
   c->n_staged = 0;
   c->committed = true;
+  if (o->time_report) time_report_line(c->diag, "total (jobs)", start, phase_clock_now());
   if (o->verbose && c->graph != NULL) {
     if (emits_objects(o->emit)) {
       fprintf(c->diag, "mlcc: %u kernel%s compiled", c->n_kernels_compiled,
@@ -1112,6 +1202,10 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
                 c->n_kernels_total - c->n_kernels_distinct);
       }
       fprintf(c->diag, "\n");
+      if (c->entry_origin != 0) {
+        fprintf(c->diag, "mlcc: entry object %s\n",
+                c->entry_origin == 2 ? "from the cache" : "compiled");
+      }
     }
     fprintf(c->diag, "mlcc: workspace %lld bytes (align %lld)",
             (long long)c->graph->workspace_size, (long long)c->graph->workspace_align);
@@ -1129,6 +1223,7 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
 
 void mlcc_compilation_destroy(mlcc_compilation_t* c) {
   if (c == NULL) return;
+  mlcc_cache_close(c->cache);  // a failed run: still count its lookups
   for (uint32_t i = 0; i < c->n_staged; ++i) {
     mlcc_cleanup_remove(c->staged[i].tmp_path);
     mlcc_fs_staged_discard(&c->staged[i]);

@@ -128,11 +128,15 @@ static mlcc_status_t describe_value(mlcc_strbuf_t* sb, const char* role, uint32_
                             "%s '%s' has dtype %s, which the generated API does not support",
                             role, v->name, mlcc_dtype_name(v->dtype));
   }
-  char shape[MLCC_MAX_RANK * 22 + 8];
   mlcc_strbuf_appendf(sb, "/* %-6s %u \"", role, index);
   append_comment_string(sb, v->name);
-  mlcc_strbuf_appendf(sb, "\": %s %s */\n", mlcc_dtype_name(v->dtype),
-                      mlcc_shape_format(&v->shape, shape, sizeof(shape)));
+  // "[2,<=12]": a data-dependent dim shows its upper bound after "<=".
+  mlcc_strbuf_appendf(sb, "\": %s [", mlcc_dtype_name(v->dtype));
+  for (int32_t d = 0; d < v->shape.rank; ++d) {
+    mlcc_strbuf_appendf(sb, "%s%s%lld", d ? "," : "", (v->bound_dims >> d) & 1u ? "<=" : "",
+                        (long long)v->shape.dims[d]);
+  }
+  mlcc_strbuf_append(sb, "] */\n");
   return mlcc_ok_status();
 }
 
@@ -239,9 +243,17 @@ mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
       "  int64_t workspace_size;\n"
       "  int64_t workspace_align;\n"
       "  int (*run)(const void *const *inputs, void *const *outputs, void *workspace);\n"
+      "  int (*output_shape)(const void *workspace, int output_index, int64_t *dims);\n"
+      "  const uint32_t *output_bound_dims; /* per output: bit d set = dims[d] is a bound */\n"
       "} mlcc_model_info_t;\n"
       "#endif\n");
   mlcc_strbuf_appendf(&sb, "extern const mlcc_model_info_t %s_info;\n", name);
+  mlcc_strbuf_appendf(&sb,
+                      "/* Actual dims of output i after %s_run with this workspace (\"<=\" dims\n"
+                      "   vary with the input values); 0 on success. */\n"
+                      "int %s_output_shape(const void *workspace, int output_index, "
+                      "int64_t *dims);\n",
+                      name, name);
   // NAME_run and NAME_run_parallel share the parameter list.
   uint32_t n = graph->n_inputs + graph->n_outputs;
   for (int variant = 0; variant < 2; ++variant) {
@@ -295,5 +307,44 @@ mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
     return s;
   }
   *out_text = mlcc_strbuf_take(&sb);
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_header_add_profile(const char* name, char** text) {
+  static const char kTail[] = "#ifdef __cplusplus\n}\n#endif\n#endif\n";
+  size_t len = strlen(*text), tl = sizeof(kTail) - 1;
+  if (len < tl || strcmp(*text + len - tl, kTail) != 0) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "header of '%s' has no closing guard", name);
+  }
+  mlcc_strbuf_t sb;
+  mlcc_strbuf_init(&sb);
+  mlcc_strbuf_append_n(&sb, *text, len - tl);
+  mlcc_strbuf_append(
+      &sb,
+      "#ifndef MLCC_PROFILE_ENTRY_T_DEFINED\n"
+      "#define MLCC_PROFILE_ENTRY_T_DEFINED\n"
+      "/* One kernel (a node and its fused epilogue) of a --profile build. */\n"
+      "typedef struct mlcc_profile_entry_t {\n"
+      "  const char *name;       /* ONNX name of the kernel's first node */\n"
+      "  const char *ops;        /* op types, e.g. \"Conv+Relu\" */\n"
+      "  int64_t flops;          /* floating-point ops per call (2*MACs), -1 unknown */\n"
+      "  int64_t units;          /* parallel units in NAME_run_parallel, 0: runs whole */\n"
+      "  int64_t calls;          /* calls since the last reset */\n"
+      "  int64_t ns;             /* total wall time of those calls, nanoseconds */\n"
+      "  int64_t min_ns;         /* fastest call; INT64_MAX before the first */\n"
+      "} mlcc_profile_entry_t;\n"
+      "#endif\n");
+  mlcc_strbuf_appendf(&sb,
+                      "int32_t %s_profile(const mlcc_profile_entry_t **rows);\n"
+                      "void %s_profile_reset(void);\n",
+                      name, name);
+  mlcc_strbuf_append(&sb, kTail);
+  mlcc_status_t s = mlcc_strbuf_status(&sb);
+  if (s != NULL) {
+    mlcc_strbuf_deinit(&sb);
+    return s;
+  }
+  free(*text);
+  *text = mlcc_strbuf_take(&sb);
   return mlcc_ok_status();
 }

@@ -44,6 +44,14 @@ mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
                                  const char* model_file_name, const char* model_sha256_hex,
                                  char** out_text);
 
+// Adds to a header rendered by mlcc_header_render the declarations of a
+// --profile build (docs/generated-api.md, "Profile builds"): the row type
+// mlcc_profile_entry_t, NAME_profile and NAME_profile_reset, before the
+// closing C++ guard. |*text| is replaced by a new malloc'ed string (the old
+// one is freed). RESOURCE_EXHAUSTED on allocation failure, INTERNAL if
+// |*text| does not end like a rendered header.
+mlcc_status_t mlcc_header_add_profile(const char* name, char** text);
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,6 +75,7 @@ static mlcc_graph_t* make_graph(void) {
   memcpy(g->outputs, out, sizeof(out));
   g->n_outputs = 2;
   out[0]->is_output = out[1]->is_output = true;
+  out[1]->bound_dims = 1;  // a data-dependent dim: "[<=7]"
   g->workspace_size = 1048576;
   g->workspace_align = 64;
   return g;
@@ -100,7 +101,7 @@ static const char kExpected[] =
     "/* input  2 \"int\": uint8 [7] */\n"
     "/* input  3 \"workspace\": float64 [7] */\n"
     "/* output 0 \"images:\": float32 [1,1500,85] */\n"
-    "/* output 1 \"m*\\/\\\"x\\\"\": bool [7] */\n"
+    "/* output 1 \"m*\\/\\\"x\\\"\": bool [<=7] */\n"
     "#ifndef MLCC_MODEL_INFO_T_DEFINED\n"
     "#define MLCC_MODEL_INFO_T_DEFINED\n"
     "typedef struct mlcc_tensor_info_t {\n"
@@ -119,9 +120,14 @@ static const char kExpected[] =
     "  int64_t workspace_size;\n"
     "  int64_t workspace_align;\n"
     "  int (*run)(const void *const *inputs, void *const *outputs, void *workspace);\n"
+    "  int (*output_shape)(const void *workspace, int output_index, int64_t *dims);\n"
+    "  const uint32_t *output_bound_dims; /* per output: bit d set = dims[d] is a bound */\n"
     "} mlcc_model_info_t;\n"
     "#endif\n"
     "extern const mlcc_model_info_t detector_info;\n"
+    "/* Actual dims of output i after detector_run with this workspace (\"<=\" dims\n"
+    "   vary with the input values); 0 on success. */\n"
+    "int detector_output_shape(const void *workspace, int output_index, int64_t *dims);\n"
     "int detector_run(const float *images, const int64_t *images_, const uint8_t *int_1, "
     "const double *workspace_1, float *images__1, uint8_t *m___x_, void *workspace);\n"
     "int detector_run_v(const void *const *inputs, void *const *outputs, void *workspace);\n"

@@ -58,6 +58,8 @@ typedef struct mlcc_options_t {
   const char* passes;             // --passes; NULL = the -O pipeline
   bool print_after_all;
   bool verify_each;
+  bool time_report;  // -ftime-report
+  bool profile;                   // --profile: per-kernel timing in the entry
   const char* cache_dir;          // --cache-dir; NULL = $MLCC_CACHE_DIR, ... (driver/cache.h)
   const char* cache_max_size;     // --cache-max-size text; NULL = $MLCC_CACHE_MAXSIZE or 5G
   const char* remote_cache;       // --remote-cache; NULL = $MLCC_REMOTE_CACHE

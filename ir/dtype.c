@@ -46,7 +46,6 @@ const char* mlcc_dtype_name(mlcc_dtype_t dtype) {
     case 8: return "string";
     case 14: return "complex64";
     case 15: return "complex128";
-    case 16: return "bfloat16";
     default: return "unsupported";
   }
 }

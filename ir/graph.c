@@ -601,6 +601,7 @@ static const char* attr_kind_name(mlcc_attr_kind_t kind) {
     case MLCC_ATTR_FLOATS: return "floats";
     case MLCC_ATTR_STRINGS: return "strings";
     case MLCC_ATTR_TENSOR: return "tensor";
+    case MLCC_ATTR_GRAPH: return "graph";
   }
   return "unknown";
 }

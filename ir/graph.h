@@ -78,6 +78,18 @@ typedef struct mlcc_value_t {
   // slot and keeps the source live while the alias is read; the entry passes
   // the source's pointer. Never set on graph outputs.
   struct mlcc_value_t* alias_of;
+  // Data-dependent shape (NonZero, Compress, Unique, NonMaxSuppression;
+  // ir/ops/dynamic.c): bit d set means shape.dims[d] is only a static upper
+  // bound. The value is laid out and allocated at |shape|; its producer packs
+  // the elements row-major in the ACTUAL shape at the front of that buffer.
+  // Such a value is read by no node (it may only be a graph output). 0 for
+  // every other value.
+  uint32_t bound_dims;
+  // Set by plan-memory when |bound_dims| != 0: an INT64 [rank] value, an
+  // extra output of the same node placed after its ONNX outputs, live until
+  // NAME_run returns, into which the kernel writes the actual dims (read back
+  // by NAME_output_shape). NULL otherwise.
+  struct mlcc_value_t* extent;
 } mlcc_value_t;
 
 typedef enum mlcc_attr_kind_e {
@@ -88,7 +100,10 @@ typedef enum mlcc_attr_kind_e {
   MLCC_ATTR_FLOATS,
   MLCC_ATTR_STRINGS,
   MLCC_ATTR_TENSOR,
+  MLCC_ATTR_GRAPH,           // a subgraph (If/Loop/Scan bodies; ir/subgraph.h)
 } mlcc_attr_kind_t;
+
+struct mlcc_subgraph_t;  // ir/subgraph.h
 
 // One ONNX attribute. Arrays and strings are arena-owned.
 typedef struct mlcc_attr_t {
@@ -106,6 +121,8 @@ typedef struct mlcc_attr_t {
   mlcc_dtype_t t_dtype;
   mlcc_shape_t t_shape;
   const void* t_data;
+  // GRAPH: the subgraph template (arena-owned, read-only once imported).
+  const struct mlcc_subgraph_t* g;
 } mlcc_attr_t;
 
 struct mlcc_node_t {

@@ -47,7 +47,10 @@ static void test_dtype_traits(void) {
   CHECK(mlcc_dtype_is_bool(MLCC_DTYPE_BOOL));
   CHECK(!mlcc_dtype_is_int(MLCC_DTYPE_BOOL));
   CHECK(mlcc_dtype_is_valid(MLCC_DTYPE_U64));
-  CHECK(!mlcc_dtype_is_valid((mlcc_dtype_t)16));  // bfloat16: no row
+  CHECK(!mlcc_dtype_is_valid((mlcc_dtype_t)8));  // string: no row
+  CHECK(mlcc_dtype_is_valid(MLCC_DTYPE_BF16));
+  CHECK_EQ_INT((int)mlcc_dtype_size(MLCC_DTYPE_BF16), 2);
+  CHECK_STREQ(mlcc_dtype_name(MLCC_DTYPE_BF16), "bfloat16");
 }
 
 static void test_op_lookup(void) {
@@ -58,8 +61,8 @@ static void test_op_lookup(void) {
   CHECK_EQ_INT(op, MLCC_OP_RELU);
   CHECK_EQ_INT(mlcc_op_lookup("", "relu", 14, &op), MLCC_OP_LOOKUP_UNKNOWN_OP);
   CHECK_EQ_INT(mlcc_op_lookup("com.microsoft", "Conv", 13, &op), MLCC_OP_LOOKUP_UNKNOWN_OP);
-  CHECK_EQ_INT(mlcc_op_lookup("", "Add", 6, &op), MLCC_OP_LOOKUP_BAD_OPSET);
-  CHECK_EQ_INT(op, MLCC_OP_ADD);  // still set for the range message
+  CHECK_EQ_INT(mlcc_op_lookup("", "HardSwish", 13, &op), MLCC_OP_LOOKUP_BAD_OPSET);
+  CHECK_EQ_INT(op, MLCC_OP_HARD_SWISH);  // still set for the range message
   CHECK_EQ_INT(mlcc_op_lookup("", "Add", 99, &op), MLCC_OP_LOOKUP_BAD_OPSET);
   CHECK_STREQ(mlcc_op_name(MLCC_OP_GEMM), "Gemm");
   const mlcc_op_desc_t* d = mlcc_op_desc(MLCC_OP_RESHAPE);

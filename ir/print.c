@@ -7,11 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/subgraph.h"
+
 // Short dtype spelling used in the text IR ("f32", "i64", "bool").
 static const char* short_dtype(mlcc_dtype_t dtype) {
   switch (dtype) {
     case MLCC_DTYPE_F32: return "f32";
     case MLCC_DTYPE_F16: return "f16";
+    case MLCC_DTYPE_BF16: return "bf16";
     case MLCC_DTYPE_F64: return "f64";
     case MLCC_DTYPE_I8: return "i8";
     case MLCC_DTYPE_I16: return "i16";
@@ -167,6 +170,11 @@ static void print_attr_value(FILE* out, const mlcc_attr_t* a) {
       mlcc_status_free(s);
       break;
     }
+    case MLCC_ATTR_GRAPH:  // If/Loop/Scan bodies, unrolled by infer-shapes
+      fputs("graph<", out);
+      print_quoted(out, a->g != NULL && a->g->name != NULL ? a->g->name : "");
+      fprintf(out, ", %u nodes>", a->g != NULL ? a->g->n_nodes : 0u);
+      break;
   }
 }
 

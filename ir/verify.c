@@ -289,8 +289,24 @@ mlcc_status_t mlcc_graph_verify(const mlcc_graph_t* graph, bool require_shapes) 
       problem(&v, "%s has %u inputs; %s takes %u to %u", desc, n->n_inputs, d->name,
               d->in_min, d->in_max);
     }
-    if (n->n_outputs < d->out_min || n->n_outputs > d->out_max) {
-      problem(&v, "%s has %u outputs; %s produces %u to %u", desc, n->n_outputs, d->name,
+    // Extent slots of bounded outputs (plan-memory) follow the ONNX outputs.
+    uint32_t n_extents = 0;
+    for (uint32_t j = 0; j < n->n_outputs; ++j) {
+      const mlcc_value_t* out = n->outputs[j];
+      if (out == NULL || out->bound_dims == 0 || out->extent == NULL) continue;
+      const mlcc_value_t* e = out->extent;
+      bool found = false;
+      for (uint32_t k = 0; k < n->n_outputs; ++k) found |= n->outputs[k] == e;
+      if (!found || e->dtype != MLCC_DTYPE_I64 || e->shape.rank != 1 ||
+          e->shape.dims[0] != out->shape.rank) {
+        problem(&v, "%s: the extent slot of '%s' must be an int64 [%d] output of the node",
+                desc, out->name, (int)out->shape.rank);
+      }
+      n_extents += found;
+    }
+    uint32_t n_onnx_outputs = n->n_outputs - n_extents;
+    if (n_onnx_outputs < d->out_min || n_onnx_outputs > d->out_max) {
+      problem(&v, "%s has %u outputs; %s produces %u to %u", desc, n_onnx_outputs, d->name,
               d->out_min, d->out_max);
     }
     for (uint32_t j = 0; j < n->n_inputs; ++j) {
@@ -304,6 +320,10 @@ mlcc_status_t mlcc_graph_verify(const mlcc_graph_t* graph, bool require_shapes) 
         continue;
       }
       uses[in->id]++;
+      if (in->bound_dims != 0) {
+        problem(&v, "%s: input %u '%s' has a data-dependent shape (only graph outputs may)",
+                desc, j, in->name);
+      }
       if (!defined[in->id]) {
         problem(&v, "%s: input %u '%s' is used before it is defined%s", desc, j, in->name,
                 in->producer == NULL ? " (it has no producer)" : "");

@@ -67,8 +67,11 @@ static bool chain_closed(const fuse_state_t* st, const int64_t* chain, uint32_t 
 // Extends the chain that starts at |anchor_pos| (already in |chain|) with
 // elementwise readers. Returns the new chain length. Rules:
 /*   A -> N1 -> N2 ...  where the next candidate is the earliest unassigned
-     live reader of any chain value; it joins while: it is ELEMENTWISE with
-     one present output of A's output shape; each input is either the output
+     live reader of any chain value; A grows a chain only when its one
+     present output is output 0 (mlcc_emit_store_output applies the epilogue
+     to output 0 only: LSTM's ['', Y_h] stays unfused); a node joins while: it
+     is ELEMENTWISE with one present output, output 0, of A's output shape;
+     each input is either the output
      of an earlier chain node (any number of slots, e.g. SiLU's
      Mul(x, Sigmoid(x))) or exists before A (kernels run at their last node's
      position). The chain is then cut to the longest prefix whose internal
@@ -79,7 +82,9 @@ static uint32_t grow_chain(fuse_state_t* st, int64_t anchor_pos, int64_t* chain,
   uint32_t n = 1;
   const mlcc_node_t* anchor = g->nodes[anchor_pos];
   const mlcc_value_t* anchor_out = single_output(anchor);
-  if (anchor_out == NULL || !anchor_out->shape_known) return n;
+  if (anchor_out == NULL || anchor->outputs[0] != anchor_out || !anchor_out->shape_known) {
+    return n;
+  }
   while (n < MLCC_KERNEL_MAX_NODES) {
     // Earliest unassigned live reader of a chain value.
     int64_t c = -1;
@@ -107,7 +112,8 @@ static uint32_t grow_chain(fuse_state_t* st, int64_t anchor_pos, int64_t* chain,
     const mlcc_op_desc_t* desc = mlcc_op_desc(next->op);
     if (desc == NULL || !(desc->flags & MLCC_OPF_ELEMENTWISE)) break;
     const mlcc_value_t* out = single_output(next);
-    if (out == NULL || !out->shape_known || !mlcc_shape_equal(&out->shape, &anchor_out->shape)) {
+    if (out == NULL || next->outputs[0] != out || !out->shape_known ||
+        !mlcc_shape_equal(&out->shape, &anchor_out->shape)) {
       break;
     }
     int64_t slot = -1;

@@ -2,7 +2,8 @@
 // infer-shapes: dtype/shape inference in graph order, folding constant
 // subgraphs on the way so that shape inputs (Reshape's shape, Slice's
 // starts, ...) computed by the model are constants when their reader is
-// inferred.
+// inferred. Control flow (If, Loop, Scan) is unrolled into plain nodes where
+// it stands (passes/lower_control_flow.c).
 #include "passes/pass.h"
 #include "passes/pass_impl.h"
 
@@ -19,6 +20,14 @@ mlcc_status_t mlcc_pass_infer_shapes(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
   for (uint32_t i = 0; i < graph->n_nodes; ++i) {
     mlcc_node_t* node = graph->nodes[i];
     if (node->dead) continue;
+    if (mlcc_pass_is_control_flow(node->op)) {
+      // If/Loop/Scan are unrolled in place (passes/lower_control_flow.c); the
+      // new nodes follow at i + 1, already inferred, and are visited next.
+      status = mlcc_pass_lower_control_flow(graph, i, ctx->fold_constants);
+      if (status != NULL) break;
+      *out_changed = true;
+      continue;
+    }
     const mlcc_op_desc_t* desc = mlcc_op_desc(node->op);
     if (desc == NULL || desc->infer == NULL) {
       status = mlcc_node_annotate(

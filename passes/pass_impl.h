@@ -32,6 +32,24 @@ extern "C" {
 mlcc_status_t mlcc_pass_try_fold_node(mlcc_graph_t* graph, mlcc_node_t* node,
                                       bool allow_eval, bool* out_folded);
 
+// True for If, Loop and Scan: the ops that infer-shapes unrolls rather
+// than infers (passes/lower_control_flow.c).
+bool mlcc_pass_is_control_flow(mlcc_op_t op);
+
+// Unrolls control-flow node graph->nodes[|index|] (ONNX If 1-17, Loop 1-17,
+// Scan 8-17) into plain nodes, inferring them (and folding them, with the
+// host JIT when |allow_eval|) as they are created, nested control flow
+// included. The new nodes are placed right after |index| in topological
+// order and the node is marked dead (its outputs are written by new nodes).
+// Loop trip counts and conditions, Scan sequence lengths and the
+// condition of an If whose branches differ in type must be compile-time
+// constants: otherwise UNIMPLEMENTED naming the graph input they come from.
+// Unrolling stops at 4096 iterations per Loop/Scan and 2^18 new nodes
+// (UNIMPLEMENTED). On failure the new nodes are marked dead and the node is
+// left as it was. Errors are annotated with the node's description.
+mlcc_status_t mlcc_pass_lower_control_flow(mlcc_graph_t* graph, uint32_t index,
+                                           bool allow_eval);
+
 #ifdef __cplusplus
 }
 #endif

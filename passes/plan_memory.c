@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // plan-memory: assigns every materialized intermediate value a 64-byte
 // aligned slot in one workspace, reusing memory of values that are dead.
+// Values with data-dependent dims first get their extent slots (see
+// add_extent_slots), which stay live until the end of NAME_run.
 #include "passes/plan_memory.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +58,52 @@ static mlcc_status_t slot_size(const mlcc_value_t* v, int64_t* out_size) {
   bytes = bytes / a * a;
   *out_size = bytes > 0 ? bytes : a;  // distinct addresses even for empty tensors
   return mlcc_ok_status();
+}
+
+// Data-dependent shapes (mlcc_value_t.bound_dims, ir/ops/dynamic.c): gives
+// every bounded output of a kernel's last node its extent slot, an INT64
+// [rank] intermediate appended to that node's outputs, so it is a kernel
+// argument (after the ONNX outputs) and gets a workspace slot like any other
+// output; the kernel writes the actual dims there and NAME_output_shape reads
+// them after NAME_run, so compute_liveness keeps it live to the last kernel.
+// Idempotent (values that have a slot keep it).
+static mlcc_status_t add_extent_slots(mlcc_graph_t* graph) {
+  for (uint32_t k = 0; k < graph->n_kernels; ++k) {
+    const mlcc_kernel_t* kern = &graph->kernels[k];
+    if (kern->n_nodes == 0) continue;
+    mlcc_node_t* node = kern->nodes[kern->n_nodes - 1];
+    uint32_t n_onnx = node->n_outputs;
+    for (uint32_t i = 0; i < n_onnx; ++i) {
+      mlcc_value_t* v = node->outputs[i];
+      if (v == NULL || v->bound_dims == 0 || v->extent != NULL) continue;
+      char base[96];
+      snprintf(base, sizeof(base), "%.80s_extent", v->name ? v->name : "");
+      mlcc_value_t* e = NULL;
+      MLCC_RETURN_IF_ERROR(mlcc_graph_add_temp_value(graph, base, &e));
+      mlcc_value_t** outs = (mlcc_value_t**)mlcc_arena_alloc(
+          &graph->arena, (node->n_outputs + 1) * sizeof(*outs), _Alignof(mlcc_value_t*));
+      if (outs == NULL) return oom();
+      memcpy(outs, node->outputs, node->n_outputs * sizeof(*outs));
+      outs[node->n_outputs] = e;
+      e->dtype = MLCC_DTYPE_I64;
+      e->shape.rank = 1;
+      e->shape.dims[0] = v->shape.rank;
+      e->shape_known = true;
+      e->producer = node;
+      node->outputs = outs;
+      node->n_outputs++;
+      v->extent = e;
+    }
+  }
+  return mlcc_ok_status();
+}
+
+// True if |v| is the extent slot of another output of |node|.
+static bool is_extent_slot(const mlcc_node_t* node, const mlcc_value_t* v) {
+  for (uint32_t i = 0; i < node->n_outputs; ++i) {
+    if (node->outputs[i] != NULL && node->outputs[i]->extent == v) return true;
+  }
+  return false;
 }
 
 // Concat in place: when a Concat kernel (unfused) writes an intermediate
@@ -169,6 +218,8 @@ static mlcc_status_t compute_liveness(const mlcc_graph_t* graph, liveness_t* lv)
       if (status != NULL) break;
       s->value = out;
       s->def = s->last = k;
+      // Read by NAME_output_shape after the last kernel: never released.
+      if (is_extent_slot(last, out)) s->last = graph->n_kernels - 1;
       s->offset = -1;
       s->host = -1;
       lv->slot_of[out->id] = lv->n_slots++;
@@ -225,10 +276,13 @@ static int64_t best_fit(const block_t* live, uint32_t n_live, int64_t size) {
 // Outputs of kernel k are placed while k's inputs are still live, so a
 // kernel's outputs never overlap its inputs (kernel arguments are noalias).
 // Sets graph->workspace_size (a multiple of 64) and workspace_align (64).
+// Bounded (data-dependent) outputs first get their extent slots
+// (add_extent_slots), which live until the end.
 // INVALID_ARGUMENT without kernels; INTERNAL for uninferred values.
 mlcc_status_t mlcc_pass_plan_memory(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
                                     bool* out_changed) {
   *out_changed = false;
+  MLCC_RETURN_IF_ERROR(add_extent_slots(graph));
   liveness_t lv;
   MLCC_RETURN_IF_ERROR(compute_liveness(graph, &lv));
   block_t* live = (block_t*)malloc((lv.n_slots ? lv.n_slots : 1) * sizeof(block_t));

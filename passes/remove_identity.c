@@ -2,6 +2,12 @@
 // remove-identity: bypasses nodes that copy their input unchanged.
 #include "passes/pass.h"
 
+// True if |v| is a one-element constant with data.
+static bool const_scalar(const mlcc_value_t* v) {
+  return v != NULL && v->kind == MLCC_VALUE_CONSTANT && v->shape_known && v->data != NULL &&
+         mlcc_shape_numel_unchecked(&v->shape) == 1;
+}
+
 // True if |node| computes output 0 = input 0 (same dtype and shape) and has
 // no other observable output.
 static bool is_identity(const mlcc_node_t* node) {
@@ -12,16 +18,17 @@ static bool is_identity(const mlcc_node_t* node) {
     /* Identity(x) -> x */
     case MLCC_OP_IDENTITY:
       break;
-    /* Dropout(x) -> x   (inference; mask unused; training_mode absent/false) */
+    /* Dropout(x) -> x   (mask unused; training_mode absent/false, or true
+       with a constant ratio 0: no element is dropped) */
     case MLCC_OP_DROPOUT: {
       mlcc_value_t* mask = mlcc_node_output(node, 1);
       if (mask != NULL && (mask->n_uses > 0 || mask->is_output)) return false;
       mlcc_value_t* training = mlcc_node_input(node, 2);
       if (training != NULL) {
-        if (training->kind != MLCC_VALUE_CONSTANT || !training->shape_known ||
-            mlcc_shape_numel_unchecked(&training->shape) != 1 ||
-            mlcc_value_const_i64(training, 0) != 0) {
-          return false;
+        if (!const_scalar(training)) return false;
+        if (mlcc_value_const_i64(training, 0) != 0) {
+          mlcc_value_t* ratio = mlcc_node_input(node, 1);
+          if (!const_scalar(ratio) || mlcc_value_const_f64(ratio, 0) != 0.0) return false;
         }
       }
       for (uint32_t i = 2; i < node->n_outputs; ++i) {

@@ -1,32 +1,50 @@
 // SPDX-License-Identifier: Apache-2.0
 // See mlcc_pthread_pfor.h. C11 atomics + pthreads; no other dependency.
+//
+// Task hand-out: one 64-bit ticket word holds (job << 40 | next index). A
+// thread claims task i of job j by CAS'ing (j, i) to (j, i + 1), only while
+// i < n; the caller opens job j + 1 by first closing the ticket (index
+// kClosed, so a thread still looking at job j fails its CAS and leaves), then
+// writing fn/arg/n, then storing (j + 1, 0). So a thread that was preempted
+// in the middle of a claim can never run a task twice, run one of a later
+// job with stale fn/arg/n, or count one that did not run.
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 199309L
+#endif
 #include "mlcc_pthread_pfor.h"
 
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
+
+enum { kJobShift = 40 };
+#define kIndexMask ((UINT64_C(1) << kJobShift) - 1)
+#define kClosed kIndexMask
 
 struct mlcc_pthread_pool_t {
   int n_workers;                 // threads besides the caller
   pthread_t* threads;
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  atomic_uint_fast64_t generation;  // bumped per job (and on shutdown)
+  atomic_uint_fast64_t generation;  // the current job number; bumped per job and on shutdown
   atomic_int stop;
-  // The current job.
+  atomic_uint_fast64_t ticket;   // (job << kJobShift) | next task index
+  atomic_int_fast64_t n;         // tasks of the current job
+  atomic_int_fast64_t done;      // tasks of the current job finished
+  atomic_int sleeping;
+  // The current job (written by the caller while the ticket is closed).
   void (*fn)(void*, int64_t);
   void* arg;
-  atomic_int_fast64_t n;
-  atomic_int_fast64_t next;      // next task index to take
-  atomic_int_fast64_t done;      // tasks finished
-  atomic_int sleeping;
 };
 
-// Workers spin this many pause rounds (tens of microseconds: long enough to
-// catch the next kernel of the same run, short enough not to steal a busy
-// machine's cores between runs), then sleep on the condition variable.
-enum { kSpinRounds = 4000, kWaitSpinRounds = 20000 };
+// Idle workers spin (pause loop) this long after a job before they sleep on
+// the condition variable: long enough to catch the next kernel of the same
+// model run (kernels follow each other within microseconds; a serial kernel
+// between two parallel ones takes tens), short enough not to hold a core
+// long between runs. Sleeping workers are woken by the next job.
+enum { kSpinNs = 200000, kWaitYieldRounds = 20000 };
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -36,36 +54,49 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-static void run_tasks(mlcc_pthread_pool_t* p) {
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+// Runs tasks of job |job| until none is left (or a later job started).
+static void run_tasks(mlcc_pthread_pool_t* p, uint_fast64_t job) {
+  uint_fast64_t t = atomic_load(&p->ticket);
   for (;;) {
-    int64_t i = atomic_fetch_add(&p->next, 1);
-    if (i >= atomic_load(&p->n)) break;
-    p->fn(p->arg, i);
+    if ((t >> kJobShift) != (job & ((UINT64_C(1) << (64 - kJobShift)) - 1))) return;
+    uint_fast64_t i = t & kIndexMask;
+    if (i == kClosed || (int64_t)i >= atomic_load(&p->n)) return;
+    if (!atomic_compare_exchange_weak(&p->ticket, &t, t + 1)) continue;  // t reloaded
+    p->fn(p->arg, (int64_t)i);
     atomic_fetch_add(&p->done, 1);
+    t = atomic_load(&p->ticket);
   }
 }
 
 static void* worker(void* vp) {
   mlcc_pthread_pool_t* p = vp;
-  uint_fast64_t seen = 0;
+  uint_fast64_t seen = atomic_load(&p->generation);
   for (;;) {
-    int spins = 0;
     uint_fast64_t g;
+    int64_t start = 0;
+    unsigned spins = 0;
     while ((g = atomic_load(&p->generation)) == seen) {
-      if (++spins < kSpinRounds) {
-        cpu_relax();
-        continue;
-      }
+      cpu_relax();
+      if ((++spins & 63) != 0) continue;
+      int64_t now = now_ns();
+      if (start == 0) start = now;
+      if (now - start < kSpinNs) continue;
       pthread_mutex_lock(&p->mu);
       atomic_fetch_add(&p->sleeping, 1);
       while (atomic_load(&p->generation) == seen) pthread_cond_wait(&p->cv, &p->mu);
       atomic_fetch_sub(&p->sleeping, 1);
       pthread_mutex_unlock(&p->mu);
-      spins = 0;
+      start = 0;
     }
     seen = g;
     if (atomic_load(&p->stop)) return NULL;
-    run_tasks(p);
+    run_tasks(p, g);
   }
 }
 
@@ -83,7 +114,7 @@ mlcc_pthread_pool_t* mlcc_pthread_pool_create(int n_threads) {
   pthread_cond_init(&p->cv, NULL);
   atomic_init(&p->generation, 0);
   atomic_init(&p->stop, 0);
-  atomic_init(&p->next, 0);
+  atomic_init(&p->ticket, kClosed);
   atomic_init(&p->n, 0);
   atomic_init(&p->done, 0);
   atomic_init(&p->sleeping, 0);
@@ -97,17 +128,24 @@ mlcc_pthread_pool_t* mlcc_pthread_pool_create(int n_threads) {
   return p;
 }
 
-static void publish(mlcc_pthread_pool_t* p) {
-  pthread_mutex_lock(&p->mu);
-  atomic_fetch_add(&p->generation, 1);
-  if (atomic_load(&p->sleeping) > 0) pthread_cond_broadcast(&p->cv);
-  pthread_mutex_unlock(&p->mu);
+// Bumps the generation to |g| and wakes sleeping workers.
+static void publish(mlcc_pthread_pool_t* p, uint_fast64_t g) {
+  atomic_store(&p->generation, g);
+  if (atomic_load(&p->sleeping) > 0) {
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+  }
 }
 
 void mlcc_pthread_pool_destroy(mlcc_pthread_pool_t* p) {
   if (p == NULL) return;
   atomic_store(&p->stop, 1);
-  publish(p);
+  uint_fast64_t g = atomic_load(&p->generation) + 1;
+  atomic_store(&p->generation, g);
+  pthread_mutex_lock(&p->mu);
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
   for (int i = 0; i < p->n_workers; ++i) pthread_join(p->threads[i], NULL);
   pthread_mutex_destroy(&p->mu);
   pthread_cond_destroy(&p->cv);
@@ -118,22 +156,27 @@ void mlcc_pthread_pool_destroy(mlcc_pthread_pool_t* p) {
 void mlcc_pthread_pfor(void* ctx, int64_t n, void (*fn)(void* arg, int64_t i), void* arg) {
   mlcc_pthread_pool_t* p = ctx;
   if (n <= 0) return;
-  if (p == NULL || p->n_workers == 0 || n == 1) {
+  if (p == NULL || p->n_workers == 0 || n == 1 || n > (int64_t)(kClosed - 1)) {
     for (int64_t i = 0; i < n; ++i) fn(arg, i);
     return;
   }
+  uint_fast64_t g = atomic_load(&p->generation) + 1;
+  uint_fast64_t job = g & ((UINT64_C(1) << (64 - kJobShift)) - 1);
+  // Close the ticket (stragglers of the last job fail their CAS), set the
+  // job up, then open it.
+  atomic_store(&p->ticket, (job << kJobShift) | kClosed);
   p->fn = fn;
   p->arg = arg;
   atomic_store(&p->n, n);
   atomic_store(&p->done, 0);
-  atomic_store(&p->next, 0);
-  publish(p);
-  run_tasks(p);
+  atomic_store(&p->ticket, job << kJobShift);
+  publish(p, g);
+  run_tasks(p, g);
   // A worker may have been descheduled mid-task: spin briefly, then yield
   // the core instead of burning it.
   int spins = 0;
   while (atomic_load(&p->done) < n) {
-    if (++spins < kWaitSpinRounds) {
+    if (++spins < kWaitYieldRounds) {
       cpu_relax();
     } else {
       sched_yield();

@@ -7,9 +7,10 @@
 //   mlcc_pthread_pool_destroy(pool);
 //
 // The pool keeps |n_threads|-1 worker threads; the calling thread is the
-// last worker. Tasks of one call are handed out dynamically (atomic counter);
-// workers spin briefly (a pause loop of tens of microseconds) between
-// calls, then sleep on a condition variable; the caller yields while waiting.
+// last worker. Tasks of one call are handed out dynamically (a CAS'd ticket
+// tagged with the call, so a preempted worker never runs a stale task);
+// workers spin (a pause loop of up to 200 microseconds) between calls, then
+// sleep on a condition variable; the caller yields while waiting.
 // One pool serves one caller at a time (not reentrant across threads).
 #ifndef MLCC_PTHREAD_PFOR_H_
 #define MLCC_PTHREAD_PFOR_H_

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ir/base/checked_math.h"
+#include "ir/base/large_alloc.h"
 
 // Default payload size of a fresh block; larger requests get their own block.
 #define MLCC_ARENA_BLOCK_SIZE ((size_t)64 * 1024)
@@ -69,9 +70,8 @@ void* mlcc_arena_alloc(mlcc_arena_t* arena, size_t size, size_t align) {
   size_t capacity = need > MLCC_ARENA_BLOCK_SIZE ? need : MLCC_ARENA_BLOCK_SIZE;
   size_t total;
   if (!mlcc_checked_add_size(capacity, header_size(), &total)) return NULL;
-  // calloc: a big block comes straight from mmap already zeroed, so the
-  // packed-weights copies of a large model are not memset first.
-  mlcc_arena_block_t* nb = (mlcc_arena_block_t*)calloc(1, total);
+  // Big blocks (packed weights of a large model) get huge pages.
+  mlcc_arena_block_t* nb = (mlcc_arena_block_t*)mlcc_large_alloc(total, true);
   if (nb == NULL) return NULL;
   nb->capacity = capacity;
   nb->used = 0;
@@ -88,7 +88,7 @@ void* mlcc_arena_alloc(mlcc_arena_t* arena, size_t size, size_t align) {
   uintptr_t aligned = (base + (align - 1)) & ~(uintptr_t)(align - 1);
   nb->used = (size_t)(aligned - base) + size;
   arena->bytes_allocated += size;
-  return (void*)aligned;  // zeroed by calloc
+  return (void*)aligned;  // zeroed by mlcc_large_alloc
 }
 
 char* mlcc_arena_strndup(mlcc_arena_t* arena, const char* s, size_t len) {

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ir/base/large_alloc.h"
 #include "ir/base/arena.h"
 #include "ir/base/status.h"
 #include "ir/graph.h"
@@ -61,6 +62,16 @@ ProtobufCAllocator* mlcc_onnx_protobuf_allocator(void);
 // than |limit| bytes (checked before allocating) or on OOM.
 mlcc_status_t mlcc_onnx_read_file(const char* path, uint64_t limit, uint8_t** out_bytes,
                                   size_t* out_size);
+
+// Like mlcc_onnx_read_file, but a file of at least MLCC_LARGE_ALLOC_MIN bytes
+// is mapped read-only (MAP_PRIVATE, pre-faulted) instead of copied: a large
+// model is then never copied into anonymous memory before it is decoded. Like
+// every mmap-based reader (clang's MemoryBuffer included), a file truncated by
+// another process while it is mapped is outside the contract. *out_mapped says
+// how to release the bytes: mlcc_onnx_release_file.
+mlcc_status_t mlcc_onnx_load_file(const char* path, uint64_t limit, uint8_t** out_bytes,
+                                  size_t* out_size, bool* out_mapped);
+void mlcc_onnx_release_file(uint8_t* bytes, size_t size, bool mapped);
 
 // Where tensor bytes go and where external data is looked up.
 typedef struct mlcc_onnx_tensor_ctx_t {

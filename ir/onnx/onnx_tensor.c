@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "ir/base/checked_math.h"
+#include "ir/base/large_alloc.h"
 #include "ir/onnx/onnx_import.h"
 #include "ir/onnx/onnx_import_impl.h"
 
@@ -31,7 +33,8 @@ static void* counting_alloc(void* data, size_t size) {
     st->failed = true;
     return NULL;
   }
-  void* p = malloc(size ? size : 1);
+  // Weight payloads (bytes fields) are the large ones: huge pages.
+  void* p = mlcc_large_alloc(size, false);
   if (p == NULL) st->failed = true;
   return p;
 }
@@ -82,10 +85,32 @@ static bool pread_all(int fd, uint8_t* buf, size_t size, uint64_t offset) {
   return true;
 }
 
+static mlcc_status_t read_or_map(const char* path, uint64_t limit, bool may_map,
+                                 uint8_t** out_bytes, size_t* out_size, bool* out_mapped);
+
 mlcc_status_t mlcc_onnx_read_file(const char* path, uint64_t limit, uint8_t** out_bytes,
                                   size_t* out_size) {
+  return read_or_map(path, limit, false, out_bytes, out_size, NULL);
+}
+
+mlcc_status_t mlcc_onnx_load_file(const char* path, uint64_t limit, uint8_t** out_bytes,
+                                  size_t* out_size, bool* out_mapped) {
+  return read_or_map(path, limit, true, out_bytes, out_size, out_mapped);
+}
+
+void mlcc_onnx_release_file(uint8_t* bytes, size_t size, bool mapped) {
+  if (mapped) {
+    munmap(bytes, size);
+  } else {
+    free(bytes);
+  }
+}
+
+static mlcc_status_t read_or_map(const char* path, uint64_t limit, bool may_map,
+                                 uint8_t** out_bytes, size_t* out_size, bool* out_mapped) {
   *out_bytes = NULL;
   *out_size = 0;
+  if (out_mapped != NULL) *out_mapped = false;
   // O_NONBLOCK: a FIFO must fail the regular-file check below, not block the
   // open until a writer appears (it has no effect on regular files).
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -106,6 +131,17 @@ mlcc_status_t mlcc_onnx_read_file(const char* path, uint64_t limit, uint8_t** ou
     return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED,
                             "%s is %" PRIu64 " bytes, over the limit of %" PRIu64 " bytes",
                             path, size, limit);
+  }
+  if (may_map && size >= MLCC_LARGE_ALLOC_MIN) {
+    void* m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (m != MAP_FAILED) {
+      close(fd);
+      *out_bytes = (uint8_t*)m;
+      *out_size = (size_t)size;
+      *out_mapped = true;
+      return mlcc_ok_status();
+    }
+    // Not mappable (some file systems): read it instead.
   }
   uint8_t* buf = (uint8_t*)malloc(size ? (size_t)size : 1);
   if (buf == NULL) {
@@ -430,6 +466,7 @@ static mlcc_status_t decode_typed(mlcc_onnx_tensor_ctx_t* ctx, const MlccOnnx__T
     case MLCC_DTYPE_I16:
     case MLCC_DTYPE_U16:
     case MLCC_DTYPE_F16:  // the IEEE half bits in the low 16 bits
+    case MLCC_DTYPE_BF16:  // likewise the bfloat16 bits
       for (size_t i = 0; i < n; ++i) ((uint16_t*)buf)[i] = (uint16_t)t->int32_data[i];
       break;
     case MLCC_DTYPE_I8:

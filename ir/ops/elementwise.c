@@ -305,11 +305,13 @@ mlcc_status_t mlcc_infer_same_as_input0(mlcc_node_t* node) {
 }
 
 //===----------------------------------------------------------------------===//
-// Dropout (inference only)
+// Dropout (inference, or training with ratio 0)
 //===----------------------------------------------------------------------===//
 
 // Output 0 = data; optional mask has data's shape and dtype BOOL (opset 10+)
-// or data's dtype (7..9). Opset 12+ training_mode must be a constant false.
+// or data's dtype (7..9). Opset 12+ training_mode must be a constant; when
+// it is true, ratio must be a constant 0 (output = data, mask all true, as
+// in inference): any other ratio drops elements at random (UNIMPLEMENTED).
 mlcc_status_t mlcc_infer_dropout(mlcc_node_t* node) {
   mlcc_value_t* x = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "data", true, &x));
@@ -339,9 +341,26 @@ mlcc_status_t mlcc_infer_dropout(mlcc_node_t* node) {
                                 "Dropout input 'training_mode' must be a scalar");
       }
       if (mlcc_value_const_i64(training, 0) != 0) {
-        return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                                "Dropout with training_mode=true is not supported (mlcc "
-                                "compiles inference only)");
+        if (ratio == NULL) {
+          return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                                  "Dropout with training_mode=true and the default ratio 0.5 "
+                                  "drops elements at random, which mlcc does not support "
+                                  "(only ratio 0)");
+        }
+        MLCC_RETURN_IF_ERROR(mlcc_infer_const_input(node, 1, "ratio",
+                                                    "dropout ratio in training mode", false,
+                                                    &ratio));
+        if (mlcc_infer_numel(&ratio->shape) != 1) {
+          return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                  "Dropout input 'ratio' must be a scalar");
+        }
+        double r = mlcc_value_const_f64(ratio, 0);
+        if (r != 0.0) {
+          return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                                  "Dropout with training_mode=true and ratio %g drops elements "
+                                  "at random, which mlcc does not support (only ratio 0)",
+                                  r);
+        }
       }
     }
   }

@@ -53,7 +53,7 @@ char* mlcc_infer_fmt_shape(const mlcc_shape_t* shape, char* buf);
 // Fetches input |i| (ONNX parameter |name|) into |*out_value|. Absent
 // optional inputs give NULL. Returns INVALID_MODEL if a |required| input is
 // missing, INTERNAL if a present input has not been inferred, UNIMPLEMENTED
-// if its dtype is not one mlcc supports.
+// if its dtype is not one mlcc supports (bfloat16 outside Cast/CastLike).
 mlcc_status_t mlcc_infer_input(const mlcc_node_t* node, uint32_t i, const char* name,
                                bool required, mlcc_value_t** out_value);
 

@@ -42,6 +42,14 @@ mlcc_status_t mlcc_infer_input(const mlcc_node_t* node, uint32_t i, const char* 
                             "%s input '%s' has unsupported element type %s",
                             mlcc_infer_op(node), name, mlcc_dtype_name(v->dtype));
   }
+  // bfloat16 is a storage type that only the conversions read (dtypes.def).
+  if (v->dtype == MLCC_DTYPE_BF16 && node->op != MLCC_OP_CAST &&
+      node->op != MLCC_OP_CAST_LIKE) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "%s input '%s' has element type bfloat16; mlcc supports bfloat16 "
+                            "only in Cast and CastLike",
+                            mlcc_infer_op(node), name);
+  }
   if (v->shape.rank < 0 || v->shape.rank > MLCC_MAX_RANK) {
     return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s input '%s' has rank %d",
                             mlcc_infer_op(node), name, (int)v->shape.rank);

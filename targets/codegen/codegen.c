@@ -180,6 +180,10 @@ int64_t mlcc_emit_parallel_units(const mlcc_kernel_t* kernel, const mlcc_target_
   if (anchor->op == MLCC_OP_GEMM || anchor->op == MLCC_OP_MATMUL) {
     return mlcc_emit_matmul_parallel_units(anchor, target);
   }
+  if (anchor->op == MLCC_OP_MAX_POOL || anchor->op == MLCC_OP_AVERAGE_POOL ||
+      anchor->op == MLCC_OP_GLOBAL_AVERAGE_POOL || anchor->op == MLCC_OP_GLOBAL_MAX_POOL) {
+    return mlcc_emit_pool_parallel_units(anchor, target);
+  }
   return 0;
 }
 
@@ -255,7 +259,7 @@ mlcc_status_t mlcc_codegen_whole(mlcc_graph_t* graph, const mlcc_codegen_options
                                      symbols[k], &fn);
     if (mlcc_status_is_ok(s)) set_kernel_linkage(fn);
   }
-  if (mlcc_status_is_ok(s)) s = mlcc_codegen_build_entry_ex(graph, options->name, symbols, options->target, llctx, module);
+  if (mlcc_status_is_ok(s)) s = mlcc_codegen_build_entry_profiled(graph, options->name, symbols, options->target, options->profile, llctx, module);
   if (mlcc_status_is_ok(s)) s = mlcc_llvm_verify(module, options->name);
   if (mlcc_status_is_ok(s)) s = mlcc_llvm_optimize(module, tm, options->opt_level);
   if (mlcc_status_is_ok(s)) s = mlcc_llvm_emit(module, tm, kind, out);

@@ -30,10 +30,26 @@ typedef enum mlcc_output_kind_e {
   MLCC_OUTPUT_LL,          // LLVM IR text (after optimization)
 } mlcc_output_kind_t;
 
+// An object cache the code generator may consult for whole-module outputs
+// (today: the entry object, which is compiled on every build otherwise). The
+// key is a SHA-256 (64 hex chars) over the format version, mlcc and LLVM
+// versions, target, opt level, output kind and the module's unoptimized IR
+// text, so it changes whenever the object would. lookup returns true and
+// fills |out| (malloc'ed; the code generator takes ownership) on a hit; store
+// is called after a miss was compiled (failures are the callee's business).
+typedef struct mlcc_object_cache_t {
+  void* ctx;
+  bool (*lookup)(void* ctx, const char key_hex[65], mlcc_buffer_t* out);
+  void (*store)(void* ctx, const char key_hex[65], const mlcc_buffer_t* object);
+} mlcc_object_cache_t;
+
 typedef struct mlcc_codegen_options_t {
   const mlcc_target_t* target;
   int opt_level;           // 0..3; >= 2 runs default<O3> with vectorizers
   const char* name;        // C symbol prefix of the model, e.g. "detector"
+  bool profile;            // --profile: the entry times every kernel call
+                           // (entry_profile.h); not part of any kernel key
+  const mlcc_object_cache_t* entry_cache;  // NULL: the entry is always compiled
 } mlcc_codegen_options_t;
 
 // Cache identity of kernel |kernel_index|: SHA-256 (hex, 64 chars + NUL) over

@@ -98,6 +98,7 @@ LLVMTypeRef mlcc_emit_type(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype) {
   switch (dtype) {
     case MLCC_DTYPE_F32: return ctx->t_f32;
     case MLCC_DTYPE_F16: return ctx->t_f32;  // computed as float
+    case MLCC_DTYPE_BF16: return ctx->t_f32;  // computed as float
     case MLCC_DTYPE_F64: return ctx->t_f64;
     case MLCC_DTYPE_BOOL: return ctx->t_i1;
     case MLCC_DTYPE_U8: case MLCC_DTYPE_I8: return ctx->t_i8;
@@ -111,6 +112,7 @@ LLVMTypeRef mlcc_emit_type(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype) {
 LLVMTypeRef mlcc_emit_storage_type(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype) {
   if (dtype == MLCC_DTYPE_BOOL) return ctx->t_i8;
   if (dtype == MLCC_DTYPE_F16) return LLVMHalfTypeInContext(ctx->llctx);
+  if (dtype == MLCC_DTYPE_BF16) return ctx->t_i16;  // the bits (bf16_bits_to_float)
   return mlcc_emit_type(ctx, dtype);
 }
 
@@ -126,7 +128,7 @@ LLVMValueRef mlcc_emit_const(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, double v)
   LLVMTypeRef t = mlcc_emit_type(ctx, dtype);
   if (t == NULL) return NULL;
   if (mlcc_dtype_is_float(dtype)) {
-    if (dtype == MLCC_DTYPE_F32 || dtype == MLCC_DTYPE_F16) v = (double)(float)v;
+    if (dtype != MLCC_DTYPE_F64) v = (double)(float)v;
     return LLVMConstReal(t, v);
   }
   if (dtype == MLCC_DTYPE_BOOL) return LLVMConstInt(t, v != 0.0, 0);
@@ -256,6 +258,32 @@ static LLVMValueRef float_to_half_bits(mlcc_emit_ctx_t* ctx, LLVMValueRef f) {
   return LLVMBuildTrunc(b, LLVMBuildOr(b, r, sign, ""), ctx->t_i16, "f2h");
 }
 
+// bfloat16 (ONNX TensorProto BFLOAT16: the upper 16 bits of a binary32)
+// <-> float. |h| is the i16 bits; widening is exact.
+static LLVMValueRef bf16_bits_to_float(mlcc_emit_ctx_t* ctx, LLVMValueRef h) {
+  LLVMValueRef x = LLVMBuildShl(ctx->b, LLVMBuildZExt(ctx->b, h, ctx->t_i32, ""),
+                                k32(ctx, 16), "");
+  return LLVMBuildBitCast(ctx->b, x, ctx->t_f32, "bf2f");
+}
+
+// Returns the i16 bfloat16 bits of float |f|: round to nearest, ties to
+// even (as onnx.helper.float32_to_bfloat16); overflow rounds to +-inf;
+// NaN keeps its sign and becomes the quiet NaN 0x7fc0 / 0xffc0 (a payload
+// only in the dropped bits must not turn into infinity).
+static LLVMValueRef float_to_bf16_bits(mlcc_emit_ctx_t* ctx, LLVMValueRef f) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMValueRef x = LLVMBuildBitCast(b, f, ctx->t_i32, "");
+  LLVMValueRef odd = LLVMBuildAnd(b, LLVMBuildLShr(b, x, k32(ctx, 16), ""), k32(ctx, 1), "");
+  LLVMValueRef rounded = LLVMBuildLShr(
+      b, LLVMBuildAdd(b, LLVMBuildAdd(b, x, k32(ctx, 0x7fff), ""), odd, ""), k32(ctx, 16), "");
+  LLVMValueRef nan = LLVMBuildOr(b, LLVMBuildAnd(b, LLVMBuildLShr(b, x, k32(ctx, 16), ""),
+                                                 k32(ctx, 0x8000), ""),
+                                 k32(ctx, 0x7fc0), "");
+  LLVMValueRef is_nan = LLVMBuildFCmp(b, LLVMRealUNO, f, f, "");
+  LLVMValueRef r = LLVMBuildSelect(b, is_nan, nan, rounded, "");
+  return LLVMBuildTrunc(b, r, ctx->t_i16, "f2bf");
+}
+
 LLVMValueRef mlcc_emit_load(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value,
                             LLVMValueRef idx) {
   LLVMTypeRef st;
@@ -273,7 +301,9 @@ LLVMValueRef mlcc_emit_load_elem(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, LLVMV
   }
   LLVMValueRef v = LLVMBuildLoad2(ctx->b, mlcc_emit_storage_type(ctx, dtype), p, "ld");
   LLVMSetAlignment(v, (unsigned)mlcc_dtype_size(dtype));
-  if (dtype == MLCC_DTYPE_BOOL) {
+  if (dtype == MLCC_DTYPE_BF16) {
+    v = bf16_bits_to_float(ctx, v);
+  } else if (dtype == MLCC_DTYPE_BOOL) {
     v = LLVMBuildICmp(ctx->b, LLVMIntNE, v, LLVMConstInt(ctx->t_i8, 0, 0), "b");
   } else if (dtype == MLCC_DTYPE_F16) {
     v = LLVMBuildFPExt(ctx->b, v, ctx->t_f32, "h2f");
@@ -293,6 +323,8 @@ void mlcc_emit_store(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value, LLVMValueR
   }
   if (value->dtype == MLCC_DTYPE_BOOL) {
     v = LLVMBuildZExt(ctx->b, v, ctx->t_i8, "b2i8");
+  } else if (value->dtype == MLCC_DTYPE_BF16) {
+    v = float_to_bf16_bits(ctx, v);
   } else if (value->dtype == MLCC_DTYPE_F16) {
     v = LLVMBuildFPTrunc(ctx->b, v, st, "f2h");
   }

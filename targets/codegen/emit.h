@@ -24,7 +24,9 @@
 //   promotes them to registers.
 // * "Computational" types: F32->float, F64->double, integers->iN, BOOL->i1.
 //   mlcc_emit_load()/mlcc_emit_store*() convert BOOL i8<->i1. F16 is stored
-//   as half and computed as float (load extends, store rounds).
+//   as half and computed as float (load extends, store rounds). BF16 is
+//   stored as its i16 bits and computed as float (load shifts the bits into
+//   the upper half; store rounds to nearest even, NaN stays a quiet NaN).
 // * Every output element is written exactly once with mlcc_emit_store_output.
 #ifndef MLCC_TARGETS_CODEGEN_EMIT_H_
 #define MLCC_TARGETS_CODEGEN_EMIT_H_
@@ -71,6 +73,9 @@ int64_t mlcc_emit_parallel_units(const mlcc_kernel_t* kernel, const mlcc_target_
 int64_t mlcc_emit_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
 // Gemm and MatMul (emit_matmul.c): one unit per (batch, row tile).
 int64_t mlcc_emit_matmul_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
+// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool (emit_pool.c): one
+// unit per (n, c) plane, when the input is large enough to pay for a split.
+int64_t mlcc_emit_pool_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
 
 //===----------------------------------------------------------------------===//
 // Kernel arguments

@@ -192,6 +192,11 @@ static int64_t conv_packed_mr(const mlcc_node_t* node) {
 
 enum { kMaxOct = 4, kMaxT = 16 };
 
+// Parallel units a vector conv aims for when its natural units (pixel tiles,
+// channel blocks) are few: enough for the entry's tasks (up to 8) to balance
+// over a few threads.
+enum { kConvTargetUnits = 16 };
+
 typedef struct conv_emit_t {
   mlcc_emit_ctx_t* ctx;
   const mlcc_node_t* node;
@@ -423,6 +428,15 @@ static LLVMValueRef call_overloaded(mlcc_emit_ctx_t* ctx, const char* name, LLVM
   return LLVMBuildCall2(ctx->b, fty, fn, args, n, "");
 }
 
+// <w x float> of scalar |s| in every lane.
+static LLVMValueRef vsplat_w(mlcc_emit_ctx_t* ctx, LLVMValueRef s, int w) {
+  LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), (unsigned)w);
+  LLVMValueRef ins = LLVMBuildInsertElement(ctx->b, LLVMGetUndef(vt), s, LLVMConstInt(ctx->t_i32, 0, 0), "");
+  LLVMValueRef zeros[64];
+  for (int i = 0; i < w; ++i) zeros[i] = LLVMConstInt(ctx->t_i32, 0, 0);
+  return LLVMBuildShuffleVector(ctx->b, ins, LLVMGetUndef(vt), LLVMConstVector(zeros, (unsigned)w), "");
+}
+
 // Computes the per-tap masks/offsets of the tile at e->p0 with e->nv vectors;
 // |valid| lanes of the tile hold pixels (< npix), known at compile time.
 static void cvec_tile_setup(cvec_t* e, int64_t valid) {
@@ -624,8 +638,9 @@ typedef struct cvec_plan_t {
   int L, nv, mr;
   int64_t tile, nfull, rem;  // pixel tiles: nfull full tiles + a remainder of rem pixels
   int64_t ntiles;            // nfull + (rem > 0)
-  bool split_tiles;          // parallel units are (n, tile) pairs, else channel units
+  bool split_tiles;          // parallel units are (n, tile, channel chunk), else channel units
   int64_t chan_units;        // group == 1: channel blocks; else groups
+  int64_t cchunk, nchunks;   // split_tiles: channel units per chunk, chunks per tile
   int64_t units;             // parallel units of the whole conv
 } cvec_plan_t;
 
@@ -678,8 +693,14 @@ static bool cvec_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
   p->rem = npix % p->tile;
   p->ntiles = p->nfull + (p->rem > 0);
   p->chan_units = g->group == 1 ? (g->mg + mr - 1) / mr : g->group;
-  p->split_tiles = g->n * p->ntiles >= 8 || g->n * p->ntiles >= p->chan_units;
-  p->units = p->split_tiles ? g->n * p->ntiles : p->chan_units;
+  // Units: (n, tile) pairs when there are enough; else channel units when
+  // there are enough of them (each streams its weights once over all
+  // tiles); else (n, tile, channel unit) triples.
+  int64_t nt = g->n * p->ntiles;
+  p->split_tiles = nt >= kConvTargetUnits / 2 || p->chan_units < kConvTargetUnits;
+  p->cchunk = nt >= kConvTargetUnits / 2 ? p->chan_units : 1;
+  p->nchunks = (p->chan_units + p->cchunk - 1) / p->cchunk;
+  p->units = p->split_tiles ? nt * p->nchunks : p->chan_units;
   return true;
 }
 
@@ -758,26 +779,29 @@ static mlcc_status_t emit_conv_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   int rem_nv = (int)((p.rem + L - 1) / L);
   if (p.split_tiles) {
     mlcc_loop_t l_u = mlcc_emit_loop_begin(ctx, rb, re, 1, "pu");
-    e.n = LLVMBuildSDiv(ctx->b, l_u.iv, c64(ctx, p.ntiles), "");
-    LLVMValueRef t = LLVMBuildSRem(ctx->b, l_u.iv, c64(ctx, p.ntiles), "");
-    LLVMValueRef cu = c64(ctx, p.chan_units);
+    LLVMValueRef nt = LLVMBuildSDiv(ctx->b, l_u.iv, c64(ctx, p.nchunks), "");
+    LLVMValueRef ck = LLVMBuildSRem(ctx->b, l_u.iv, c64(ctx, p.nchunks), "");
+    e.n = LLVMBuildSDiv(ctx->b, nt, c64(ctx, p.ntiles), "");
+    LLVMValueRef t = LLVMBuildSRem(ctx->b, nt, c64(ctx, p.ntiles), "");
+    LLVMValueRef cb = imulc(ctx, ck, p.cchunk);
+    LLVMValueRef cu = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, cb, p.cchunk), c64(ctx, p.chan_units));
     if (p.rem == 0) {
       e.nv = p.nv;
       e.p0 = imulc(ctx, t, p.tile);
-      MLCC_RETURN_IF_ERROR(cvec_tile(&e, &p, p.tile, zero, cu));
+      MLCC_RETURN_IF_ERROR(cvec_tile(&e, &p, p.tile, cb, cu));
     } else if (p.nfull == 0) {
       e.nv = rem_nv;
       e.p0 = zero;
-      MLCC_RETURN_IF_ERROR(cvec_tile(&e, &p, p.rem, zero, cu));
+      MLCC_RETURN_IF_ERROR(cvec_tile(&e, &p, p.rem, cb, cu));
     } else {
       mlcc_if_t br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(ctx->b, LLVMIntSLT, t, c64(ctx, p.nfull), ""));
       e.nv = p.nv;
       e.p0 = imulc(ctx, t, p.tile);
-      MLCC_RETURN_IF_ERROR(cvec_tile(&e, &p, p.tile, zero, cu));
+      MLCC_RETURN_IF_ERROR(cvec_tile(&e, &p, p.tile, cb, cu));
       mlcc_emit_if_else(ctx, &br);
       e.nv = rem_nv;
       e.p0 = c64(ctx, p.nfull * p.tile);
-      MLCC_RETURN_IF_ERROR(cvec_tile(&e, &p, p.rem, zero, cu));
+      MLCC_RETURN_IF_ERROR(cvec_tile(&e, &p, p.rem, cb, cu));
       mlcc_emit_if_end(ctx, &br);
     }
     mlcc_emit_loop_end(ctx, &l_u);
@@ -826,7 +850,9 @@ typedef struct ocv_plan_t {
   int nseg, segw;  // a row is nseg segments of at most segw columns
   int64_t ocb;     // channels per block (nv * L)
   int64_t blocks;  // m / ocb
-  int64_t units;   // parallel units: n * blocks
+  int64_t rchunks; // output rows split into this many chunks of rows rows
+  int64_t rows;
+  int64_t units;   // parallel units: n * blocks * rchunks
 } ocv_plan_t;
 
 // False if the channel-vector conv does not apply.
@@ -870,7 +896,14 @@ static bool ocv_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
   p->segw = (int)segw;
   p->ocb = (int64_t)nv * L;
   p->blocks = g->m / p->ocb;
-  p->units = g->n * p->blocks;
+  // Few channel blocks: also split the output rows, so that a few threads
+  // get balanced work (units of one block stay adjacent: weights are reused).
+  int64_t want = kConvTargetUnits, nb = g->n * p->blocks;
+  p->rchunks = nb >= want ? 1 : (want + nb - 1) / nb;
+  if (p->rchunks > g->out[1]) p->rchunks = g->out[1];
+  p->rows = (g->out[1] + p->rchunks - 1) / p->rchunks;
+  p->rchunks = (g->out[1] + p->rows - 1) / p->rows;
+  p->units = nb * p->rchunks;
   return true;
 }
 
@@ -901,8 +934,12 @@ static mlcc_status_t emit_conv_ocv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef bshuf = LLVMConstVector(zeros, (unsigned)L);
 
   mlcc_loop_t l_u = mlcc_emit_loop_begin(ctx, rb, re, 1, "ou");
-  LLVMValueRef n = LLVMBuildSDiv(ctx->b, l_u.iv, c64(ctx, p.blocks), "");
-  LLVMValueRef blk = LLVMBuildSRem(ctx->b, l_u.iv, c64(ctx, p.blocks), "");
+  LLVMValueRef nb = LLVMBuildSDiv(ctx->b, l_u.iv, c64(ctx, p.rchunks), "");
+  LLVMValueRef rc = LLVMBuildSRem(ctx->b, l_u.iv, c64(ctx, p.rchunks), "");
+  LLVMValueRef n = LLVMBuildSDiv(ctx->b, nb, c64(ctx, p.blocks), "");
+  LLVMValueRef blk = LLVMBuildSRem(ctx->b, nb, c64(ctx, p.blocks), "");
+  LLVMValueRef oh0 = imulc(ctx, rc, p.rows);
+  LLVMValueRef oh1 = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, oh0, p.rows), c64(ctx, g->out[1]));
   LLVMValueRef oc0 = imulc(ctx, blk, p.ocb);
   // Bias vectors of the block (oc-contiguous, loaded once per block).
   LLVMValueRef bv[kOcvMaxNv];
@@ -916,7 +953,7 @@ static mlcc_status_t emit_conv_ocv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
       bv[j] = LLVMConstNull(vt);
     }
   }
-  mlcc_loop_t l_oh = mlcc_emit_for(ctx, 0, g->out[1], "oh");
+  mlcc_loop_t l_oh = mlcc_emit_loop_begin(ctx, oh0, oh1, 1, "oh");
   for (int seg = 0; seg < p.nseg; ++seg) {
   int q0 = seg * p.segw;
   int q1 = q0 + p.segw < ow_n ? q0 + p.segw : ow_n;
@@ -1020,6 +1057,222 @@ static mlcc_status_t emit_conv_ocv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   return mlcc_ok_status();
 }
 
+//===----------------------------------------------------------------------===//
+// Conv, depthwise (float32, 1-D/2-D, group == C == M)
+//===----------------------------------------------------------------------===//
+//
+// Each output channel reads one input channel, so the GEMM view has one row
+// and the micro-kernels above waste their register blocks. This kernel
+// vectorizes along output columns: per (channel, output row) a row is cut at
+// compile time into tiles of up to L columns; per tap a tile loads its input
+// columns (stride s > 1: w*s contiguous elements and a shuffle picking
+// every s-th) and does one FMA with the tap's broadcast weight, which is
+// loaded once per channel. Tiles whose taps all fall inside the row run in a
+// loop with plain loads; edge tiles (padding, partial last tile) are
+// unrolled with compile-time masked loads (masked-off lanes read as the zero
+// padding). Kernel rows outside the input are skipped by one branch per
+// row. Parallel units are the (n, c) planes. Vector loads of the middle
+// tiles stay within the row, so inputs need no extra room.
+
+enum { kDwMaxTaps = 64, kDwMaxTiles = 64, kDwMaxStride = 4 };
+
+typedef struct dw_tile_t {
+  int64_t ow0;   // first output column
+  int w;         // vector width (power of two)
+  int valid;     // columns of the tile that exist (<= w)
+  bool clean;    // every tap's load is inside the row, all w lanes valid
+} dw_tile_t;
+
+typedef struct dw_plan_t {
+  int L;
+  int n_tiles;
+  dw_tile_t tiles[kDwMaxTiles];
+  int64_t units;  // n * c
+} dw_plan_t;
+
+// Is every lane of tap-loads of tile [ow0, ow0 + w) inside the input row
+// (the strided wide load of w*s elements included)?
+static bool dw_tile_clean(const conv_geom_t* g, int64_t ow0, int w) {
+  int64_t first = ow0 * g->s[2] - g->pb[2];
+  int64_t last = (ow0 + w) * g->s[2] - 1 - g->pb[2] + (g->k[2] - 1) * g->d[2];
+  return first >= 0 && last < g->in[2];
+}
+
+// False if the depthwise kernel does not apply.
+static bool dw_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
+                         const mlcc_target_t* target, dw_plan_t* p) {
+  memset(p, 0, sizeof(*p));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  if (x == NULL || x->dtype != MLCC_DTYPE_F32 || g->nsp > 2 || target == NULL) return false;
+  if (g->group != g->c || g->group != g->m || g->cg != 1 || g->mg != 1 || g->group < 2) return false;
+  if (conv_packed_mr(node) > 0) return false;
+  int L = target->vector_bytes / 4;
+  if (L < 4 || L > 16) return false;
+  if (g->k[1] * g->k[2] > kDwMaxTaps || g->s[2] > kDwMaxStride) return false;
+  if (g->in[1] * g->in[2] >= ((int64_t)1 << 40)) return false;
+  // Tiles: full-width L, then the row's tail in halving widths (at least 4),
+  // the last one partial.
+  int64_t ow = 0, ow_n = g->out[2];
+  int n = 0;
+  while (ow < ow_n && n < kDwMaxTiles) {
+    int64_t left = ow_n - ow;
+    int w = L;
+    while (w > 4 && w / 2 >= left) w /= 2;
+    int valid = left < w ? (int)left : w;
+    p->tiles[n].ow0 = ow;
+    p->tiles[n].w = w;
+    p->tiles[n].valid = valid;
+    p->tiles[n].clean = valid == w && dw_tile_clean(g, ow, w);
+    ow += valid;
+    ++n;
+  }
+  if (ow < ow_n) return false;  // wider than kDwMaxTiles tiles of L
+  p->L = L;
+  p->n_tiles = n;
+  p->units = g->n * g->c;
+  return true;
+}
+
+typedef struct dw_emit_t {
+  mlcc_emit_ctx_t* ctx;
+  const mlcc_node_t* node;
+  const conv_geom_t* g;
+  const mlcc_value_t* x;
+  LLVMValueRef xplane;  // X index of [n, c, 0, 0]
+  LLVMValueRef yrow;    // Y index of [n, c, oh, 0]
+  LLVMValueRef oh;
+  LLVMValueRef wv[kDwMaxTaps];  // the channel's tap weights (scalars)
+  LLVMValueRef bias;            // scalar
+} dw_emit_t;
+
+// One tile at |ow0| (i64 value; |ow0_c| its compile-time value for masks,
+// or -1 for a clean tile) of width |w| with |valid| columns.
+static mlcc_status_t dw_tile(dw_emit_t* e, LLVMValueRef ow0, int64_t ow0_c, int w, int valid,
+                             bool clean) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  const conv_geom_t* g = e->g;
+  int64_t s = g->s[2];
+  int ww = (int)(w * s);
+  LLVMTypeRef vt = LLVMVectorType(ctx->t_f32, (unsigned)w);
+  LLVMTypeRef wt = LLVMVectorType(ctx->t_f32, (unsigned)ww);
+  LLVMValueRef acc = mlcc_emit_var(ctx, vt, LLVMConstNull(vt));
+  LLVMBuildStore(ctx->b, vsplat_w(ctx, e->bias, w), acc);
+  LLVMValueRef xptr = mlcc_emit_ptr(ctx, e->x);
+  LLVMValueRef col0 = iaddc(ctx, imulc(ctx, ow0, s), -g->pb[2]);
+  LLVMValueRef pick[64];
+  for (int i = 0; i < w; ++i) pick[i] = LLVMConstInt(ctx->t_i32, (unsigned long long)(i * s), 0);
+  for (int64_t kh = 0; kh < g->k[1]; ++kh) {
+    int64_t sh = kh * g->d[1] - g->pb[1];
+    bool h_ok = sh >= 0 && (g->out[1] - 1) * g->s[1] + sh < g->in[1];
+    LLVMValueRef ih = iaddc(ctx, imulc(ctx, e->oh, g->s[1]), sh);
+    mlcc_if_t br;
+    if (!h_ok) br = mlcc_emit_if_begin(ctx, in_range(ctx, ih, g->in[1]));
+    LLVMValueRef xrow = iadd(ctx, e->xplane, imulc(ctx, ih, g->in[2]));
+    for (int64_t kw = 0; kw < g->k[2]; ++kw) {
+      int t = (int)(kh * g->k[2] + kw);
+      LLVMValueRef xi = iadd(ctx, xrow, iaddc(ctx, col0, kw * g->d[2]));
+      LLVMValueRef xv;
+      if (clean) {
+        LLVMValueRef xp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, xptr, &xi, 1, "");
+        xv = LLVMBuildLoad2(ctx->b, wt, xp, "");
+        LLVMSetAlignment(xv, 4);
+      } else {
+        // Lane j reads column c0 + j: inside [0, W) it loads; the rest (the
+        // padding, or columns past the tile) read as 0.
+        int64_t c0 = ow0_c * s - g->pb[2] + kw * g->d[2];
+        LLVMValueRef m[64];
+        int any = 0;
+        for (int j = 0; j < ww; ++j) {
+          bool on = c0 + j >= 0 && c0 + j < g->in[2] && j / s < valid;
+          any |= on;
+          m[j] = LLVMConstInt(ctx->t_i1, on ? 1 : 0, 0);
+        }
+        if (!any) continue;  // the tap only meets padding
+        // Not inbounds: the first lanes may precede the buffer (masked off).
+        LLVMValueRef xp = LLVMBuildGEP2(ctx->b, ctx->t_f32, xptr, &xi, 1, "");
+        LLVMTypeRef ov[2] = {wt, ctx->t_ptr};
+        LLVMValueRef args[4] = {xp, LLVMConstInt(ctx->t_i32, 4, 0), LLVMConstVector(m, (unsigned)ww),
+                                LLVMConstNull(wt)};
+        xv = call_overloaded(ctx, "llvm.masked.load", ov, 2, args, 4);
+      }
+      if (s > 1) {
+        xv = LLVMBuildShuffleVector(ctx->b, xv, LLVMGetUndef(wt), LLVMConstVector(pick, (unsigned)w), "");
+      }
+      LLVMValueRef a = LLVMBuildLoad2(ctx->b, vt, acc, "");
+      LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, xv, vsplat_w(ctx, e->wv[t], w), a), acc);
+    }
+    if (!h_ok) mlcc_emit_if_end(ctx, &br);
+  }
+  LLVMValueRef v = LLVMBuildLoad2(ctx->b, vt, acc, "");
+  LLVMValueRef yi = iadd(ctx, e->yrow, ow0);
+  if (valid == w) return mlcc_emit_store_output_vec(ctx, e->node, 0, yi, v);
+  // A partial last tile of a row that is not the plane's last: its w-valid
+  // extra lanes (fewer than valid <= OW) land on the next row's first
+  // columns, which this same unit rewrites right after, so one vector store
+  // (and one vector epilogue) does. The plane's last row stores lane by lane.
+  mlcc_if_t br = mlcc_emit_if_begin(
+      ctx, LLVMBuildICmp(ctx->b, LLVMIntSLT, e->oh, c64(ctx, g->out[1] - 1), ""));
+  MLCC_RETURN_IF_ERROR(mlcc_emit_store_output_vec(ctx, e->node, 0, yi, v));
+  mlcc_emit_if_else(ctx, &br);
+  for (int l = 0; l < valid; ++l) {
+    LLVMValueRef sv = LLVMBuildExtractElement(ctx->b, v, LLVMConstInt(ctx->t_i32, (unsigned)l, 0), "");
+    MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, e->node, 0, iaddc(ctx, yi, l), sv));
+  }
+  mlcc_emit_if_end(ctx, &br);
+  return mlcc_ok_status();
+}
+
+// Emits the depthwise conv if it applies; sets *handled. With
+// ctx->range_begin/end set, computes only units [begin, end).
+static mlcc_status_t emit_conv_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                  const conv_geom_t* g, bool* handled) {
+  *handled = false;
+  dw_plan_t p;
+  if (!dw_make_plan(node, g, ctx->target, &p)) return mlcc_ok_status();
+  dw_emit_t e;
+  memset(&e, 0, sizeof(e));
+  e.ctx = ctx;
+  e.node = node;
+  e.g = g;
+  e.x = mlcc_node_input(node, 0);
+  const mlcc_value_t* w = mlcc_node_input(node, 1);
+  const mlcc_value_t* bias = mlcc_node_input(node, 2);
+  int64_t ntaps = g->k[1] * g->k[2];
+  LLVMValueRef zero = c64(ctx, 0), units = c64(ctx, p.units);
+  LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : zero;
+  LLVMValueRef re = ctx->range_end ? ctx->range_end : units;
+  rb = mlcc_emit_max(ctx, MLCC_DTYPE_I64, mlcc_emit_min(ctx, MLCC_DTYPE_I64, rb, units), zero);
+  re = mlcc_emit_max(ctx, MLCC_DTYPE_I64, mlcc_emit_min(ctx, MLCC_DTYPE_I64, re, units), zero);
+  mlcc_loop_t l_u = mlcc_emit_loop_begin(ctx, rb, re, 1, "dwu");
+  LLVMValueRef ch = LLVMBuildSRem(ctx->b, l_u.iv, c64(ctx, g->c), "");
+  for (int64_t t = 0; t < ntaps; ++t) e.wv[t] = mlcc_emit_load(ctx, w, imad(ctx, ch, ntaps, c64(ctx, t)));
+  e.bias = bias ? mlcc_emit_load(ctx, bias, ch) : LLVMConstReal(ctx->t_f32, 0.0);
+  e.xplane = imulc(ctx, l_u.iv, g->in[1] * g->in[2]);
+  mlcc_loop_t l_oh = mlcc_emit_for(ctx, 0, g->out[1], "dwoh");
+  e.oh = l_oh.iv;
+  e.yrow = imulc(ctx, imad(ctx, l_u.iv, g->out[1], l_oh.iv), g->out[2]);
+  for (int i = 0; i < p.n_tiles;) {
+    const dw_tile_t* t = &p.tiles[i];
+    if (t->clean && t->w == p.L) {
+      // A run of clean full tiles: one runtime loop.
+      int j = i;
+      while (j < p.n_tiles && p.tiles[j].clean && p.tiles[j].w == p.L) ++j;
+      mlcc_loop_t l_t = mlcc_emit_for(ctx, 0, j - i, "dwt");
+      LLVMValueRef ow0 = iaddc(ctx, imulc(ctx, l_t.iv, p.L), t->ow0);
+      MLCC_RETURN_IF_ERROR(dw_tile(&e, ow0, -1, p.L, p.L, true));
+      mlcc_emit_loop_end(ctx, &l_t);
+      i = j;
+      continue;
+    }
+    MLCC_RETURN_IF_ERROR(dw_tile(&e, c64(ctx, t->ow0), t->ow0, t->w, t->valid, t->clean));
+    ++i;
+  }
+  mlcc_emit_loop_end(ctx, &l_oh);
+  mlcc_emit_loop_end(ctx, &l_u);
+  *handled = true;
+  return mlcc_ok_status();
+}
+
 int64_t mlcc_conv_pack_mr(const mlcc_node_t* node, const mlcc_target_t* target) {
   if (node == NULL || node->op != MLCC_OP_CONV || conv_packed_mr(node) > 0) return 0;
   const mlcc_value_t* w = mlcc_node_input(node, 1);
@@ -1030,6 +1283,8 @@ int64_t mlcc_conv_pack_mr(const mlcc_node_t* node, const mlcc_target_t* target) 
     mlcc_status_free(s);
     return 0;
   }
+  dw_plan_t dp;
+  if (dw_make_plan(node, &g, target, &dp)) return 0;  // ONNX layout: one row per channel
   ocv_plan_t op;
   if (ocv_make_plan(node, &g, target, &op)) return op.ocb;
   cvec_plan_t p;
@@ -1060,6 +1315,8 @@ int64_t mlcc_emit_conv_parallel_units(const mlcc_node_t* node, const mlcc_target
     mlcc_status_free(s);
     return 0;
   }
+  dw_plan_t dp;
+  if (dw_make_plan(node, &g, target, &dp)) return dp.units > 1 ? dp.units : 0;
   ocv_plan_t op;
   if (ocv_make_plan(node, &g, target, &op)) return op.units > 1 ? op.units : 0;
   cvec_plan_t p;
@@ -1090,6 +1347,8 @@ mlcc_status_t mlcc_emit_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
                             (long long)g.m);
   }
   bool handled = false;
+  MLCC_RETURN_IF_ERROR(emit_conv_dw(ctx, node, &g, &handled));
+  if (handled) return mlcc_ok_status();
   MLCC_RETURN_IF_ERROR(emit_conv_ocv(ctx, node, &g, &handled));
   if (handled) return mlcc_ok_status();
   MLCC_RETURN_IF_ERROR(emit_conv_vec(ctx, node, &g, &handled));

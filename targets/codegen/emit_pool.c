@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Kernel emitters for MaxPool, AveragePool, GlobalAveragePool and
 // GlobalMaxPool (1-D to 3-D spatial). Windows are walked per output element
-// with per-row bounds checks; each output element is stored once.
+// with per-row bounds checks; each output element is stored once. Float 2-D
+// pools compute their interior (windows wholly inside the input) on vectors
+// of output columns; strided windows load a contiguous span per tap and
+// pick every s-th lane with a shuffle. Parallel units (the parallel entry)
+// are the (n, c) planes.
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -118,6 +122,113 @@ static mlcc_status_t pool_geom(const mlcc_node_t* node, pool_geom_t* g) {
   return mlcc_ok_status();
 }
 
+//===----------------------------------------------------------------------===//
+// Parallel units and vector helpers
+//===----------------------------------------------------------------------===//
+
+// Below this many input bytes a pool runs whole on the calling thread: the
+// parallel-for hand-off would cost about what the second thread saves.
+enum { kPoolMinParallelBytes = 128 * 1024 };
+
+int64_t mlcc_emit_pool_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
+  if (node == NULL || target == NULL || node->n_inputs < 1 || node->n_outputs < 1) return 0;
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  if (x == NULL || y == NULL || !x->shape_known || x->shape.rank < 3) return 0;
+  int64_t bytes = mlcc_shape_numel_unchecked(&x->shape) * (int64_t)mlcc_dtype_size(x->dtype);
+  int64_t units = x->shape.dims[0] * x->shape.dims[1];
+  return units >= 2 && bytes >= kPoolMinParallelBytes ? units : 0;
+}
+
+// The kernel's (n, c) plane range: the caller's [begin, end) clamped to
+// [0, units), or all of it when the kernel is not split.
+static void plane_range(mlcc_emit_ctx_t* ctx, int64_t units, LLVMValueRef* rb, LLVMValueRef* re) {
+  LLVMValueRef zero = c64(ctx, 0), all = c64(ctx, units);
+  *rb = zero;
+  *re = all;
+  if (ctx->range_begin == NULL) return;
+  *rb = mlcc_emit_max(ctx, MLCC_DTYPE_I64, mlcc_emit_min(ctx, MLCC_DTYPE_I64, ctx->range_begin, all), zero);
+  *re = mlcc_emit_max(ctx, MLCC_DTYPE_I64, mlcc_emit_min(ctx, MLCC_DTYPE_I64, ctx->range_end, all), zero);
+}
+
+// Lanes of the vector paths for |dt| (0: scalar only).
+static int pool_lanes(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt) {
+  if ((dt != MLCC_DTYPE_F32 && dt != MLCC_DTYPE_F64) || ctx->target == NULL) return 0;
+  int lanes = ctx->target->vector_bytes / (int)mlcc_dtype_size(dt);
+  return lanes >= 2 ? lanes : 0;
+}
+
+static LLVMValueRef splat(mlcc_emit_ctx_t* ctx, LLVMValueRef s, int w) {
+  LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), (unsigned)w);
+  LLVMValueRef ins = LLVMBuildInsertElement(ctx->b, LLVMGetUndef(vt), s, LLVMConstInt(ctx->t_i32, 0, 0), "");
+  LLVMValueRef zeros[64];
+  for (int i = 0; i < w; ++i) zeros[i] = LLVMConstInt(ctx->t_i32, 0, 0);
+  return LLVMBuildShuffleVector(ctx->b, ins, LLVMGetUndef(vt), LLVMConstVector(zeros, (unsigned)w), "");
+}
+
+// max (select on "greater", NaN in |v| wins, as the scalar code) or sum.
+static LLVMValueRef combine(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, bool is_max, LLVMValueRef r,
+                            LLVMValueRef v) {
+  if (is_max) return LLVMBuildSelect(ctx->b, greater(ctx, dt, v, r), v, r, "");
+  return LLVMBuildFAdd(ctx->b, r, v, "");
+}
+
+// Loads |w| elements of |x| at linear index |idx| with stride |s| (s > 1:
+// one load of w*s contiguous elements and a shuffle picking every s-th).
+static LLVMValueRef load_strided(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, LLVMTypeRef ft,
+                                 LLVMValueRef idx, int w, int64_t s) {
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(ctx->b, ft, mlcc_emit_ptr(ctx, x), &idx, 1, "");
+  unsigned elem = (unsigned)mlcc_dtype_size(x->dtype);
+  LLVMValueRef v = LLVMBuildLoad2(ctx->b, LLVMVectorType(ft, (unsigned)(w * s)), p, "");
+  LLVMSetAlignment(v, elem);
+  if (s == 1) return v;
+  LLVMValueRef mask[64];
+  for (int i = 0; i < w; ++i) mask[i] = LLVMConstInt(ctx->t_i32, (unsigned long long)(i * s), 0);
+  return LLVMBuildShuffleVector(ctx->b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(mask, (unsigned)w), "");
+}
+
+// Horizontal max/sum of vector |v| (|w| lanes, a power of two) by halving.
+static LLVMValueRef reduce_vec(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, bool is_max, LLVMValueRef v,
+                               int w) {
+  while (w > 1) {
+    int h = w / 2;
+    LLVMValueRef lo[32], hi[32];
+    for (int i = 0; i < h; ++i) {
+      lo[i] = LLVMConstInt(ctx->t_i32, (unsigned long long)i, 0);
+      hi[i] = LLVMConstInt(ctx->t_i32, (unsigned long long)(i + h), 0);
+    }
+    LLVMValueRef a = LLVMBuildShuffleVector(ctx->b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(lo, (unsigned)h), "");
+    LLVMValueRef b = LLVMBuildShuffleVector(ctx->b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(hi, (unsigned)h), "");
+    v = combine(ctx, dt, is_max, a, b);
+    w = h;
+  }
+  return LLVMBuildExtractElement(ctx->b, v, LLVMConstInt(ctx->t_i32, 0, 0), "");
+}
+
+// One vector of |w| interior output columns from |ow0| of the output row
+// whose window starts at input row index |rowb| (X index of [n, c, h0, 0]);
+// stores it at Y index |yi|.
+static mlcc_status_t pool_vec_tile(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                   const pool_geom_t* g, bool is_max, LLVMValueRef rowb,
+                                   LLVMValueRef ow0, int w, LLVMValueRef yi) {
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  mlcc_dtype_t dt = x->dtype;
+  LLVMTypeRef ft = mlcc_emit_type(ctx, dt);
+  LLVMValueRef col0 = iaddc(ctx, imulc(ctx, ow0, g->s[2]), -g->pb[2]);
+  LLVMValueRef r = NULL;
+  for (int64_t kh = 0; kh < g->k[1]; ++kh) {
+    for (int64_t kw = 0; kw < g->k[2]; ++kw) {
+      LLVMValueRef idx = iadd(ctx, rowb, iaddc(ctx, col0, kh * g->d[1] * g->in[2] + kw * g->d[2]));
+      LLVMValueRef v = load_strided(ctx, x, ft, idx, w, g->s[2]);
+      r = r == NULL ? v : combine(ctx, dt, is_max, r, v);
+    }
+  }
+  if (!is_max) {
+    r = LLVMBuildFDiv(ctx->b, r, splat(ctx, mlcc_emit_const(ctx, dt, (double)(g->k[1] * g->k[2])), w), "");
+  }
+  return mlcc_emit_store_output_vec(ctx, node, 0, yi, r);
+}
+
 // MaxPool (optional int64 Indices over the flattened NCHW input, storage_order
 // 0) and AveragePool (count_include_pad, ceil_mode via the inferred output
 // shape) for ONNX opsets 1-17.
@@ -161,35 +272,64 @@ mlcc_status_t mlcc_emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     if (hi[j] > g.out[j]) hi[j] = g.out[j];
     interior = hi[j] > lo[j];
   }
+  LLVMValueRef rb, re;
+  plane_range(ctx, g.n * g.c, &rb, &re);
   if (interior) {
-    mlcc_loop_t f_nc = mlcc_emit_for(ctx, 0, g.n * g.c, "fnc");
-    mlcc_loop_t f_oh = mlcc_emit_for(ctx, lo[1], hi[1], "foh");
-    mlcc_loop_t f_ow = mlcc_emit_for(ctx, lo[2], hi[2], "fow");
-    LLVMValueRef base = imulc(ctx, f_nc.iv, g.in[1] * g.in[2]);
-    LLVMValueRef h0 = iaddc(ctx, imulc(ctx, f_oh.iv, g.s[1]), -g.pb[1]);
-    LLVMValueRef w0 = iaddc(ctx, imulc(ctx, f_ow.iv, g.s[2]), -g.pb[2]);
-    LLVMValueRef row0 = iadd(ctx, base, iadd(ctx, imulc(ctx, h0, g.in[2]), w0));
-    LLVMValueRef r = NULL;
-    for (int64_t kh = 0; kh < g.k[1]; ++kh) {
-      for (int64_t kw = 0; kw < g.k[2]; ++kw) {
-        LLVMValueRef v = mlcc_emit_load(ctx, x, iaddc(ctx, row0, kh * g.d[1] * g.in[2] + kw * g.d[2]));
-        if (r == NULL) {
-          r = v;
-        } else if (is_max) {
-          r = LLVMBuildSelect(ctx->b, greater(ctx, dt, v, r), v, r, "");
-        } else {
-          r = LLVMBuildFAdd(ctx->b, r, v, "");
+    // Vector tiles of w columns, widest first; a strided tile reads w*s
+    // elements per tap, so it may not run past the input row's end.
+    int lanes = pool_lanes(ctx, dt);
+    int64_t span = (g.k[2] - 1) * g.d[2] - g.pb[2] + g.s[2] - 1;
+    int64_t nfull = 0, ow_v = lo[2];
+    int tiles_w[8], n_tiles = 0;
+    if (lanes >= 2) {
+      while (ow_v + lanes <= hi[2] && (ow_v + lanes - 1) * g.s[2] + span < g.in[2]) {
+        ow_v += lanes;
+        ++nfull;
+      }
+      for (int w = lanes / 2; w >= (lanes >= 8 ? 4 : 2) && n_tiles < 8; w /= 2) {
+        if (ow_v + w <= hi[2] && (ow_v + w - 1) * g.s[2] + span < g.in[2]) {
+          tiles_w[n_tiles++] = w;
+          ow_v += w;
         }
       }
     }
-    if (!is_max) r = LLVMBuildFDiv(ctx->b, r, mlcc_emit_const(ctx, dt, (double)(g.k[1] * g.k[2])), "");
-    LLVMValueRef fy = imad(ctx, imad(ctx, f_nc.iv, g.out[1], f_oh.iv), g.out[2], f_ow.iv);
-    MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, fy, r));
-    mlcc_emit_loop_end(ctx, &f_ow);
+    mlcc_loop_t f_nc = mlcc_emit_loop_begin(ctx, rb, re, 1, "fnc");
+    mlcc_loop_t f_oh = mlcc_emit_for(ctx, lo[1], hi[1], "foh");
+    LLVMValueRef base = imulc(ctx, f_nc.iv, g.in[1] * g.in[2]);
+    LLVMValueRef h0 = iaddc(ctx, imulc(ctx, f_oh.iv, g.s[1]), -g.pb[1]);
+    LLVMValueRef rowb = iadd(ctx, base, imulc(ctx, h0, g.in[2]));
+    LLVMValueRef yrow = imulc(ctx, imad(ctx, f_nc.iv, g.out[1], f_oh.iv), g.out[2]);
+    if (nfull > 0) {
+      mlcc_loop_t f_t = mlcc_emit_for(ctx, 0, nfull, "fvt");
+      LLVMValueRef ow0 = iaddc(ctx, imulc(ctx, f_t.iv, lanes), lo[2]);
+      MLCC_RETURN_IF_ERROR(pool_vec_tile(ctx, node, &g, is_max, rowb, ow0, lanes, iadd(ctx, yrow, ow0)));
+      mlcc_emit_loop_end(ctx, &f_t);
+    }
+    int64_t ow_t = lo[2] + nfull * lanes;
+    for (int t = 0; t < n_tiles; ++t) {
+      LLVMValueRef ow0 = c64(ctx, ow_t);
+      MLCC_RETURN_IF_ERROR(pool_vec_tile(ctx, node, &g, is_max, rowb, ow0, tiles_w[t], iaddc(ctx, yrow, ow_t)));
+      ow_t += tiles_w[t];
+    }
+    if (ow_v < hi[2]) {
+      mlcc_loop_t f_ow = mlcc_emit_for(ctx, ow_v, hi[2], "fow");
+      LLVMValueRef w0 = iaddc(ctx, imulc(ctx, f_ow.iv, g.s[2]), -g.pb[2]);
+      LLVMValueRef row0 = iadd(ctx, rowb, w0);
+      LLVMValueRef r = NULL;
+      for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+        for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+          LLVMValueRef v = mlcc_emit_load(ctx, x, iaddc(ctx, row0, kh * g.d[1] * g.in[2] + kw * g.d[2]));
+          r = r == NULL ? v : combine(ctx, dt, is_max, r, v);
+        }
+      }
+      if (!is_max) r = LLVMBuildFDiv(ctx->b, r, mlcc_emit_const(ctx, dt, (double)(g.k[1] * g.k[2])), "");
+      MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, iadd(ctx, yrow, f_ow.iv), r));
+      mlcc_emit_loop_end(ctx, &f_ow);
+    }
     mlcc_emit_loop_end(ctx, &f_oh);
     mlcc_emit_loop_end(ctx, &f_nc);
   }
-  mlcc_loop_t l_nc = mlcc_emit_for(ctx, 0, g.n * g.c, "nc");
+  mlcc_loop_t l_nc = mlcc_emit_loop_begin(ctx, rb, re, 1, "nc");
   mlcc_loop_t l_od = mlcc_emit_for(ctx, 0, g.out[0], "od");
   mlcc_loop_t l_oh = mlcc_emit_for(ctx, 0, g.out[1], "oh");
   mlcc_loop_t l_ow = mlcc_emit_for(ctx, 0, g.out[2], "ow");
@@ -316,15 +456,31 @@ mlcc_status_t mlcc_emit_global_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   int64_t sp = 1;
   for (int i = 2; i < x->shape.rank; ++i) sp *= x->shape.dims[i];
   LLVMTypeRef ft = mlcc_emit_type(ctx, dt);
-  mlcc_loop_t l_nc = mlcc_emit_for(ctx, 0, nc, "nc");
-  LLVMValueRef acc = mlcc_emit_var(ctx, ft, is_max ? lowest(ctx, dt) : mlcc_emit_const(ctx, dt, 0));
-  mlcc_loop_t l_s = mlcc_emit_for(ctx, 0, sp, "s");
-  LLVMValueRef v = mlcc_emit_load(ctx, x, imad(ctx, l_nc.iv, sp, l_s.iv));
-  LLVMValueRef cur = LLVMBuildLoad2(ctx->b, ft, acc, "");
-  LLVMValueRef nv = is_max ? LLVMBuildSelect(ctx->b, greater(ctx, dt, v, cur), v, cur, "")
-                           : LLVMBuildFAdd(ctx->b, cur, v, "");
-  LLVMBuildStore(ctx->b, nv, acc);
-  mlcc_emit_loop_end(ctx, &l_s);
+  LLVMValueRef rb, re;
+  plane_range(ctx, nc, &rb, &re);
+  LLVMValueRef ident = is_max ? lowest(ctx, dt) : mlcc_emit_const(ctx, dt, 0);
+  int lanes = pool_lanes(ctx, dt);
+  int64_t nvec = lanes >= 2 ? sp / lanes : 0;
+  mlcc_loop_t l_nc = mlcc_emit_loop_begin(ctx, rb, re, 1, "nc");
+  LLVMValueRef base = imulc(ctx, l_nc.iv, sp);
+  LLVMValueRef acc = mlcc_emit_var(ctx, ft, ident);
+  if (nvec > 0) {
+    // Lane-wise partial results over whole vectors, then a halving reduction.
+    LLVMTypeRef vt = LLVMVectorType(ft, (unsigned)lanes);
+    LLVMValueRef vacc = mlcc_emit_var(ctx, vt, splat(ctx, ident, lanes));
+    mlcc_loop_t l_v = mlcc_emit_for(ctx, 0, nvec, "v");
+    LLVMValueRef v = load_strided(ctx, x, ft, iadd(ctx, base, imulc(ctx, l_v.iv, lanes)), lanes, 1);
+    LLVMBuildStore(ctx->b, combine(ctx, dt, is_max, LLVMBuildLoad2(ctx->b, vt, vacc, ""), v), vacc);
+    mlcc_emit_loop_end(ctx, &l_v);
+    LLVMBuildStore(ctx->b, reduce_vec(ctx, dt, is_max, LLVMBuildLoad2(ctx->b, vt, vacc, ""), lanes), acc);
+  }
+  if (nvec * lanes < sp) {
+    mlcc_loop_t l_s = mlcc_emit_for(ctx, nvec * lanes, sp, "s");
+    LLVMValueRef v = mlcc_emit_load(ctx, x, iadd(ctx, base, l_s.iv));
+    LLVMValueRef cur = LLVMBuildLoad2(ctx->b, ft, acc, "");
+    LLVMBuildStore(ctx->b, combine(ctx, dt, is_max, cur, v), acc);
+    mlcc_emit_loop_end(ctx, &l_s);
+  }
   LLVMValueRef r = LLVMBuildLoad2(ctx->b, ft, acc, "");
   if (!is_max) r = LLVMBuildFDiv(ctx->b, r, mlcc_emit_const(ctx, dt, (double)(sp ? sp : 1)), "");
   MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, l_nc.iv, r));

@@ -2,14 +2,18 @@
 // The generated entry points (LINKED: entry-abi-v1, docs/generated-api.md):
 // NAME_run calls the kernels in order with pointers into the caller's
 // buffers, the weights blob and the workspace; NAME_run_v unpacks arrays;
-// NAME_info describes the model as data.
+// NAME_output_shape reads the actual dims of outputs with data-dependent
+// shapes back from the workspace; NAME_info describes the model as data.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "ir/dtype.h"
 #include "targets/codegen/codegen.h"
 #include "targets/codegen/emit.h"
+#include "targets/codegen/entry_profile.h"
 #include "targets/codegen/llvm_ctx.h"
 
 typedef struct entry_t {
@@ -27,6 +31,7 @@ typedef struct entry_t {
   const mlcc_target_t* target;  // NULL: no kernel is called in parallel
   LLVMValueRef pfor, pfor_ctx;  // NAME_run_parallel's callback, else NULL
   const char* name;
+  LLVMValueRef prof_table;      // --profile: NAME_profile's rows, else NULL
 } entry_t;
 
 // Tasks a parallel kernel is split into (each a contiguous range of its
@@ -190,8 +195,10 @@ static mlcc_status_t emit_kernel_calls(entry_t* e, char (*symbols)[40]) {
       break;
     }
     int64_t units = e->pfor != NULL ? mlcc_emit_parallel_units(kernel, e->target) : 0;
+    LLVMValueRef t0 = e->prof_table != NULL ? mlcc_profile_emit_now(e->b, e->m) : NULL;
     if (units > 0) {
       s = emit_parallel_call(e, symbols[k], k, ptrs, n, units);
+      if (t0 != NULL) mlcc_profile_emit_add(e->b, e->m, e->prof_table, k, t0, mlcc_profile_emit_now(e->b, e->m));
       continue;
     }
     LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, n, 0);
@@ -202,6 +209,7 @@ static mlcc_status_t emit_kernel_calls(entry_t* e, char (*symbols)[40]) {
       LLVMSetVisibility(fn, LLVMHiddenVisibility);
     }
     LLVMBuildCall2(e->b, fty, fn, ptrs, n, "");
+    if (t0 != NULL) mlcc_profile_emit_add(e->b, e->m, e->prof_table, k, t0, mlcc_profile_emit_now(e->b, e->m));
   }
   free(args);
   free(ptrs);
@@ -302,20 +310,97 @@ static mlcc_status_t tensor_infos(entry_t* e, LLVMTypeRef t_info, mlcc_value_t* 
   return mlcc_ok_status();
 }
 
-static mlcc_status_t build_info(entry_t* e, const char* name, LLVMValueRef run_v) {
+static void add_attr(LLVMContextRef c, LLVMValueRef fn, unsigned index, const char* name);
+
+// int NAME_output_shape(const void *workspace, int output_index, int64_t *dims)
+// (docs/generated-api.md): writes the dims of graph output |output_index|:
+// constants for static dims, and for the dims in |bound_dims| the int64 the
+// kernel stored in the value's extent slot (workspace + ws_offset + 8*d)
+// during the last NAME_run with that workspace. Returns 0, or 1 for an index
+// out of range, a NULL |dims| (rank > 0) or a NULL |workspace| (outputs with
+// data-dependent dims). No global state. INTERNAL if a bounded output has no
+// planned extent slot.
+static mlcc_status_t build_output_shape(entry_t* e, const char* name, LLVMValueRef* out_fn) {
+  const mlcc_graph_t* g = e->graph;
+  for (uint32_t o = 0; o < g->n_outputs; ++o) {
+    const mlcc_value_t* v = g->outputs[o];
+    if (v->bound_dims == 0) continue;
+    if (v->extent == NULL || v->extent->ws_offset < 0 ||
+        v->extent->ws_offset + 8 * (int64_t)v->shape.rank > g->workspace_size) {
+      return mlcc_make_status(MLCC_STATUS_INTERNAL,
+                              "graph output '%s' has a data-dependent shape but no extent "
+                              "slot in the workspace (run plan-memory)",
+                              v->name);
+    }
+  }
+  LLVMTypeRef params[3] = {e->t_ptr, e->t_i32, e->t_ptr};
+  LLVMTypeRef ty = LLVMFunctionType(e->t_i32, params, 3, 0);
+  char sym[512];
+  snprintf(sym, sizeof(sym), "%s_output_shape", name);
+  LLVMValueRef fn = LLVMAddFunction(e->m, sym, ty);
+  add_attr(e->c, fn, LLVMAttributeFunctionIndex, "nounwind");
+  LLVMValueRef ws = LLVMGetParam(fn, 0), dims = LLVMGetParam(fn, 2);
+  LLVMBasicBlockRef entry_bb = LLVMAppendBasicBlockInContext(e->c, fn, "entry");
+  LLVMBasicBlockRef bad_bb = LLVMAppendBasicBlockInContext(e->c, fn, "bad");
+  LLVMPositionBuilderAtEnd(e->b, bad_bb);
+  LLVMBuildRet(e->b, LLVMConstInt(e->t_i32, 1, 0));
+  LLVMPositionBuilderAtEnd(e->b, entry_bb);
+  LLVMValueRef sw = LLVMBuildSwitch(e->b, LLVMGetParam(fn, 1), bad_bb, g->n_outputs);
+  for (uint32_t o = 0; o < g->n_outputs; ++o) {
+    const mlcc_value_t* v = g->outputs[o];
+    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(e->c, fn, "output");
+    LLVMAddCase(sw, LLVMConstInt(e->t_i32, o, 0), bb);
+    LLVMPositionBuilderAtEnd(e->b, bb);
+    if (v->shape.rank > 0) {
+      LLVMValueRef bad = LLVMBuildIsNull(e->b, dims, "no_dims");
+      if (v->bound_dims != 0) bad = LLVMBuildOr(e->b, bad, LLVMBuildIsNull(e->b, ws, ""), "");
+      LLVMBasicBlockRef ok_bb = LLVMAppendBasicBlockInContext(e->c, fn, "write");
+      LLVMBuildCondBr(e->b, bad, bad_bb, ok_bb);
+      LLVMPositionBuilderAtEnd(e->b, ok_bb);
+    }
+    for (int32_t d = 0; d < v->shape.rank; ++d) {
+      LLVMValueRef val;
+      if ((v->bound_dims >> d) & 1u) {
+        LLVMValueRef p = byte_offset(e, ws, v->extent->ws_offset + 8 * (int64_t)d);
+        val = LLVMBuildLoad2(e->b, e->t_i64, p, "dim");
+        LLVMSetAlignment(val, 8);
+      } else {
+        val = LLVMConstInt(e->t_i64, (unsigned long long)v->shape.dims[d], 1);
+      }
+      LLVMValueRef idx = LLVMConstInt(e->t_i64, (unsigned long long)d, 0);
+      LLVMValueRef st =
+          LLVMBuildStore(e->b, val, LLVMBuildInBoundsGEP2(e->b, e->t_i64, dims, &idx, 1, ""));
+      LLVMSetAlignment(st, 8);
+    }
+    LLVMBuildRet(e->b, LLVMConstInt(e->t_i32, 0, 0));
+  }
+  *out_fn = fn;
+  return mlcc_ok_status();
+}
+
+static mlcc_status_t build_info(entry_t* e, const char* name, LLVMValueRef run_v,
+                                LLVMValueRef output_shape) {
   const mlcc_graph_t* g = e->graph;
   LLVMTypeRef t_info = LLVMStructCreateNamed(e->c, "mlcc_tensor_info_t");
   LLVMTypeRef info_fields[5] = {e->t_ptr, e->t_i32, e->t_i32, e->t_ptr, e->t_i64};
   LLVMStructSetBody(t_info, info_fields, 5, 0);
   LLVMTypeRef t_model = LLVMStructCreateNamed(e->c, "mlcc_model_info_t");
-  LLVMTypeRef model_fields[8] = {e->t_ptr, e->t_i32, e->t_i32, e->t_ptr,
-                                 e->t_ptr, e->t_i64, e->t_i64, e->t_ptr};
-  LLVMStructSetBody(t_model, model_fields, 8, 0);
+  LLVMTypeRef model_fields[10] = {e->t_ptr, e->t_i32, e->t_i32, e->t_ptr, e->t_ptr,
+                                  e->t_i64, e->t_i64, e->t_ptr, e->t_ptr, e->t_ptr};
+  LLVMStructSetBody(t_model, model_fields, 10, 0);
   LLVMValueRef ins, outs;
   MLCC_RETURN_IF_ERROR(tensor_infos(e, t_info, g->inputs, g->n_inputs, "in", &ins));
   MLCC_RETURN_IF_ERROR(tensor_infos(e, t_info, g->outputs, g->n_outputs, "out", &outs));
+  // output_bound_dims: bit d of entry i set = dim d of output i is a bound.
+  LLVMValueRef* bounds = calloc(g->n_outputs ? g->n_outputs : 1, sizeof(*bounds));
+  if (bounds == NULL) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  for (uint32_t o = 0; o < g->n_outputs; ++o) {
+    bounds[o] = LLVMConstInt(e->t_i32, g->outputs[o]->bound_dims, 0);
+  }
+  LLVMValueRef bounds_g = private_array(e, e->t_i32, bounds, g->n_outputs, ".out.bounds", 4);
+  free(bounds);
   int64_t align = g->workspace_align > 0 ? g->workspace_align : 64;
-  LLVMValueRef fields[8] = {
+  LLVMValueRef fields[10] = {
       private_string(e, name, ".model.name"),
       LLVMConstInt(e->t_i32, g->n_inputs, 0),
       LLVMConstInt(e->t_i32, g->n_outputs, 0),
@@ -323,11 +408,13 @@ static mlcc_status_t build_info(entry_t* e, const char* name, LLVMValueRef run_v
       outs,
       LLVMConstInt(e->t_i64, (unsigned long long)(g->workspace_size > 0 ? g->workspace_size : 0), 0),
       LLVMConstInt(e->t_i64, (unsigned long long)align, 0),
-      run_v};
+      run_v,
+      output_shape,
+      bounds_g};
   char sym[512];
   snprintf(sym, sizeof(sym), "%s_info", name);
   LLVMValueRef gv = LLVMAddGlobal(e->m, t_model, sym);
-  LLVMSetInitializer(gv, LLVMConstNamedStruct(t_model, fields, 8));
+  LLVMSetInitializer(gv, LLVMConstNamedStruct(t_model, fields, 10));
   LLVMSetGlobalConstant(gv, 1);
   LLVMSetAlignment(gv, 8);
   return mlcc_ok_status();
@@ -430,6 +517,13 @@ static mlcc_status_t build_run_parallel(entry_t* e, const char* name, char (*sym
 mlcc_status_t mlcc_codegen_build_entry_ex(const mlcc_graph_t* graph, const char* name,
                                           char (*symbols)[40], const mlcc_target_t* target,
                                           LLVMContextRef llctx, LLVMModuleRef module) {
+  return mlcc_codegen_build_entry_profiled(graph, name, symbols, target, false, llctx, module);
+}
+
+mlcc_status_t mlcc_codegen_build_entry_profiled(const mlcc_graph_t* graph, const char* name,
+                                                char (*symbols)[40],
+                                                const mlcc_target_t* target, bool profile,
+                                                LLVMContextRef llctx, LLVMModuleRef module) {
   entry_t e;
   memset(&e, 0, sizeof(e));
   e.target = target;
@@ -441,6 +535,7 @@ mlcc_status_t mlcc_codegen_build_entry_ex(const mlcc_graph_t* graph, const char*
   e.t_i32 = LLVMInt32TypeInContext(llctx);
   e.t_i64 = LLVMInt64TypeInContext(llctx);
   size_t total = 0;
+  if (profile) MLCC_RETURN_IF_ERROR(mlcc_profile_build_table(llctx, module, graph, target, name, &e.prof_table));
   MLCC_RETURN_IF_ERROR(
       mlcc_codegen_weights_layout(graph, &e.wvalues, &e.woffsets, &e.n_weights, &total));
 
@@ -523,11 +618,49 @@ mlcc_status_t mlcc_codegen_build_entry_ex(const mlcc_graph_t* graph, const char*
     }
   }
   if (s == NULL) s = build_run_parallel(&e, name, symbols, run_ty);
-  if (s == NULL) s = build_info(&e, name, run_v);
+  LLVMValueRef output_shape = NULL;
+  if (s == NULL) s = build_output_shape(&e, name, &output_shape);
+  if (s == NULL) s = build_info(&e, name, run_v, output_shape);
   LLVMDisposeBuilder(e.b);
   free(e.wvalues);
   free(e.woffsets);
   return s;
+}
+
+// The entry object's cache key (mlcc_object_cache_t): SHA-256 over the
+// format, versions, target, opt level, output kind and the unoptimized
+// module text (which names every kernel symbol, buffer offset and weight
+// offset the entry uses). False when the text cannot be produced.
+static bool entry_object_key(LLVMModuleRef module, const mlcc_codegen_options_t* options,
+                             mlcc_output_kind_t kind, char out_hex[65]) {
+  char* text = LLVMPrintModuleToString(module);
+  if (text == NULL) return false;
+  EVP_MD_CTX* md = EVP_MD_CTX_new();
+  bool ok = md != NULL && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1;
+  const mlcc_target_t* t = options->target;
+  char head[128];
+  int n = snprintf(head, sizeof(head), "mlcc-entry-key-v1\n%d\n%d\n%d\n", options->opt_level,
+                   (int)kind, options->profile ? 1 : 0);
+  ok = ok && n > 0 && (size_t)n < sizeof(head) && EVP_DigestUpdate(md, head, (size_t)n) == 1;
+  const char* parts[] = {MLCC_VERSION, mlcc_codegen_llvm_version(), t->triple, t->cpu,
+                         t->features, text};
+  for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && ok; ++i) {
+    // Each part with its terminating NUL: no two part lists hash alike.
+    ok = EVP_DigestUpdate(md, parts[i], strlen(parts[i]) + 1) == 1;
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int dlen = 0;
+  ok = ok && EVP_DigestFinal_ex(md, digest, &dlen) == 1 && dlen == 32;
+  EVP_MD_CTX_free(md);
+  LLVMDisposeMessage(text);
+  if (!ok) return false;
+  static const char hex[] = "0123456789abcdef";
+  for (unsigned i = 0; i < 32; ++i) {
+    out_hex[2 * i] = hex[digest[i] >> 4];
+    out_hex[2 * i + 1] = hex[digest[i] & 15];
+  }
+  out_hex[64] = '\0';
+  return true;
 }
 
 mlcc_status_t mlcc_codegen_entry(const mlcc_graph_t* graph,
@@ -550,11 +683,20 @@ mlcc_status_t mlcc_codegen_entry(const mlcc_graph_t* graph,
   LLVMContextRef llctx = LLVMContextCreate();
   LLVMModuleRef module = LLVMModuleCreateWithNameInContext(options->name, llctx);
   mlcc_llvm_set_module_target(module, tm);
-  s = mlcc_codegen_build_entry_ex(graph, options->name, symbols, options->target, llctx,
-                                  module);
+  s = mlcc_codegen_build_entry_profiled(graph, options->name, symbols, options->target,
+                                        options->profile, llctx, module);
   if (s == NULL) s = mlcc_llvm_verify(module, options->name);
-  if (s == NULL) s = mlcc_llvm_optimize(module, tm, options->opt_level);
-  if (s == NULL) s = mlcc_llvm_emit(module, tm, kind, out);
+  char key[65] = {0};
+  const mlcc_object_cache_t* cache = kind == MLCC_OUTPUT_OBJECT ? options->entry_cache : NULL;
+  bool hit = false;
+  if (s == NULL && cache != NULL && entry_object_key(module, options, kind, key)) {
+    hit = cache->lookup(cache->ctx, key, out);
+  }
+  if (s == NULL && !hit) {
+    s = mlcc_llvm_optimize(module, tm, options->opt_level);
+    if (s == NULL) s = mlcc_llvm_emit(module, tm, kind, out);
+    if (s == NULL && cache != NULL && key[0] != '\0') cache->store(cache->ctx, key, out);
+  }
   LLVMDisposeModule(module);
   LLVMContextDispose(llctx);
   LLVMDisposeTargetMachine(tm);

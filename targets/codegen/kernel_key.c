@@ -102,6 +102,8 @@ static void put_attr(key_buf_t* b, const mlcc_attr_t* a) {
       put_blob(b, a->t_data, bytes);
       break;
     }
+    case MLCC_ATTR_GRAPH:  // control flow is unrolled before codegen; no kernel has one
+      break;
   }
 }
 

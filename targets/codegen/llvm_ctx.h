@@ -98,6 +98,13 @@ mlcc_status_t mlcc_codegen_build_entry_ex(const mlcc_graph_t* graph, const char*
                                           char (*symbols)[40], const mlcc_target_t* target,
                                           LLVMContextRef llctx, LLVMModuleRef module);
 
+// mlcc_codegen_build_entry_ex; with |profile| every kernel call (serial and
+// parallel entries) is timed into the NAME_profile table (entry_profile.h).
+mlcc_status_t mlcc_codegen_build_entry_profiled(const mlcc_graph_t* graph, const char* name,
+                                                char (*symbols)[40],
+                                                const mlcc_target_t* target, bool profile,
+                                                LLVMContextRef llctx, LLVMModuleRef module);
+
 // Computes every kernel's symbol; |*out_symbols| is malloc'ed (n_kernels).
 mlcc_status_t mlcc_codegen_kernel_symbols(const mlcc_graph_t* graph,
                                           const mlcc_codegen_options_t* options,

@@ -515,6 +515,66 @@ def if_subgraph():
                  [vi("c", TensorProto.BOOL, []), vi("x", F, [1, 4])], [vi("y", F, [1, 4])])
 
 
+def loop_model(body, n_carried=1, trip=3):
+    # Loop(M=trip, cond omitted, x) -> y: |body| decides what is broken.
+    m_init = numpy_helper.from_array(np.array(trip, np.int64), "M")
+    outs = ["y"] + ["s%d" % i for i in range(len(body.output) - 1 - n_carried)]
+    return model([helper.make_node("Loop", ["M", "", "x"], outs, body=body)],
+                 [vi("x", F, [1, 4])], [vi(o, F, None) for o in outs], inits=[m_init])
+
+
+def loop_body(nodes, inputs=("i", "c_in", "x_in"), outputs=("c_out", "x_out")):
+    return helper.make_graph(nodes, "body", [helper.make_tensor_value_info(n, 0, None)
+                                             for n in inputs],
+                             [helper.make_tensor_value_info(n, 0, None) for n in outputs])
+
+
+@case
+def if_missing_then_branch():
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [],
+                               [vi("e", F, [1, 4])])
+    return model([helper.make_node("If", ["c"], ["y"], else_branch=else_g)],
+                 [vi("c", TensorProto.BOOL, []), vi("x", F, [1, 4])], [vi("y", F, [1, 4])])
+
+
+@case
+def loop_body_wrong_arity():
+    # One loop-carried value, but the body takes 2 inputs (needs 3).
+    body = loop_body([helper.make_node("Identity", ["c_in"], ["c_out"]),
+                      helper.make_node("Neg", ["c_in"], ["x_out"])], inputs=("i", "c_in"))
+    return loop_model(body)
+
+
+@case
+def subgraph_unknown_outer_name():
+    # The body reads 'nowhere', which no scope defines.
+    body = loop_body([helper.make_node("Identity", ["c_in"], ["c_out"]),
+                      helper.make_node("Add", ["x_in", "nowhere"], ["x_out"])])
+    return loop_model(body)
+
+
+@case
+def subgraph_nested_too_deep():
+    # 40 Ifs nested in each other's then_branch.
+    leaf = helper.make_graph([helper.make_node("Neg", ["x"], ["t"])], "leaf", [],
+                             [vi("t", F, [1, 4])])
+    g = leaf
+    for d in range(40):
+        g = helper.make_graph([helper.make_node("If", ["c"], ["t%d" % d], then_branch=g,
+                                                else_branch=leaf)],
+                              "level%d" % d, [], [vi("t%d" % d, F, [1, 4])])
+    return model(list(g.node), [vi("c", TensorProto.BOOL, []), vi("x", F, [1, 4])],
+                 [vi("t39", F, [1, 4])])
+
+
+@case
+def loop_unroll_limit():
+    # A constant trip count of 10^9: unrolling stops with an error, not a hang.
+    body = loop_body([helper.make_node("Identity", ["c_in"], ["c_out"]),
+                      helper.make_node("Neg", ["x_in"], ["x_out"])])
+    return loop_model(body, trip=10 ** 9)
+
+
 @case
 def huge_attribute_list():
     return conv_model([1, 1, 5, 5], [1, 1, 3, 3], strides=[1] * 10000)

@@ -3,7 +3,12 @@
 // tests/e2e/run_case.py with -include <NAME>.h -DMLCC_INFO=<NAME>_info.
 // Usage: harness IN_0.bin ... IN_n.bin OUT_0.bin ... OUT_m.bin
 // Each .bin holds a tensor's raw little-endian elements; sizes are checked
-// against the model's info. Only libc is used, so it runs under qemu-user.
+// against the model's info. After the run every output's dims come from
+// NAME_output_shape (info->output_shape): static outputs must report their
+// info dims; an output with data-dependent dims (info->output_bound_dims) is
+// written with its actual size, and one line per output goes to stdout:
+//   mlcc-output <i> bound=<mask> dims=<d0>,<d1>,...
+// Only libc is used, so it runs under qemu-user.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,10 +68,36 @@ int main(int argc, char** argv) {
     return 3;
   }
   for (int i = 0; i < info->num_outputs; ++i) {
+    const mlcc_tensor_info_t* t = &info->outputs[i];
+    uint32_t bound = info->output_bound_dims ? info->output_bound_dims[i] : 0;
+    int64_t dims[8] = {0};
+    if (t->rank > 8 || info->output_shape(ws, i, dims) != 0) {
+      fprintf(stderr, "harness: %s_output_shape(%d) failed\n", info->name, i);
+      return 3;
+    }
+    int64_t numel = 1, bound_numel = 1;
+    printf("mlcc-output %d bound=%u dims=", i, (unsigned)bound);
+    for (int d = 0; d < t->rank; ++d) {
+      printf("%s%lld", d ? "," : "", (long long)dims[d]);
+      if (!((bound >> d) & 1u) && dims[d] != t->dims[d]) {
+        fprintf(stderr, "harness: output %d dim %d is %lld, info says %lld\n", i, d,
+                (long long)dims[d], (long long)t->dims[d]);
+        return 3;
+      }
+      if (dims[d] < 0 || dims[d] > t->dims[d]) {
+        fprintf(stderr, "harness: output %d dim %d is %lld, outside [0, %lld]\n", i, d,
+                (long long)dims[d], (long long)t->dims[d]);
+        return 3;
+      }
+      numel *= dims[d];
+      bound_numel *= t->dims[d];
+    }
+    printf("\n");
+    size_t bytes = (size_t)t->size_bytes;
+    if (bound != 0) bytes = bound_numel > 0 ? bytes / (size_t)bound_numel * (size_t)numel : 0;
     const char* path = argv[1 + info->num_inputs + i];
     FILE* f = fopen(path, "wb");
-    if (!f || fwrite(outputs[i], 1, (size_t)info->outputs[i].size_bytes, f) !=
-                  (size_t)info->outputs[i].size_bytes) {
+    if (!f || fwrite(outputs[i], 1, bytes, f) != bytes) {
       fprintf(stderr, "harness: cannot write %s\n", path);
       return 2;
     }

@@ -3,7 +3,8 @@
 """Writes small Conv test cases (ONNX backend-test layout) with numpy references.
 
 They cover the AVX-512 Conv kernels (vectorized over output channels and over
-pixels), their packed and unpacked weight paths and fused epilogues: stride 2,
+pixels), the depthwise kernel (cases h-l, group == C == M), their packed and
+unpacked weight paths and fused epilogues: stride 2,
 dilation 2, uneven pads, non-square kernels, batch 2, no bias, weights as a
 graph input, fused Relu and residual Add. Usage: make_conv_cases.py OUT_DIR
 """
@@ -14,8 +15,12 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper, TensorProto
 
-def conv_ref(x, w, b, kk, s, pads, d):
+def conv_ref(x, w, b, kk, s, pads, d, group=1):
     N, C, H, W = x.shape; M = w.shape[0]
+    if group > 1:
+        cg, mg = C // group, M // group
+        return np.concatenate([conv_ref(x[:, i*cg:(i+1)*cg], w[i*mg:(i+1)*mg], None if b is None else b[i*mg:(i+1)*mg], kk, s, pads, d)
+                               for i in range(group)], axis=1)
     xp = np.pad(x, ((0,0),(0,0),(pads[0],pads[2]),(pads[1],pads[3]))).astype(np.float64)
     oh = (H + pads[0] + pads[2] - d*(kk[0]-1) - 1)//s + 1
     ow = (W + pads[1] + pads[3] - d*(kk[1]-1) - 1)//s + 1
@@ -37,11 +42,19 @@ cases = [
  ("f", 1, 5, 8, 8, 64, 5, 2, 2, 1, True, True, None),
  ("g", 1, 16, 3, 4, 32, 3, 1, 1, 1, True, True, None),
 ]
-for name, N, C, H, W, M, k, s, p, d, bias, winit, post in cases:
+cases = [c + (1,) for c in cases] + [
+ # depthwise (group == C == M): edge tiles, partial tiles, strides 2 and 3, dilation
+ ("h", 1, 24, 14, 14, 24, 3, 1, 1, 1, True, True, "relu", 24),
+ ("i", 2, 16, 15, 17, 16, 3, 2, 1, 1, False, True, None, 16),
+ ("j", 1, 8, 23, 40, 8, 5, 1, 2, 1, True, True, "add", 8),
+ ("k", 1, 12, 20, 37, 12, 3, 3, 0, 1, True, True, None, 12),
+ ("l", 1, 10, 9, 9, 10, 3, 1, 2, 2, True, False, "relu", 10),
+]
+for name, N, C, H, W, M, k, s, p, d, bias, winit, post, group in cases:
     kk = k if isinstance(k, tuple) else (k, k)
     pads = list(p) if isinstance(p, tuple) else [p]*4
     x = rng.standard_normal((N, C, H, W)).astype(np.float32)
-    w = rng.standard_normal((M, C) + kk).astype(np.float32)
+    w = rng.standard_normal((M, C // group) + kk).astype(np.float32)
     b = rng.standard_normal((M,)).astype(np.float32)
     inits, inputs = [], [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)]
     feeds = {"x": x}
@@ -50,7 +63,7 @@ for name, N, C, H, W, M, k, s, p, d, bias, winit, post in cases:
         inputs.append(helper.make_tensor_value_info("w", TensorProto.FLOAT, w.shape)); feeds["w"] = w
     ins = ["x", "w"]
     if bias: inits.append(numpy_helper.from_array(b, "b")); ins.append("b")
-    nodes = [helper.make_node("Conv", ins, ["c"], kernel_shape=list(kk), strides=[s, s], pads=pads, dilations=[d, d])]
+    nodes = [helper.make_node("Conv", ins, ["c"], kernel_shape=list(kk), strides=[s, s], pads=pads, dilations=[d, d], group=group)]
     oh = (H + pads[0] + pads[2] - d*(kk[0]-1) - 1)//s + 1
     ow = (W + pads[1] + pads[3] - d*(kk[1]-1) - 1)//s + 1
     out = "c"
@@ -61,7 +74,7 @@ for name, N, C, H, W, M, k, s, p, d, bias, winit, post in cases:
     g = helper.make_graph(nodes, name, inputs, [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)], inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 7
-    ref = conv_ref(x, w, b if bias else None, kk, s, pads, d)
+    ref = conv_ref(x, w, b if bias else None, kk, s, pads, d, group)
     if post == "relu": ref = np.maximum(ref, 0)
     if post == "add": ref = ref + r
     ref = ref.astype(np.float32)

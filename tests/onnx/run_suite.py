@@ -15,7 +15,10 @@ With --bind-shape-inputs, a case refused only because a shape-determining
 input (Reshape's shape, TopK's K, ...) is fed at run time is retried with that
 input bound at compile time (moved into the model as an initializer with the
 test data's value, which every data set must share); its outcome is then
-"pass-bound" / "fail-bound" / "unsupported" with the reason recorded.
+"pass-bound" / "fail-bound" / "unsupported" with the reason recorded. When the
+value mlcc names is computed inside the model (Range's limit from
+Cast(size), ...), the fed graph inputs it depends on are bound instead
+(found by walking the graph backwards from that value).
 """
 import argparse
 import concurrent.futures
@@ -45,6 +48,50 @@ def load_out_of_scope():
 
 
 RUNTIME_RE = re.compile(r"must be a compile-time constant; value '([^']*)' is computed at run time")
+
+
+def fed_inputs_behind(case_dir, value):
+    """Names of the graph inputs fed by the test data (not initializers) that
+    |value| is computed from: |value| itself when it is one, else the fed
+    inputs reached by walking the model graph backwards from the node that
+    produces it (values a node's subgraphs read from the outer scope count as
+    its inputs). Sorted; empty when |value| depends on no fed input."""
+    import onnx
+    model = onnx.load(os.path.join(case_dir, "model.onnx"), load_external_data=False)
+    g = model.graph
+    inits = {i.name for i in g.initializer}
+    fed = {i.name for i in g.input if i.name not in inits}
+
+    def reads(node):
+        out = [n for n in node.input if n]
+        subs = [a.g for a in node.attribute if a.HasField("g")]
+        for a in node.attribute:
+            subs.extend(a.graphs)
+        for sg in subs:
+            # Names a subgraph reads but does not define come from outside.
+            defined = {i.name for i in sg.input} | {i.name for i in sg.initializer}
+            for n in sg.node:
+                defined.update(o for o in n.output if o)
+            for n in sg.node:
+                out.extend(x for x in reads(n) if x not in defined)
+        return out
+
+    producer = {}
+    for node in g.node:
+        for o in node.output:
+            if o:
+                producer[o] = node
+    found, seen, todo = set(), set(), [value]
+    while todo:
+        v = todo.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v in fed:
+            found.add(v)
+        elif v in producer:
+            todo.extend(reads(producer[v]))
+    return sorted(found)
 
 
 def bind_inputs(case_dir, names, work):
@@ -159,15 +206,19 @@ def main():
         outcome, line = run_one(name, full)
         if outcome != "unsupported" or not args.bind_shape_inputs:
             return name, outcome, line
-        # Bind run-time shape inputs one at a time (at most 4).
+        # Bind run-time shape inputs one refusal at a time (at most 4): the
+        # value mlcc names, or the fed inputs it is computed from.
         bound = []
         work = tempfile.mkdtemp(prefix="mlcc-bind-")
         try:
             for _ in range(4):
                 m = RUNTIME_RE.search(line)
-                if not m or m.group(1) in bound:
+                if not m:
                     break
-                bound.append(m.group(1))
+                new_names = [n for n in fed_inputs_behind(full, m.group(1)) if n not in bound]
+                if not new_names:
+                    break
+                bound.extend(new_names)
                 sub = tempfile.mkdtemp(dir=work)
                 new_case = bind_inputs(full, bound, sub)
                 if new_case is None:

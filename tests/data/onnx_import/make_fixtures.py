@@ -143,10 +143,58 @@ def main():
              numpy_helper.from_array(np.array([0, 0, 1, 1], np.int64), "pads")]
     save(model(nodes, [vi("x", F, [4]), vi("x2", F, [2, 3])],
                [vi("y", F, [4]), vi("d", F, [4])], inits), "order_attrs.onnx")
-    # A GRAPH attribute (subgraphs are unsupported) on a supported op.
+    # A GRAPH attribute on an op that has none (ignored like any extra attribute).
     body = helper.make_graph([], "body", [], [])
     nodes = [helper.make_node("Relu", ["x"], ["y"], name="withgraph", body=body)]
     save(model(nodes, [vi("x", F, [2])], [vi("y", F, [2])]), "graph_attr.onnx")
+
+    # Subgraphs -----------------------------------------------------------
+    # Loop body: nodes out of order ('add2' reads 't' of the later 'mul1'), an
+    # initializer and a Constant node, a nested If whose then_branch reads the
+    # body's 't' and the graph input 'a' (captured through both levels).
+    def sub_vi(n):
+        return onnx.ValueInfoProto(name=n)
+
+    def loop_fixture(body, fname):
+        m_init = numpy_helper.from_array(np.array(2, np.int64), "M")
+        nodes = [helper.make_node("Loop", ["M", "", "x"], ["y"], name="loop", body=body)]
+        save(model(nodes, [vi("x", F, [2]), vi("a", F, [2])], [vi("y", F, [2])], [m_init]),
+             fname)
+
+    then_g = helper.make_graph([helper.make_node("Add", ["t", "a"], ["th"])], "then_g", [],
+                               [sub_vi("th")])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x_in"], ["el"])], "else_g", [],
+                               [sub_vi("el")])
+    body_nodes = [
+        helper.make_node("Add", ["t", "k"], ["x_out"], name="add2"),
+        helper.make_node("Mul", ["x_in", "kc"], ["t"], name="mul1"),
+        helper.make_node("Constant", [], ["kc"], value=numpy_helper.from_array(
+            np.array(3, np.float32), "kc")),
+        helper.make_node("Identity", ["c_in"], ["c_out"], name="cond"),
+        helper.make_node("If", ["c_in"], ["unused"], name="nested", then_branch=then_g,
+                         else_branch=else_g),
+    ]
+    body = helper.make_graph(body_nodes, "loop_body",
+                             [vi("i", TensorProto.INT64, []), vi("c_in", TensorProto.BOOL, []),
+                              sub_vi("x_in")], [sub_vi("c_out"), sub_vi("x_out")],
+                             initializer=[numpy_helper.from_array(np.array(2, np.float32),
+                                                                  "k")])
+    loop_fixture(body, "subgraph_loop.onnx")
+
+    def bad_body(nodes, fname, inputs=("i", "c_in", "x_in")):
+        loop_fixture(helper.make_graph(nodes, "bad_body", [sub_vi(n) for n in inputs],
+                                       [sub_vi("c_out"), sub_vi("x_out")]), fname)
+
+    bad_body([helper.make_node("Identity", ["c_in"], ["c_out"]),
+              helper.make_node("Add", ["x_in", "nowhere"], ["x_out"])], "subgraph_bad_name.onnx")
+    bad_body([helper.make_node("Identity", ["c_in"], ["c_out"]),
+              helper.make_node("Neg", ["t"], ["x_out"]),
+              helper.make_node("Neg", ["x_out"], ["t"])], "subgraph_cycle.onnx")
+    bad_body([helper.make_node("Identity", ["c_in"], ["c_out"]),
+              helper.make_node("Neg", ["x_in"], ["x_out"]),
+              helper.make_node("Neg", ["x_in"], ["c_in"])], "subgraph_dup.onnx")
+    bad_body([helper.make_node("Identity", ["c_in"], ["c_out"]),
+              helper.make_node("NotAnOp", ["x_in"], ["x_out"])], "subgraph_bad_op.onnx")
 
     # Bad tensors ---------------------------------------------------------
     def one_init(t, fname):

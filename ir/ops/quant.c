@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: Apache-2.0
+// Shape/type inference for the quantization ops (ops.def "Quantization"):
+// QuantizeLinear, DequantizeLinear (opsets 10-17: per-tensor, and per-axis
+// from 13), DynamicQuantizeLinear 11, QLinearConv 10, ConvInteger 10,
+// QLinearMatMul 10 and MatMulInteger 10; plus the layout resolvers of
+// quant.h that the emitters share. Scales and zero points may be computed at
+// run time: only their dtypes and shapes are checked here.
+#include <string.h>
+
+#include "ir/ops/infer_impl.h"
+#include "ir/ops/quant.h"
+#include "ir/ops/spatial.h"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+// INVALID_MODEL "<Op> input '<name>' must be int8 or uint8; got <dtype>".
+static mlcc_status_t check_8bit(const mlcc_node_t* node, const mlcc_value_t* v,
+                                const char* name) {
+  if (v == NULL || v->dtype == MLCC_DTYPE_U8 || v->dtype == MLCC_DTYPE_I8) {
+    return mlcc_ok_status();
+  }
+  return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                          "%s (opset %d) input '%s' must be int8 or uint8; got %s",
+                          mlcc_infer_op(node), (int)node->opset, name,
+                          mlcc_dtype_name(v->dtype));
+}
+
+// INVALID_MODEL unless |v| (if present) is float32.
+static mlcc_status_t check_f32(const mlcc_node_t* node, const mlcc_value_t* v,
+                               const char* name) {
+  if (v == NULL || v->dtype == MLCC_DTYPE_F32) return mlcc_ok_status();
+  return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                          "%s (opset %d) input '%s' must be float32; got %s",
+                          mlcc_infer_op(node), (int)node->opset, name,
+                          mlcc_dtype_name(v->dtype));
+}
+
+// INVALID_MODEL unless |v| (if present) holds exactly one element (a scalar
+// or a [1]-shaped tensor: per-tensor quantization).
+static mlcc_status_t check_one(const mlcc_node_t* node, const mlcc_value_t* v,
+                               const char* name) {
+  if (v == NULL || mlcc_infer_numel(&v->shape) == 1) return mlcc_ok_status();
+  char sb[MLCC_INFER_SHAPE_BUF];
+  return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                          "%s input '%s' must be a scalar (per-tensor quantization); got "
+                          "shape %s",
+                          mlcc_infer_op(node), name, mlcc_infer_fmt_shape(&v->shape, sb));
+}
+
+// INVALID_MODEL unless |a| and |b| (both present) have the same shape, where
+// a scalar and a one-element tensor count as the same.
+static mlcc_status_t check_same_shape(const mlcc_node_t* node, const mlcc_value_t* a,
+                                      const char* a_name, const mlcc_value_t* b,
+                                      const char* b_name) {
+  if (a == NULL || b == NULL) return mlcc_ok_status();
+  int64_t na = mlcc_infer_numel(&a->shape), nb = mlcc_infer_numel(&b->shape);
+  if (mlcc_shape_equal(&a->shape, &b->shape) || (na == 1 && nb == 1)) {
+    return mlcc_ok_status();
+  }
+  char sa[MLCC_INFER_SHAPE_BUF], sb[MLCC_INFER_SHAPE_BUF];
+  return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                          "%s needs '%s' and '%s' of the same shape; got %s and %s",
+                          mlcc_infer_op(node), a_name, b_name,
+                          mlcc_infer_fmt_shape(&a->shape, sa),
+                          mlcc_infer_fmt_shape(&b->shape, sb));
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeLinear, DequantizeLinear
+//===----------------------------------------------------------------------===//
+
+mlcc_status_t mlcc_quant_linear_resolve(const mlcc_node_t* node, mlcc_quant_linear_t* out) {
+  memset(out, 0, sizeof(*out));
+  bool quant = node->op == MLCC_OP_QUANTIZE_LINEAR;
+  mlcc_value_t *x = NULL, *s = NULL, *zp = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "x", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, quant ? "y_scale" : "x_scale", true, &s));
+  MLCC_RETURN_IF_ERROR(
+      mlcc_infer_input(node, 2, quant ? "y_zero_point" : "x_zero_point", false, &zp));
+  const char* s_name = quant ? "y_scale" : "x_scale";
+  const char* zp_name = quant ? "y_zero_point" : "x_zero_point";
+  MLCC_RETURN_IF_ERROR(check_same_shape(node, s, s_name, zp, zp_name));
+  int64_t numel = mlcc_infer_numel(&x->shape), ns = mlcc_infer_numel(&s->shape);
+  char sx[MLCC_INFER_SHAPE_BUF], ss[MLCC_INFER_SHAPE_BUF];
+  if (ns == 1) {
+    out->axis = -1;
+    out->outer = 1;
+    out->len = 1;
+    out->inner = numel;
+    return mlcc_ok_status();
+  }
+  if (node->opset < 13) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s opset %d takes a scalar '%s' (per-tensor); per-axis "
+                            "quantization needs opset 13; got %s",
+                            mlcc_infer_op(node), (int)node->opset, s_name,
+                            mlcc_infer_fmt_shape(&s->shape, ss));
+  }
+  int64_t axis = 1;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", 1, &axis));
+  int32_t ax = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis, x->shape.rank, &ax));
+  if (s->shape.rank != 1 || s->shape.dims[0] != x->shape.dims[ax]) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s needs '%s' to be a scalar or a 1-D tensor of x.shape[axis=%d] "
+                            "= %lld elements; got x%s and %s%s",
+                            mlcc_infer_op(node), s_name, (int)ax,
+                            (long long)x->shape.dims[ax], mlcc_infer_fmt_shape(&x->shape, sx),
+                            s_name, mlcc_infer_fmt_shape(&s->shape, ss));
+  }
+  out->axis = ax;
+  out->outer = 1;
+  out->len = x->shape.dims[ax];
+  out->inner = 1;
+  for (int32_t d = 0; d < x->shape.rank; ++d) {
+    if (d < ax) out->outer *= x->shape.dims[d];
+    else if (d > ax) out->inner *= x->shape.dims[d];
+  }
+  return mlcc_ok_status();
+}
+
+// QuantizeLinear: x float32/int32 -> y of y_zero_point's type (uint8 when
+// absent), x's shape. DequantizeLinear: x int8/uint8/int32 -> float32.
+mlcc_status_t mlcc_infer_quant_linear(mlcc_node_t* node) {
+  bool quant = node->op == MLCC_OP_QUANTIZE_LINEAR;
+  mlcc_value_t *x = NULL, *s = NULL, *zp = NULL;
+  const char* s_name = quant ? "y_scale" : "x_scale";
+  const char* zp_name = quant ? "y_zero_point" : "x_zero_point";
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "x", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, s_name, true, &s));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, zp_name, false, &zp));
+  MLCC_RETURN_IF_ERROR(check_f32(node, s, s_name));
+  mlcc_dtype_t y_dtype = MLCC_DTYPE_F32;
+  if (quant) {
+    if (x->dtype != MLCC_DTYPE_F32 && x->dtype != MLCC_DTYPE_I32) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "QuantizeLinear (opset %d) input 'x' must be float32 or int32; "
+                              "got %s",
+                              (int)node->opset, mlcc_dtype_name(x->dtype));
+    }
+    MLCC_RETURN_IF_ERROR(check_8bit(node, zp, zp_name));
+    y_dtype = zp != NULL ? zp->dtype : MLCC_DTYPE_U8;
+  } else {
+    if (x->dtype != MLCC_DTYPE_U8 && x->dtype != MLCC_DTYPE_I8 && x->dtype != MLCC_DTYPE_I32) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "DequantizeLinear (opset %d) input 'x' must be int8, uint8 or "
+                              "int32; got %s",
+                              (int)node->opset, mlcc_dtype_name(x->dtype));
+    }
+    MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "x", zp, zp_name));
+  }
+  mlcc_quant_linear_t q;
+  MLCC_RETURN_IF_ERROR(mlcc_quant_linear_resolve(node, &q));
+  return mlcc_infer_set_output(node, 0, y_dtype, &x->shape);
+}
+
+// DynamicQuantizeLinear: x float32 -> y uint8 (x's shape), y_scale float32
+// scalar, y_zero_point uint8 scalar.
+mlcc_status_t mlcc_infer_quant_dynamic(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "x", true, &x));
+  MLCC_RETURN_IF_ERROR(check_f32(node, x, "x"));
+  mlcc_shape_t scalar;
+  memset(&scalar, 0, sizeof(scalar));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_set_output(node, 0, MLCC_DTYPE_U8, &x->shape));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_set_output(node, 1, MLCC_DTYPE_F32, &scalar));
+  return mlcc_infer_set_output(node, 2, MLCC_DTYPE_U8, &scalar);
+}
+
+//===----------------------------------------------------------------------===//
+// QLinearConv, ConvInteger
+//===----------------------------------------------------------------------===//
+
+mlcc_status_t mlcc_quant_conv_resolve(const mlcc_node_t* node, mlcc_spatial_t* out) {
+  memset(out, 0, sizeof(*out));
+  bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
+  mlcc_value_t *x = NULL, *w = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "x", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, qlinear ? 3 : 1, "w", true, &w));
+  // Conv's rules on float stand-ins of x and w: same attributes, same shapes.
+  mlcc_value_t fx = *x, fw = *w;
+  fx.dtype = MLCC_DTYPE_F32;
+  fw.dtype = MLCC_DTYPE_F32;
+  mlcc_value_t* ins[2] = {&fx, &fw};
+  mlcc_node_t proxy = *node;
+  proxy.op = MLCC_OP_CONV;
+  proxy.inputs = ins;
+  proxy.n_inputs = 2;
+  proxy.n_outputs = 0;
+  proxy.outputs = NULL;
+  mlcc_status_t st = mlcc_spatial_resolve(&proxy, out);
+  if (!mlcc_status_is_ok(st)) {
+    return mlcc_status_annotate(st, "in the convolution window of %s (checked by Conv's rules)",
+                                mlcc_infer_op(node));
+  }
+  return mlcc_ok_status();
+}
+
+// INVALID_MODEL unless |v| (if present) is one element or a [m] vector
+// (per output channel).
+static mlcc_status_t check_per_channel(const mlcc_node_t* node, const mlcc_value_t* v,
+                                       const char* name, int64_t m) {
+  if (v == NULL || mlcc_infer_numel(&v->shape) == 1) return mlcc_ok_status();
+  if (v->shape.rank == 1 && v->shape.dims[0] == m) return mlcc_ok_status();
+  char sb[MLCC_INFER_SHAPE_BUF];
+  return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                          "%s input '%s' must be a scalar or a 1-D tensor of M=%lld elements "
+                          "(one per output channel); got %s",
+                          mlcc_infer_op(node), name, (long long)m,
+                          mlcc_infer_fmt_shape(&v->shape, sb));
+}
+
+// QLinearConv: Y[N, M, out...] of y_zero_point's type. ConvInteger: int32.
+mlcc_status_t mlcc_infer_quant_conv(mlcc_node_t* node) {
+  bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
+  mlcc_value_t *x = NULL, *w = NULL, *xs = NULL, *xz = NULL, *ws = NULL, *wz = NULL;
+  mlcc_value_t *ys = NULL, *yz = NULL, *bias = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "x", true, &x));
+  if (qlinear) {
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "x_scale", true, &xs));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "x_zero_point", true, &xz));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 3, "w", true, &w));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 4, "w_scale", true, &ws));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 5, "w_zero_point", true, &wz));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 6, "y_scale", true, &ys));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 7, "y_zero_point", true, &yz));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 8, "B", false, &bias));
+  } else {
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "w", true, &w));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "x_zero_point", false, &xz));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 3, "w_zero_point", false, &wz));
+  }
+  MLCC_RETURN_IF_ERROR(check_8bit(node, x, "x"));
+  MLCC_RETURN_IF_ERROR(check_8bit(node, w, "w"));
+  MLCC_RETURN_IF_ERROR(check_8bit(node, yz, "y_zero_point"));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "x", xz, "x_zero_point"));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, w, "w", wz, "w_zero_point"));
+  MLCC_RETURN_IF_ERROR(check_f32(node, xs, "x_scale"));
+  MLCC_RETURN_IF_ERROR(check_f32(node, ws, "w_scale"));
+  MLCC_RETURN_IF_ERROR(check_f32(node, ys, "y_scale"));
+  MLCC_RETURN_IF_ERROR(check_one(node, xs, "x_scale"));
+  MLCC_RETURN_IF_ERROR(check_one(node, xz, "x_zero_point"));
+  MLCC_RETURN_IF_ERROR(check_one(node, ys, "y_scale"));
+  MLCC_RETURN_IF_ERROR(check_one(node, yz, "y_zero_point"));
+  mlcc_spatial_t g;
+  MLCC_RETURN_IF_ERROR(mlcc_quant_conv_resolve(node, &g));
+  MLCC_RETURN_IF_ERROR(check_per_channel(node, ws, "w_scale", g.out_channels));
+  MLCC_RETURN_IF_ERROR(check_per_channel(node, wz, "w_zero_point", g.out_channels));
+  MLCC_RETURN_IF_ERROR(check_same_shape(node, ws, "w_scale", wz, "w_zero_point"));
+  if (bias != NULL) {
+    char sb[MLCC_INFER_SHAPE_BUF];
+    if (bias->dtype != MLCC_DTYPE_I32 || bias->shape.rank != 1 ||
+        bias->shape.dims[0] != g.out_channels) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "QLinearConv needs bias B of int32 [M=%lld]; got %s %s",
+                              (long long)g.out_channels, mlcc_dtype_name(bias->dtype),
+                              mlcc_infer_fmt_shape(&bias->shape, sb));
+    }
+  }
+  return mlcc_infer_set_window_output(node, &g, 0, qlinear ? yz->dtype : MLCC_DTYPE_I32);
+}
+
+//===----------------------------------------------------------------------===//
+// QLinearMatMul, MatMulInteger
+//===----------------------------------------------------------------------===//
+
+// View of the quantization parameter |p| of operand |opnd| (A when |is_a|)
+// in output coordinates (quant.h). |rows_cols| is M for A, N for B.
+static mlcc_status_t param_view(const mlcc_node_t* node, const mlcc_value_t* p,
+                                const char* name, const mlcc_value_t* opnd, bool is_a,
+                                int64_t rows_cols, mlcc_shape_t* view) {
+  memset(view, 0, sizeof(*view));
+  if (p == NULL || mlcc_infer_numel(&p->shape) == 1) return mlcc_ok_status();
+  const mlcc_shape_t* ps = &p->shape;
+  const mlcc_shape_t* os = &opnd->shape;
+  if (ps->rank == 1 && os->rank == 2 && ps->dims[0] == rows_cols) {
+    view->rank = 2;
+    view->dims[0] = is_a ? rows_cols : 1;
+    view->dims[1] = is_a ? 1 : rows_cols;
+    return mlcc_ok_status();
+  }
+  bool ok = ps->rank == os->rank && os->rank >= 2;
+  for (int32_t d = 0; ok && d < ps->rank; ++d) {
+    int64_t want = os->dims[d];
+    if (d == ps->rank - 1) want = is_a ? 1 : rows_cols;
+    if (d == ps->rank - 2) want = is_a ? rows_cols : 1;
+    ok = ps->dims[d] == 1 || ps->dims[d] == want;
+  }
+  if (!ok) {
+    char sp[MLCC_INFER_SHAPE_BUF], so[MLCC_INFER_SHAPE_BUF];
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s input '%s' must be a scalar, a 1-D tensor of %s=%lld (for a "
+                            "2-D %s) or %s's shape with dim %d set to 1; got %s for %s%s",
+                            mlcc_infer_op(node), name, is_a ? "M" : "N",
+                            (long long)rows_cols, is_a ? "A" : "B", is_a ? "A" : "B",
+                            is_a ? -1 : -2, mlcc_infer_fmt_shape(ps, sp), is_a ? "A" : "B",
+                            mlcc_infer_fmt_shape(os, so));
+  }
+  *view = *ps;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_quant_matmul_resolve(const mlcc_node_t* node, mlcc_quant_matmul_t* out) {
+  memset(out, 0, sizeof(*out));
+  bool qlinear = node->op == MLCC_OP_QLINEAR_MATMUL;
+  mlcc_value_t *a = NULL, *b = NULL, *as = NULL, *az = NULL, *bs = NULL, *bz = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, qlinear ? "a" : "A", true, &a));
+  if (qlinear) {
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "a_scale", true, &as));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "a_zero_point", true, &az));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 3, "b", true, &b));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 4, "b_scale", true, &bs));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 5, "b_zero_point", true, &bz));
+  } else {
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "B", true, &b));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "a_zero_point", false, &az));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 3, "b_zero_point", false, &bz));
+  }
+  if (a->shape.rank < 1 || b->shape.rank < 1) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s needs inputs of rank >= 1; got A of rank %d and B of rank %d",
+                            mlcc_infer_op(node), (int)a->shape.rank, (int)b->shape.rank);
+  }
+  mlcc_shape_t sa = a->shape, sb = b->shape;
+  if (sa.rank == 1) {  // [K] -> [1,K]
+    sa.rank = 2;
+    sa.dims[1] = sa.dims[0];
+    sa.dims[0] = 1;
+  }
+  if (sb.rank == 1) {  // [K] -> [K,1]
+    sb.rank = 2;
+    sb.dims[1] = 1;
+  }
+  out->m = sa.dims[sa.rank - 2];
+  out->k = sa.dims[sa.rank - 1];
+  out->n = sb.dims[sb.rank - 1];
+  if (sb.dims[sb.rank - 2] != out->k) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s needs equal reduction dims; got A[...,K=%lld] and "
+                            "B[K=%lld,...]",
+                            mlcc_infer_op(node), (long long)out->k,
+                            (long long)sb.dims[sb.rank - 2]);
+  }
+  out->a_batch = sa;
+  out->a_batch.rank -= 2;
+  out->b_batch = sb;
+  out->b_batch.rank -= 2;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_broadcast2(node, &out->a_batch, "A's batch dims",
+                                             &out->b_batch, "B's batch dims", &out->batch));
+  out->out = out->batch;
+  if (a->shape.rank != 1) out->out.dims[out->out.rank++] = out->m;
+  if (b->shape.rank != 1) out->out.dims[out->out.rank++] = out->n;
+  if (out->out.rank > MLCC_MAX_RANK) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s output rank %d exceeds %d",
+                            mlcc_infer_op(node), (int)out->out.rank, MLCC_MAX_RANK);
+  }
+  MLCC_RETURN_IF_ERROR(check_same_shape(node, as, "a_scale", az, "a_zero_point"));
+  MLCC_RETURN_IF_ERROR(check_same_shape(node, bs, "b_scale", bz, "b_zero_point"));
+  const mlcc_value_t* ap = az != NULL ? az : as;
+  const mlcc_value_t* bp = bz != NULL ? bz : bs;
+  MLCC_RETURN_IF_ERROR(param_view(node, ap, az != NULL ? "a_zero_point" : "a_scale", a, true,
+                                  out->m, &out->a_param));
+  MLCC_RETURN_IF_ERROR(param_view(node, bp, bz != NULL ? "b_zero_point" : "b_scale", b, false,
+                                  out->n, &out->b_param));
+  return mlcc_ok_status();
+}
+
+// QLinearMatMul: y of y_zero_point's type; MatMulInteger: int32. Shapes as
+// numpy.matmul.
+mlcc_status_t mlcc_infer_quant_matmul(mlcc_node_t* node) {
+  bool qlinear = node->op == MLCC_OP_QLINEAR_MATMUL;
+  mlcc_quant_matmul_t q;
+  MLCC_RETURN_IF_ERROR(mlcc_quant_matmul_resolve(node, &q));
+  const mlcc_value_t* a = node->inputs[0];
+  const mlcc_value_t* b = node->inputs[qlinear ? 3 : 1];
+  const mlcc_value_t* az = mlcc_node_input(node, 2);
+  const mlcc_value_t* bz = mlcc_node_input(node, qlinear ? 5 : 3);
+  MLCC_RETURN_IF_ERROR(check_8bit(node, a, qlinear ? "a" : "A"));
+  MLCC_RETURN_IF_ERROR(check_8bit(node, b, qlinear ? "b" : "B"));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, a, qlinear ? "a" : "A", az, "a_zero_point"));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, b, qlinear ? "b" : "B", bz, "b_zero_point"));
+  mlcc_dtype_t y_dtype = MLCC_DTYPE_I32;
+  if (qlinear) {
+    mlcc_value_t *as = NULL, *bs = NULL, *ys = NULL, *yz = NULL;
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "a_scale", true, &as));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 4, "b_scale", true, &bs));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 6, "y_scale", true, &ys));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 7, "y_zero_point", true, &yz));
+    MLCC_RETURN_IF_ERROR(check_f32(node, as, "a_scale"));
+    MLCC_RETURN_IF_ERROR(check_f32(node, bs, "b_scale"));
+    MLCC_RETURN_IF_ERROR(check_f32(node, ys, "y_scale"));
+    MLCC_RETURN_IF_ERROR(check_8bit(node, yz, "y_zero_point"));
+    MLCC_RETURN_IF_ERROR(check_one(node, ys, "y_scale"));
+    MLCC_RETURN_IF_ERROR(check_one(node, yz, "y_zero_point"));
+    y_dtype = yz->dtype;
+  }
+  return mlcc_infer_set_output(node, 0, y_dtype, &q.out);
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// Shared between the quantization ops' shape inference (ir/ops/quant.c) and
+// their emitters (targets/codegen/emit_quant.c): the resolved layout of the
+// scale / zero-point parameters and of the contraction, so both sides read
+// the same facts from a node. All functions are pure functions of an
+// inferred node (thread-safe); they validate and return INVALID_MODEL /
+// UNIMPLEMENTED statuses naming the op, so the emitters can call them again.
+//
+// Specs followed: ONNX QuantizeLinear / DequantizeLinear opsets 10 and 13
+// (13-17 share 13's semantics), DynamicQuantizeLinear 11, QLinearConv 10,
+// ConvInteger 10, QLinearMatMul 10, MatMulInteger 10.
+#ifndef MLCC_IR_OPS_QUANT_H_
+#define MLCC_IR_OPS_QUANT_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/base/status.h"
+#include "ir/graph.h"
+#include "ir/ops/spatial.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Element layout of QuantizeLinear / DequantizeLinear: input 0 viewed as
+// [outer, len, inner] around the quantization axis. Per-tensor (a scale of
+// one element) has axis -1, outer = 1, len = 1 and inner = numel.
+typedef struct mlcc_quant_linear_t {
+  int32_t axis;        // normalized axis, or -1 for per-tensor
+  int64_t outer, len, inner;
+} mlcc_quant_linear_t;
+
+// Resolves the layout of a QuantizeLinear / DequantizeLinear |node| whose
+// inputs are inferred. Scale and zero point must have the same element count;
+// one element (any rank) is per-tensor; opset >= 13 also allows a 1-D tensor
+// of x.shape[axis] elements (per-axis). INVALID_MODEL otherwise.
+mlcc_status_t mlcc_quant_linear_resolve(const mlcc_node_t* node, mlcc_quant_linear_t* out);
+
+// Window geometry of a QLinearConv or ConvInteger |node|, computed by Conv's
+// rules (mlcc_spatial_resolve on a proxy Conv node with x and w's shapes);
+// errors are annotated with the real op name.
+mlcc_status_t mlcc_quant_conv_resolve(const mlcc_node_t* node, mlcc_spatial_t* out);
+
+// Contraction layout of QLinearMatMul / MatMulInteger (numpy.matmul: a 1-D
+// A is [1,K], a 1-D B is [K,1]; batch dims broadcast).
+typedef struct mlcc_quant_matmul_t {
+  int64_t m, k, n;
+  mlcc_shape_t batch;            // broadcast batch dims of the output
+  mlcc_shape_t a_batch, b_batch; // batch dims of A and B after 1-D promotion
+  mlcc_shape_t out;              // output shape (promoted 1-D dims removed)
+  // Parameter views in output coordinates [batch..., M, N] (right-aligned; a
+  // dim of 1 repeats): A's scale/zero point vary at most along batch and M,
+  // B's along batch and N. Rank 0 means per-tensor.
+  mlcc_shape_t a_param, b_param;
+} mlcc_quant_matmul_t;
+
+// Resolves |node| (QLinearMatMul or MatMulInteger). A's parameters may be
+// one element, an [M] vector (A of rank 2) or A's shape with the last dim 1;
+// B's one element, an [N] vector (B of rank 2) or B's shape with dim -2 of 1.
+// A scale and its zero point must have the same shape. INVALID_MODEL
+// otherwise, naming the parameter and both shapes.
+mlcc_status_t mlcc_quant_matmul_resolve(const mlcc_node_t* node, mlcc_quant_matmul_t* out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_IR_OPS_QUANT_H_
