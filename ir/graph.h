@@ -157,6 +157,13 @@ typedef struct mlcc_kernel_t {
   uint32_t n_nodes;
   mlcc_node_t** nodes;
   uint32_t* carried_input;   // carried_input[0] unused
+  // Set by plan-memory (else NULL): an input of this kernel (one of its
+  // argument values, possibly a Reshape alias) whose workspace bytes the
+  // output of the last node reuses ("in place"): the kernel is its last
+  // reader and reads each element before it stores the same element of the
+  // output (see passes/plan_memory.c for the kernels that qualify). The
+  // codegen then reaches the output through that input's pointer argument.
+  mlcc_value_t* inplace_input;
 } mlcc_kernel_t;
 
 typedef struct mlcc_graph_t {

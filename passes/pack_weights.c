@@ -17,10 +17,11 @@ static mlcc_status_t oom(void) {
                           "out of memory while packing weights");
 }
 
-// Adds |data| (arena memory of |graph|, borrowed) as a float32 constant named
-// after |like| with an unused suffix.
+// Adds |data| (arena memory of |graph|, borrowed) as a float32 constant of
+// |shape| named after |like| with an unused suffix.
 static mlcc_status_t add_packed_constant(mlcc_graph_t* graph, const mlcc_value_t* like,
-                                         const float* data, mlcc_value_t** out_value) {
+                                         const mlcc_shape_t* shape, const float* data,
+                                         mlcc_value_t** out_value) {
   const char* base = like->name ? like->name : "w";
   size_t len = strlen(base) + 32;
   char* name = (char*)malloc(len);
@@ -29,7 +30,7 @@ static mlcc_status_t add_packed_constant(mlcc_graph_t* graph, const mlcc_value_t
     snprintf(name, len, "%s_packed_%u", base, n);
     if (mlcc_graph_find_value(graph, name) == NULL) break;
   }
-  mlcc_status_t s = mlcc_graph_add_constant(graph, name, MLCC_DTYPE_F32, &like->shape, data,
+  mlcc_status_t s = mlcc_graph_add_constant(graph, name, MLCC_DTYPE_F32, shape, data,
                                             false, out_value);
   free(name);
   return s;
@@ -63,7 +64,7 @@ static mlcc_status_t pack_conv(mlcc_graph_t* graph, mlcc_node_t* conv, int64_t m
   mlcc_conv_pack_weights(src, m, group, numel / m, mr, dst);
   free(copy);
   mlcc_value_t* packed = NULL;
-  MLCC_RETURN_IF_ERROR(add_packed_constant(graph, w, dst, &packed));
+  MLCC_RETURN_IF_ERROR(add_packed_constant(graph, w, &w->shape, dst, &packed));
   mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
       &graph->arena, (conv->n_attrs + 1) * sizeof(*attrs), _Alignof(mlcc_attr_t));
   if (attrs == NULL) return oom();
@@ -80,8 +81,54 @@ static mlcc_status_t pack_conv(mlcc_graph_t* graph, mlcc_node_t* conv, int64_t m
   return mlcc_ok_status();
 }
 
+// Transforms one 3x3 Conv's weights into the Winograd layout {m, mr}
+// (pack.h): the packed constant is [M, C, m+2, m+2] and the node gets the
+// MLCC_CONV_WINOGRAD_ATTR attribute. The node is untouched on failure.
+static mlcc_status_t pack_conv_winograd(mlcc_graph_t* graph, mlcc_node_t* conv, int64_t m,
+                                        int64_t mr) {
+  mlcc_value_t* w = conv->inputs[1];
+  int64_t mo = w->shape.dims[0], c = w->shape.dims[1], alpha = m + 2;
+  mlcc_shape_t shape = {.rank = 4, .dims = {mo, c, alpha, alpha}};
+  size_t bytes = (size_t)(mo * c * alpha * alpha) * sizeof(float);
+  float* dst = (float*)mlcc_arena_alloc(&graph->arena, bytes, 64);
+  int64_t* ints = (int64_t*)mlcc_arena_alloc(&graph->arena, 2 * sizeof(int64_t),
+                                             _Alignof(int64_t));
+  mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
+      &graph->arena, (conv->n_attrs + 1) * sizeof(*attrs), _Alignof(mlcc_attr_t));
+  if (dst == NULL || ints == NULL || attrs == NULL) return oom();
+  size_t wbytes = (size_t)(mo * c * 9) * sizeof(float);
+  const float* src = (const float*)w->data;
+  float* copy = NULL;
+  if (((uintptr_t)w->data % _Alignof(float)) != 0) {
+    copy = (float*)malloc(wbytes);
+    if (copy == NULL) return oom();
+    memcpy(copy, w->data, wbytes);
+    src = copy;
+  }
+  mlcc_conv_winograd_pack_weights(src, mo, c, m, mr, dst);
+  free(copy);
+  mlcc_value_t* packed = NULL;
+  MLCC_RETURN_IF_ERROR(add_packed_constant(graph, w, &shape, dst, &packed));
+  if (conv->n_attrs > 0) memcpy(attrs, conv->attrs, conv->n_attrs * sizeof(*attrs));
+  mlcc_attr_t* a = &attrs[conv->n_attrs];
+  memset(a, 0, sizeof(*a));
+  ints[0] = m;
+  ints[1] = mr;
+  a->name = MLCC_CONV_WINOGRAD_ATTR;
+  a->kind = MLCC_ATTR_INTS;
+  a->count = 2;
+  a->ints = ints;
+  // Splice: nothing below can fail.
+  conv->attrs = attrs;
+  conv->n_attrs++;
+  conv->inputs[1] = packed;
+  return mlcc_ok_status();
+}
+
 // Packs every float32 Conv whose W is a constant and whose kernel uses the
-// vector micro-kernel on ctx->target. Constants shared by several nodes are
+// vector micro-kernel on ctx->target: the Winograd layout for the 3x3 convs
+// where the Winograd kernel wins (mlcc_conv_winograd_choose), else the
+// direct kernels' packed_mr layout. Constants shared by several nodes are
 // never modified (each Conv gets its own packed copy; orphans are not
 // emitted). Needs the target (the block size depends on its vector unit).
 mlcc_status_t mlcc_pass_pack_weights(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
@@ -93,6 +140,14 @@ mlcc_status_t mlcc_pass_pack_weights(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
     mlcc_value_t* w = node->inputs[1];
     if (w == NULL || w->kind != MLCC_VALUE_CONSTANT || w->dtype != MLCC_DTYPE_F32 ||
         !w->shape_known || w->data == NULL || w->shape.rank < 3) {
+      continue;
+    }
+    if (mlcc_node_attr(node, MLCC_CONV_WINOGRAD_ATTR) != NULL) continue;  // packed already
+    int64_t wm = 0, wmr = 0;
+    if (mlcc_conv_winograd_choose(node, ctx->target, &wm, &wmr)) {
+      mlcc_status_t s = pack_conv_winograd(graph, node, wm, wmr);
+      if (s != NULL) return mlcc_node_annotate(node, s);
+      *out_changed = true;
       continue;
     }
     int64_t mr = mlcc_conv_pack_mr(node, ctx->target);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // plan-memory: assigns every materialized intermediate value a 64-byte
-// aligned slot in one workspace, reusing memory of values that are dead.
+// aligned slot in one workspace, reusing memory of values that are dead,
+// and, for kernels that read each element of a dying input before writing
+// the same output element, the input's own slot (in place, choose_inplace).
 // Values with data-dependent dims first get their extent slots (see
 // add_extent_slots), which stay live until the end of NAME_run.
 #include "passes/plan_memory.h"
@@ -28,6 +30,10 @@ typedef struct slot_t {
   int64_t host;
   int64_t host_off;
   bool hosts;  // some value lives inside this slot
+  bool pinned;  // an extent slot, read after the last kernel
+  // In place (choose_inplace): >= 0 if this output takes over the bytes of
+  // slot |inplace_of|, an input of the same kernel that dies there.
+  int64_t inplace_of;
 } slot_t;
 
 typedef struct liveness_t {
@@ -219,9 +225,13 @@ static mlcc_status_t compute_liveness(const mlcc_graph_t* graph, liveness_t* lv)
       s->value = out;
       s->def = s->last = k;
       // Read by NAME_output_shape after the last kernel: never released.
-      if (is_extent_slot(last, out)) s->last = graph->n_kernels - 1;
+      if (is_extent_slot(last, out)) {
+        s->last = graph->n_kernels - 1;
+        s->pinned = true;
+      }
       s->offset = -1;
       s->host = -1;
+      s->inplace_of = -1;
       lv->slot_of[out->id] = lv->n_slots++;
     }
   }
@@ -249,6 +259,105 @@ static mlcc_status_t compute_liveness(const mlcc_graph_t* graph, liveness_t* lv)
   return status;
 }
 
+// True if every read of slot |si| by a node of |kern| is a read of |v|,
+// and (|epilogue_only|) none is by the anchor nodes[0].
+static bool sole_reader_value(const mlcc_graph_t* graph, const liveness_t* lv,
+                              const mlcc_kernel_t* kern, int64_t si, const mlcc_value_t* v,
+                              bool epilogue_only) {
+  size_t n_vals = graph->n_values ? graph->n_values : 1;
+  for (uint32_t j = 0; j < kern->n_nodes; ++j) {
+    const mlcc_node_t* node = kern->nodes[j];
+    for (uint32_t i = 0; i < node->n_inputs; ++i) {
+      const mlcc_value_t* in = node->inputs[i];
+      if (in == NULL) continue;
+      const mlcc_value_t* src = in->alias_of != NULL ? in->alias_of : in;
+      if (src->id >= n_vals || lv->slot_of[src->id] != si) continue;
+      if (in != v || (epilogue_only && j == 0)) return false;
+    }
+  }
+  return true;
+}
+
+// In place: the slot of an input of kernel |k| that the output of its last
+// node may overwrite, or -1; |*out_value| is the kernel's input value (an
+// argument) reading that slot. Sharing is correct when the kernel reads each
+// element of that input before it stores the output element of the same
+// index, and never reads it after that store:
+// * an elementwise anchor (MLCC_OPF_ELEMENTWISE rows, mlcc_emit_elementwise)
+//   evaluates its whole chain per output element (or vector of lanes): every
+//   external input is loaded at its broadcast index, which for an input of
+//   the output's shape is the element being stored;
+// * a MatMul or Gemm anchor stores each output element once, through
+//   mlcc_emit_store_output(_vec), which evaluates the fused epilogue first: an
+//   input read only by epilogue nodes is loaded at the same index (the same
+//   lanes) right before the store. The anchor's own inputs are read across
+//   rows and columns: never candidates.
+// Other anchors never qualify: Softmax, LayerNormalization, pooling and
+// reductions read neighbours, and Conv's vector paths may store an element
+// twice (the depthwise kernel's partial row tile spills into the next row,
+// which is stored again later), so a residual read by the second store
+// would already be overwritten.
+// The input must be an intermediate with a slot of its own (not a graph input
+// or output, not a constant, not inside a Concat's slot, not an extent slot)
+// whose last reader is kernel k; the kernel reads that slot through exactly
+// one value (itself or one Reshape alias of it) with the output's dtype and
+// shape (no broadcast), and with a MatMul/Gemm anchor only in the epilogue.
+// The output must have a slot of its own (not a graph output, not placed in
+// a Concat's slot). Candidates are tried in order of node and input slot.
+static int64_t choose_inplace(const mlcc_graph_t* graph, const liveness_t* lv, uint32_t k,
+                              mlcc_value_t** out_value) {
+  *out_value = NULL;
+  const mlcc_kernel_t* kern = &graph->kernels[k];
+  if (kern->n_nodes == 0) return -1;
+  const mlcc_node_t* anchor = kern->nodes[0];
+  const mlcc_op_desc_t* desc = mlcc_op_desc(anchor->op);
+  bool elementwise = desc != NULL && (desc->flags & MLCC_OPF_ELEMENTWISE) != 0;
+  bool matmul = anchor->op == MLCC_OP_MATMUL || anchor->op == MLCC_OP_GEMM;
+  if (!elementwise && !(matmul && kern->n_nodes > 1)) return -1;
+  const mlcc_node_t* last = kern->nodes[kern->n_nodes - 1];
+  if (last->n_outputs != 1 || last->outputs[0] == NULL) return -1;
+  const mlcc_value_t* out = last->outputs[0];
+  size_t n_vals = graph->n_values ? graph->n_values : 1;
+  if (out->id >= n_vals || lv->slot_of[out->id] < 0) return -1;
+  const slot_t* os = &lv->slots[lv->slot_of[out->id]];
+  if (os->host >= 0 || os->hosts || os->pinned) return -1;
+  for (uint32_t j = matmul ? 1 : 0; j < kern->n_nodes; ++j) {
+    const mlcc_node_t* node = kern->nodes[j];
+    for (uint32_t i = 0; i < node->n_inputs; ++i) {
+      mlcc_value_t* v = node->inputs[i];
+      if (v == NULL) continue;
+      const mlcc_value_t* src = v->alias_of != NULL ? v->alias_of : v;
+      if (src->id >= n_vals || lv->slot_of[src->id] < 0) continue;
+      int64_t si = lv->slot_of[src->id];
+      const slot_t* s = &lv->slots[si];
+      if (src->kind != MLCC_VALUE_INTERMEDIATE || src->is_output || src->bound_dims != 0 ||
+          s->last != k || s->host >= 0 || s->pinned || s->size != os->size) {
+        continue;
+      }
+      if (v->dtype != out->dtype || !mlcc_shape_equal(&v->shape, &out->shape)) continue;
+      if (!sole_reader_value(graph, lv, kern, si, v, matmul)) continue;
+      *out_value = v;
+      return si;
+    }
+  }
+  return -1;
+}
+
+// Decides in-place outputs for every kernel (choose_inplace): sets
+// kernels[k].inplace_input and the output slot's |inplace_of|.
+static void plan_inplace(mlcc_graph_t* graph, liveness_t* lv) {
+  for (uint32_t k = 0; k < graph->n_kernels; ++k) {
+    mlcc_kernel_t* kern = &graph->kernels[k];
+    kern->inplace_input = NULL;
+    mlcc_value_t* v = NULL;
+    int64_t si = choose_inplace(graph, lv, k, &v);
+    if (si < 0) continue;
+    const mlcc_value_t* out = kern->nodes[kern->n_nodes - 1]->outputs[0];
+    lv->slots[lv->slot_of[out->id]].inplace_of = si;
+    kern->inplace_input = v;
+  }
+}
+
 // A live block of the workspace, kept sorted by offset.
 typedef struct block_t {
   int64_t offset, size;
@@ -274,8 +383,9 @@ static int64_t best_fit(const block_t* live, uint32_t n_live, int64_t size) {
 // Assigns ws_offset to the outputs of each kernel's last node that are
 // intermediate and not graph outputs (values inside a fused chain get -1).
 // Outputs of kernel k are placed while k's inputs are still live, so a
-// kernel's outputs never overlap its inputs (kernel arguments are noalias).
-// Sets graph->workspace_size (a multiple of 64) and workspace_align (64).
+// kernel's outputs never overlap its inputs, except an in-place output
+// (choose_inplace, kernels[k].inplace_input), which takes over the block of
+// the input it reuses. Sets graph->workspace_size (a multiple of 64) and workspace_align (64).
 // Bounded (data-dependent) outputs first get their extent slots
 // (add_extent_slots), which live until the end.
 // INVALID_ARGUMENT without kernels; INTERNAL for uninferred values.
@@ -285,6 +395,7 @@ mlcc_status_t mlcc_pass_plan_memory(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
   MLCC_RETURN_IF_ERROR(add_extent_slots(graph));
   liveness_t lv;
   MLCC_RETURN_IF_ERROR(compute_liveness(graph, &lv));
+  plan_inplace(graph, &lv);
   block_t* live = (block_t*)malloc((lv.n_slots ? lv.n_slots : 1) * sizeof(block_t));
   if (live == NULL) {
     liveness_free(&lv);
@@ -310,6 +421,20 @@ mlcc_status_t mlcc_pass_plan_memory(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
     // 1. Allocate kernel k's outputs (its inputs are still in |live|).
     for (; next < n_order && lv.slots[order[next]].def == k; ++next) {
       slot_t* s = &lv.slots[order[next]];
+      if (s->inplace_of >= 0) {
+        // Take over the input's block: it is released at k, this slot is not.
+        uint32_t at = 0;
+        while (at < n_live && live[at].slot != (uint32_t)s->inplace_of) ++at;
+        if (at == n_live) {
+          status = mlcc_make_status(MLCC_STATUS_INTERNAL,
+                                    "in-place output '%s' reuses a slot that is not live",
+                                    s->value->name);
+          break;
+        }
+        s->offset = live[at].offset;
+        live[at].slot = order[next];
+        continue;
+      }
       int64_t off = best_fit(live, n_live, s->size), end = 0;
       if (!mlcc_checked_add_i64(off, s->size, &end)) {
         status = mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "workspace size overflows");
@@ -346,6 +471,8 @@ mlcc_status_t mlcc_pass_plan_memory(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
     graph->workspace_size = peak;
     graph->workspace_align = MLCC_WORKSPACE_ALIGN;
     *out_changed = lv.n_slots > 0;
+  } else {
+    for (uint32_t k = 0; k < graph->n_kernels; ++k) graph->kernels[k].inplace_input = NULL;
   }
   liveness_free(&lv);
   return status;
@@ -367,9 +494,18 @@ mlcc_status_t mlcc_pass_plan_memory_stats(const mlcc_graph_t* graph,
   int64_t naive = 0;
   for (uint32_t i = 0; i < lv.n_slots; ++i) {
     naive += lv.slots[i].size;
-    if (lv.slots[i].host >= 0) continue;  // inside its Concat's slot
-    delta[lv.slots[i].def] += lv.slots[i].size;
-    delta[lv.slots[i].last + 1] -= lv.slots[i].size;
+    const slot_t* s = &lv.slots[i];
+    if (s->host >= 0) continue;  // inside its Concat's slot
+    // An in-place output shares its input's bytes at its own kernel.
+    const mlcc_kernel_t* kern = &graph->kernels[s->def];
+    uint32_t from = s->def;
+    if (kern->inplace_input != NULL && kern->n_nodes > 0 &&
+        mlcc_node_output(kern->nodes[kern->n_nodes - 1], 0) == s->value) {
+      from = s->def + 1;
+    }
+    if (from > s->last) continue;
+    delta[from] += s->size;
+    delta[s->last + 1] -= s->size;
   }
   int64_t cur = 0, peak = 0;
   for (uint32_t k = 0; k < nk; ++k) {

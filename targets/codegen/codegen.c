@@ -112,11 +112,37 @@ mlcc_status_t mlcc_codegen_build_kernel_fn(LLVMContextRef llctx, LLVMModuleRef m
     fn = LLVMAddFunction(module, symbol, fty);
   }
   add_fn_attr(llctx, fn, LLVMAttributeFunctionIndex, "nounwind");
+  // In place (plan-memory): the caller passes the same buffer for the output
+  // and kernel->inplace_input. Every access to it goes through the input's
+  // parameter, which stays noalias (no other pointer reaches that buffer);
+  // the output's parameter is unused and not noalias. Loads and stores of one
+  // element then share a base, so LLVM sees their distance is 0.
+  int64_t inplace_out = -1, inplace_in = -1;
+  if (kernel->inplace_input != NULL) {
+    const mlcc_node_t* last = kernel->nodes[kernel->n_nodes - 1];
+    for (uint32_t i = 0; i < n_args; ++i) {
+      if (arg_values[i] == mlcc_node_output(last, 0)) inplace_out = i;
+      if (arg_values[i] == kernel->inplace_input) inplace_in = i;
+    }
+  }
+  if (kernel->inplace_input != NULL && (inplace_out < 0 || inplace_in < 0)) {
+    free(arg_values);
+    free(arg_ptrs);
+    free(params);
+    if (wrapper != NULL) LLVMDeleteFunction(wrapper);
+    LLVMDeleteFunction(fn);
+    return mlcc_node_annotate(
+        anchor, mlcc_make_status(MLCC_STATUS_INTERNAL,
+                                 "in-place input '%s' or the output is not a kernel argument",
+                                 kernel->inplace_input->name ? kernel->inplace_input->name
+                                                             : "?"));
+  }
   for (uint32_t i = 0; i < n_args; ++i) {
     arg_ptrs[i] = LLVMGetParam(fn, i);
-    add_fn_attr(llctx, fn, i + 1, "noalias");
+    if ((int64_t)i != inplace_out) add_fn_attr(llctx, fn, i + 1, "noalias");
     add_fn_attr(llctx, fn, i + 1, "nocapture");
   }
+  if (inplace_out >= 0) arg_ptrs[inplace_out] = arg_ptrs[inplace_in];
   ctx.fn = fn;
   ctx.n_args = n_args;
   ctx.arg_values = arg_values;

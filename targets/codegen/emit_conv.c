@@ -17,6 +17,7 @@
 #include "ir/ops.h"
 #include "targets/codegen/emit.h"
 #include "targets/codegen/emit_index.h"
+#include "targets/codegen/emit_winograd.h"
 #include "targets/codegen/pack.h"
 
 //===----------------------------------------------------------------------===//
@@ -1309,6 +1310,7 @@ void mlcc_conv_pack_weights(const float* w, int64_t m, int64_t group, int64_t pe
 }
 
 int64_t mlcc_emit_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
+  if (mlcc_conv_is_winograd(node)) return mlcc_emit_conv_winograd_parallel_units(node, target);
   conv_geom_t g;
   mlcc_status_t s = conv_geom(node, false, &g);
   if (!mlcc_status_is_ok(s)) {
@@ -1326,6 +1328,8 @@ int64_t mlcc_emit_conv_parallel_units(const mlcc_node_t* node, const mlcc_target
 
 // Y = conv(X, W) + B as specified by ONNX Conv (opsets 1-17). float32/64.
 mlcc_status_t mlcc_emit_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  // W in the Winograd layout (pack.h): only the Winograd kernel reads it.
+  if (mlcc_conv_is_winograd(node)) return mlcc_emit_conv_winograd(ctx, node);
   conv_geom_t g;
   MLCC_RETURN_IF_ERROR(conv_geom(node, false, &g));
   conv_emit_t e;

@@ -3,6 +3,7 @@
 // flagged MLCC_OPF_ELEMENTWISE in ir/ops.def).
 #include <float.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/dtype.h"
@@ -689,6 +690,171 @@ static void nest_plan(ew_nest_t* nest, const mlcc_shape_t* out) {
   }
 }
 
+// Max/Min/Sum/Mean: ONNX variadic, 1 to 2^31-1 inputs.
+static bool is_variadic(mlcc_op_t op) {
+  return op == MLCC_OP_MAX || op == MLCC_OP_MIN || op == MLCC_OP_SUM || op == MLCC_OP_MEAN;
+}
+
+// A variadic node folded with run-time loops ("many" path; ONNX Max/Min/Sum/
+// Mean, opsets 1-17): used when it has more than MAX_EW_INPUTS inputs or its
+// inputs do not fit the kernel's loop nest. The present inputs outside the
+// chain, except the first present slot, are grouped by shape; each group's
+// base pointers are stored once per call into a stack array [count x ptr],
+// and per output element a loop over that array folds the group's elements
+// (all read at one broadcast index), so the code does not grow with the
+// arity. Arrays are malloc-owned by the struct (many_free).
+typedef struct ew_many_t {
+  uint32_t first;              // first present slot (folded first)
+  uint32_t n_groups;
+  const mlcc_shape_t** shape;  // [n_groups] the group's input shape
+  int64_t* count;              // [n_groups]
+  LLVMValueRef* ptrs;          // [n_groups] alloca [count x ptr]
+} ew_many_t;
+
+static void many_free(ew_many_t* m) {
+  free(m->shape);
+  free(m->count);
+  free(m->ptrs);
+  memset(m, 0, sizeof(*m));
+}
+
+// Value of chain node j < |c| whose output is |in|, or NULL.
+static LLVMValueRef chain_value(const mlcc_node_t* const* chain, uint32_t c,
+                                const LLVMValueRef* vals, const mlcc_value_t* in) {
+  for (uint32_t j = c; j-- > 0;) {
+    if (mlcc_node_output(chain[j], 0) == in) return vals[j];
+  }
+  return NULL;
+}
+
+static bool chain_internal(const mlcc_node_t* const* chain, uint32_t c, const mlcc_value_t* in) {
+  for (uint32_t j = 0; j < c; ++j) {
+    if (mlcc_node_output(chain[j], 0) == in) return true;
+  }
+  return false;
+}
+
+// Builds |m| for chain node |c| and stores the groups' pointers at the
+// builder's position (before the loop nest). Errors: RESOURCE_EXHAUSTED,
+// INTERNAL when an input is not a kernel argument.
+static mlcc_status_t many_prepare(mlcc_emit_ctx_t* ctx, const mlcc_node_t* const* chain,
+                                  uint32_t c, ew_many_t* m) {
+  const mlcc_node_t* n = chain[c];
+  memset(m, 0, sizeof(*m));
+  uint32_t cap = n->n_inputs ? n->n_inputs : 1;
+  uint32_t* gid = (uint32_t*)malloc(cap * sizeof(uint32_t));
+  int64_t* fill = (int64_t*)calloc(cap, sizeof(int64_t));
+  m->shape = (const mlcc_shape_t**)malloc(cap * sizeof(*m->shape));
+  m->count = (int64_t*)calloc(cap, sizeof(int64_t));
+  m->ptrs = (LLVMValueRef*)calloc(cap, sizeof(LLVMValueRef));
+  mlcc_status_t st = mlcc_ok_status();
+  if (gid == NULL || fill == NULL || m->shape == NULL || m->count == NULL || m->ptrs == NULL) {
+    st = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory emitting %s",
+                          mlcc_op_name(n->op));
+    goto done;
+  }
+  m->first = n->n_inputs;
+  for (uint32_t s = 0; s < n->n_inputs; ++s) {
+    const mlcc_value_t* in = n->inputs[s];
+    gid[s] = UINT32_MAX;
+    if (in == NULL) continue;
+    if (m->first == n->n_inputs) {
+      m->first = s;
+      continue;
+    }
+    if (chain_internal(chain, c, in)) continue;
+    uint32_t g = 0;
+    while (g < m->n_groups && !mlcc_shape_equal(m->shape[g], &in->shape)) ++g;
+    if (g == m->n_groups) m->shape[m->n_groups++] = &in->shape;
+    gid[s] = g;
+    ++m->count[g];
+  }
+  for (uint32_t g = 0; g < m->n_groups; ++g) {
+    m->ptrs[g] = mlcc_emit_var(ctx, LLVMArrayType(ctx->t_ptr, (unsigned)m->count[g]), NULL);
+  }
+  for (uint32_t s = 0; s < n->n_inputs; ++s) {
+    if (gid[s] == UINT32_MAX) continue;
+    LLVMValueRef base = mlcc_emit_ptr(ctx, n->inputs[s]);
+    if (base == NULL) {
+      st = mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: input %u is not a kernel argument",
+                            mlcc_op_name(n->op), s);
+      goto done;
+    }
+    uint32_t g = gid[s];
+    LLVMValueRef at[2] = {mlcc_emit_i64(ctx, 0), mlcc_emit_i64(ctx, fill[g]++)};
+    LLVMValueRef slot = LLVMBuildInBoundsGEP2(
+        ctx->b, LLVMArrayType(ctx->t_ptr, (unsigned)m->count[g]), m->ptrs[g], at, 2, "vin.slot");
+    LLVMBuildStore(ctx->b, base, slot);
+  }
+done:
+  free(gid);
+  free(fill);
+  return st;
+}
+
+static LLVMValueRef many_step(ew_t* e, mlcc_op_t op, LLVMValueRef acc, LLVMValueRef x) {
+  if (op == MLCC_OP_MAX) return max2(e, acc, x);
+  if (op == MLCC_OP_MIN) return min2(e, acc, x);
+  return add(e, acc, x);
+}
+
+// The value of chain node |c| (see ew_many_t) at output element |flat| (the
+// row-major index into |out_shape|); |vals| holds chain nodes 0..c-1.
+static mlcc_status_t many_fold(mlcc_emit_ctx_t* ctx, const mlcc_node_t* const* chain,
+                               uint32_t c, const LLVMValueRef* vals, const ew_many_t* m,
+                               const mlcc_shape_t* out_shape, LLVMValueRef flat,
+                               LLVMValueRef* out_value) {
+  const mlcc_node_t* n = chain[c];
+  *out_value = NULL;
+  if (m->first >= n->n_inputs) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s has no input",
+                            mlcc_op_name(n->op));
+  }
+  const mlcc_value_t* in0 = n->inputs[m->first];
+  mlcc_dtype_t dt = in0->dtype;
+  LLVMTypeRef ct = mlcc_emit_type(ctx, dt);
+  ew_t E, *e = &E;
+  ew_init(e, ctx, dt);
+  if (ct == NULL || e->boolean || (n->op == MLCC_OP_MEAN && !e->fp)) return unsupported(n, dt);
+  LLVMValueRef r = chain_value(chain, c, vals, in0);
+  if (r == NULL) {
+    LLVMValueRef j = mlcc_shape_equal(&in0->shape, out_shape)
+                         ? flat
+                         : mlcc_emit_broadcast_index(ctx, out_shape, flat, &in0->shape);
+    r = mlcc_emit_load(ctx, in0, j);
+  }
+  int64_t count = 1;
+  for (uint32_t s = m->first + 1; s < n->n_inputs; ++s) {
+    if (n->inputs[s] == NULL) continue;
+    LLVMValueRef v = chain_value(chain, c, vals, n->inputs[s]);
+    if (v == NULL) continue;  // in a group
+    r = many_step(e, n->op, r, v);
+    ++count;
+  }
+  LLVMValueRef acc = mlcc_emit_var(ctx, ct, r);
+  LLVMTypeRef st = mlcc_emit_storage_type(ctx, dt);
+  for (uint32_t g = 0; g < m->n_groups; ++g) {
+    LLVMValueRef off = mlcc_shape_equal(m->shape[g], out_shape)
+                           ? flat
+                           : mlcc_emit_broadcast_index(ctx, out_shape, flat, m->shape[g]);
+    mlcc_loop_t l = mlcc_emit_for(ctx, 0, m->count[g], "vin");
+    LLVMValueRef at[2] = {mlcc_emit_i64(ctx, 0), l.iv};
+    LLVMValueRef slot = LLVMBuildInBoundsGEP2(
+        ctx->b, LLVMArrayType(ctx->t_ptr, (unsigned)m->count[g]), m->ptrs[g], at, 2, "vin.slot");
+    LLVMValueRef base = LLVMBuildLoad2(ctx->b, ctx->t_ptr, slot, "vin.base");
+    LLVMValueRef ep = LLVMBuildInBoundsGEP2(ctx->b, st, base, &off, 1, "vin.elem");
+    LLVMValueRef x = mlcc_emit_load_elem(ctx, dt, ep);
+    LLVMValueRef a = LLVMBuildLoad2(ctx->b, ct, acc, "vin.acc");
+    LLVMBuildStore(ctx->b, many_step(e, n->op, a, x), acc);
+    mlcc_emit_loop_end(ctx, &l);
+    count += m->count[g];
+  }
+  r = LLVMBuildLoad2(ctx->b, ct, acc, "vin.acc");
+  if (n->op == MLCC_OP_MEAN && count > 1) r = fdiv(e, r, k(e, (double)count));
+  *out_value = r;
+  return mlcc_ok_status();
+}
+
 // Nested loops over the output (no per-element division for broadcasting);
 // the kernel's whole epilogue chain is evaluated here, each external input
 // loaded once per element at its own strides, and only the last node's
@@ -699,7 +865,7 @@ mlcc_status_t mlcc_emit_elementwise(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s has no output",
                             mlcc_op_name(node->op));
   }
-  if (node->n_inputs > MAX_EW_INPUTS) {
+  if (node->n_inputs > MAX_EW_INPUTS && !is_variadic(node->op)) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s with %u inputs (at most %d)",
                             mlcc_op_name(node->op), node->n_inputs, MAX_EW_INPUTS);
   }
@@ -721,26 +887,35 @@ mlcc_status_t mlcc_emit_elementwise(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
                             n_chain, MLCC_KERNEL_MAX_NODES);
   }
 
+  // many[c]: chain node c is a variadic node folded with run-time loops
+  // (ew_many_t); its inputs are not arrays of the nest. Tried first for
+  // nodes above MAX_EW_INPUTS, then for every variadic node with more than
+  // two inputs when the nest cannot hold all arrays.
+  bool many[MLCC_KERNEL_MAX_NODES];
   ew_nest_t nest;
-  memset(&nest, 0, sizeof(nest));
-  nest.arrays[nest.n_arrays++] = out;
-  bool ok = true;
-  for (uint32_t c = 0; c < n_chain && ok; ++c) {
-    const mlcc_node_t* n = chain[c];
-    const mlcc_value_t* o = mlcc_node_output(n, 0);
-    if (n->n_inputs > MAX_EW_INPUTS || o == NULL || !mlcc_shape_equal(&o->shape, &out->shape)) {
-      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                              "epilogue %s does not match the anchor's shape",
-                              mlcc_op_name(n->op));
-    }
-    for (uint32_t s2 = 0; s2 < n->n_inputs && ok; ++s2) {
-      const mlcc_value_t* in = n->inputs[s2];
-      if (in == NULL) continue;
-      bool internal = false;
-      for (uint32_t j = 0; j < c && !internal; ++j) {
-        internal = mlcc_node_output(chain[j], 0) == in;
+  bool ok = false;
+  for (int attempt = 0; attempt < 2 && !ok; ++attempt) {
+    memset(&nest, 0, sizeof(nest));
+    nest.arrays[nest.n_arrays++] = out;
+    ok = true;
+    for (uint32_t c = 0; c < n_chain && ok; ++c) {
+      const mlcc_node_t* n = chain[c];
+      const mlcc_value_t* o = mlcc_node_output(n, 0);
+      if ((n->n_inputs > MAX_EW_INPUTS && !is_variadic(n->op)) || o == NULL ||
+          !mlcc_shape_equal(&o->shape, &out->shape)) {
+        return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                                "epilogue %s does not match the anchor's shape",
+                                mlcc_op_name(n->op));
       }
-      if (!internal) ok = nest_add(&nest, in, &out->shape);
+      many[c] = is_variadic(n->op) &&
+                (n->n_inputs > MAX_EW_INPUTS || (attempt > 0 && n->n_inputs > 2));
+      for (uint32_t s2 = 0; s2 < n->n_inputs && ok; ++s2) {
+        const mlcc_value_t* in = n->inputs[s2];
+        if (in == NULL || chain_internal(chain, c, in)) continue;
+        // A many node reads only its first present input through the nest's
+        // index (its other inputs through ew_many_t's pointer arrays).
+        if (!many[c]) ok = nest_add(&nest, in, &out->shape);
+      }
     }
   }
   if (!ok) {
@@ -748,6 +923,16 @@ mlcc_status_t mlcc_emit_elementwise(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
                             mlcc_op_name(node->op));
   }
   nest_plan(&nest, &out->shape);
+  ew_many_t many_st[MLCC_KERNEL_MAX_NODES];
+  memset(many_st, 0, sizeof(many_st));
+  mlcc_status_t st = mlcc_ok_status();
+  for (uint32_t c = 0; c < n_chain && st == NULL; ++c) {
+    if (many[c]) st = many_prepare(ctx, chain, c, &many_st[c]);
+  }
+  if (st != NULL) {
+    for (uint32_t c = 0; c < n_chain; ++c) many_free(&many_st[c]);
+    return st;
+  }
 
   mlcc_loop_t loops[MLCC_MAX_RANK];
   LLVMValueRef idx[EW_MAX_ARRAYS];
@@ -764,10 +949,14 @@ mlcc_status_t mlcc_emit_elementwise(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   }
   // Each external input is loaded once per element.
   LLVMValueRef loaded[EW_MAX_ARRAYS] = {0};
-  LLVMValueRef vals[64];
-  mlcc_status_t st = mlcc_ok_status();
+  LLVMValueRef vals[MLCC_KERNEL_MAX_NODES];
   for (uint32_t c = 0; c < n_chain && st == NULL; ++c) {
     const mlcc_node_t* n = chain[c];
+    if (many[c]) {
+      st = many_fold(ctx, chain, c, vals, &many_st[c], &out->shape, idx[0], &vals[c]);
+      if (st != NULL && c > 0) st = mlcc_node_annotate(n, st);
+      continue;
+    }
     LLVMValueRef ops[MAX_EW_INPUTS];
     for (uint32_t s2 = 0; s2 < n->n_inputs; ++s2) {
       const mlcc_value_t* in = n->inputs[s2];
@@ -794,5 +983,6 @@ mlcc_status_t mlcc_emit_elementwise(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
     mlcc_emit_store(ctx, mlcc_node_output(chain[n_chain - 1], 0), idx[0], vals[n_chain - 1]);
   }
   for (int g = nest.n_dims - 1; g >= 0; --g) mlcc_emit_loop_end(ctx, &loops[g]);
+  for (uint32_t c = 0; c < n_chain; ++c) many_free(&many_st[c]);
   return st;
 }

@@ -13,7 +13,7 @@
 #include "targets/codegen/llvm_ctx.h"
 
 // Bump whenever the serialization below or the kernel ABI changes.
-#define KEY_FORMAT "mlcc-kernel-key-v3"
+#define KEY_FORMAT "mlcc-kernel-key-v4"
 
 #ifndef MLCC_VERSION
 #define MLCC_VERSION "0.0.0"
@@ -192,6 +192,9 @@ static mlcc_status_t serialize_kernel(const mlcc_kernel_t* k,
     put_u64(b, n->n_outputs);
     for (uint32_t o = 0; o < n->n_outputs; ++o) put_slot(b, k, n->outputs[o], args, n_args);
   }
+  // An in-place kernel writes its output through the input's pointer
+  // (mlcc_kernel_t.inplace_input): other code. Its argument index, else -1.
+  put_i64(b, k->inplace_input != NULL ? value_role(k, k->inplace_input, args, n_args) : -1);
   free(args);
   if (b->oom) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   return mlcc_ok_status();

@@ -10,6 +10,18 @@
 // [cg*K][bs] (K = product of the kernel dims) at the block's usual offset
 // start_oc*cg*K. Same shape, dtype and element count as the ONNX layout.
 // Written by the pack-weights pass, read by the Conv emitter (every path).
+//
+// Conv (layout "winograd", emit_winograd.c): attribute
+// MLCC_CONV_WINOGRAD_ATTR = INTS {m, mr} (m = 2 or 4: output tiles of
+// F(m x m, 3 x 3); mr > 0: channel block) on a Conv with a 3x3 kernel,
+// strides 1, dilations 1 and group 1 means its W constant holds, for every
+// (oc, ic), U = G g G^T (alpha x alpha, alpha = m + 2; g = W[oc, ic] and G
+// the transform of Lavin & Gray, "Fast Algorithms for Convolutional Neural
+// Networks", 2016) as alpha^2 matrices [M][C], one per transform element
+// xi = i*alpha + j, each in the packed_mr layout (per_oc = C): element
+// (xi, oc, ic) at xi*M*C + oc0*C + ic*bs + (oc - oc0), with oc0 = oc - oc % mr
+// and bs = min(mr, M - oc0). W's shape becomes [M, C, alpha, alpha] (the
+// element count, not a kernel shape).
 #ifndef MLCC_TARGETS_CODEGEN_PACK_H_
 #define MLCC_TARGETS_CODEGEN_PACK_H_
 
@@ -23,6 +35,7 @@ extern "C" {
 #endif
 
 #define MLCC_CONV_PACKED_ATTR "mlcc.packed_mr"
+#define MLCC_CONV_WINOGRAD_ATTR "mlcc.winograd"
 
 // Block size mr the Conv emitter's vector micro-kernel would use for |node|
 // on |target| (channel-vector kernel: mr = NV*L channels per block, read as
@@ -35,6 +48,20 @@ int64_t mlcc_conv_pack_mr(const mlcc_node_t* node, const mlcc_target_t* target);
 // floats, must not alias |w|). Both are float-aligned host arrays.
 void mlcc_conv_pack_weights(const float* w, int64_t m, int64_t group, int64_t per_oc, int64_t mr,
                             float* out);
+
+// Whether |node| (a Conv with a constant float32 W in its ONNX layout) runs
+// faster through the Winograd kernel on |target| than through the direct
+// kernels (measured per layer shape, emit_winograd.c), and if so the layout
+// to pack for: *out_m (2 or 4) and *out_mr. False for anything else
+// (including a W that is already packed). Pure; no errors.
+bool mlcc_conv_winograd_choose(const mlcc_node_t* node, const mlcc_target_t* target,
+                               int64_t* out_m, int64_t* out_mr);
+
+// Writes W (float32, ONNX layout [mo, c, 3, 3]) in the Winograd layout for
+// tile size |m| (2 or 4) and block |mr| > 0 into |out| ((m+2)^2*mo*c floats,
+// must not alias |w|). The transform runs in double and rounds once.
+void mlcc_conv_winograd_pack_weights(const float* w, int64_t mo, int64_t c, int64_t m,
+                                     int64_t mr, float* out);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// Winograd convolution F(m x m, 3 x 3), m = 2 or 4 (emit_winograd.c), for
+// ONNX Conv (opsets 1-17) with a 3x3 kernel, strides 1, dilations 1, group 1,
+// any pads, float32, 2 spatial dims, and a constant W that the pack-weights
+// pass transformed at compile time (layout MLCC_CONV_WINOGRAD_ATTR,
+// targets/codegen/pack.h). The Conv emitter (emit_conv.c) dispatches here
+// whenever a node carries that layout.
+//
+// Stack use: the kernel keeps its transformed input tiles and one channel
+// block's transformed outputs on the stack, at most kWinoStackBytes (1 MiB,
+// emit_winograd.c) per call; a caller's threads need that much stack.
+#ifndef MLCC_TARGETS_CODEGEN_EMIT_WINOGRAD_H_
+#define MLCC_TARGETS_CODEGEN_EMIT_WINOGRAD_H_
+
+#include "ir/graph.h"
+#include "targets/codegen/emit.h"
+#include "targets/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// True if |node| is a Conv whose W is in the Winograd layout (its
+// MLCC_CONV_WINOGRAD_ATTR attribute is present). Pure.
+bool mlcc_conv_is_winograd(const mlcc_node_t* node);
+
+// Emits Y = Conv(X, W') + B for a node in the Winograd layout through
+// mlcc_emit_store_output_vec (fused epilogues apply). With ctx->range_begin/
+// end set, computes only parallel units [begin, end) (see below).
+// INVALID_MODEL for a layout that does not match the node's shapes or
+// attributes, UNIMPLEMENTED for dtypes other than float32.
+mlcc_status_t mlcc_emit_conv_winograd(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node);
+
+// Parallel units of the Winograd kernel of |node| on |target|: (image, block
+// of tile rows, chunk of output-channel blocks) triples, or 0 when the
+// kernel is not split (one unit, or |node| is not in the Winograd layout).
+// A pure function of the node's shapes, attributes and the target.
+int64_t mlcc_emit_conv_winograd_parallel_units(const mlcc_node_t* node,
+                                               const mlcc_target_t* target);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_TARGETS_CODEGEN_EMIT_WINOGRAD_H_
