@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The generated NAME.h (LINKED: entry-abi-v1, docs/generated-api.md) and the
+// The generated NAME.h (LINKED: entry-abi-v2, docs/generated-api.md) and the
 // C-identifier rules the driver applies to model and tensor names.
 // Thread-safe (no shared state).
 //

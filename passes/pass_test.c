@@ -690,9 +690,23 @@ static void test_fuse_closure_and_alias(void) {
 // plan-memory
 //===----------------------------------------------------------------------===//
 
+// True if |out| is the in-place output of a kernel reusing |in|'s bytes
+// (mlcc_kernel_t.inplace_input; |in| may be read through a Reshape alias).
+static bool inplace_pair(const mlcc_graph_t* g, const mlcc_value_t* in, const mlcc_value_t* out) {
+  for (uint32_t k = 0; k < g->n_kernels; ++k) {
+    const mlcc_kernel_t* kern = &g->kernels[k];
+    const mlcc_value_t* v = kern->inplace_input;
+    if (v == NULL || mlcc_node_output(kern->nodes[kern->n_nodes - 1], 0) != out) continue;
+    if (v == in || v->alias_of == in) return true;
+  }
+  return false;
+}
+
 // Independent liveness: for each slot value, [def, last] in kernel indices.
 // Checks: alignment, in-bounds, no overlap between simultaneously live
-// values, and no overlap between any kernel's outputs and its inputs.
+// values, and no overlap between any kernel's outputs and its inputs, except
+// an in-place output and the input it reuses, which must then share offset
+// and size, and the input must die at that kernel.
 static void check_plan(const mlcc_graph_t* g) {
   CHECK_EQ_INT(g->workspace_align, 64);
   CHECK_EQ_INT(g->workspace_size % 64, 0);
@@ -705,7 +719,10 @@ static void check_plan(const mlcc_graph_t* g) {
     for (uint32_t j = 0; j < kern->n_nodes; ++j) {
       const mlcc_node_t* nd = kern->nodes[j];
       for (uint32_t i = 0; i < nd->n_inputs; ++i) {
-        if (nd->inputs[i] && nd->inputs[i]->ws_offset >= 0) last[nd->inputs[i]->id] = k;
+        const mlcc_value_t* iv = nd->inputs[i];
+        if (iv == NULL || iv->ws_offset < 0) continue;
+        last[iv->id] = k;
+        if (iv->alias_of != NULL) last[iv->alias_of->id] = k;  // a Reshape view
       }
       for (uint32_t i = 0; i < nd->n_outputs; ++i) {
         const mlcc_value_t* o = nd->outputs[i];
@@ -725,17 +742,29 @@ static void check_plan(const mlcc_graph_t* g) {
   }
   for (uint32_t i = 0; i < n; ++i) {
     const mlcc_value_t* a = g->values[i];
+    if (a->alias_of != NULL) {  // the source's bytes
+      CHECK_EQ_INT(a->ws_offset, a->alias_of->ws_offset);
+      continue;
+    }
     if (a->ws_offset < 0) continue;
     int64_t sa = (int64_t)mlcc_value_byte_size(a);
     CHECK_EQ_INT(a->ws_offset % 64, 0);
     CHECK(a->ws_offset + sa <= g->workspace_size);
     for (uint32_t j = i + 1; j < n; ++j) {
       const mlcc_value_t* b = g->values[j];
-      if (b->ws_offset < 0) continue;
+      if (b->ws_offset < 0 || b->alias_of != NULL) continue;
       int64_t sb = (int64_t)mlcc_value_byte_size(b);
       bool live_together = def[i] <= last[j] && def[j] <= last[i];
       bool overlap = a->ws_offset < b->ws_offset + (sb ? sb : 1) &&
                      b->ws_offset < a->ws_offset + (sa ? sa : 1);
+      if (inplace_pair(g, a, b) || inplace_pair(g, b, a)) {
+        const mlcc_value_t* in = inplace_pair(g, a, b) ? a : b;
+        const mlcc_value_t* out = in == a ? b : a;
+        CHECK_EQ_INT(in->ws_offset, out->ws_offset);
+        CHECK_EQ_INT(sa, sb);
+        CHECK(last[in->id] <= def[out->id]);
+        continue;
+      }
       if (live_together && overlap) {
         fprintf(stderr, "overlap: '%s' [%lld,+%lld) k%lld..%lld and '%s' [%lld,+%lld) k%lld..%lld\n",
                 a->name, (long long)a->ws_offset, (long long)sa, (long long)def[i],
@@ -757,7 +786,7 @@ static void check_plan(const mlcc_graph_t* g) {
         const mlcc_node_t* nd = kern->nodes[j];
         for (uint32_t i = 0; i < nd->n_inputs; ++i) {
           const mlcc_value_t* iv = nd->inputs[i];
-          if (iv == NULL || iv->ws_offset < 0) continue;
+          if (iv == NULL || iv->ws_offset < 0 || iv == kern->inplace_input) continue;
           int64_t si = (int64_t)mlcc_value_byte_size(iv);
           CHECK(ov->ws_offset + so <= iv->ws_offset || iv->ws_offset + si <= ov->ws_offset);
         }
@@ -768,7 +797,8 @@ static void check_plan(const mlcc_graph_t* g) {
   free(last);
 }
 
-// x -> a -> b -> c -> d(out): each value dies when the next is written.
+// x -> a -> b -> c -> d(out): each value dies when the next is written, so
+// b and c are written in place over a.
 static void test_plan_memory_chain_reuses(void) {
   mlcc_graph_t* g = new_graph();
   mlcc_shape_t s = shp(2, 1, 256, 0, 0);  // 1 KiB
@@ -787,15 +817,19 @@ static void test_plan_memory_chain_reuses(void) {
   CHECK_OK(mlcc_pass_run_pipeline(&ctx, g, ids, 2));
   CHECK_EQ_INT(g->n_kernels, 4);
   CHECK_EQ_INT(a->ws_offset, 0);
-  CHECK_EQ_INT(b->ws_offset, 1024);
-  CHECK_EQ_INT(c->ws_offset, 0);  // a's slot, free again
+  CHECK_EQ_INT(b->ws_offset, 0);  // in place over a
+  CHECK_EQ_INT(c->ws_offset, 0);  // in place over b
   CHECK_EQ_INT(d->ws_offset, -1);  // graph output: the caller's buffer
   CHECK_EQ_INT(x->ws_offset, -1);
-  CHECK_EQ_INT(g->workspace_size, 2048);
+  CHECK(g->kernels[0].inplace_input == NULL);  // x is a graph input
+  CHECK(g->kernels[1].inplace_input == a);
+  CHECK(g->kernels[2].inplace_input == b);
+  CHECK(g->kernels[3].inplace_input == NULL);  // d is a graph output
+  CHECK_EQ_INT(g->workspace_size, 1024);
   int64_t naive = 0, peak = 0;
   CHECK_OK(mlcc_pass_plan_memory_stats(g, &naive, &peak));
   CHECK_EQ_INT(naive, 3072);
-  CHECK_EQ_INT(peak, 2048);
+  CHECK_EQ_INT(peak, 1024);
   CHECK(g->workspace_size < naive);
   check_plan(g);
   mlcc_graph_destroy(g);
@@ -899,6 +933,173 @@ static void test_plan_memory_random(void) {
   }
 }
 
+// In place: the planner's decision (choose_inplace) on small graphs at -O0
+// (one kernel per node) and -O2 (fused).
+static void test_plan_memory_inplace_elementwise(void) {
+  mlcc_shape_t s = shp(2, 4, 16, 0, 0);  // 256 bytes
+  // Input read later: a is read by Exp and by Add, so Exp does not overwrite
+  // it; Add is the last reader of both a and b and takes the first (b).
+  mlcc_graph_t* g = new_graph();
+  mlcc_value_t* x = input(g, "x", s);
+  mlcc_value_t* a = val(g, "a", s);
+  mlcc_value_t* b = val(g, "b", s);
+  mlcc_value_t* c = val(g, "c", s);
+  mlcc_value_t* y = val(g, "y", s);
+  unary(g, MLCC_OP_RELU, "relu", x, a);
+  unary(g, MLCC_OP_EXP, "exp", a, b);
+  binary(g, MLCC_OP_ADD, "add", b, a, c);
+  unary(g, MLCC_OP_SOFTMAX, "softmax", c, y);
+  mark_output(g, y);
+  mlcc_pass_ctx_t ctx = ctx_at(0);
+  mlcc_pass_id_t ids[] = {MLCC_PASS_FUSE, MLCC_PASS_PLAN_MEMORY};
+  CHECK_OK(mlcc_pass_run_pipeline(&ctx, g, ids, 2));
+  CHECK_EQ_INT(g->n_kernels, 4);
+  CHECK(g->kernels[0].inplace_input == NULL);  // graph input
+  CHECK(g->kernels[1].inplace_input == NULL);  // a is read again by add
+  CHECK(g->kernels[2].inplace_input == b);
+  CHECK(g->kernels[3].inplace_input == NULL);  // graph output
+  CHECK(b->ws_offset != a->ws_offset);
+  CHECK_EQ_INT(c->ws_offset, b->ws_offset);
+  CHECK_EQ_INT(g->workspace_size, 512);
+  int64_t naive = 0, peak = 0;
+  CHECK_OK(mlcc_pass_plan_memory_stats(g, &naive, &peak));
+  CHECK_EQ_INT(naive, 768);
+  CHECK_EQ_INT(peak, 512);
+  check_plan(g);
+  mlcc_graph_destroy(g);
+
+  // Broadcast input: a [1,16] broadcasts to Add's [4,16] output; z is a graph
+  // input. Neither may be overwritten.
+  g = new_graph();
+  mlcc_value_t* xs = input(g, "xs", shp(2, 1, 16, 0, 0));
+  mlcc_value_t* z = input(g, "z", s);
+  a = val(g, "a", shp(2, 1, 16, 0, 0));
+  b = val(g, "b", s);
+  y = val(g, "y", s);
+  unary(g, MLCC_OP_RELU, "relu", xs, a);
+  binary(g, MLCC_OP_ADD, "add", a, z, b);
+  unary(g, MLCC_OP_SOFTMAX, "softmax", b, y);
+  mark_output(g, y);
+  CHECK_OK(mlcc_pass_run_pipeline(&ctx, g, ids, 2));
+  CHECK_EQ_INT(g->n_kernels, 3);
+  for (uint32_t k = 0; k < g->n_kernels; ++k) CHECK(g->kernels[k].inplace_input == NULL);
+  CHECK(a->ws_offset >= 0 && b->ws_offset >= 0 && a->ws_offset != b->ws_offset);
+  check_plan(g);
+  mlcc_graph_destroy(g);
+
+  // A Softmax anchor reads a whole row: never in place, even though a dies.
+  g = new_graph();
+  x = input(g, "x", s);
+  a = val(g, "a", s);
+  b = val(g, "b", s);
+  y = val(g, "y", s);
+  unary(g, MLCC_OP_RELU, "relu", x, a);
+  unary(g, MLCC_OP_SOFTMAX, "softmax", a, b);
+  unary(g, MLCC_OP_SOFTMAX, "softmax2", b, y);
+  mark_output(g, y);
+  CHECK_OK(mlcc_pass_run_pipeline(&ctx, g, ids, 2));
+  CHECK(g->kernels[1].inplace_input == NULL);
+  CHECK(a->ws_offset != b->ws_offset);
+  CHECK_EQ_INT(g->workspace_size, 512);
+  check_plan(g);
+  mlcc_graph_destroy(g);
+}
+
+// In place through a Reshape alias; an alias read later keeps its source.
+static void test_plan_memory_inplace_alias(void) {
+  mlcc_shape_t s = shp(2, 2, 8, 0, 0);
+  mlcc_shape_t flat = shp(1, 16, 0, 0, 0);
+  int64_t dims[1] = {16};
+  mlcc_shape_t s1 = shp(1, 1, 0, 0, 0);
+  for (int late = 0; late < 2; ++late) {
+    mlcc_graph_t* g = new_graph();
+    mlcc_value_t* x = input(g, "x", s);
+    mlcc_value_t* a = val(g, "a", s);
+    mlcc_value_t* r = val(g, "r", flat);
+    mlcc_value_t* b = val(g, "b", flat);
+    mlcc_value_t* y = val(g, "y", flat);
+    mlcc_value_t* shape = NULL;
+    CHECK_OK(mlcc_graph_add_constant(g, "shape", MLCC_DTYPE_I64, &s1, dims, true, &shape));
+    unary(g, MLCC_OP_RELU, "relu", x, a);
+    binary(g, MLCC_OP_RESHAPE, "reshape", a, shape, r);
+    unary(g, MLCC_OP_NEG, "neg", r, b);
+    unary(g, MLCC_OP_SOFTMAX, "softmax", b, y);
+    mark_output(g, y);
+    mlcc_value_t* y2 = NULL;
+    if (late) {  // r is read again after neg
+      y2 = val(g, "y2", flat);
+      unary(g, MLCC_OP_SOFTMAX, "softmax2", r, y2);
+      mark_output(g, y2);
+    }
+    mlcc_pass_ctx_t ctx = ctx_at(2);
+    mlcc_pass_id_t ids[] = {MLCC_PASS_FUSE, MLCC_PASS_PLAN_MEMORY};
+    CHECK_OK(mlcc_pass_run_pipeline(&ctx, g, ids, 2));
+    CHECK(r->alias_of == a);
+    CHECK_EQ_INT(g->n_kernels, late ? 4 : 3);
+    if (g->n_kernels < 2) {
+      mlcc_graph_destroy(g);
+      continue;
+    }
+    CHECK(g->kernels[1].nodes[0]->op == MLCC_OP_NEG);
+    if (late) {
+      CHECK(g->kernels[1].inplace_input == NULL);
+      CHECK(b->ws_offset != a->ws_offset);
+    } else {
+      CHECK(g->kernels[1].inplace_input == r);
+      CHECK_EQ_INT(b->ws_offset, a->ws_offset);
+      CHECK_EQ_INT(g->workspace_size, 64);
+    }
+    check_plan(g);
+    mlcc_graph_destroy(g);
+  }
+}
+
+// MatMul + residual Add: the residual, read only by the epilogue, is
+// overwritten; an input the MatMul anchor itself reads never is.
+static void test_plan_memory_inplace_matmul(void) {
+  mlcc_shape_t s = shp(2, 8, 8, 0, 0);  // 256 bytes
+  float wd[64];
+  for (int i = 0; i < 64; ++i) wd[i] = (float)(i % 7) - 3.0f;
+  for (int anchor_reads = 0; anchor_reads < 2; ++anchor_reads) {
+    mlcc_graph_t* g = new_graph();
+    mlcc_value_t* x = input(g, "x", s);
+    mlcc_value_t* w = cst(g, "w", s, wd);
+    mlcc_value_t* r = val(g, "r", s);
+    mlcc_value_t* m = val(g, "m", s);
+    mlcc_value_t* t = val(g, "t", s);
+    mlcc_value_t* y = val(g, "y", s);
+    unary(g, MLCC_OP_RELU, "relu", x, r);
+    binary(g, MLCC_OP_MATMUL, "matmul", anchor_reads ? r : x, w, m);
+    binary(g, MLCC_OP_ADD, "residual", m, r, t);
+    unary(g, MLCC_OP_SOFTMAX, "softmax", t, y);
+    mark_output(g, y);
+    mlcc_pass_ctx_t ctx = ctx_at(2);
+    mlcc_pass_id_t ids[] = {MLCC_PASS_FUSE, MLCC_PASS_PLAN_MEMORY};
+    CHECK_OK(mlcc_pass_run_pipeline(&ctx, g, ids, 2));
+    CHECK_EQ_INT(g->n_kernels, 3);
+    if (g->n_kernels != 3) {
+      mlcc_graph_destroy(g);
+      continue;
+    }
+    CHECK_EQ_INT(g->kernels[1].n_nodes, 2);
+    if (anchor_reads) {
+      CHECK(g->kernels[1].inplace_input == NULL);
+      CHECK(t->ws_offset != r->ws_offset);
+      CHECK_EQ_INT(g->workspace_size, 512);
+    } else {
+      CHECK(g->kernels[1].inplace_input == r);
+      CHECK_EQ_INT(t->ws_offset, r->ws_offset);
+      CHECK_EQ_INT(g->workspace_size, 256);
+      int64_t naive = 0, peak = 0;
+      CHECK_OK(mlcc_pass_plan_memory_stats(g, &naive, &peak));
+      CHECK_EQ_INT(naive, 512);
+      CHECK_EQ_INT(peak, 256);
+    }
+    check_plan(g);
+    mlcc_graph_destroy(g);
+  }
+}
+
 int main(void) {
   RUN(test_lookup_and_names);
   RUN(test_default_pipelines);
@@ -918,5 +1119,8 @@ int main(void) {
   RUN(test_plan_memory_chain_reuses);
   RUN(test_plan_memory_liveness);
   RUN(test_plan_memory_random);
+  RUN(test_plan_memory_inplace_elementwise);
+  RUN(test_plan_memory_inplace_alias);
+  RUN(test_plan_memory_inplace_matmul);
   return TEST_EXIT();
 }

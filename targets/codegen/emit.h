@@ -11,7 +11,10 @@
 // appearance (omitted optional inputs and chain-internal values excluded).
 // Pointers are 64-byte aligned (workspace plan, weights blob and, by contract,
 // the caller's buffers only 4-byte: emitters must not assume more than the
-// element alignment). Arguments never alias each other (noalias).
+// element alignment). Arguments never alias each other (noalias), except in
+// an in-place kernel (mlcc_kernel_t.inplace_input, set by plan-memory): its
+// output is the input's buffer, and the codegen maps the output to the
+// input's parameter (mlcc_emit_ptr returns that pointer for both).
 // Elements are stored densely, row-major, at their dtype's size; BOOL is one
 // byte 0/1. Weights are arguments: a kernel never embeds constant tensor data
 // except values of the row's |shape_inputs|.

@@ -22,6 +22,7 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "targets/codegen/emit.h"
+#include "targets/codegen/emit_builder.h"
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -37,10 +38,6 @@ static LLVMValueRef imul(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
 // a * b + c with a constant b.
 static LLVMValueRef imad(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t b, LLVMValueRef c) {
   return iadd(ctx, LLVMBuildMul(ctx->b, a, c64(ctx, b), ""), c);
-}
-static LLVMValueRef icmp(mlcc_emit_ctx_t* ctx, LLVMIntPredicate p, LLVMValueRef a,
-                         LLVMValueRef b) {
-  return LLVMBuildICmp(ctx->b, p, a, b, "");
 }
 static LLVMValueRef ld64(mlcc_emit_ctx_t* ctx, LLVMValueRef var) {
   return LLVMBuildLoad2(ctx->b, ctx->t_i64, var, "");

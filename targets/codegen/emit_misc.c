@@ -12,6 +12,7 @@
 #include "ir/ops.h"
 #include "ir/ops/misc.h"
 #include "targets/codegen/emit.h"
+#include "targets/codegen/emit_builder.h"
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -36,10 +37,6 @@ static LLVMValueRef idiv(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t b) {
 }
 static LLVMValueRef irem(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t b) {
   return LLVMBuildSRem(ctx->b, a, c64(ctx, b), "");
-}
-static LLVMValueRef icmp(mlcc_emit_ctx_t* ctx, LLVMIntPredicate p, LLVMValueRef a,
-                         LLVMValueRef b) {
-  return LLVMBuildICmp(ctx->b, p, a, b, "");
 }
 static LLVMValueRef load_var(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, LLVMValueRef var) {
   return LLVMBuildLoad2(ctx->b, t, var, "");

@@ -17,24 +17,13 @@
 #include "ir/ops.h"
 #include "ir/ops/signal.h"
 #include "targets/codegen/emit.h"
+#include "targets/codegen/emit_builder.h"
 #include "targets/codegen/emit_index.h"
 
 static const double kTwoPi = 6.283185307179586476925286766559;
 
 static LLVMValueRef dconst(mlcc_emit_ctx_t* ctx, double v) {
   return LLVMConstReal(ctx->t_f64, v);
-}
-static LLVMValueRef fp_add(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildFAdd(ctx->b, a, b, "");
-}
-static LLVMValueRef fp_sub(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildFSub(ctx->b, a, b, "");
-}
-static LLVMValueRef fp_mul(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildFMul(ctx->b, a, b, "");
-}
-static LLVMValueRef fp_div(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildFDiv(ctx->b, a, b, "");
 }
 // i64 -> double.
 static LLVMValueRef itod(mlcc_emit_ctx_t* ctx, LLVMValueRef i) {

@@ -15,6 +15,7 @@
 #include "ir/ops.h"
 #include "ir/ops/spatial_misc.h"
 #include "targets/codegen/emit.h"
+#include "targets/codegen/emit_builder.h"
 #include "targets/codegen/emit_index.h"
 
 //===----------------------------------------------------------------------===//
@@ -36,29 +37,6 @@ static mlcc_status_t check_types(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
 static int64_t numel(const mlcc_shape_t* s) { return mlcc_shape_numel_unchecked(s); }
 
 static LLVMValueRef fc(LLVMTypeRef t, double v) { return LLVMConstReal(t, v); }
-static LLVMValueRef fp_add(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildFAdd(ctx->b, a, b, "");
-}
-static LLVMValueRef fp_sub(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildFSub(ctx->b, a, b, "");
-}
-static LLVMValueRef fp_mul(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildFMul(ctx->b, a, b, "");
-}
-static LLVMValueRef fp_div(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildFDiv(ctx->b, a, b, "");
-}
-static LLVMValueRef fcmp(mlcc_emit_ctx_t* ctx, LLVMRealPredicate p, LLVMValueRef a,
-                         LLVMValueRef b) {
-  return LLVMBuildFCmp(ctx->b, p, a, b, "");
-}
-static LLVMValueRef icmp(mlcc_emit_ctx_t* ctx, LLVMIntPredicate p, LLVMValueRef a,
-                         LLVMValueRef b) {
-  return LLVMBuildICmp(ctx->b, p, a, b, "");
-}
-static LLVMValueRef sel(mlcc_emit_ctx_t* ctx, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildSelect(ctx->b, c, a, b, "");
-}
 static LLVMValueRef isub(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
   return LLVMBuildNSWSub(ctx->b, a, b, "");
 }

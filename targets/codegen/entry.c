@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The generated entry points (LINKED: entry-abi-v1, docs/generated-api.md):
+// The generated entry points (LINKED: entry-abi-v2, docs/generated-api.md):
 // NAME_run calls the kernels in order with pointers into the caller's
 // buffers, the weights blob and the workspace; NAME_run_v unpacks arrays;
 // NAME_output_shape reads the actual dims of outputs with data-dependent

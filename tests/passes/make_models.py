@@ -325,7 +325,7 @@ def dce_all_live():
 def pack_conv():
     """Two float32 Convs with constant weights (3x3 stride 2 with a bias, and 1x1): each gets
     its packed copy and a mlcc.packed_mr attribute (the block size depends on the target).
-    No stride-1 3x3 Conv here: those may take the Winograd layout instead."""
+    No stride-1 3x3 Conv here: those may take the Winograd layout (pack_winograd)."""
     return make("pack_conv", [
         node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], strides=[2, 2]),
         node("Relu", ["c1"], ["r1"]),
@@ -333,6 +333,20 @@ def pack_conv():
     ], [vi("x", [1, 8, 16, 16])], [vi("y", [1, 32, 8, 8])],
         [const("w1", [16, 8, 3, 3], 20), const("b1", [16], 21),
          const("w2", [32, 16, 1, 1], 22)])
+
+
+@model
+def pack_winograd():
+    """Stride-1 3x3 Convs: with at least 16 input and output channels the weights take the
+    Winograd layout (mlcc.winograd = [m, mr], W becomes [M, C, m+2, m+2]); with 8 output
+    channels the direct kernel's packed_mr layout."""
+    return make("pack_winograd", [
+        node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        node("Relu", ["c"], ["r"]),
+        node("Conv", ["r", "w2"], ["y"], pads=[1, 1, 1, 1]),
+    ], [vi("x", [1, 16, 8, 8])], [vi("y", [1, 8, 8, 8])],
+        [const("w", [16, 16, 3, 3], 34), const("b", [16], 35),
+         const("w2", [8, 16, 3, 3], 36)])
 
 
 @model
@@ -431,6 +445,19 @@ def plan_diamond():
         node("MaxPool", ["a"], ["a2"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
         node("Add", ["a2", "b"], ["y"]),
     ], [vi("x", [1, 4, 8, 8])], [vi("y", [1, 4, 8, 8])])
+
+
+@model
+def plan_inplace():
+    """c = Conv(x); s = Sigmoid(c); m = Mul(c, s); a = Add(m, c); y = Conv(a): at -O0 every
+    node is a kernel; the elementwise kernels may write over an input that dies there."""
+    return make("plan_inplace", [
+        node("Conv", ["x", "w"], ["c"]),
+        node("Sigmoid", ["c"], ["s"]),
+        node("Mul", ["c", "s"], ["m"]),
+        node("Add", ["m", "c"], ["a"]),
+        node("Conv", ["a", "w"], ["y"]),
+    ], [vi("x", [1, 4, 4, 4])], [vi("y", [1, 4, 4, 4])], [const("w", [4, 4, 1, 1], 33)])
 
 
 def write_model(name, out_dir):

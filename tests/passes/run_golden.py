@@ -8,9 +8,9 @@ A golden file starts with '//' header lines (this script parses them):
   // Free text: what the case shows.
 
 The RUN line is one mlcc command (split like a shell would, without expansion): 'mlcc' is
-replaced by --mlcc, '%models' by the models directory. NAME is a model from make_models.py,
-written there at test time (again whenever make_models.py is newer than the file). The rest
-of the file is either
+replaced by --mlcc, '%models' by the models directory; it runs without the caller's MLCC_*
+environment variables. NAME is a model from make_models.py, written there at test time
+(again whenever make_models.py is newer than the file). The rest of the file is either
 
   * exact mode: the whole expected standard output of the command, compared byte for byte
     (a mismatch prints a unified diff); or
@@ -45,7 +45,8 @@ CHECK_LINE = re.compile(r"^//\s*(CHECK(?:-NEXT|-NOT|-SAME|-EMPTY)?):(.*)$")
 class Case:
     def __init__(self, path):
         self.path = path
-        self.name = os.path.relpath(path, HERE)[:-len(".mlccir")]
+        rel = os.path.relpath(path, HERE)
+        self.name = (path if rel.startswith("..") else rel)[:-len(".mlccir")]
         with open(path, encoding="utf-8") as f:
             text = f.read()
         lines = text.splitlines(keepends=True)
@@ -82,6 +83,7 @@ def ensure_models(names, models_dir):
                     or os.path.getmtime(os.path.join(models_dir, n + ".onnx")) < stamp})
     if not stale:
         return
+    sys.dont_write_bytecode = True  # no __pycache__ in the source tree
     sys.path.insert(0, HERE)
     import make_models  # needs onnx: only imported when something is stale
     os.makedirs(models_dir, exist_ok=True)
@@ -163,9 +165,11 @@ def builtin_check(checks, output):
 def run_case(case, args, filecheck):
     """Returns (passed, message)."""
     argv = case.argv(args.mlcc, args.models_dir)
+    # Hermetic: no MLCC_* variable of the caller's (MLCC_WINOGRAD forces a layout, ...).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MLCC_")}
     try:
         proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              timeout=args.timeout)
+                              timeout=args.timeout, env=env)
     except subprocess.TimeoutExpired:
         return False, "timed out after %ds: %s" % (args.timeout, shlex.join(argv))
     out = proc.stdout.decode("utf-8", "replace")
@@ -233,6 +237,7 @@ def main():
         return 2
     cases = [c for c in cases if re.search(args.filter, c.name)]
     if args.make_models_only:
+        sys.dont_write_bytecode = True
         sys.path.insert(0, HERE)
         import make_models
         ensure_models(list(make_models.MODELS), args.models_dir)
