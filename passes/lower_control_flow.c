@@ -398,6 +398,20 @@ static mlcc_status_t inline_subgraph(lower_ctx_t* lc, const mlcc_node_t* owner,
   }
   for (uint32_t j = 0; j < sg->n_nodes && s == NULL; ++j) {
     const mlcc_subgraph_node_t* tn = &sg->nodes[j];
+    // The operator table's arity, as the verifier checks it for the main
+    // graph: shape inference relies on it (an extra output would be left
+    // without a shape).
+    const mlcc_op_desc_t* d = mlcc_op_desc(tn->op);
+    if (d == NULL || tn->n_inputs < d->in_min || tn->n_inputs > d->in_max ||
+        tn->n_outputs < d->out_min || tn->n_outputs > d->out_max) {
+      s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                           "subgraph '%s': node #%u '%s' (%s, opset %d) has %u inputs and %u "
+                           "outputs; %s takes %u to %u inputs and produces %u to %u outputs",
+                           sg->name, j, tn->name ? tn->name : "", d ? d->name : "?", tn->opset,
+                           tn->n_inputs, tn->n_outputs, d ? d->name : "?", d ? d->in_min : 0,
+                           d ? d->in_max : 0, d ? d->out_min : 0, d ? d->out_max : 0);
+      break;
+    }
     mlcc_value_t** ins = io;
     mlcc_value_t** outs = io + tn->n_inputs;
     for (uint32_t k = 0; k < tn->n_inputs; ++k) {
