@@ -385,7 +385,8 @@ static int64_t best_fit(const block_t* live, uint32_t n_live, int64_t size) {
 // Outputs of kernel k are placed while k's inputs are still live, so a
 // kernel's outputs never overlap its inputs, except an in-place output
 // (choose_inplace, kernels[k].inplace_input), which takes over the block of
-// the input it reuses. Sets graph->workspace_size (a multiple of 64) and workspace_align (64).
+// the input it reuses. Sets graph->workspace_size (a multiple of 64) and
+// workspace_align (64).
 // Bounded (data-dependent) outputs first get their extent slots
 // (add_extent_slots), which live until the end.
 // INVALID_ARGUMENT without kernels; INTERNAL for uninferred values.

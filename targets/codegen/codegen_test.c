@@ -11,6 +11,7 @@
 #include <llvm-c/ExecutionEngine.h>
 #include <llvm-c/Target.h>
 
+#include "passes/pass.h"
 #include "targets/codegen/emit.h"
 #include "targets/codegen/llvm_ctx.h"
 #include "test.h"
@@ -342,6 +343,145 @@ static void test_workspace_and_output_copies(void) {
   mlcc_graph_destroy(g);
 }
 
+// True if parameter |i| of |fn| has the enum attribute |name|.
+static bool param_has(LLVMValueRef fn, unsigned i, const char* name) {
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  return LLVMGetEnumAttributeAtIndex(fn, i + 1, kind) != NULL;
+}
+
+// In place (plan-memory, mlcc_kernel_t.inplace_input): kernels writing their
+// output over a dying input compute what separate buffers would give.
+// -O0 (one kernel per node): a = Relu(x); b = Neg(a) over a; c = Add(b, w)
+// over b (w broadcast); y = Transpose(c).
+static void test_inplace_elementwise_entry(void) {
+  mlcc_graph_t* g = NULL;
+  CHECK_OK(mlcc_graph_create(&g));
+  if (g == NULL) return;
+  float w[16];
+  for (int i = 0; i < 16; ++i) w[i] = 0.25f * (float)i - 1.0f;
+  mlcc_value_t* x = add_tensor(g, "x", MLCC_VALUE_INPUT, shape2(4, 16));
+  mlcc_value_t* vw = add_const(g, "w", shape1(16), w);
+  mlcc_value_t* a = add_tensor(g, "a", MLCC_VALUE_INTERMEDIATE, shape2(4, 16));
+  mlcc_value_t* b = add_tensor(g, "b", MLCC_VALUE_INTERMEDIATE, shape2(4, 16));
+  mlcc_value_t* c = add_tensor(g, "c", MLCC_VALUE_INTERMEDIATE, shape2(4, 16));
+  mlcc_value_t* y = add_tensor(g, "y", MLCC_VALUE_INTERMEDIATE, shape2(16, 4));
+  add_node(g, MLCC_OP_RELU, x, NULL, a);
+  add_node(g, MLCC_OP_NEG, a, NULL, b);
+  add_node(g, MLCC_OP_ADD, b, vw, c);
+  add_node(g, MLCC_OP_TRANSPOSE, c, NULL, y);
+  set_io(g, &x, 1, &y, 1);
+  mlcc_pass_ctx_t pctx;
+  memset(&pctx, 0, sizeof(pctx));
+  pctx.opt_level = 0;
+  mlcc_pass_id_t ids[] = {MLCC_PASS_FUSE, MLCC_PASS_PLAN_MEMORY};
+  CHECK_OK(mlcc_pass_run_pipeline(&pctx, g, ids, 2));
+  CHECK_EQ_INT(g->n_kernels, 4);
+  if (g->n_kernels != 4) {
+    mlcc_graph_destroy(g);
+    return;
+  }
+  CHECK(g->kernels[1].inplace_input == a);
+  CHECK(g->kernels[2].inplace_input == b);
+  CHECK(a->ws_offset == b->ws_offset && b->ws_offset == c->ws_offset);
+  // The output (argument 0) is reached through the input's noalias pointer;
+  // its own parameter is not noalias.
+  jit_init();
+  mlcc_target_t t;
+  CHECK_OK(mlcc_target_resolve(NULL, "x86-64", NULL, &t));
+  LLVMContextRef lc = LLVMContextCreate();
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("k", lc);
+  LLVMValueRef fn = NULL;
+  CHECK_OK(mlcc_codegen_build_kernel_fn(lc, m, &t, &g->kernels[1], "k_neg", &fn));
+  if (fn != NULL) {
+    CHECK(!param_has(fn, 0, "noalias"));
+    CHECK(param_has(fn, 1, "noalias"));
+  }
+  LLVMDisposeModule(m);
+  LLVMContextDispose(lc);
+
+  jit_model_t j;
+  if (jit_model(g, "inplace_ew", &j)) {
+    float xin[64], yout[64] = {0};
+    for (int i = 0; i < 64; ++i) xin[i] = (float)((i * 37) % 23) - 11.0f;
+    const void* ins[1] = {xin};
+    void* outs[1] = {yout};
+    _Alignas(64) uint8_t ws[1024];
+    CHECK(g->workspace_size <= (int64_t)sizeof(ws));
+    CHECK_EQ_INT(j.run_v(ins, outs, ws), 0);
+    for (int r = 0; r < 4; ++r) {
+      for (int col = 0; col < 16; ++col) {
+        float v = xin[r * 16 + col];
+        float ref = -(v > 0 ? v : 0) + w[col];
+        CHECK_NEAR(yout[col * 4 + r], ref, 0);
+      }
+    }
+  } else {
+    CHECK(0 && "jit failed");
+  }
+  jit_free(&j);
+  mlcc_graph_destroy(g);
+}
+
+// -O2: r = Relu(x2); t = MatMul(x, W) + r, the residual overwritten by the
+// output (18 columns: vector tiles plus a scalar tail); y = Transpose(t).
+static void test_inplace_matmul_residual_entry(void) {
+  enum { M = 8, K = 16, N = 18 };
+  mlcc_graph_t* g = NULL;
+  CHECK_OK(mlcc_graph_create(&g));
+  if (g == NULL) return;
+  static float wd[K * N];
+  for (int i = 0; i < K * N; ++i) wd[i] = (float)((i * 13) % 9) * 0.125f - 0.5f;
+  mlcc_value_t* x = add_tensor(g, "x", MLCC_VALUE_INPUT, shape2(M, K));
+  mlcc_value_t* x2 = add_tensor(g, "x2", MLCC_VALUE_INPUT, shape2(M, N));
+  mlcc_value_t* vw = add_const(g, "w", shape2(K, N), wd);
+  mlcc_value_t* r = add_tensor(g, "r", MLCC_VALUE_INTERMEDIATE, shape2(M, N));
+  mlcc_value_t* mm = add_tensor(g, "mm", MLCC_VALUE_INTERMEDIATE, shape2(M, N));
+  mlcc_value_t* t = add_tensor(g, "t", MLCC_VALUE_INTERMEDIATE, shape2(M, N));
+  mlcc_value_t* y = add_tensor(g, "y", MLCC_VALUE_INTERMEDIATE, shape2(N, M));
+  add_node(g, MLCC_OP_RELU, x2, NULL, r);
+  add_node(g, MLCC_OP_MATMUL, x, vw, mm);
+  add_node(g, MLCC_OP_ADD, mm, r, t);
+  add_node(g, MLCC_OP_TRANSPOSE, t, NULL, y);
+  mlcc_value_t* ins[2] = {x, x2};
+  set_io(g, ins, 2, &y, 1);
+  mlcc_pass_ctx_t pctx;
+  memset(&pctx, 0, sizeof(pctx));
+  pctx.opt_level = 2;
+  mlcc_pass_id_t ids[] = {MLCC_PASS_FUSE, MLCC_PASS_PLAN_MEMORY};
+  CHECK_OK(mlcc_pass_run_pipeline(&pctx, g, ids, 2));
+  CHECK_EQ_INT(g->n_kernels, 3);
+  if (g->n_kernels != 3) {
+    mlcc_graph_destroy(g);
+    return;
+  }
+  CHECK_EQ_INT(g->kernels[1].n_nodes, 2);
+  CHECK(g->kernels[1].inplace_input == r);
+  CHECK_EQ_INT(t->ws_offset, r->ws_offset);
+  jit_model_t j;
+  if (jit_model(g, "inplace_mm", &j)) {
+    static float xin[M * K], x2in[M * N], yout[N * M];
+    for (int i = 0; i < M * K; ++i) xin[i] = (float)((i * 7) % 11) * 0.25f - 1.0f;
+    for (int i = 0; i < M * N; ++i) x2in[i] = (float)((i * 5) % 13) - 6.0f;
+    const void* in_arr[2] = {xin, x2in};
+    void* out_arr[1] = {yout};
+    _Alignas(64) static uint8_t ws[2048];
+    CHECK(g->workspace_size <= (int64_t)sizeof(ws));
+    CHECK_EQ_INT(j.run_v(in_arr, out_arr, ws), 0);
+    for (int i = 0; i < M; ++i) {
+      for (int n = 0; n < N; ++n) {
+        double acc = 0;
+        for (int k = 0; k < K; ++k) acc += (double)xin[i * K + k] * wd[k * N + n];
+        float rv = x2in[i * N + n] > 0 ? x2in[i * N + n] : 0;
+        CHECK_NEAR(yout[n * M + i], acc + rv, 1e-4);
+      }
+    }
+  } else {
+    CHECK(0 && "jit failed");
+  }
+  jit_free(&j);
+  mlcc_graph_destroy(g);
+}
+
 //===----------------------------------------------------------------------===//
 // Objects per target, cache keys
 //===----------------------------------------------------------------------===//
@@ -465,6 +605,11 @@ static void test_kernel_keys(void) {
   mlcc_codegen_options_t o3 = {&t, 0, "m"};
   CHECK_OK(mlcc_codegen_kernel_key(a, 0, &o3, ke));
   CHECK(strcmp(ka, ke) != 0);
+  // An in-place kernel (output over its input x) is other code.
+  a->kernels[0].inplace_input = a->kernels[0].nodes[0]->inputs[0];
+  CHECK_OK(mlcc_codegen_kernel_key(a, 0, &opts, ke));
+  CHECK(strcmp(ka, ke) != 0);
+  a->kernels[0].inplace_input = NULL;
   // Add(x, x) differs from Add(x, w) with w the same shape as x.
   mlcc_graph_t* g1 = NULL;
   mlcc_graph_t* g2 = NULL;
@@ -531,6 +676,8 @@ int main(void) {
   RUN(test_eval_cast_f16);
   RUN(test_fused_epilogue_entry);
   RUN(test_workspace_and_output_copies);
+  RUN(test_inplace_elementwise_entry);
+  RUN(test_inplace_matmul_residual_entry);
   RUN(test_objects_per_target);
   RUN(test_kernel_keys);
   return TEST_EXIT();

@@ -56,7 +56,9 @@ mlcc_status_t mlcc_llvm_emit(LLVMModuleRef module, LLVMTargetMachineRef tm,
 
 // Builds kernel |kernel| as function |symbol| into |module| (in |llctx|):
 // void symbol(ptr noalias ...), nounwind, running the anchor's emitter and
-// the fused epilogue. The function's linkage is left external: callers set it.
+// the fused epilogue. An in-place kernel (kernel->inplace_input, set by
+// plan-memory) stores its output through that input's pointer; the output's
+// own, unused argument then carries no noalias. The function's linkage is left external: callers set it.
 // Returns the emitter's status (annotated with the anchor node) or INTERNAL.
 mlcc_status_t mlcc_codegen_build_kernel_fn(LLVMContextRef llctx, LLVMModuleRef module,
                                            const mlcc_target_t* target,
