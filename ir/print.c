@@ -255,7 +255,12 @@ void mlcc_graph_print(const mlcc_graph_t* graph, FILE* out) {
       fprintf(out, "#%u %s", n->id, mlcc_op_name(n->op));
       if (i > 0 && kern->carried_input) fprintf(out, "@%u", kern->carried_input[i]);
     }
-    fputs("]\n", out);
+    fputc(']', out);
+    if (kern->inplace_input != NULL) {
+      fputs(" inplace=", out);
+      print_quoted(out, kern->inplace_input->name ? kern->inplace_input->name : "");
+    }
+    fputc('\n', out);
   }
   if (graph->workspace_size > 0) {
     fprintf(out, "  workspace size=%lld align=%lld\n", (long long)graph->workspace_size,
