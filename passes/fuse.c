@@ -71,11 +71,11 @@ static bool chain_closed(const fuse_state_t* st, const int64_t* chain, uint32_t 
      present output is output 0 (mlcc_emit_store_output applies the epilogue
      to output 0 only: LSTM's ['', Y_h] stays unfused); a node joins while: it
      is ELEMENTWISE with one present output, output 0, of A's output shape;
-     each input is either the output
-     of an earlier chain node (any number of slots, e.g. SiLU's
-     Mul(x, Sigmoid(x))) or exists before A (kernels run at their last node's
-     position). The chain is then cut to the longest prefix whose internal
-     values are read only inside the chain and are not graph outputs. */
+     each input is either the output of an earlier chain node (any number of
+     slots, e.g. SiLU's Mul(x, Sigmoid(x))) or exists before A (kernels run
+     at their last node's position). The chain is then cut to the longest
+     prefix whose internal values are read only inside the chain and are not
+     graph outputs. */
 static uint32_t grow_chain(fuse_state_t* st, int64_t anchor_pos, int64_t* chain,
                            uint32_t* carried) {
   const mlcc_graph_t* g = st->graph;

@@ -57,11 +57,22 @@ static mlcc_status_t check_small_ints(const mlcc_node_t* node, const mlcc_value_
 
 // Element types: all inputs share one dtype (except Pow 12+, whose exponent
 // may differ). Shapes: multidirectional broadcast (PRelu: slope broadcasts
-// unidirectionally to X). Output: X's (input 0's) dtype.
+// unidirectionally to X). Output: X's (input 0's) dtype. Max/Min/Sum/Mean
+// with more than MLCC_VARIADIC_MAX_INPUTS inputs are UNIMPLEMENTED.
+#define MLCC_VARIADIC_MAX_INPUTS 4096
 mlcc_status_t mlcc_infer_broadcast(mlcc_node_t* node) {
   if (node->n_inputs == 0) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s needs at least one input; got 0",
                             mlcc_infer_op(node));
+  }
+  if (node->n_inputs > MLCC_VARIADIC_MAX_INPUTS) {
+    // Max/Min/Sum/Mean (ONNX: up to 2^31-1 inputs): every input is a kernel
+    // argument, and LLVM's instruction selection of calls with that many
+    // arguments grows faster than linearly (a 4096-input Sum took 8 s to
+    // compile, 37 s when every input is a graph input; 16000: minutes, GBs).
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "%s has %u inputs; mlcc compiles at most %d inputs per node",
+                            mlcc_infer_op(node), node->n_inputs, MLCC_VARIADIC_MAX_INPUTS);
   }
   uint32_t allowed = arith_dtypes(node);
   mlcc_value_t* first = NULL;
