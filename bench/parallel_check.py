@@ -50,10 +50,12 @@ def main():
                             os.path.join(pfor, "mlcc_pthread_pfor.c"), lib, "-lm", "-lpthread",
                             "-o", exe], check=True)
             ins = model_inputs(model, open(hdr).read(), work)
-            r = subprocess.run([exe] + ins, capture_output=True, text=True)
-            ok = r.returncode == 0
-            print("%s %s%s" % ("PASS" if ok else "FAIL", m, "" if ok else ": " + r.stderr.strip()),
-                  flush=True)
+            try:
+                r = subprocess.run([exe] + ins, capture_output=True, text=True, timeout=600)
+                ok, why = r.returncode == 0, r.stderr.strip() or "exit %d" % r.returncode
+            except subprocess.TimeoutExpired:
+                ok, why = False, "timed out (hang?)"
+            print("%s %s%s" % ("PASS" if ok else "FAIL", m, "" if ok else ": " + why), flush=True)
             failed += not ok
         finally:
             shutil.rmtree(work, ignore_errors=True)

@@ -17,7 +17,7 @@ MODEL is an .onnx path or the name of a model in ../shared/models (whose
 test_data_set_0 inputs are used; other models get random inputs).
 
 Usage: bench/profile_kernels.py --mlcc build/mlcc MODEL [--threads 1,2] [--runs 30]
-       [--top N] [--sort time|order] [--stat min|mean]
+       [--top N] [--sort time|order] [--stat min|mean] [--rt]
 """
 import argparse
 import os
@@ -74,6 +74,10 @@ def main():
     ap.add_argument("--stat", choices=("min", "mean"), default="min")
     ap.add_argument("--mcpu", default="native")
     ap.add_argument("--extra", default="", help="extra mlcc flags, space separated")
+    ap.add_argument("--rt", action="store_true",
+                    help="run the timed runs at real-time priority (chrt -f 10; needs root or "
+                         "CAP_SYS_NICE): on a shared machine other processes then cannot "
+                         "preempt them, which makes 2-thread numbers meaningful")
     args = ap.parse_args()
     model = args.model
     if not os.path.exists(model):
@@ -94,7 +98,8 @@ def main():
         ins = model_inputs(model, open(hdr).read(), work)
         results = []  # per thread count: (run_min_ms, rows)
         for nt in threads:
-            r = subprocess.run([exe, str(args.runs), str(nt)] + ins, check=True,
+            prefix = ["chrt", "-f", "10"] if args.rt else []
+            r = subprocess.run(prefix + [exe, str(args.runs), str(nt)] + ins, check=True,
                                capture_output=True, text=True)
             run_ms, rows = None, []
             for line in r.stdout.splitlines():

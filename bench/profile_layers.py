@@ -11,6 +11,10 @@ GFLOP/s and the share of the model's summed layer time, slowest first, so the
 kernels that lose are visible. Fused epilogues are not included (the node is
 compiled alone), so the sum is a lower bound of the model's latency.
 
+For the kernels of a whole model measured inside its own run (every op,
+fused epilogues included, 1 and 2 threads), use bench/profile_kernels.py
+(mlcc --profile); this script stays for tuning one layer in isolation.
+
 Usage: bench/profile_layers.py --mlcc build/mlcc MODEL.onnx [--runs 50] [--top 20]
        [--filter REGEX] [--stat min|median]
 """

@@ -5,7 +5,8 @@
 For each model in ../shared/models (or --models): compiles it with mlcc for the
 host (-mcpu=native), timing the compile; links bench/bench_main.c; then runs
 mlcc and onnxruntime-node alternately (ROUNDS rounds of RUNS/ROUNDS timed runs
-each, after warm-up) on the reference input, and prints medians, the ratio
+each, after warm-up) on the reference input, and prints medians (--stat min:
+minima, steadier on a shared machine), the ratio
 mlcc/ORT, GFLOP/s (2*MACs from the models' manifest), the workspace size, and
 mlcc's error against the reference output. onnxruntime-node is installed with
 `npm install --ignore-scripts onnxruntime-node` into a scratch folder outside
@@ -15,7 +16,7 @@ With --threads 1,2 both mlcc (NAME_run_parallel_v with the pthread pool of
 examples/parallel_for) and ORT (intraOpNumThreads) run at each thread count.
 --peak-gflops (per core, default 260) gives the % of peak column.
 
-Usage: bench/run.py --mlcc build/mlcc [--runs 20] [--threads 1,2]
+Usage: bench/run.py --mlcc build/mlcc [--runs 20] [--threads 1,2] [--stat min] [--rt]
 """
 import argparse
 import json
@@ -62,6 +63,13 @@ def main():
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--threads", default="1", help="comma-separated thread counts (mlcc and ORT)")
     ap.add_argument("--peak-gflops", type=float, default=260.0, help="one core's FP32 peak")
+    ap.add_argument("--rt", action="store_true",
+                    help="run the timed runs (mlcc and ORT) at real-time priority (chrt -f 10; "
+                         "needs root or CAP_SYS_NICE) so other processes of a shared machine "
+                         "cannot preempt them")
+    ap.add_argument("--stat", choices=("median", "min"), default="median",
+                    help="per-round statistic and its aggregate over rounds (min is steadier "
+                         "on a shared machine)")
     ap.add_argument("--ort-dir", default="/tmp/mlcc-bench-ort")
     ap.add_argument("--no-ort", action="store_true")
     args = ap.parse_args()
@@ -117,20 +125,23 @@ def bench_one(args, name, meta, work, node_path, threads):
     out = os.path.join(work, name + ".out")
     ort_out = os.path.join(work, name + ".ort.out")
     per_round = max(1, args.runs // args.rounds)
+    agg = statistics.median if args.stat == "median" else min
     rows = []
     for nt in threads:
         mlcc_t, ort_t = [], []
         env = dict(os.environ, MLCC_BENCH_OUT=out, MLCC_BENCH_THREADS=str(nt))
         for _ in range(args.rounds):
-            r = subprocess.run([exe, str(per_round), inp], check=True, capture_output=True,
+            rt = ["chrt", "-f", "10"] if args.rt else []
+            r = subprocess.run(rt + [exe, str(per_round), inp], check=True, capture_output=True,
                                text=True, env=env)
-            mlcc_t.append(float(r.stdout.split()[0]))
+            col = 0 if args.stat == "median" else 1
+            mlcc_t.append(float(r.stdout.split()[col]))
             if node_path:
-                r = subprocess.run(["node", os.path.join(HERE, "ort_bench.js"), model, inp,
+                r = subprocess.run(rt + ["node", os.path.join(HERE, "ort_bench.js"), model, inp,
                                     str(nt), str(per_round), ort_out], check=True,
                                    capture_output=True, text=True,
                                    env=dict(os.environ, NODE_PATH=node_path))
-                ort_t.append(float(r.stdout.split()[0]))
+                ort_t.append(float(r.stdout.split()[col]))
         scale = max(1e-30, float(np.max(np.abs(ref))))
         y = np.fromfile(out, dtype=np.float32).reshape(ref.shape)
         err = float(np.max(np.abs(y - ref)) / scale)
@@ -140,8 +151,8 @@ def bench_one(args, name, meta, work, node_path, threads):
             if yo.size == ref.size:
                 ort_err = float(np.max(np.abs(yo.reshape(ref.shape) - ref)) / scale)
         row = {"name": name, "threads": nt, "macs": meta["macs"], "compile_s": compile_s,
-               "mlcc_ms": statistics.median(mlcc_t),
-               "ort_ms": statistics.median(ort_t) if ort_t else None, "workspace": ws,
+               "mlcc_ms": agg(mlcc_t),
+               "ort_ms": agg(ort_t) if ort_t else None, "workspace": ws,
                "err": err, "ort_err": ort_err}
         print(name, row, flush=True)
         rows.append(row)

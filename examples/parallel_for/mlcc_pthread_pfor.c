@@ -76,7 +76,9 @@ static void run_tasks(mlcc_pthread_pool_t* p, uint_fast64_t job) {
 
 static void* worker(void* vp) {
   mlcc_pthread_pool_t* p = vp;
-  uint_fast64_t seen = atomic_load(&p->generation);
+  // The generation at creation (not a fresh load: a thread that starts late
+  // must still notice jobs, and a shutdown, published before it ran).
+  uint_fast64_t seen = 0;
   for (;;) {
     uint_fast64_t g;
     int64_t start = 0;

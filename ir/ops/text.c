@@ -30,10 +30,58 @@ void mlcc_tfidf_deinit(mlcc_tfidf_t* t) {
   memset(t, 0, sizeof(*t));
 }
 
-// True if n-grams |a| and |b| of |t| have the same tokens.
-static bool same_ngram(const mlcc_tfidf_t* t, uint32_t a, uint32_t b) {
-  if (t->len[a] != t->len[b]) return false;
-  return memcmp(t->pool + t->off[a], t->pool + t->off[b], (size_t)t->len[a] * 8) == 0;
+// Orders n-grams |a| and |b| of |t| by length, then tokens: <0, 0 or >0.
+static int cmp_ngram(const mlcc_tfidf_t* t, uint32_t a, uint32_t b) {
+  if (t->len[a] != t->len[b]) return t->len[a] < t->len[b] ? -1 : 1;
+  for (int64_t k = 0; k < t->len[a]; ++k) {
+    int64_t x = t->pool[t->off[a] + k], y = t->pool[t->off[b] + k];
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+// Stable merge sort of |idx[0..n)| by cmp_ngram, using |tmp| (n entries).
+static void sort_ngrams(const mlcc_tfidf_t* t, uint32_t* idx, uint32_t* tmp, uint32_t n) {
+  for (uint32_t width = 1; width < n; width *= 2) {
+    for (uint32_t lo = 0; lo < n; lo += 2 * width) {
+      uint32_t mid = lo + width < n ? lo + width : n;
+      uint32_t hi = mid + width < n ? mid + width : n;
+      uint32_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) tmp[k++] = cmp_ngram(t, idx[j], idx[i]) < 0 ? idx[j++] : idx[i++];
+      while (i < mid) tmp[k++] = idx[i++];
+      while (j < hi) tmp[k++] = idx[j++];
+    }
+    memcpy(idx, tmp, (size_t)n * sizeof(*idx));
+    if (width > n / 2) break;
+  }
+}
+
+// Clears counted[i] of every counted n-gram equal to an earlier counted one
+// (O(n log n): a pool may hold many thousands of n-grams).
+static mlcc_status_t drop_repeats(mlcc_tfidf_t* t) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < t->n_ngrams; ++i) n += t->counted[i];
+  if (n < 2) return mlcc_ok_status();
+  uint32_t* idx = (uint32_t*)malloc((size_t)n * sizeof(uint32_t));
+  uint32_t* tmp = (uint32_t*)malloc((size_t)n * sizeof(uint32_t));
+  if (idx == NULL || tmp == NULL) {
+    free(idx);
+    free(tmp);
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED,
+                            "out of memory parsing TfIdfVectorizer attributes");
+  }
+  n = 0;
+  for (uint32_t i = 0; i < t->n_ngrams; ++i) {
+    if (t->counted[i]) idx[n++] = i;
+  }
+  sort_ngrams(t, idx, tmp, n);  // stable: equal n-grams stay in pool order
+  for (uint32_t k = 1; k < n; ++k) {
+    uint32_t first = k - 1;
+    while (k < n && cmp_ngram(t, idx[first], idx[k]) == 0) t->counted[idx[k++]] = false;
+  }
+  free(idx);
+  free(tmp);
+  return mlcc_ok_status();
 }
 
 mlcc_status_t mlcc_tfidf_parse(const mlcc_node_t* node, mlcc_tfidf_t* out) {
@@ -151,11 +199,8 @@ mlcc_status_t mlcc_tfidf_parse(const mlcc_node_t* node, mlcc_tfidf_t* out) {
     if (indexes[i] + 1 > out->out_dim) out->out_dim = indexes[i] + 1;
     out->weight[i] = weights ? weights[i] : 1.0f;
     out->counted[i] = out->len[i] >= out->min_gram && out->len[i] <= out->max_gram;
-    for (uint32_t j = 0; j < i && out->counted[i]; ++j) {
-      if (out->counted[j] && same_ngram(out, i, j)) out->counted[i] = false;
-    }
   }
-  return mlcc_ok_status();
+  return drop_repeats(out);
 }
 
 // X: int32/int64 [C] or [N, C]; Y: float32 [D] or [N, D], D = out_dim.

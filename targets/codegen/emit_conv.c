@@ -695,11 +695,14 @@ static bool cvec_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
   p->ntiles = p->nfull + (p->rem > 0);
   p->chan_units = g->group == 1 ? (g->mg + mr - 1) / mr : g->group;
   // Units: (n, tile) pairs when there are enough; else channel units when
-  // there are enough of them (each streams its weights once over all
-  // tiles); else (n, tile, channel unit) triples.
-  int64_t nt = g->n * p->ntiles;
-  p->split_tiles = nt >= kConvTargetUnits / 2 || p->chan_units < kConvTargetUnits;
-  p->cchunk = nt >= kConvTargetUnits / 2 ? p->chan_units : 1;
+  // there are enough of them and few tiles (each unit streams its weights
+  // once over all tiles); else (n, tile, chunk of channel units) triples
+  // with enough chunks to reach kConvTargetUnits.
+  int64_t nt = g->n * p->ntiles, want = kConvTargetUnits;
+  p->split_tiles = !(nt < want / 2 && p->chan_units >= want);
+  p->nchunks = nt >= want ? 1 : (want + nt - 1) / nt;
+  if (p->nchunks > p->chan_units) p->nchunks = p->chan_units;
+  p->cchunk = (p->chan_units + p->nchunks - 1) / p->nchunks;
   p->nchunks = (p->chan_units + p->cchunk - 1) / p->cchunk;
   p->units = p->split_tiles ? nt * p->nchunks : p->chan_units;
   return true;
@@ -1075,7 +1078,7 @@ static mlcc_status_t emit_conv_ocv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
 // row. Parallel units are the (n, c) planes. Vector loads of the middle
 // tiles stay within the row, so inputs need no extra room.
 
-enum { kDwMaxTaps = 64, kDwMaxTiles = 64, kDwMaxStride = 4 };
+enum { kDwMaxTaps = 64, kDwMaxTiles = 64, kDwMaxStride = 4, kDwMaxRows = 4 };
 
 typedef struct dw_tile_t {
   int64_t ow0;   // first output column
@@ -1146,80 +1149,145 @@ typedef struct dw_emit_t {
   LLVMValueRef bias;            // scalar
 } dw_emit_t;
 
-// One tile at |ow0| (i64 value; |ow0_c| its compile-time value for masks,
-// or -1 for a clean tile) of width |w| with |valid| columns.
-static mlcc_status_t dw_tile(dw_emit_t* e, LLVMValueRef ow0, int64_t ow0_c, int w, int valid,
-                             bool clean) {
+// Loads tap column |kw| of the tile at |ow0| from the input row at X index
+// |xrow| (see dw_tile); NULL when every lane is padding.
+static LLVMValueRef dw_load(dw_emit_t* e, LLVMValueRef xrow, LLVMValueRef col0, int64_t ow0_c,
+                            int w, int valid, bool clean, int64_t kw) {
   mlcc_emit_ctx_t* ctx = e->ctx;
   const conv_geom_t* g = e->g;
   int64_t s = g->s[2];
   int ww = (int)(w * s);
-  LLVMTypeRef vt = LLVMVectorType(ctx->t_f32, (unsigned)w);
   LLVMTypeRef wt = LLVMVectorType(ctx->t_f32, (unsigned)ww);
-  LLVMValueRef acc = mlcc_emit_var(ctx, vt, LLVMConstNull(vt));
-  LLVMBuildStore(ctx->b, vsplat_w(ctx, e->bias, w), acc);
   LLVMValueRef xptr = mlcc_emit_ptr(ctx, e->x);
-  LLVMValueRef col0 = iaddc(ctx, imulc(ctx, ow0, s), -g->pb[2]);
-  LLVMValueRef pick[64];
-  for (int i = 0; i < w; ++i) pick[i] = LLVMConstInt(ctx->t_i32, (unsigned long long)(i * s), 0);
-  for (int64_t kh = 0; kh < g->k[1]; ++kh) {
-    int64_t sh = kh * g->d[1] - g->pb[1];
-    bool h_ok = sh >= 0 && (g->out[1] - 1) * g->s[1] + sh < g->in[1];
-    LLVMValueRef ih = iaddc(ctx, imulc(ctx, e->oh, g->s[1]), sh);
+  LLVMValueRef xi = iadd(ctx, xrow, iaddc(ctx, col0, kw * g->d[2]));
+  LLVMValueRef xv;
+  if (clean) {
+    LLVMValueRef xp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, xptr, &xi, 1, "");
+    xv = LLVMBuildLoad2(ctx->b, wt, xp, "");
+    LLVMSetAlignment(xv, 4);
+  } else {
+    // Lane j reads column c0 + j: inside [0, W) it loads; the rest (the
+    // padding, or columns past the tile) read as 0.
+    int64_t c0 = ow0_c * s - g->pb[2] + kw * g->d[2];
+    LLVMValueRef m[64];
+    int any = 0;
+    for (int j = 0; j < ww; ++j) {
+      bool on = c0 + j >= 0 && c0 + j < g->in[2] && j / s < valid;
+      any |= on;
+      m[j] = LLVMConstInt(ctx->t_i1, on ? 1 : 0, 0);
+    }
+    if (!any) return NULL;  // the tap only meets padding
+    // Not inbounds: the first lanes may precede the buffer (masked off).
+    LLVMValueRef xp = LLVMBuildGEP2(ctx->b, ctx->t_f32, xptr, &xi, 1, "");
+    LLVMTypeRef ov[2] = {wt, ctx->t_ptr};
+    LLVMValueRef args[4] = {xp, LLVMConstInt(ctx->t_i32, 4, 0), LLVMConstVector(m, (unsigned)ww),
+                            LLVMConstNull(wt)};
+    xv = call_overloaded(ctx, "llvm.masked.load", ov, 2, args, 4);
+  }
+  if (s > 1) {
+    LLVMValueRef pick[64];
+    for (int i = 0; i < w; ++i) pick[i] = LLVMConstInt(ctx->t_i32, (unsigned long long)(i * s), 0);
+    xv = LLVMBuildShuffleVector(ctx->b, xv, LLVMGetUndef(wt), LLVMConstVector(pick, (unsigned)w), "");
+  }
+  return xv;
+}
+
+// One tile at |ow0| (i64 value; |ow0_c| its compile-time value for masks,
+// or -1 for a clean tile) of width |w| with |valid| columns, for |nr|
+// output rows from e->oh (nr > 1 only for rows whose kernel rows are all
+// inside the input, which share input row loads; |checked|: one row whose
+// kernel rows may fall outside, each guarded by a branch).
+static mlcc_status_t dw_tile(dw_emit_t* e, LLVMValueRef ow0, int64_t ow0_c, int w, int valid,
+                             bool clean, int nr, bool checked) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  const conv_geom_t* g = e->g;
+  LLVMTypeRef vt = LLVMVectorType(ctx->t_f32, (unsigned)w);
+  LLVMValueRef acc[kDwMaxRows];
+  for (int r = 0; r < nr; ++r) {
+    acc[r] = mlcc_emit_var(ctx, vt, LLVMConstNull(vt));
+    LLVMBuildStore(ctx->b, vsplat_w(ctx, e->bias, w), acc[r]);
+  }
+  LLVMValueRef col0 = iaddc(ctx, imulc(ctx, ow0, g->s[2]), -g->pb[2]);
+  LLVMValueRef ih0 = iaddc(ctx, imulc(ctx, e->oh, g->s[1]), -g->pb[1]);
+  // Input rows ih0 + ir; output row r uses kernel row kh where
+  // ir == r*s + kh*d.
+  int64_t nir = (nr - 1) * g->s[1] + (g->k[1] - 1) * g->d[1] + 1;
+  for (int64_t ir = 0; ir < nir; ++ir) {
+    bool used = false;
+    for (int r = 0; r < nr; ++r) {
+      int64_t q = ir - r * g->s[1];
+      used |= q >= 0 && q % g->d[1] == 0 && q / g->d[1] < g->k[1];
+    }
+    if (!used) continue;
+    LLVMValueRef ih = iaddc(ctx, ih0, ir);
     mlcc_if_t br;
-    if (!h_ok) br = mlcc_emit_if_begin(ctx, in_range(ctx, ih, g->in[1]));
+    if (checked) br = mlcc_emit_if_begin(ctx, in_range(ctx, ih, g->in[1]));
     LLVMValueRef xrow = iadd(ctx, e->xplane, imulc(ctx, ih, g->in[2]));
     for (int64_t kw = 0; kw < g->k[2]; ++kw) {
-      int t = (int)(kh * g->k[2] + kw);
-      LLVMValueRef xi = iadd(ctx, xrow, iaddc(ctx, col0, kw * g->d[2]));
-      LLVMValueRef xv;
-      if (clean) {
-        LLVMValueRef xp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, xptr, &xi, 1, "");
-        xv = LLVMBuildLoad2(ctx->b, wt, xp, "");
-        LLVMSetAlignment(xv, 4);
-      } else {
-        // Lane j reads column c0 + j: inside [0, W) it loads; the rest (the
-        // padding, or columns past the tile) read as 0.
-        int64_t c0 = ow0_c * s - g->pb[2] + kw * g->d[2];
-        LLVMValueRef m[64];
-        int any = 0;
-        for (int j = 0; j < ww; ++j) {
-          bool on = c0 + j >= 0 && c0 + j < g->in[2] && j / s < valid;
-          any |= on;
-          m[j] = LLVMConstInt(ctx->t_i1, on ? 1 : 0, 0);
-        }
-        if (!any) continue;  // the tap only meets padding
-        // Not inbounds: the first lanes may precede the buffer (masked off).
-        LLVMValueRef xp = LLVMBuildGEP2(ctx->b, ctx->t_f32, xptr, &xi, 1, "");
-        LLVMTypeRef ov[2] = {wt, ctx->t_ptr};
-        LLVMValueRef args[4] = {xp, LLVMConstInt(ctx->t_i32, 4, 0), LLVMConstVector(m, (unsigned)ww),
-                                LLVMConstNull(wt)};
-        xv = call_overloaded(ctx, "llvm.masked.load", ov, 2, args, 4);
+      LLVMValueRef xv = dw_load(e, xrow, col0, ow0_c, w, valid, clean, kw);
+      if (xv == NULL) continue;
+      for (int r = 0; r < nr; ++r) {
+        int64_t q = ir - r * g->s[1];
+        if (q < 0 || q % g->d[1] != 0 || q / g->d[1] >= g->k[1]) continue;
+        int t = (int)((q / g->d[1]) * g->k[2] + kw);
+        LLVMValueRef a = LLVMBuildLoad2(ctx->b, vt, acc[r], "");
+        LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, xv, vsplat_w(ctx, e->wv[t], w), a), acc[r]);
       }
-      if (s > 1) {
-        xv = LLVMBuildShuffleVector(ctx->b, xv, LLVMGetUndef(wt), LLVMConstVector(pick, (unsigned)w), "");
-      }
-      LLVMValueRef a = LLVMBuildLoad2(ctx->b, vt, acc, "");
-      LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, xv, vsplat_w(ctx, e->wv[t], w), a), acc);
     }
-    if (!h_ok) mlcc_emit_if_end(ctx, &br);
+    if (checked) mlcc_emit_if_end(ctx, &br);
   }
-  LLVMValueRef v = LLVMBuildLoad2(ctx->b, vt, acc, "");
-  LLVMValueRef yi = iadd(ctx, e->yrow, ow0);
-  if (valid == w) return mlcc_emit_store_output_vec(ctx, e->node, 0, yi, v);
-  // A partial last tile of a row that is not the plane's last: its w-valid
-  // extra lanes (fewer than valid <= OW) land on the next row's first
-  // columns, which this same unit rewrites right after, so one vector store
-  // (and one vector epilogue) does. The plane's last row stores lane by lane.
-  mlcc_if_t br = mlcc_emit_if_begin(
-      ctx, LLVMBuildICmp(ctx->b, LLVMIntSLT, e->oh, c64(ctx, g->out[1] - 1), ""));
-  MLCC_RETURN_IF_ERROR(mlcc_emit_store_output_vec(ctx, e->node, 0, yi, v));
-  mlcc_emit_if_else(ctx, &br);
-  for (int l = 0; l < valid; ++l) {
-    LLVMValueRef sv = LLVMBuildExtractElement(ctx->b, v, LLVMConstInt(ctx->t_i32, (unsigned)l, 0), "");
-    MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, e->node, 0, iaddc(ctx, yi, l), sv));
+  for (int r = 0; r < nr; ++r) {
+    LLVMValueRef v = LLVMBuildLoad2(ctx->b, vt, acc[r], "");
+    LLVMValueRef yi = iadd(ctx, iaddc(ctx, e->yrow, (int64_t)r * g->out[2]), ow0);
+    if (valid == w) {
+      MLCC_RETURN_IF_ERROR(mlcc_emit_store_output_vec(ctx, e->node, 0, yi, v));
+      continue;
+    }
+    // A partial last tile: its w - valid extra lanes land on the first
+    // columns of the next |need| rows, which this same unit writes
+    // afterwards (rows go in order; a block of rows emits its tiles
+    // last-first), so while those rows are in the plane one vector store
+    // (and one vector epilogue) does. The plane's last rows store lane by
+    // lane.
+    int64_t need = (w - valid + g->out[2] - 1) / g->out[2];
+    LLVMValueRef oh = iaddc(ctx, e->oh, r);
+    mlcc_if_t br = mlcc_emit_if_begin(
+        ctx, LLVMBuildICmp(ctx->b, LLVMIntSLT, oh, c64(ctx, g->out[1] - need), ""));
+    MLCC_RETURN_IF_ERROR(mlcc_emit_store_output_vec(ctx, e->node, 0, yi, v));
+    mlcc_emit_if_else(ctx, &br);
+    for (int l = 0; l < valid; ++l) {
+      LLVMValueRef sv = LLVMBuildExtractElement(ctx->b, v, LLVMConstInt(ctx->t_i32, (unsigned)l, 0), "");
+      MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, e->node, 0, iaddc(ctx, yi, l), sv));
+    }
+    mlcc_emit_if_end(ctx, &br);
   }
-  mlcc_emit_if_end(ctx, &br);
+  return mlcc_ok_status();
+}
+
+// The tiles of |nr| output rows from e->oh: runs of clean full tiles as
+// loops, edge tiles unrolled; with nr > 1 in reverse order (see dw_tile).
+static mlcc_status_t dw_rows(dw_emit_t* e, const dw_plan_t* p, int nr, bool checked) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  int i = nr > 1 ? p->n_tiles - 1 : 0;
+  int step = nr > 1 ? -1 : 1;
+  while (i >= 0 && i < p->n_tiles) {
+    const dw_tile_t* t = &p->tiles[i];
+    if (t->clean && t->w == p->L) {
+      // A run of clean full tiles (any order within): one runtime loop.
+      int j = i;
+      while (j >= 0 && j < p->n_tiles && p->tiles[j].clean && p->tiles[j].w == p->L) j += step;
+      int first = step > 0 ? i : j + 1;
+      int count = step > 0 ? j - i : i - j;
+      mlcc_loop_t l_t = mlcc_emit_for(ctx, 0, count, "dwt");
+      LLVMValueRef ow0 = iaddc(ctx, imulc(ctx, l_t.iv, p->L), p->tiles[first].ow0);
+      MLCC_RETURN_IF_ERROR(dw_tile(e, ow0, -1, p->L, p->L, true, nr, checked));
+      mlcc_emit_loop_end(ctx, &l_t);
+      i = j;
+      continue;
+    }
+    MLCC_RETURN_IF_ERROR(dw_tile(e, c64(ctx, t->ow0), t->ow0, t->w, t->valid, t->clean, nr, checked));
+    i += step;
+  }
   return mlcc_ok_status();
 }
 
@@ -1249,26 +1317,33 @@ static mlcc_status_t emit_conv_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   for (int64_t t = 0; t < ntaps; ++t) e.wv[t] = mlcc_emit_load(ctx, w, imad(ctx, ch, ntaps, c64(ctx, t)));
   e.bias = bias ? mlcc_emit_load(ctx, bias, ch) : LLVMConstReal(ctx->t_f32, 0.0);
   e.xplane = imulc(ctx, l_u.iv, g->in[1] * g->in[2]);
-  mlcc_loop_t l_oh = mlcc_emit_for(ctx, 0, g->out[1], "dwoh");
-  e.oh = l_oh.iv;
-  e.yrow = imulc(ctx, imad(ctx, l_u.iv, g->out[1], l_oh.iv), g->out[2]);
-  for (int i = 0; i < p.n_tiles;) {
-    const dw_tile_t* t = &p.tiles[i];
-    if (t->clean && t->w == p.L) {
-      // A run of clean full tiles: one runtime loop.
-      int j = i;
-      while (j < p.n_tiles && p.tiles[j].clean && p.tiles[j].w == p.L) ++j;
-      mlcc_loop_t l_t = mlcc_emit_for(ctx, 0, j - i, "dwt");
-      LLVMValueRef ow0 = iaddc(ctx, imulc(ctx, l_t.iv, p.L), t->ow0);
-      MLCC_RETURN_IF_ERROR(dw_tile(&e, ow0, -1, p.L, p.L, true));
-      mlcc_emit_loop_end(ctx, &l_t);
-      i = j;
-      continue;
-    }
-    MLCC_RETURN_IF_ERROR(dw_tile(&e, c64(ctx, t->ow0), t->ow0, t->w, t->valid, t->clean));
-    ++i;
+  // Output rows: the first and last ones whose kernel rows may leave the
+  // input one at a time with checks; the rows between in blocks of nr
+  // sharing input rows (kDwMaxRows with stride 1, 2 otherwise; leftover rows
+  // one at a time).
+  int64_t oh_lo = (g->pb[1] + g->s[1] - 1) / g->s[1];
+  int64_t lim = g->in[1] - 1 + g->pb[1] - (g->k[1] - 1) * g->d[1];
+  int64_t oh_hi = lim < 0 ? 0 : lim / g->s[1] + 1;
+  if (oh_hi > g->out[1]) oh_hi = g->out[1];
+  if (oh_lo > oh_hi) oh_lo = oh_hi;
+  int nr = g->s[1] == 1 ? kDwMaxRows : 2;
+  int64_t nblk = (oh_hi - oh_lo) / nr;
+  struct {
+    int64_t from, count, step;
+    int nr;
+    bool checked;
+  } parts[4] = {{0, oh_lo, 1, 1, true},
+                {oh_lo, nblk, nr, nr, false},
+                {oh_lo + nblk * nr, oh_hi - oh_lo - nblk * nr, 1, 1, false},
+                {oh_hi, g->out[1] - oh_hi, 1, 1, true}};
+  for (int pi = 0; pi < 4; ++pi) {
+    if (parts[pi].count <= 0) continue;
+    mlcc_loop_t l_r = mlcc_emit_for(ctx, 0, parts[pi].count, "dwoh");
+    e.oh = iaddc(ctx, imulc(ctx, l_r.iv, parts[pi].step), parts[pi].from);
+    e.yrow = imulc(ctx, imad(ctx, l_u.iv, g->out[1], e.oh), g->out[2]);
+    MLCC_RETURN_IF_ERROR(dw_rows(&e, &p, parts[pi].nr, parts[pi].checked));
+    mlcc_emit_loop_end(ctx, &l_r);
   }
-  mlcc_emit_loop_end(ctx, &l_oh);
   mlcc_emit_loop_end(ctx, &l_u);
   *handled = true;
   return mlcc_ok_status();

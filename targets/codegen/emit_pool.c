@@ -277,7 +277,7 @@ mlcc_status_t mlcc_emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   if (interior) {
     // Vector tiles of w columns, widest first; a strided tile reads w*s
     // elements per tap, so it may not run past the input row's end.
-    int lanes = pool_lanes(ctx, dt);
+    int lanes = g.s[2] <= 4 ? pool_lanes(ctx, dt) : 0;  // wide loads of lanes*s
     int64_t span = (g.k[2] - 1) * g.d[2] - g.pb[2] + g.s[2] - 1;
     int64_t nfull = 0, ow_v = lo[2];
     int tiles_w[8], n_tiles = 0;

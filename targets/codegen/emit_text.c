@@ -73,39 +73,71 @@ mlcc_status_t mlcc_emit_text_tfidf(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
     mlcc_tfidf_deinit(&t);
     return mlcc_ok_status();
   }
-  // Coordinate o's counted n-grams: list[start[o] .. start[o+1]) (CSR).
-  int64_t* start = (int64_t*)calloc((size_t)dim + 1, sizeof(int64_t));
-  int64_t* list = (int64_t*)calloc(t.n_ngrams ? t.n_ngrams : 1, sizeof(int64_t));
-  LLVMValueRef* wv = (LLVMValueRef*)calloc(t.n_ngrams ? t.n_ngrams : 1, sizeof(LLVMValueRef));
+  // The coordinates that counted n-grams map to, ascending: coord[u], u <
+  // n_coords (at most one per n-gram, so the tables never scale with |dim|,
+  // which may be up to 2^40); coordinate u's n-grams are list[start[u] ..
+  // start[u+1]) (CSR).
+  uint32_t nn = t.n_ngrams ? t.n_ngrams : 1;
+  int64_t* coord = (int64_t*)calloc(nn, sizeof(int64_t));
+  int64_t* start = (int64_t*)calloc((size_t)nn + 1, sizeof(int64_t));
+  int64_t* list = (int64_t*)calloc(nn, sizeof(int64_t));
+  uint32_t* order = (uint32_t*)calloc(nn, sizeof(uint32_t));
+  LLVMValueRef* wv = (LLVMValueRef*)calloc(nn, sizeof(LLVMValueRef));
   LLVMValueRef g_pool = NULL, g_off = NULL, g_len = NULL, g_start = NULL, g_list = NULL;
-  LLVMValueRef g_w = NULL;
-  if (start != NULL && list != NULL && wv != NULL) {
+  LLVMValueRef g_w = NULL, g_coord = NULL;
+  uint32_t n_coords = 0;
+  if (coord != NULL && start != NULL && list != NULL && order != NULL && wv != NULL) {
+    uint32_t n_list = 0;
     for (uint32_t i = 0; i < t.n_ngrams; ++i) {
-      if (t.counted[i]) start[t.index[i] + 1]++;
+      if (t.counted[i]) order[n_list++] = i;
     }
-    for (int64_t o = 0; o < dim; ++o) start[o + 1] += start[o];
-    int64_t* fill = (int64_t*)malloc((size_t)dim * sizeof(int64_t));
-    if (fill != NULL) {
-      memcpy(fill, start, (size_t)dim * sizeof(int64_t));
-      for (uint32_t i = 0; i < t.n_ngrams; ++i) {
-        if (t.counted[i]) list[fill[t.index[i]]++] = i;
+    // Insertion into |order| by index would be quadratic: sort by
+    // (index, n-gram number) with a bottom-up merge.
+    uint32_t* tmp = (uint32_t*)calloc(nn, sizeof(uint32_t));
+    if (tmp != NULL) {
+      for (uint32_t width = 1; width < n_list; width *= 2) {
+        for (uint32_t lo = 0; lo < n_list; lo += 2 * width) {
+          uint32_t mid = lo + width < n_list ? lo + width : n_list;
+          uint32_t hi = mid + width < n_list ? mid + width : n_list;
+          uint32_t i = lo, j = mid, k = lo;
+          while (i < mid && j < hi) {
+            tmp[k++] = t.index[order[j]] < t.index[order[i]] ? order[j++] : order[i++];
+          }
+          while (i < mid) tmp[k++] = order[i++];
+          while (j < hi) tmp[k++] = order[j++];
+        }
+        memcpy(order, tmp, (size_t)n_list * sizeof(uint32_t));
+        if (width > n_list / 2) break;
       }
-      free(fill);
-      for (uint32_t i = 0; i < (t.n_ngrams ? t.n_ngrams : 1); ++i) {
+      free(tmp);
+      for (uint32_t k = 0; k < n_list; ++k) {
+        int64_t o = t.index[order[k]];
+        if (n_coords == 0 || coord[n_coords - 1] != o) {
+          coord[n_coords] = o;
+          start[n_coords] = k;
+          ++n_coords;
+        }
+        list[k] = order[k];
+      }
+      start[n_coords] = n_list;
+      for (uint32_t i = 0; i < nn; ++i) {
         wv[i] = mlcc_emit_f32(ctx, i < t.n_ngrams ? t.weight[i] : 0.0f);
       }
       g_pool = i64_table(ctx, t.pool, t.pool_len, "tfidf.pool");
       g_off = i64_table(ctx, t.off, t.n_ngrams, "tfidf.off");
       g_len = i64_table(ctx, t.len, t.n_ngrams, "tfidf.len");
-      g_start = i64_table(ctx, start, (size_t)dim + 1, "tfidf.start");
-      g_list = i64_table(ctx, list, t.n_ngrams, "tfidf.list");
-      g_w = table(ctx, ctx->t_f32, wv, t.n_ngrams ? t.n_ngrams : 1, "tfidf.w");
+      g_coord = i64_table(ctx, coord, n_coords, "tfidf.coord");
+      g_start = i64_table(ctx, start, (size_t)n_coords + 1, "tfidf.start");
+      g_list = i64_table(ctx, list, n_list, "tfidf.list");
+      g_w = table(ctx, ctx->t_f32, wv, nn, "tfidf.w");
     }
   }
+  free(coord);
   free(start);
   free(list);
+  free(order);
   free(wv);
-  if (!g_pool || !g_off || !g_len || !g_start || !g_list || !g_w) {
+  if (!g_pool || !g_off || !g_len || !g_start || !g_list || !g_w || !g_coord) {
     mlcc_tfidf_deinit(&t);
     return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED,
                             "out of memory emitting TfIdfVectorizer tables");
@@ -114,12 +146,25 @@ mlcc_status_t mlcc_emit_text_tfidf(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef acc = mlcc_emit_var(ctx, ctx->t_f32, NULL);
   LLVMValueRef cnt = mlcc_emit_var(ctx, ctx->t_i64, NULL);
   LLVMValueRef match = mlcc_emit_var(ctx, ctx->t_i1, NULL);
+  LLVMValueRef next = mlcc_emit_var(ctx, ctx->t_i64, NULL);  // next coord[] entry
   mlcc_loop_t lr = mlcc_emit_for(ctx, 0, rows, "row");
   LLVMValueRef row_base = LLVMBuildMul(b, lr.iv, c64(ctx, cols), "");
+  LLVMBuildStore(b, c64(ctx, 0), next);
   mlcc_loop_t lo = mlcc_emit_for(ctx, 0, dim, "coord");
   LLVMBuildStore(b, mlcc_emit_f32(ctx, 0.0f), acc);
-  LLVMValueRef t0 = load_at(ctx, ctx->t_i64, g_start, lo.iv);
-  LLVMValueRef t1 = load_at(ctx, ctx->t_i64, g_start, LLVMBuildAdd(b, lo.iv, c64(ctx, 1), ""));
+  // Coordinate lo.iv has n-grams iff it is coord[next]: then they are
+  // list[start[next] .. start[next+1]), else the range is empty.
+  LLVMValueRef u = LLVMBuildLoad2(b, ctx->t_i64, next, "");
+  LLVMValueRef in_range = LLVMBuildICmp(b, LLVMIntULT, u, c64(ctx, n_coords), "");
+  LLVMValueRef u_safe = LLVMBuildSelect(b, in_range, u, c64(ctx, 0), "");
+  LLVMValueRef hit_coord = LLVMBuildAnd(
+      b, in_range,
+      LLVMBuildICmp(b, LLVMIntEQ, load_at(ctx, ctx->t_i64, g_coord, u_safe), lo.iv, ""), "");
+  LLVMValueRef s0 = load_at(ctx, ctx->t_i64, g_start, u_safe);
+  LLVMValueRef s1 = load_at(ctx, ctx->t_i64, g_start, LLVMBuildAdd(b, u_safe, c64(ctx, 1), ""));
+  LLVMValueRef t0 = LLVMBuildSelect(b, hit_coord, s0, c64(ctx, 0), "");
+  LLVMValueRef t1 = LLVMBuildSelect(b, hit_coord, s1, c64(ctx, 0), "");
+  LLVMBuildStore(b, LLVMBuildAdd(b, u, LLVMBuildZExt(b, hit_coord, ctx->t_i64, ""), ""), next);
   mlcc_loop_t lt = mlcc_emit_loop_begin(ctx, t0, t1, 1, "ngram");
   {
     LLVMValueRef id = load_at(ctx, ctx->t_i64, g_list, lt.iv);

@@ -11,25 +11,26 @@
 // i.e. alpha^2 independent GEMMs M[xi] = U[xi] (M x C) * V[xi] (C x tiles),
 // which take (alpha/m)^2 / 9 of the direct conv's multiplies.
 //
-// Work is split into blocks of RB tile rows (T = RB*TW tiles). Per block:
-//  1. input transform: for every input channel and tile row, the row's tiles
-//     are processed as vectors of L tiles (target lanes): the alpha x
-//     (m*L + 2) input patch rows are loaded as m + 1 vectors (compile-time
-//     masks for padded columns, a select for padded rows), each patch column
-//     j is a lane shuffle (lanes l*m + j), and B^T . B runs on whole vectors;
-//     V is stored in a panel [alpha^2][C][TS] on the stack (TS = T rounded
-//     up to L: the GEMM reads whole vectors);
-//  2. for every block of MR output channels and every chunk of NV vectors of
-//     tiles: alpha^2 register-blocked GEMMs (MR x NV vectors of
-//     accumulators; per input channel NV vector loads of V and MR broadcasts
-//     of U, which is packed channel-block-contiguous) store M to a small
-//     stack buffer; then the output transform A^T . A runs on vectors of
-//     tiles, adds the bias, interleaves the m columns of each tile back into
-//     output rows and stores them through mlcc_emit_store_output_vec (so any
-//     fused epilogue runs on vectors).
-// Parallel units are (image, block, chunk of channel blocks) triples; a unit
-// redoes its block's input transform, so channels are chunked only when
-// there are few blocks.
+// Work is split into blocks of RB tile rows (T = RB*TW tiles, the block's
+// "lanes" rounded up to L, the target's float lanes). Per block:
+//  1. input transform: per input channel, tiles are taken L at a time along
+//     a tile row (or several narrow tile rows per vector): each patch row is
+//     loaded as a few whole vectors of X (compile-time masks for padded
+//     columns, a select for padded rows), patch column j of tile l is lane
+//     l*m + j of those (one shuffle), and B^T . B runs on whole vectors. V
+//     goes to a panel [alpha^2][C][TS] on the stack;
+//  2. per block of MR output channels and chunk of NV vectors of tiles:
+//     alpha^2 register-blocked GEMMs (MR x NV vector accumulators; per input
+//     channel NV vector loads of V and MR broadcasts of U, packed
+//     channel-block-contiguous) leave M in a small stack buffer; the output
+//     transform A^T . A then runs per vector of tiles, adds the bias,
+//     interleaves the m columns of each tile back into output rows and
+//     stores them through mlcc_emit_store_output_vec (fused epilogues run
+//     on vectors).
+// The pack-weights pass picks F(2x2), F(4x4) or the direct kernels per layer
+// with a cost model fitted on measured layer times (wino_cost).
+// Parallel units are (image, block, chunk of channel blocks) triples; units
+// of one block in one range share its input transform.
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -70,7 +71,7 @@ void mlcc_conv_winograd_pack_weights(const float* w, int64_t mo, int64_t c, int6
                                      int64_t mr, float* out) {
   int alpha = (int)m + 2;
   const double(*gm)[3] = m == 4 ? kG4 : kG2;
-  int64_t plane = mo * c;
+  int64_t nxi = (int64_t)alpha * alpha;
   for (int64_t oc = 0; oc < mo; ++oc) {
     int64_t oc0 = oc - oc % mr;
     int64_t bs = mo - oc0 < mr ? mo - oc0 : mr;
@@ -86,7 +87,7 @@ void mlcc_conv_winograd_pack_weights(const float* w, int64_t mo, int64_t c, int6
         for (int j = 0; j < alpha; ++j) {
           double u = tmp[i][0] * gm[j][0] + tmp[i][1] * gm[j][1] + tmp[i][2] * gm[j][2];
           int64_t xi = i * alpha + j;
-          out[xi * plane + oc0 * c + ic * bs + (oc - oc0)] = (float)u;
+          out[oc0 * c * nxi + (xi * c + ic) * bs + (oc - oc0)] = (float)u;
         }
       }
     }
@@ -176,7 +177,10 @@ typedef struct wino_plan_t {
   int nregs;
   int64_t th, tw;     // tile rows and columns
   int64_t rb, nblk, rlast;  // tile rows per block, blocks, rows of the last block
+  int64_t rv;         // tile rows per input-transform vector (TW < L), else 1
   int64_t ts;         // panel lanes per (xi, ic) row (multiple of L)
+  int64_t xs;         // panel stride between xi: C*ts + L (the transform's
+                      // alpha^2 stores of one vector hit distinct cache sets)
   int64_t ms;         // output-buffer lanes per (xi, channel) row
   int64_t ocb;        // channel blocks (ceil(mo / mr))
   int64_t cchunk;     // channel blocks per unit
@@ -194,9 +198,15 @@ static int target_lanes(const mlcc_target_t* target) {
   return L;
 }
 
-// Vector registers: 32 on AVX-512, NEON and RVV, 16 on AVX2 (and SSE).
+// Vector registers of L floats: 32 on AVX-512 and NEON, 16 on AVX2; RVV
+// (L = 8) holds 16 at the VLEN of 128 LLVM assumes (register pairs; spills
+// of those are whole-register moves that qemu 7.2 cannot run, see
+// emit.c); without V a vector is 4 of the 32 scalar FP registers.
 static int target_regs(const mlcc_target_t* target, int L) {
-  return (target != NULL && target->arch == MLCC_ARCH_X86_64 && L < 16) ? 16 : 32;
+  if (target == NULL) return 16;
+  if (target->arch == MLCC_ARCH_X86_64) return L < 16 ? 16 : 32;
+  if (target->arch == MLCC_ARCH_RISCV64) return target->vector_bytes > 16 ? 16 : 8;
+  return 32;
 }
 
 // GEMM vectors per chunk for a channel block of |mr|: as many as the
@@ -217,28 +227,49 @@ static bool plan_blocks(const wino_geom_t* g, int m, int L, wino_plan_t* p) {
   p->L = L;
   p->th = ceil_div(g->oh, m);
   p->tw = ceil_div(g->ow, m);
+  // Narrow rows: several tile rows per input-transform vector (their loads,
+  // nq vectors per row, feed one lane shuffle of at most 8 vectors).
+  p->rv = 1;
+  if (p->tw < L) {
+    int64_t nq = ceil_div((p->tw - 1) * m + p->alpha, L);
+    p->rv = L / p->tw;
+    while (p->rv > 1 && p->rv * nq > 8) --p->rv;
+  }
   int64_t ubytes = (int64_t)p->nxi * g->mo * g->c * 4;
   // Lane efficiency of every blocking within the budget. The output buffer
-  // takes nxi * mr * (nv + 1) * L floats, and mr * (nv + 1) < mr + nregs - 2
-  // (plan_nv) <= kWinoMaxMr + 30.
-  int64_t mb_max = (int64_t)p->nxi * (kWinoMaxMr + 30) * L * 4;
+  // takes nxi * mr * nv * L floats, and mr * nv <= max(nregs - 2, mr) <= 30
+  // (plan_nv, kWinoMaxMr).
+  int64_t mb_max = (int64_t)p->nxi * 30 * L * 4;
+  // Pass 1: the best lane efficiency; pass 2: among blockings within 2% of
+  // it, U larger than a share of L2 (streamed once per block) takes the
+  // fewest blocks; else the fewest blocks whose GEMM has at least 2 vectors
+  // of tiles (fewer loads per FMA), else 1 vector (more parallel units).
   double best = 0.0;
-  for (int64_t rb = 1; rb <= p->th; ++rb) {
-    int64_t ts = round_up(rb * p->tw, L);
-    if ((int64_t)p->nxi * g->c * ts * 4 + mb_max > kWinoStackBytes) break;
-    int64_t nblk = ceil_div(p->th, rb), rlast = p->th - (nblk - 1) * rb;
-    int64_t lanes = (nblk - 1) * ts + round_up(rlast * p->tw, L);
-    double eff = (double)(p->th * p->tw) / (double)lanes;
-    // Near-ties: U larger than a share of L2 is streamed once per block,
-    // so prefer fewer blocks; else more blocks (more parallel units).
-    bool better = p->rb == 0 || eff > best + 0.02 ||
-                  (eff > best - 0.02 && ubytes > ((int64_t)1 << 20) && rb > p->rb);
-    if (better) {
-      if (eff > best) best = eff;
-      p->rb = rb;
-      p->nblk = nblk;
-      p->rlast = rlast;
-      p->ts = ts;
+  for (int pass = 0; pass < 2; ++pass) {
+    int64_t pick_rb = 0;
+    for (int64_t rb = 1; rb <= p->th; ++rb) {
+      int64_t ts = round_up(rb * p->tw, L);
+      if ((int64_t)p->nxi * (g->c * ts + L) * 4 + mb_max > kWinoStackBytes) break;
+      int64_t nblk = ceil_div(p->th, rb), rlast = p->th - (nblk - 1) * rb;
+      int64_t lanes = (nblk - 1) * ts + round_up(rlast * p->tw, L);
+      double eff = (double)(p->th * p->tw) / (double)lanes;
+      if (pass == 0) {
+        if (eff > best) best = eff;
+        continue;
+      }
+      if (eff < best - 0.02) continue;
+      if (ubytes > ((int64_t)1 << 20)) {
+        pick_rb = rb;  // the largest
+      } else if (pick_rb == 0 || (round_up(pick_rb * p->tw, L) < 2 * L && ts >= 2 * L)) {
+        pick_rb = rb;
+      }
+    }
+    if (pass == 1 && pick_rb > 0) {
+      p->rb = pick_rb;
+      p->ts = round_up(pick_rb * p->tw, L);
+      p->nblk = ceil_div(p->th, pick_rb);
+      p->rlast = p->th - (p->nblk - 1) * pick_rb;
+      p->xs = g->c * p->ts + L;
     }
   }
   return p->rb > 0;
@@ -250,10 +281,17 @@ static void plan_finish(const wino_geom_t* g, const mlcc_target_t* target, int m
   p->nregs = target_regs(target, p->L);
   p->mr = mr;
   p->nv = plan_nv(p->nregs, mr);
-  p->ms = (int64_t)(p->nv + 1) * p->L;
+  p->ms = (int64_t)p->nv * p->L;
   p->ocb = ceil_div(g->mo, mr);
+  // Few blocks: also split the channel blocks into chunks, so that a few
+  // threads get balanced work. Each chunk redoes its block's input
+  // transform (about 21/M of the block's GEMM, see wino_cost), so chunks
+  // stop at 25% extra work, or 2 units.
   int64_t base = g->n * p->nblk;
   p->noc = base >= kWinoTargetUnits ? 1 : ceil_div(kWinoTargetUnits, base);
+  int64_t cap = 1 + g->mo / 84;
+  if (cap < ceil_div(2, base)) cap = ceil_div(2, base);
+  if (p->noc > cap) p->noc = cap;
   if (p->noc > p->ocb) p->noc = p->ocb;
   p->cchunk = ceil_div(p->ocb, p->noc);
   p->noc = ceil_div(p->ocb, p->cchunk);
@@ -295,6 +333,51 @@ int64_t mlcc_emit_conv_winograd_parallel_units(const mlcc_node_t* node,
   return p.units > 1 ? p.units : 0;
 }
 
+// Cost model of the choice between the direct kernels and F(2x2) or
+// F(4x4), in units of one GEMM multiply-add on one lane. Fitted on per-layer
+// timings of resnet18, squeezenet1_1 and the detector with AVX-512 (3x3
+// convs, 7x7 to 80x80, 16 to 512 channels, each conv timed alone;
+// BENCHMARKS.md): predicted Winograd/direct ratios within about 10% of the
+// measured ones. Terms: the GEMM over padded tile lanes, the input
+// transform (21 per transformed input element), the output transform (4.2
+// per transformed output element), U streamed again for every further
+// block (1.4 per byte), and both kernels' first read of their weights (4 per
+// byte; U is (alpha/3)^2 times W).
+static const double kWinoMinGain = 0.9;  // model error margin
+
+// Inside whole models U comes from memory, not from the cache it sits in
+// when a conv is timed alone: a U beyond about L2 + a bit, multiplied into
+// fewer than kWinoMinReuse tile lanes per element (small images, many
+// channels: resnet18's layer3/4) made the Winograd kernel memory-bound and
+// no faster than the direct one in whole-model profiles. Those stay direct.
+static const int64_t kWinoMaxColdU = (int64_t)3 << 20;
+static const int64_t kWinoMinReuse = 128;
+
+static double direct_cost(const wino_geom_t* g) {
+  double wbytes = 9.0 * (double)g->c * (double)g->mo * 4.0;
+  return 1.03 * 9.0 * (double)g->c * (double)g->mo * (double)(g->n * g->oh * g->ow) +
+         4.0 * wbytes;
+}
+
+// Tile lanes of the whole conv (padded lanes of every block of every image).
+static int64_t wino_lanes(const wino_geom_t* g, const wino_plan_t* p) {
+  return g->n * ((p->nblk - 1) * p->ts + round_up(p->rlast * p->tw, p->L));
+}
+
+static double wino_cost(const wino_geom_t* g, const wino_plan_t* p) {
+  double lanes = (double)wino_lanes(g, p);
+  double nxi = p->nxi, c = (double)g->c, mo = (double)g->mo;
+  double ubytes = nxi * mo * c * 4.0;
+  return nxi * c * mo * lanes + 21.0 * nxi * c * lanes + 4.2 * nxi * mo * lanes +
+         1.4 * ubytes * (double)(g->n * p->nblk - 1) + 4.0 * ubytes;
+}
+
+// False if U would stream from memory with too little reuse (see above).
+static bool wino_memory_ok(const wino_geom_t* g, const wino_plan_t* p) {
+  int64_t ubytes = (int64_t)p->nxi * g->mo * g->c * 4;
+  return ubytes <= kWinoMaxColdU || wino_lanes(g, p) >= kWinoMinReuse;
+}
+
 // Channel block for |mo| output channels: as many rows as the registers
 // allow for the GEMM's vector count, balanced over the blocks.
 static int choose_mr(int64_t mo, int nregs, int vecs) {
@@ -327,19 +410,27 @@ bool mlcc_conv_winograd_choose(const mlcc_node_t* node, const mlcc_target_t* tar
                     mlcc_shape_numel_unchecked(&b->shape) != g.mo)) {
     return false;
   }
-  int m = 2;
-  const char* force = getenv("MLCC_WINOGRAD");
-  if (force != NULL) {
-    m = atoi(force);
-    if (m != 2 && m != 4) return false;
-  } else {
-    // Measured heuristic (see BENCHMARKS.md, per-layer table).
-    if (g.c < 16 || g.mo < 16) return false;
-  }
+  // Tile size by the cost model; Winograd only where it clearly wins.
+  if (g.c < 8 || g.mo < 8) return false;
   int L = target_lanes(target);
+  const char* force = getenv("MLCC_WINOGRAD");
+  int m = 0;
+  double best = kWinoMinGain * direct_cost(&g);
   wino_plan_t p;
-  memset(&p, 0, sizeof(p));
-  if (!plan_blocks(&g, m, L, &p)) return false;
+  for (int cand = 2; cand <= 4; cand += 2) {
+    if (force != NULL && atoi(force) != cand) continue;
+    wino_plan_t q;
+    memset(&q, 0, sizeof(q));
+    if (!plan_blocks(&g, cand, L, &q)) continue;
+    if (force == NULL && !wino_memory_ok(&g, &q)) continue;
+    double cost = wino_cost(&g, &q);
+    if (cost < best || force != NULL) {
+      best = cost;
+      m = cand;
+      p = q;
+    }
+  }
+  if (m == 0) return false;
   *out_m = m;
   *out_mr = choose_mr(g.mo, target_regs(target, L), (int)(p.ts / L));
   return true;
@@ -524,24 +615,31 @@ static LLVMValueRef load_cols(wino_t* e, LLVMValueRef row, int64_t col0) {
 // Kernel pieces
 //===----------------------------------------------------------------------===//
 
-// Input transform of the block (|rows| tile rows from e->tr0) into the panel.
-static void emit_input_transform(wino_t* e, int64_t rows) {
+// Panel index of row (ic, xi): layout [nxi][C][ts] with xi stride xs.
+static LLVMValueRef panel_row(wino_t* e, LLVMValueRef ic, LLVMValueRef xi) {
+  return iadd(e->ctx, imulc(e->ctx, xi, e->p->xs), imulc(e->ctx, ic, e->p->ts));
+}
+
+// Input transform of one vector of tiles for input channel |ic| (X plane at
+// |plane|): |nr| tile rows from block row |k| (runtime), columns [c0, c0+w)
+// of each (nr > 1 only for whole rows: c0 == 0, w == TW). Lane l holds tile
+// (k + l / w, c0 + l % w); the nr*w lanes go to the panel at k*TW + c0.
+static void emit_input_vec(wino_t* e, LLVMValueRef plane, LLVMValueRef ic, LLVMValueRef k,
+                           int nr, int64_t c0, int w) {
   mlcc_emit_ctx_t* ctx = e->ctx;
   const wino_geom_t* g = e->g;
   const wino_plan_t* p = e->p;
   int m = p->m, alpha = p->alpha, L = p->L;
-  mlcc_loop_t l_ic = mlcc_emit_for(ctx, 0, g->c, "wic");
-  LLVMValueRef plane = imulc(ctx, imad(ctx, e->n, g->c, l_ic.iv), g->h * g->w);
-  mlcc_loop_t l_k = mlcc_emit_for(ctx, 0, rows, "wk");
-  LLVMValueRef ih0 = iaddc(ctx, imulc(ctx, iadd(ctx, e->tr0, l_k.iv), m), -g->pt);
+  int64_t s0 = c0 * m - g->pl;
+  int nq = (int)ceil_div((int64_t)(w - 1) * m + alpha, L);  // loads per tile row
   LLVMValueRef zero = LLVMConstNull(e->vt);
-  for (int64_t c0 = 0; c0 < p->tw; c0 += L) {
-    int w = (int)(p->tw - c0 < L ? p->tw - c0 : L);
-    int64_t s0 = c0 * m - g->pl;
-    int nq = (int)ceil_div((int64_t)(w - 1) * m + alpha, L);
-    LLVMValueRef t[kWinoMaxAlpha][kWinoMaxAlpha];
-    for (int i = 0; i < alpha; ++i) {
-      LLVMValueRef ih = iaddc(ctx, ih0, i);
+  LLVMValueRef t[kWinoMaxAlpha][kWinoMaxAlpha];
+  for (int i = 0; i < alpha; ++i) {
+    // Patch row i of every tile row: nq vectors of X columns each (a row
+    // outside the input reads as 0).
+    LLVMValueRef q[8];
+    for (int kk = 0; kk < nr; ++kk) {
+      LLVMValueRef ih = iaddc(ctx, imulc(ctx, iadd(ctx, e->tr0, iaddc(ctx, k, kk)), m), i - g->pt);
       LLVMValueRef ge = LLVMBuildICmp(ctx->b, LLVMIntSGE, ih, c64(ctx, 0), "");
       LLVMValueRef lt = LLVMBuildICmp(ctx->b, LLVMIntSLT, ih, c64(ctx, g->h), "");
       LLVMValueRef valid = LLVMBuildAnd(ctx->b, ge, lt, "");
@@ -549,34 +647,62 @@ static void emit_input_transform(wino_t* e, int64_t rows) {
                                        mlcc_emit_min(ctx, MLCC_DTYPE_I64, ih, c64(ctx, g->h - 1)),
                                        c64(ctx, 0));
       LLVMValueRef row = iadd(ctx, plane, imulc(ctx, ihc, g->w));
-      LLVMValueRef q[kWinoMaxAlpha];
-      for (int k = 0; k < nq; ++k) {
-        q[k] = LLVMBuildSelect(ctx->b, valid, load_cols(e, row, s0 + (int64_t)k * L), zero, "");
+      for (int j = 0; j < nq; ++j) {
+        q[kk * nq + j] =
+            LLVMBuildSelect(ctx->b, valid, load_cols(e, row, s0 + (int64_t)j * L), zero, "");
       }
-      LLVMValueRef d[kWinoMaxAlpha];
-      for (int j = 0; j < alpha; ++j) {
-        int sel[kWinoMaxL];
-        for (int l = 0; l < L; ++l) {
-          int src = l * m + j;
-          sel[l] = l < w && src < nq * L ? src : -1;
-        }
-        d[j] = pick(e, q, nq, sel, L);
-      }
-      input_1d(e, d, t[i]);
     }
-    LLVMValueRef off = iaddc(ctx, imulc(ctx, l_k.iv, p->tw), c0);
-    for (int jj = 0; jj < alpha; ++jj) {
-      LLVMValueRef col[kWinoMaxAlpha], v[kWinoMaxAlpha];
-      for (int i = 0; i < alpha; ++i) col[i] = t[i][jj];
-      input_1d(e, col, v);
-      for (int ii = 0; ii < alpha; ++ii) {
-        int64_t xi = (int64_t)ii * alpha + jj;
-        LLVMValueRef pi = iadd(ctx, imulc(ctx, iaddc(ctx, l_ic.iv, xi * g->c), p->ts), off);
-        store_lanes(e, v[ii], w, e->panel, pi);
+    // Patch column j of lane l: column c*m + j of its tile row's vectors.
+    LLVMValueRef d[kWinoMaxAlpha];
+    for (int j = 0; j < alpha; ++j) {
+      int sel[kWinoMaxL];
+      for (int l = 0; l < L; ++l) {
+        int kk = l / w, c = l % w;
+        sel[l] = kk < nr ? kk * nq * L + c * m + j : -1;
       }
+      d[j] = pick(e, q, nr * nq, sel, L);
+    }
+    input_1d(e, d, t[i]);
+  }
+  LLVMValueRef off = iaddc(ctx, imulc(ctx, k, p->tw), c0);
+  for (int jj = 0; jj < alpha; ++jj) {
+    LLVMValueRef col[kWinoMaxAlpha], v[kWinoMaxAlpha];
+    for (int i = 0; i < alpha; ++i) col[i] = t[i][jj];
+    input_1d(e, col, v);
+    for (int ii = 0; ii < alpha; ++ii) {
+      int64_t xi = (int64_t)ii * alpha + jj;
+      LLVMValueRef pi = iadd(ctx, panel_row(e, ic, c64(ctx, xi)), off);
+      store_lanes(e, v[ii], nr * w, e->panel, pi);
     }
   }
-  mlcc_emit_loop_end(ctx, &l_k);
+}
+
+// Input transform of the block (|rows| tile rows from e->tr0) into the
+// panel: rows of at least L tiles in chunks of L, narrower rows
+// p->rv at a time.
+static void emit_input_transform(wino_t* e, int64_t rows) {
+  mlcc_emit_ctx_t* ctx = e->ctx;
+  const wino_geom_t* g = e->g;
+  const wino_plan_t* p = e->p;
+  int L = p->L;
+  mlcc_loop_t l_ic = mlcc_emit_for(ctx, 0, g->c, "wic");
+  LLVMValueRef plane = imulc(ctx, imad(ctx, e->n, g->c, l_ic.iv), g->h * g->w);
+  if (p->rv == 1) {
+    mlcc_loop_t l_k = mlcc_emit_for(ctx, 0, rows, "wk");
+    for (int64_t c0 = 0; c0 < p->tw; c0 += L) {
+      int w = (int)(p->tw - c0 < L ? p->tw - c0 : L);
+      emit_input_vec(e, plane, l_ic.iv, l_k.iv, 1, c0, w);
+    }
+    mlcc_emit_loop_end(ctx, &l_k);
+  } else {
+    int64_t ng = rows / p->rv, rem = rows % p->rv;
+    if (ng > 0) {
+      mlcc_loop_t l_k = mlcc_emit_for(ctx, 0, ng, "wkg");
+      emit_input_vec(e, plane, l_ic.iv, imulc(ctx, l_k.iv, p->rv), (int)p->rv, 0, (int)p->tw);
+      mlcc_emit_loop_end(ctx, &l_k);
+    }
+    if (rem > 0) emit_input_vec(e, plane, l_ic.iv, c64(ctx, ng * p->rv), (int)rem, 0, (int)p->tw);
+  }
   mlcc_emit_loop_end(ctx, &l_ic);
 }
 
@@ -594,8 +720,9 @@ static void emit_gemm(wino_t* e, LLVMValueRef oc0, int bs, int64_t s_q, int nvq)
   for (int r = 0; r < bs; ++r) {
     for (int j = 0; j < nvq; ++j) acc[r][j] = mlcc_emit_var(ctx, e->vt, zero);
   }
-  LLVMValueRef ubase = iadd(ctx, imulc(ctx, l_xi.iv, g->mo * g->c), imulc(ctx, oc0, g->c));
-  LLVMValueRef vbase = iaddc(ctx, imulc(ctx, l_xi.iv, g->c * p->ts), s_q);
+  // U of the block: [xi][ic][bs] at oc0*C*nxi (pack.h), one stream per block.
+  LLVMValueRef ubase = iadd(ctx, imulc(ctx, oc0, g->c * p->nxi), imulc(ctx, l_xi.iv, g->c * bs));
+  LLVMValueRef vbase = iaddc(ctx, panel_row(e, c64(ctx, 0), l_xi.iv), s_q);
   mlcc_loop_t l_ic = mlcc_emit_for(ctx, 0, g->c, "wgc");
   LLVMValueRef vrow = iadd(ctx, vbase, imulc(ctx, l_ic.iv, p->ts));
   LLVMValueRef urow = iadd(ctx, ubase, imulc(ctx, l_ic.iv, bs));
@@ -621,37 +748,19 @@ static void emit_gemm(wino_t* e, LLVMValueRef oc0, int bs, int64_t s_q, int nvq)
   mlcc_emit_loop_end(ctx, &l_xi);
 }
 
-// A run of tiles of one tile row inside a GEMM chunk.
-typedef struct wino_piece_t {
-  int64_t k;    // tile row within the block
-  int64_t c0;   // first tile column
-  int w;        // tiles (<= L)
-  int64_t off;  // lane of the first tile within the chunk
-} wino_piece_t;
-
 // Output transform of channel block |oc0| (|bs| channels) for the chunk of
-// |nvq| vectors at panel lane |s_q| of a block of |rows| tile rows.
+// |nvq| vectors at panel lane |s_q| of a block of |rows| tile rows: per
+// vector of L tiles (lanes of several tile rows when rows are narrow),
+// A^T . A, the bias, then per tile row and output row the m columns of each
+// tile interleaved into a run of output columns, stored through
+// mlcc_emit_store_output_vec in pieces of at most L.
 static mlcc_status_t emit_output(wino_t* e, LLVMValueRef oc0, int bs, int64_t rows,
                                  int64_t s_q, int nvq) {
   mlcc_emit_ctx_t* ctx = e->ctx;
   const wino_geom_t* g = e->g;
   const wino_plan_t* p = e->p;
   int m = p->m, alpha = p->alpha, L = p->L;
-  wino_piece_t pieces[64];
-  int np = 0;
-  int64_t q_end = s_q + (int64_t)nvq * L;
-  for (int64_t k = 0; k < rows; ++k) {
-    int64_t a = k * p->tw > s_q ? k * p->tw : s_q;
-    int64_t b = (k + 1) * p->tw < q_end ? (k + 1) * p->tw : q_end;
-    for (; a < b && np < 64; a += L) {
-      pieces[np].k = k;
-      pieces[np].c0 = a - k * p->tw;
-      pieces[np].w = (int)(b - a < L ? b - a : L);
-      pieces[np].off = a - s_q;
-      ++np;
-    }
-  }
-  if (np == 0) return mlcc_ok_status();
+  int64_t T = rows * p->tw;
   mlcc_loop_t l_r = mlcc_emit_for(ctx, 0, bs, "wor");
   LLVMValueRef oc = iadd(ctx, oc0, l_r.iv);
   LLVMValueRef bv = NULL;
@@ -659,12 +768,15 @@ static mlcc_status_t emit_output(wino_t* e, LLVMValueRef oc0, int bs, int64_t ro
   LLVMValueRef ybase = imulc(ctx, imad(ctx, e->n, g->mo, oc), g->oh);
   LLVMValueRef mrow0 = imulc(ctx, l_r.iv, p->ms);
   int64_t oh_tail = g->oh % m;  // valid rows of the last tile row (0: all)
-  for (int pi = 0; pi < np; ++pi) {
-    const wino_piece_t* pc = &pieces[pi];
+  mlcc_status_t st = mlcc_ok_status();
+  for (int j = 0; j < nvq && mlcc_status_is_ok(st); ++j) {
+    int64_t a = s_q + (int64_t)j * L;  // first tile (block lane) of the vector
+    int64_t b = a + L < T ? a + L : T;
+    if (a >= b) break;
     LLVMValueRef mv[kWinoMaxXi];
     for (int xi = 0; xi < p->nxi; ++xi) {
-      LLVMValueRef idx = iaddc(ctx, mrow0, ((int64_t)xi * p->mr) * p->ms + pc->off);
-      mv[xi] = vload(e, e->mbuf, idx, 4);
+      LLVMValueRef idx = iaddc(ctx, mrow0, ((int64_t)xi * p->mr) * p->ms + (int64_t)j * L);
+      mv[xi] = vload(e, e->mbuf, idx, (unsigned)(4 * L));
     }
     // Rows: tmp[i][jo] = sum_j A^T[jo][j] M[i][j]; then columns.
     LLVMValueRef tmp[kWinoMaxAlpha][4];
@@ -676,36 +788,40 @@ static mlcc_status_t emit_output(wino_t* e, LLVMValueRef oc0, int bs, int64_t ro
       output_1d(e, col, o);
       for (int io = 0; io < m; ++io) y[io][jo] = bv != NULL ? fadd(e, o[io], bv) : o[io];
     }
-    LLVMValueRef trow = iaddc(ctx, e->tr0, pc->k);
-    int64_t ncols = (int64_t)pc->w * m;
-    if (ncols > g->ow - pc->c0 * m) ncols = g->ow - pc->c0 * m;
-    for (int io = 0; io < m; ++io) {
-      LLVMValueRef ohv = iaddc(ctx, imulc(ctx, trow, m), io);
-      bool check = oh_tail != 0 && io >= oh_tail;
-      mlcc_if_t br;
-      if (check) br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(ctx->b, LLVMIntSLT, ohv, c64(ctx, g->oh), ""));
-      LLVMValueRef yrow = iaddc(ctx, imulc(ctx, iadd(ctx, ybase, ohv), g->ow), pc->c0 * m);
-      for (int64_t s = 0; s < ncols; s += L) {
-        int cnt = (int)(ncols - s < L ? ncols - s : L);
-        int sel[kWinoMaxL];
-        for (int q = 0; q < cnt; ++q) {
-          int64_t col = s + q;
-          sel[q] = (int)((col % m) * L + col / m);
+    for (int64_t k = a / p->tw; k * p->tw < b && mlcc_status_is_ok(st); ++k) {
+      int64_t lo = k * p->tw > a ? k * p->tw : a;
+      int64_t hi = (k + 1) * p->tw < b ? (k + 1) * p->tw : b;
+      int64_t c_lo = lo - k * p->tw;  // first tile column
+      int lb = (int)(lo - a);         // its lane
+      int64_t ncols = (hi - lo) * m;
+      if (ncols > g->ow - c_lo * m) ncols = g->ow - c_lo * m;
+      LLVMValueRef trow = iaddc(ctx, e->tr0, k);
+      for (int io = 0; io < m && mlcc_status_is_ok(st); ++io) {
+        LLVMValueRef ohv = iaddc(ctx, imulc(ctx, trow, m), io);
+        bool check = oh_tail != 0 && io >= oh_tail;
+        mlcc_if_t br;
+        if (check) {
+          br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(ctx->b, LLVMIntSLT, ohv, c64(ctx, g->oh), ""));
         }
-        LLVMValueRef v = pick(e, y[io], m, sel, cnt);
-        mlcc_status_t st = cnt == 1 ? mlcc_emit_store_output(ctx, e->node, 0, iaddc(ctx, yrow, s), v)
-                                    : mlcc_emit_store_output_vec(ctx, e->node, 0, iaddc(ctx, yrow, s), v);
-        if (!mlcc_status_is_ok(st)) {
-          if (check) mlcc_emit_if_end(ctx, &br);
-          mlcc_emit_loop_end(ctx, &l_r);
-          return st;
+        LLVMValueRef yrow = iaddc(ctx, imulc(ctx, iadd(ctx, ybase, ohv), g->ow), c_lo * m);
+        for (int64_t s0 = 0; s0 < ncols && mlcc_status_is_ok(st); s0 += L) {
+          int cnt = (int)(ncols - s0 < L ? ncols - s0 : L);
+          int sel[kWinoMaxL];
+          for (int q = 0; q < cnt; ++q) {
+            int64_t c = s0 + q;  // column within the run: tile c / m, column c % m
+            sel[q] = (int)((c % m) * L + lb + c / m);
+          }
+          LLVMValueRef v = pick(e, y[io], m, sel, cnt);
+          LLVMValueRef yi = iaddc(ctx, yrow, s0);
+          st = cnt == 1 ? mlcc_emit_store_output(ctx, e->node, 0, yi, v)
+                        : mlcc_emit_store_output_vec(ctx, e->node, 0, yi, v);
         }
+        if (check) mlcc_emit_if_end(ctx, &br);
       }
-      if (check) mlcc_emit_if_end(ctx, &br);
     }
   }
   mlcc_emit_loop_end(ctx, &l_r);
-  return mlcc_ok_status();
+  return st;
 }
 
 // GEMM + output transform of one channel block over every chunk.
@@ -743,19 +859,20 @@ static mlcc_status_t emit_block(wino_t* e, int64_t rows, LLVMValueRef cb0, LLVMV
   return mlcc_ok_status();
 }
 
-// Zeroes lanes [from, to) of |rows| rows of |row_len| floats at |base|.
-static void zero_lanes(wino_t* e, LLVMValueRef base, int64_t rows, int64_t row_len, int64_t from,
-                       int64_t to) {
-  if (from >= to || rows <= 0) return;
+// Zeroes lanes [from, to) of every panel row.
+static void zero_panel_lanes(wino_t* e, int64_t from, int64_t to) {
+  if (from >= to) return;
   mlcc_emit_ctx_t* ctx = e->ctx;
-  mlcc_loop_t l = mlcc_emit_for(ctx, 0, rows, "wz");
-  LLVMValueRef row = imulc(ctx, l.iv, row_len);
+  mlcc_loop_t l_xi = mlcc_emit_for(ctx, 0, e->p->nxi, "wzx");
+  mlcc_loop_t l_ic = mlcc_emit_for(ctx, 0, e->g->c, "wzc");
+  LLVMValueRef row = panel_row(e, l_ic.iv, l_xi.iv);
   LLVMValueRef zero = LLVMConstNull(e->vt);
   for (int64_t a = from; a < to; a += e->p->L) {
     int w = (int)(to - a < e->p->L ? to - a : e->p->L);
-    store_lanes(e, zero, w, base, iaddc(ctx, row, a));
+    store_lanes(e, zero, w, e->panel, iaddc(ctx, row, a));
   }
-  mlcc_emit_loop_end(ctx, &l);
+  mlcc_emit_loop_end(ctx, &l_ic);
+  mlcc_emit_loop_end(ctx, &l_xi);
 }
 
 mlcc_status_t mlcc_emit_conv_winograd(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
@@ -792,32 +909,40 @@ mlcc_status_t mlcc_emit_conv_winograd(mlcc_emit_ctx_t* ctx, const mlcc_node_t* n
   e.wptr = mlcc_emit_ptr(ctx, e.w);
   // Stack buffers: the panel [nxi][C][ts] and the GEMM output [nxi][mr][ms].
   LLVMValueRef panel = mlcc_emit_var(
-      ctx, LLVMArrayType(ctx->t_f32, (unsigned)((int64_t)p.nxi * g.c * p.ts)), NULL);
+      ctx, LLVMArrayType(ctx->t_f32, (unsigned)((int64_t)p.nxi * p.xs)), NULL);
   LLVMSetAlignment(panel, 64);
   LLVMValueRef mbuf = mlcc_emit_var(
       ctx, LLVMArrayType(ctx->t_f32, (unsigned)((int64_t)p.nxi * p.mr * p.ms)), NULL);
   LLVMSetAlignment(mbuf, 64);
   e.panel = panel;
   e.mbuf = mbuf;
-  // Lanes the GEMM or the output transform read but no transform writes
-  // hold zeros (never uninitialized stack: no NaN or denormal slow paths).
+  // Panel lanes the GEMM reads but no transform writes hold zeros (never
+  // uninitialized stack: no NaN or denormal slow paths).
   int64_t tmin = p.rb * p.tw < p.rlast * p.tw ? p.rb * p.tw : p.rlast * p.tw;
-  zero_lanes(&e, panel, (int64_t)p.nxi * g.c, p.ts, tmin, p.ts);
-  zero_lanes(&e, mbuf, (int64_t)p.nxi * p.mr, p.ms, 0, p.ms);
+  zero_panel_lanes(&e, tmin, p.ts);
 
   LLVMValueRef zero = c64(ctx, 0), units = c64(ctx, p.units);
   LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : zero;
   LLVMValueRef re = ctx->range_end ? ctx->range_end : units;
   rb = mlcc_emit_max(ctx, MLCC_DTYPE_I64, mlcc_emit_min(ctx, MLCC_DTYPE_I64, rb, units), zero);
   re = mlcc_emit_max(ctx, MLCC_DTYPE_I64, mlcc_emit_min(ctx, MLCC_DTYPE_I64, re, units), zero);
-  mlcc_loop_t l_u = mlcc_emit_loop_begin(ctx, rb, re, 1, "wu");
-  LLVMValueRef nb = LLVMBuildSDiv(ctx->b, l_u.iv, c64(ctx, p.noc), "");
-  LLVMValueRef oq = LLVMBuildSRem(ctx->b, l_u.iv, c64(ctx, p.noc), "");
-  e.n = LLVMBuildSDiv(ctx->b, nb, c64(ctx, p.nblk), "");
-  LLVMValueRef blk = LLVMBuildSRem(ctx->b, nb, c64(ctx, p.nblk), "");
+  // Units u = (n*nblk + blk)*noc + chunk. Consecutive units of one block
+  // share its input transform: loop over the blocks the range meets, each
+  // with its part of the range's channel chunks.
+  LLVMValueRef noc = c64(ctx, p.noc);
+  LLVMValueRef g0 = LLVMBuildSDiv(ctx->b, rb, noc, "");
+  LLVMValueRef g1 = LLVMBuildSDiv(ctx->b, iaddc(ctx, re, p.noc - 1), noc, "");
+  mlcc_loop_t l_g = mlcc_emit_loop_begin(ctx, g0, g1, 1, "wg");
+  LLVMValueRef u0 = imulc(ctx, l_g.iv, p.noc);
+  LLVMValueRef c_lo = LLVMBuildSub(ctx->b, mlcc_emit_max(ctx, MLCC_DTYPE_I64, rb, u0), u0, "");
+  LLVMValueRef c_hi = LLVMBuildSub(
+      ctx->b, mlcc_emit_min(ctx, MLCC_DTYPE_I64, re, iaddc(ctx, u0, p.noc)), u0, "");
+  e.n = LLVMBuildSDiv(ctx->b, l_g.iv, c64(ctx, p.nblk), "");
+  LLVMValueRef blk = LLVMBuildSRem(ctx->b, l_g.iv, c64(ctx, p.nblk), "");
   e.tr0 = imulc(ctx, blk, p.rb);
-  LLVMValueRef cb0 = imulc(ctx, oq, p.cchunk);
-  LLVMValueRef cb1 = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, cb0, p.cchunk), c64(ctx, p.ocb));
+  LLVMValueRef cb0 = imulc(ctx, c_lo, p.cchunk);
+  LLVMValueRef cb1 = mlcc_emit_min(ctx, MLCC_DTYPE_I64, imulc(ctx, c_hi, p.cchunk), c64(ctx, p.ocb));
+  mlcc_if_t any = mlcc_emit_if_begin(ctx, LLVMBuildICmp(ctx->b, LLVMIntSLT, cb0, cb1, ""));
   if (p.rlast == p.rb) {
     MLCC_RETURN_IF_ERROR(emit_block(&e, p.rb, cb0, cb1));
   } else {
@@ -828,6 +953,7 @@ mlcc_status_t mlcc_emit_conv_winograd(mlcc_emit_ctx_t* ctx, const mlcc_node_t* n
     MLCC_RETURN_IF_ERROR(emit_block(&e, p.rlast, cb0, cb1));
     mlcc_emit_if_end(ctx, &br);
   }
-  mlcc_emit_loop_end(ctx, &l_u);
+  mlcc_emit_if_end(ctx, &any);
+  mlcc_emit_loop_end(ctx, &l_g);
   return mlcc_ok_status();
 }

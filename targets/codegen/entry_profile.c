@@ -26,8 +26,18 @@ static int64_t node_flops(const mlcc_node_t* n) {
     case MLCC_OP_CONV:
     case MLCC_OP_CONV_TRANSPOSE: {
       if (w == NULL || !w->shape_known || w->shape.rank < 2) return -1;
-      int64_t k = 1;
-      for (int32_t d = 1; d < w->shape.rank; ++d) k *= w->shape.dims[d];
+      // W may be in a packed layout (e.g. Winograd tiles): the logical
+      // kernel is kernel_shape when given, else W's spatial dims.
+      const int64_t* ks = NULL;
+      uint32_t nks = 0;
+      mlcc_status_t st = mlcc_node_attr_ints(n, "kernel_shape", &ks, &nks);
+      if (st != NULL) {
+        mlcc_status_free(st);
+        nks = 0;
+      }
+      if (nks != 0 && nks != (uint32_t)(w->shape.rank - 2)) return -1;
+      int64_t k = w->shape.dims[1];
+      for (int32_t d = 2; d < w->shape.rank; ++d) k *= nks ? ks[d - 2] : w->shape.dims[d];
       // Conv: every output element sums C/group*K products. ConvTranspose:
       // every input element scatters into M/group*K outputs.
       return 2 * k * (n->op == MLCC_OP_CONV ? out : numel(a));

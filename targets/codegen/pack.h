@@ -17,11 +17,12 @@
 // strides 1, dilations 1 and group 1 means its W constant holds, for every
 // (oc, ic), U = G g G^T (alpha x alpha, alpha = m + 2; g = W[oc, ic] and G
 // the transform of Lavin & Gray, "Fast Algorithms for Convolutional Neural
-// Networks", 2016) as alpha^2 matrices [M][C], one per transform element
-// xi = i*alpha + j, each in the packed_mr layout (per_oc = C): element
-// (xi, oc, ic) at xi*M*C + oc0*C + ic*bs + (oc - oc0), with oc0 = oc - oc % mr
-// and bs = min(mr, M - oc0). W's shape becomes [M, C, alpha, alpha] (the
-// element count, not a kernel shape).
+// Networks", 2016) in blocks of mr output channels (the last block of M may
+// be shorter: bs = min(mr, M - oc0)), each block [alpha^2][C][bs] at the
+// block's usual offset oc0*C*alpha^2: element (xi, oc, ic), with transform
+// element xi = i*alpha + j, at oc0*C*alpha^2 + (xi*C + ic)*bs + (oc - oc0).
+// W's shape becomes [M, C, alpha, alpha] (the element count, not a kernel
+// shape).
 #ifndef MLCC_TARGETS_CODEGEN_PACK_H_
 #define MLCC_TARGETS_CODEGEN_PACK_H_
 

@@ -49,6 +49,7 @@ cases = [c + (1,) for c in cases] + [
  ("j", 1, 8, 23, 40, 8, 5, 1, 2, 1, True, True, "add", 8),
  ("k", 1, 12, 20, 37, 12, 3, 3, 0, 1, True, True, None, 12),
  ("l", 1, 10, 9, 9, 10, 3, 1, 2, 2, True, False, "relu", 10),
+ ("m", 2, 6, 9, 1, 6, (3, 1), 1, (1, 0, 1, 0), 1, True, True, "add", 6),
 ]
 for name, N, C, H, W, M, k, s, p, d, bias, winit, post, group in cases:
     kk = k if isinstance(k, tuple) else (k, k)
