@@ -74,7 +74,8 @@ struct mlcc_emit_ctx_t {
 // it without seeing each other. Implemented per anchor op (emit_conv.c: Conv).
 int64_t mlcc_emit_parallel_units(const mlcc_kernel_t* kernel, const mlcc_target_t* target);
 int64_t mlcc_emit_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
-// Gemm and MatMul (emit_matmul.c): one unit per (batch, row tile).
+// Gemm and MatMul (emit_matmul.c): one unit per (batch, row tile), or per (batch, row
+// tile, column tile) when there are fewer than 8 row units (M=1 classifier heads).
 int64_t mlcc_emit_matmul_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
 // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool (emit_pool.c): one
 // unit per (n, c) plane, when the input is large enough to pay for a split.

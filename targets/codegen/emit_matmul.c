@@ -10,8 +10,9 @@
 // float32 with B rows contiguous along n (MatMul, Gemm transB=0) uses an
 // explicit vector micro-kernel instead: rt rows x nv vectors of the target's
 // lanes (6-8 x 4 x 16 on AVX-512), A broadcast, B rows loaded as vectors.
-// Row tiles of (batch, rows) are the parallel units (mm_make_plan), shared
-// with mlcc_emit_matmul_parallel_units.
+// Parallel units (mm_make_plan, shared with mlcc_emit_matmul_parallel_units)
+// are row tiles of (batch, rows); when those are too few (M = 1 classifier
+// heads) each row tile is further split into its column tiles.
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -23,6 +24,17 @@
 #include "targets/codegen/emit_index.h"
 
 enum { kMaxRows = 4, kMaxCols = 16 };
+
+// A product of fewer multiply-adds does not pay for a parallel-for call:
+// 1M in general (cache-resident products run ~5 us per 512K MACs, about the
+// cost of the call), 256K when every row tile is a whole batch's rows (M <=
+// rt, e.g. M = 1 classifier heads): each B element is then used once per
+// row tile, so the product streams B from memory and is many times slower
+// per MAC (resnet18's 512x1000 fc: ~130 us).
+static const int64_t kMinParallelMacs = (int64_t)1 << 20;
+static const int64_t kMinParallelMacsStreamB = (int64_t)1 << 18;
+// Fewer (batch, row tile) units than this: split each one by column tiles.
+enum { kMinRowUnits = 8 };
 
 // Arithmetic in the computational type of |dt| (float or integer).
 static LLVMValueRef amul(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, LLVMValueRef a, LLVMValueRef b) {
@@ -72,16 +84,35 @@ typedef struct mm_t {
 } mm_t;
 
 // Tiling of a product, shared by the emitter and the parallel unit count
-// (they must agree): rows are split into tiles of rt; a parallel unit is one
-// (batch, row tile).
+// (they must agree): rows are split into tiles of rt, columns into cfull
+// full tiles of cw (nv vectors of vl, or ct scalars) plus, when n is not a
+// multiple of cw, one remainder tile. A parallel unit is one (batch, row
+// tile) if ctiles == 1, else one (batch, row tile, column tile) with ctiles
+// column tiles per row tile (only when the product is parallel and has
+// fewer than kMinRowUnits row units; every column is then computed by the
+// same code whatever the range, so outputs do not depend on the split).
+// parallel: the product is large enough for the parallel entry to split it
+// (kMinParallelMacs*) and has more than one unit.
 typedef struct mm_plan_t {
   int rt, vl, nv;        // vl == 0: scalar tiles
+  int ct;                // scalar tile columns
   int64_t mtiles, units;
+  int64_t cw, cfull, ctiles;
+  bool parallel;
 } mm_plan_t;
 
 static void mm_make_plan(mlcc_dtype_t dt, int64_t m, int64_t n, int64_t k, int64_t b_cs,
                          int64_t nbatch, const mlcc_target_t* target, mm_plan_t* p) {
   memset(p, 0, sizeof(*p));
+  int64_t elem = (int64_t)mlcc_dtype_size(dt);
+  int64_t vb = target && target->vector_bytes > 0 ? target->vector_bytes : 16;
+  int64_t ct = 2 * vb / (elem > 0 ? elem : 4);
+  if (ct > kMaxCols) ct = kMaxCols;
+  if (ct < 4) ct = 4;
+  // Strided B columns (transposed B) do not vectorize across j; keep the
+  // tile narrow then and block more rows instead.
+  if (b_cs != 1 && ct > 8) ct = 8;
+  p->ct = (int)ct;
   int L = target ? target->vector_bytes / 4 : 0;
   if (dt == MLCC_DTYPE_F32 && b_cs == 1 && L >= 4 && L <= 16 && n >= L && k > 0) {
     int nregs = (target->arch == MLCC_ARCH_X86_64 && L < 16) ? 16 : 32;
@@ -95,8 +126,20 @@ static void mm_make_plan(mlcc_dtype_t dt, int64_t m, int64_t n, int64_t k, int64
     p->rt = m >= kMaxRows ? kMaxRows : (m > 0 ? (int)m : 1);
   }
   if (p->rt > m) p->rt = m > 0 ? (int)m : 1;
+  if (p->vl == 0 && p->rt > kMaxRows) p->rt = kMaxRows;
   p->mtiles = m > 0 ? (m + p->rt - 1) / p->rt : 0;
   p->units = nbatch * p->mtiles;
+  p->cw = p->vl > 0 ? (int64_t)p->nv * p->vl : p->ct;
+  p->cfull = n > 0 ? n / p->cw : 0;
+  p->ctiles = 1;
+  int64_t min_macs = p->mtiles == 1 ? kMinParallelMacsStreamB : kMinParallelMacs;
+  if (nbatch * m * n * k < min_macs) return;
+  int64_t ct_all = p->cfull + (n > 0 && n % p->cw != 0 ? 1 : 0);
+  if (p->units > 0 && p->units < kMinRowUnits && ct_all > 1) {
+    p->ctiles = ct_all;
+    p->units *= ct_all;
+  }
+  p->parallel = p->units > 1;
 }
 
 // Dot-product form of an R x C tile for float32 when both A's rows and B's
@@ -254,62 +297,83 @@ static mlcc_status_t mm_tile_vec(mm_t* mm, LLVMValueRef i0, LLVMValueRef j0, int
   return mlcc_ok_status();
 }
 
-// All columns for the R rows starting at i0.
-static mlcc_status_t mm_rows(mm_t* mm, LLVMValueRef i0, int r) {
+// Full column tiles [lo, hi) (of width nv*vl, or ct scalar columns) for
+// the R rows starting at i0.
+static mlcc_status_t mm_full_cols(mm_t* mm, LLVMValueRef i0, int r, LLVMValueRef lo,
+                                  LLVMValueRef hi) {
   mlcc_emit_ctx_t* ctx = mm->ctx;
-  int64_t col0 = 0;
+  if (mm->vl > 0) {
+    int64_t w = (int64_t)mm->nv * mm->vl;
+    mlcc_loop_t l_j = mlcc_emit_loop_begin(ctx, lo, hi, 1, "jv");
+    MLCC_RETURN_IF_ERROR(mm_tile_vec(mm, i0, imulc(ctx, l_j.iv, w), r, mm->nv));
+    mlcc_emit_loop_end(ctx, &l_j);
+    return mlcc_ok_status();
+  }
+  mlcc_loop_t l_j = mlcc_emit_loop_begin(ctx, lo, hi, 1, "jt");
+  MLCC_RETURN_IF_ERROR(mm_tile(mm, i0, imulc(ctx, l_j.iv, mm->ct), r, mm->ct));
+  mlcc_emit_loop_end(ctx, &l_j);
+  return mlcc_ok_status();
+}
+
+// The columns after the full tiles (the remainder tile; may be empty) for
+// the R rows starting at i0.
+static mlcc_status_t mm_rem_cols(mm_t* mm, LLVMValueRef i0, int r) {
+  mlcc_emit_ctx_t* ctx = mm->ctx;
   if (mm->vl > 0) {
     int64_t w = (int64_t)mm->nv * mm->vl;
     int64_t vfull = mm->n / w, vrem = (mm->n % w) / mm->vl;
-    if (vfull > 0) {
-      mlcc_loop_t l_j = mlcc_emit_for(ctx, 0, vfull, "jv");
-      MLCC_RETURN_IF_ERROR(mm_tile_vec(mm, i0, imulc(ctx, l_j.iv, w), r, mm->nv));
-      mlcc_emit_loop_end(ctx, &l_j);
-    }
     if (vrem > 0) MLCC_RETURN_IF_ERROR(mm_tile_vec(mm, i0, c64(ctx, vfull * w), r, (int)vrem));
-    col0 = vfull * w + vrem * mm->vl;
+    int64_t col0 = vfull * w + vrem * mm->vl;
     if (col0 >= mm->n) return mlcc_ok_status();
-  }
-  int64_t ncols = mm->n - col0;
-  int64_t nfull = ncols / mm->ct, rem = ncols % mm->ct;
-  if (col0 > 0) {
     // Leftover columns (fewer than one vector) as one scalar tile per row group.
+    int64_t ncols = mm->n - col0;
     for (int x = 0; x < r; x += kMaxRows) {
       int rr = r - x < kMaxRows ? r - x : kMaxRows;
       MLCC_RETURN_IF_ERROR(mm_tile(mm, iaddc(ctx, i0, x), c64(ctx, col0), rr, (int)ncols));
     }
     return mlcc_ok_status();
   }
-  if (nfull > 0) {
-    mlcc_loop_t l_j = mlcc_emit_for(ctx, 0, nfull, "jt");
-    MLCC_RETURN_IF_ERROR(mm_tile(mm, i0, imulc(ctx, l_j.iv, mm->ct), r, mm->ct));
-    mlcc_emit_loop_end(ctx, &l_j);
-  }
+  int64_t nfull = mm->n / mm->ct, rem = mm->n % mm->ct;
   if (rem > 0) MLCC_RETURN_IF_ERROR(mm_tile(mm, i0, c64(ctx, nfull * mm->ct), r, (int)rem));
+  return mlcc_ok_status();
+}
+
+// The R rows starting at i0: all columns (cb == NULL), or only the column
+// tiles [cb, ce) of mm_make_plan (tile cfull is the remainder tile).
+static mlcc_status_t mm_rows(mm_t* mm, LLVMValueRef i0, int r, LLVMValueRef cb, LLVMValueRef ce) {
+  mlcc_emit_ctx_t* ctx = mm->ctx;
+  int64_t w = mm->vl > 0 ? (int64_t)mm->nv * mm->vl : mm->ct;
+  int64_t cfull = mm->n / w;
+  if (cb == NULL) {
+    if (cfull > 0) MLCC_RETURN_IF_ERROR(mm_full_cols(mm, i0, r, c64(ctx, 0), c64(ctx, cfull)));
+    return mm_rem_cols(mm, i0, r);
+  }
+  if (cfull > 0) {
+    LLVMValueRef lim = c64(ctx, cfull);
+    MLCC_RETURN_IF_ERROR(mm_full_cols(mm, i0, r, mlcc_emit_min(ctx, MLCC_DTYPE_I64, cb, lim),
+                                      mlcc_emit_min(ctx, MLCC_DTYPE_I64, ce, lim)));
+  }
+  if (mm->n % w == 0) return mlcc_ok_status();
+  LLVMValueRef has_rem = LLVMBuildICmp(ctx->b, LLVMIntSGT, ce, c64(ctx, cfull), "");
+  mlcc_if_t br = mlcc_emit_if_begin(ctx, has_rem);
+  MLCC_RETURN_IF_ERROR(mm_rem_cols(mm, i0, r));
+  mlcc_emit_if_end(ctx, &br);
   return mlcc_ok_status();
 }
 
 // Whole product: every batch (mm->batch sets the bases; nbatch 1 without
 // it), or with ctx->range_begin/end only the parallel units [begin, end) of
-// mm_make_plan (one unit = one row tile of one batch).
+// mm_make_plan (one unit = one row tile of one batch, or one column tile of
+// one row tile when the plan splits columns).
 static mlcc_status_t mm_emit(mm_t* mm) {
   mlcc_emit_ctx_t* ctx = mm->ctx;
   if (mm->nbatch <= 0) mm->nbatch = 1;
   mm_plan_t p;
   mm_make_plan(mm->dt, mm->m, mm->n, mm->k, mm->b.cs, mm->nbatch, ctx->target, &p);
-  int64_t elem = (int64_t)mlcc_dtype_size(mm->dt);
-  int64_t vb = ctx->target && ctx->target->vector_bytes > 0 ? ctx->target->vector_bytes : 16;
-  int64_t ct = 2 * vb / (elem > 0 ? elem : 4);
-  if (ct > kMaxCols) ct = kMaxCols;
-  if (ct < 4) ct = 4;
-  // Strided B columns (transposed B) do not vectorize across j; keep the
-  // tile narrow then and block more rows instead.
-  if (mm->b.cs != 1 && ct > 8) ct = 8;
-  mm->ct = (int)ct;
+  mm->ct = p.ct;
   mm->rt = p.rt;
   mm->vl = p.vl;
   mm->nv = p.nv;
-  if (p.vl == 0 && p.rt > kMaxRows) mm->rt = kMaxRows;
   int64_t mfull = mm->m / mm->rt, rem = mm->m % mm->rt;
   if (p.units == 0) return mlcc_ok_status();
   LLVMValueRef zero = c64(ctx, 0), units = c64(ctx, p.units);
@@ -317,7 +381,20 @@ static mlcc_status_t mm_emit(mm_t* mm) {
   LLVMValueRef re = ctx->range_end ? ctx->range_end : units;
   rb = mlcc_emit_max(ctx, MLCC_DTYPE_I64, mlcc_emit_min(ctx, MLCC_DTYPE_I64, rb, units), zero);
   re = mlcc_emit_max(ctx, MLCC_DTYPE_I64, mlcc_emit_min(ctx, MLCC_DTYPE_I64, re, units), zero);
-  mlcc_loop_t l_u = mlcc_emit_loop_begin(ctx, rb, re, 1, "mu");
+  // Column split: row units [rb / ctiles, ceil(re / ctiles)), each covering
+  // its column tiles [cb, ce) that fall inside [rb, re).
+  LLVMValueRef cb = NULL, ce = NULL, ru_b = rb, ru_e = re;
+  if (p.ctiles > 1) {
+    LLVMValueRef cn = c64(ctx, p.ctiles);
+    ru_b = LLVMBuildSDiv(ctx->b, rb, cn, "");
+    ru_e = LLVMBuildSDiv(ctx->b, iaddc(ctx, re, p.ctiles - 1), cn, "");
+  }
+  mlcc_loop_t l_u = mlcc_emit_loop_begin(ctx, ru_b, ru_e, 1, "mu");
+  if (p.ctiles > 1) {
+    LLVMValueRef base = imulc(ctx, l_u.iv, p.ctiles);
+    cb = mlcc_emit_max(ctx, MLCC_DTYPE_I64, LLVMBuildSub(ctx->b, rb, base, ""), zero);
+    ce = mlcc_emit_min(ctx, MLCC_DTYPE_I64, LLVMBuildSub(ctx->b, re, base, ""), c64(ctx, p.ctiles));
+  }
   LLVMValueRef t = l_u.iv;
   if (mm->nbatch > 1 || mm->batch) {
     LLVMValueRef bi = LLVMBuildSDiv(ctx->b, l_u.iv, c64(ctx, p.mtiles), "");
@@ -326,14 +403,14 @@ static mlcc_status_t mm_emit(mm_t* mm) {
   }
   LLVMValueRef i0 = imulc(ctx, t, mm->rt);
   if (rem == 0) {
-    MLCC_RETURN_IF_ERROR(mm_rows(mm, i0, mm->rt));
+    MLCC_RETURN_IF_ERROR(mm_rows(mm, i0, mm->rt, cb, ce));
   } else if (mfull == 0) {
-    MLCC_RETURN_IF_ERROR(mm_rows(mm, zero, (int)rem));
+    MLCC_RETURN_IF_ERROR(mm_rows(mm, zero, (int)rem, cb, ce));
   } else {
     mlcc_if_t br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(ctx->b, LLVMIntSLT, t, c64(ctx, mfull), ""));
-    MLCC_RETURN_IF_ERROR(mm_rows(mm, i0, mm->rt));
+    MLCC_RETURN_IF_ERROR(mm_rows(mm, i0, mm->rt, cb, ce));
     mlcc_emit_if_else(ctx, &br);
-    MLCC_RETURN_IF_ERROR(mm_rows(mm, c64(ctx, mfull * mm->rt), (int)rem));
+    MLCC_RETURN_IF_ERROR(mm_rows(mm, c64(ctx, mfull * mm->rt), (int)rem, cb, ce));
     mlcc_emit_if_end(ctx, &br);
   }
   mlcc_emit_loop_end(ctx, &l_u);
@@ -596,9 +673,7 @@ int64_t mlcc_emit_matmul_parallel_units(const mlcc_node_t* node, const mlcc_targ
   } else {
     return 0;
   }
-  // Small products are not worth a pfor call.
-  if (nbatch * m * n * k < ((int64_t)1 << 20)) return 0;
   mm_plan_t p;
   mm_make_plan(y->dtype, m, n, k, b_cs, nbatch, target, &p);
-  return p.units > 1 ? p.units : 0;
+  return p.parallel ? p.units : 0;
 }
