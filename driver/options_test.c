@@ -138,6 +138,13 @@ static void test_info_and_cache_flags(void) {
   CHECK(o.no_cache && o.explain_cache);
   CHECK(!mlcc_options_info_only(&o));
   mlcc_options_deinit(&o);
+  // gcc's -f/-fno- pairs: the last one wins.
+  CHECK_OK(PARSE(&o, "-fno-winograd", "-ftime-report", "m.onnx"));
+  CHECK(o.no_winograd && o.time_report);
+  mlcc_options_deinit(&o);
+  CHECK_OK(PARSE(&o, "-fno-winograd", "-fwinograd", "m.onnx"));
+  CHECK(!o.no_winograd);
+  mlcc_options_deinit(&o);
   CHECK_OK(PARSE(&o, "--", "-weird.onnx"));
   CHECK_STREQ(o.input, "-weird.onnx");
   mlcc_options_deinit(&o);

@@ -144,7 +144,7 @@ mlcc_status_t mlcc_pass_pack_weights(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
     }
     if (mlcc_node_attr(node, MLCC_CONV_WINOGRAD_ATTR) != NULL) continue;  // packed already
     int64_t wm = 0, wmr = 0;
-    if (mlcc_conv_winograd_choose(node, ctx->target, &wm, &wmr)) {
+    if (!ctx->no_winograd && mlcc_conv_winograd_choose(node, ctx->target, &wm, &wmr)) {
       mlcc_status_t s = pack_conv_winograd(graph, node, wm, wmr);
       if (s != NULL) return mlcc_node_annotate(node, s);
       *out_changed = true;

@@ -32,6 +32,8 @@ typedef struct mlcc_pass_ctx_t {
   bool verify_each;              // run mlcc_graph_verify after each pass
   FILE* print_after_all;         // non-NULL: print the graph after each pass
   bool fold_constants;           // infer-shapes may fold (needs the host JIT)
+  bool no_winograd;              // -fno-winograd: pack-weights never picks the
+                                 // Winograd layout (smaller weights, direct kernels)
 } mlcc_pass_ctx_t;
 
 // Runs one pass over |graph| and sets |*out_changed| if anything was

@@ -33,7 +33,6 @@
 // of one block in one range share its input transform.
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/graph.h"
@@ -335,10 +334,10 @@ int64_t mlcc_emit_conv_winograd_parallel_units(const mlcc_node_t* node,
 
 // Cost model of the choice between the direct kernels and F(2x2) or
 // F(4x4), in units of one GEMM multiply-add on one lane. Fitted on per-layer
-// timings of resnet18, squeezenet1_1 and the detector with AVX-512 (3x3
-// convs, 7x7 to 80x80, 16 to 512 channels, each conv timed alone;
-// BENCHMARKS.md): predicted Winograd/direct ratios within about 10% of the
-// measured ones. Terms: the GEMM over padded tile lanes, the input
+// timings of the 13 distinct 3x3 stride-1 convs of resnet18, squeezenet1_1
+// and the detector with AVX-512 (7x7 to 80x80 pixels, 16 to 512 channels,
+// each conv timed alone, F(2x2) and F(4x4) forced): predicted
+// Winograd/direct ratios within about 10% of the measured ones. Terms: the GEMM over padded tile lanes, the input
 // transform (21 per transformed input element), the output transform (4.2
 // per transformed output element), U streamed again for every further
 // block (1.4 per byte), and both kernels' first read of their weights (4 per
@@ -413,18 +412,15 @@ bool mlcc_conv_winograd_choose(const mlcc_node_t* node, const mlcc_target_t* tar
   // Tile size by the cost model; Winograd only where it clearly wins.
   if (g.c < 8 || g.mo < 8) return false;
   int L = target_lanes(target);
-  const char* force = getenv("MLCC_WINOGRAD");
   int m = 0;
   double best = kWinoMinGain * direct_cost(&g);
   wino_plan_t p;
   for (int cand = 2; cand <= 4; cand += 2) {
-    if (force != NULL && atoi(force) != cand) continue;
     wino_plan_t q;
     memset(&q, 0, sizeof(q));
-    if (!plan_blocks(&g, cand, L, &q)) continue;
-    if (force == NULL && !wino_memory_ok(&g, &q)) continue;
+    if (!plan_blocks(&g, cand, L, &q) || !wino_memory_ok(&g, &q)) continue;
     double cost = wino_cost(&g, &q);
-    if (cost < best || force != NULL) {
+    if (cost < best) {
       best = cost;
       m = cand;
       p = q;
