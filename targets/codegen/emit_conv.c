@@ -699,6 +699,9 @@ static bool cvec_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
   // once over all tiles); else (n, tile, chunk of channel units) triples
   // with enough chunks to reach kConvTargetUnits.
   int64_t nt = g->n * p->ntiles, want = kConvTargetUnits;
+  // An empty output (a zero batch, zero pixels or zero channels) has nothing
+  // to vectorize: the scalar kernel runs its zero iterations.
+  if (nt <= 0 || p->chan_units <= 0) return false;
   p->split_tiles = !(nt < want / 2 && p->chan_units >= want);
   p->nchunks = nt >= want ? 1 : (want + nt - 1) / nt;
   if (p->nchunks > p->chan_units) p->nchunks = p->chan_units;
