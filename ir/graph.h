@@ -180,6 +180,7 @@ typedef struct mlcc_graph_t {
   uint32_t n_kernels;
   mlcc_kernel_t* kernels;    // set by fusion (or one per node); else 0
   int64_t workspace_size;    // bytes, set by plan-memory
+  int64_t folded_bytes;      // constant data materialized by folding so far
   int64_t workspace_align;   // bytes, set by plan-memory (64)
   // Opaque owner of borrowed constant bytes (the model file's buffer), freed
   // by mlcc_graph_destroy through |backing_free|.

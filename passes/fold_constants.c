@@ -206,6 +206,24 @@ mlcc_status_t mlcc_pass_try_fold_node(mlcc_graph_t* graph, mlcc_node_t* node,
       return mlcc_ok_status();  // too big to bake in: compute it at run time
     }
   }
+  // The direct DFT costs (output elements) x (signal length): a constant
+  // 2^20-point transform would keep the compiler busy for hours. Such a node
+  // is computed at run time instead (the signal length is at most the
+  // input's largest dim).
+  if ((node->op == MLCC_OP_DFT || node->op == MLCC_OP_STFT) && node->inputs[0] != NULL &&
+      node->outputs[0] != NULL) {
+    int64_t longest = 1, out_numel = mlcc_shape_numel_unchecked(&node->outputs[0]->shape);
+    const mlcc_shape_t* in = &node->inputs[0]->shape;
+    for (int32_t d = 0; d < in->rank; ++d) longest = in->dims[d] > longest ? in->dims[d] : longest;
+    int64_t work = 0;
+    if (!mlcc_checked_mul_i64(out_numel, longest, &work) || work > MLCC_FOLD_MAX_WORK) {
+      return mlcc_ok_status();
+    }
+  }
+  if (graph->folded_bytes > MLCC_FOLD_MAX_TOTAL_BYTES - total) {
+    return mlcc_ok_status();  // the compilation's folding budget is spent
+  }
+  graph->folded_bytes += total;
   mlcc_status_t s = mlcc_codegen_eval_node(graph, node);
   if (s != NULL) {
     if (mlcc_status_code(s) == MLCC_STATUS_UNIMPLEMENTED) {

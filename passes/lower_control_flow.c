@@ -393,6 +393,13 @@ static mlcc_status_t inline_subgraph(lower_ctx_t* lc, const mlcc_node_t* owner,
                            "subgraph '%s' reads '%s', which is computed after the node that "
                            "holds the subgraph (the model's nodes are not in topological "
                            "order)", sg->name, name);
+    } else if (v->bound_dims != 0) {
+      // A capture is not a use the producer saw (n_uses), so its own check
+      // could not refuse this reader.
+      s = mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                           "subgraph '%s' reads '%s', whose shape is data-dependent (mlcc "
+                           "supports data-dependent shapes only at the graph's boundary)",
+                           sg->name, name);
     }
     vals[sg->first_capture + k] = v;
   }
@@ -412,6 +419,23 @@ static mlcc_status_t inline_subgraph(lower_ctx_t* lc, const mlcc_node_t* owner,
                            d ? d->in_max : 0, d ? d->out_min : 0, d ? d->out_max : 0);
       break;
     }
+    for (uint32_t k = 0; k < d->in_min && k < tn->n_inputs && s == NULL; ++k) {
+      if (tn->inputs[k] < 0) {
+        s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                             "subgraph '%s': node #%u '%s' (%s, opset %d): required input %u "
+                             "is missing", sg->name, j, tn->name ? tn->name : "", d->name,
+                             tn->opset, k);
+      }
+    }
+    for (uint32_t k = 0; k < d->out_min && k < tn->n_outputs && s == NULL; ++k) {
+      if (tn->outputs[k] < 0) {
+        s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                             "subgraph '%s': node #%u '%s' (%s, opset %d): required output %u "
+                             "is missing", sg->name, j, tn->name ? tn->name : "", d->name,
+                             tn->opset, k);
+      }
+    }
+    if (s != NULL) break;
     mlcc_value_t** ins = io;
     mlcc_value_t** outs = io + tn->n_inputs;
     for (uint32_t k = 0; k < tn->n_inputs; ++k) {

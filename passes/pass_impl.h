@@ -16,6 +16,13 @@ extern "C" {
 // Largest total output size (bytes) of a node that constant folding may
 // materialize as new constant data.
 #define MLCC_FOLD_MAX_BYTES ((int64_t)64 << 20)
+// Largest total of constant data folding may materialize over one
+// compilation (a small model whose folded intermediates would fill memory is
+// otherwise computed at run time, or refused if its shapes need the values).
+#define MLCC_FOLD_MAX_TOTAL_BYTES ((int64_t)1 << 30)
+// Largest estimated number of multiply-adds of one folded quadratic-cost node
+// (DFT, STFT); bigger ones are computed at run time.
+#define MLCC_FOLD_MAX_WORK ((int64_t)1 << 28)
 
 // Tries to replace |node| by constants, in this order:
 //  * Constant nodes: the value comes from the node's attribute;

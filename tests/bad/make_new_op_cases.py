@@ -15,7 +15,8 @@
 #                                      timeout, an exit code other than the
 #                                      case's expectation, or a first error
 #                                      line that does not name file, node, op
-#                                      and opset
+#                                      and opset (--known adds the cases of
+#                                      known, unfixed problems)
 #   make_new_op_cases.py               writes the regression subset (REGRESSION,
 #                                      cases that once crashed, hung or failed
 #                                      with the wrong error) into tests/bad/ as
@@ -46,7 +47,7 @@ I16 = TensorProto.INT16
 B = TensorProto.BOOL
 BIG = 1 << 40
 
-CASES = {}  # name -> (builder, expectation: "error" | "ok" | "any")
+CASES = {}  # name -> (builder, expectation: "error" | "ok" | "any" | "known")
 
 
 def case(expect="error"):
@@ -290,7 +291,6 @@ many("qmm", "error", [
     ("y_scale_vector", lambda: qmm(ys=np.ones(2, np.float32))),
     ("yz_int32", lambda: qmm(yz=np.int32(0))),
     ("batch_mismatch", lambda: qmm(a_shape=(2, 2, 3), b_shape=(3, 3, 4))),
-    ("rank9", lambda: qmm(a_shape=(1,) * 7 + (2, 3), b_shape=(3, 4))),
     ("mmi_az_wrong", lambda: mmi(az=np.ones(5, np.uint8))),
     ("mmi_a_int16", lambda: mmi(a_elem=I16)),
     ("mmi_bz_sign", lambda: mmi(bz=np.int8(0))),
@@ -411,8 +411,9 @@ def lstm_hidden_above_limit():
              helper.make_node("ConstantOfShape", ["rs"], ["R"],
                               value=helper.make_tensor("v", F, [1], [0.0])),
              helper.make_node("RNN", ["X", "W", "R"], ["Y"], hidden_size=Hs)]
-    return model(nodes, [vi("X", F, [1, 1, 1]), vi("rs", I64, [3])], [vi("Y", F, None)],
-                 [const("ws", np.array([1, Hs, 1], np.int64))], 14)
+    return model(nodes, [vi("X", F, [1, 1, 1])], [vi("Y", F, None)],
+                 [const("ws", np.array([1, Hs, 1], np.int64)),
+                  const("rs", np.array([1, Hs, Hs], np.int64))], 14)
 
 
 # ----------------------------------------------------------------------------
@@ -610,7 +611,6 @@ def nz(x_shape=(2, 3), elem=F, c=None, use=False, opset=13):
 
 many("nonzero", "error", [
     ("used_downstream", lambda: nz(use=True)),
-    ("string", lambda: nz(elem=TensorProto.STRING)),
 ])
 many("nonzero", "ok", [
     ("scalar", lambda: nz(x_shape=())),
@@ -805,14 +805,41 @@ many("if", "error", [
             np.ones(2, np.float32))),
            helper.make_node("Constant", [], ["o"], value=numpy_helper.from_array(
                np.ones(2, np.float32)))], [], [vi("o", F, [2])], "t"), branch(2., "e"))),
+])
+
+
+def nonzero_captured(op):
+    """NonZero's output (data-dependent shape, graph output) read by an If
+    branch or a Loop body through the outer scope."""
+    reader = [helper.make_node("Identity", ["nz"], ["o"])]
+    if op == "If":
+        cf = helper.make_node("If", ["c"], ["z"],
+                              then_branch=g(reader, [], [vi("o", I64, None)], "t"),
+                              else_branch=g(reader, [], [vi("o", I64, None)], "e"))
+        inits = [const("c", np.bool_(True))]
+    else:
+        body = g([helper.make_node("Identity", ["c_in"], ["c_out"]),
+                  helper.make_node("Identity", ["nz"], ["s"])],
+                 [vi("i", I64, []), vi("c_in", B, [])], [vi("c_out", B, []), vi("s", I64, None)])
+        cf = helper.make_node("Loop", ["M", ""], ["z"], body=body)
+        inits = [const("M", np.int64(2))]
+    return model([helper.make_node("NonZero", ["x"], ["nz"]), cf], [vi("x", F, [4])],
+                 [vi("nz", I64, None), vi("z", I64, None)], inits)
+
+
+many("capture", "error", [
+    ("bounded_if", lambda: nonzero_captured("If")),
+    ("bounded_loop", lambda: nonzero_captured("Loop")),
+])
+
+many("if", "ok", [
+    # A branch value named like the outer condition shadows it (ONNX wants
+    # unique names; mlcc resolves the inner one, as a scope would).
     ("branch_shadows_outer", lambda: model(
         [helper.make_node("If", ["c"], ["y"], then_branch=g(
             [helper.make_node("Neg", ["x"], ["c"])], [], [vi("c", F, [2])], "t"),
             else_branch=branch(2., "e"))],
         [vi("c", B, []), vi("x", F, [2])], [vi("y", F, None)])),
-])
-
-many("if", "ok", [
     ("const_true", lambda: if_model(branch(1., "t"), branch(2., "e"),
                                     cond_value=np.bool_(True))),
     ("const_false_bad_then", lambda: if_model(branch(1., "t", shape=(3,)), branch(2., "e"),
@@ -899,7 +926,6 @@ many("loop", "error", [
     ("cond_runtime", lambda: loop_model(neg_body(), trip=3, cond_runtime=True)),
     ("one_input", lambda: loop_model(neg_body(), extra_inputs=["x"])),
     ("body_arity", lambda: loop_model(neg_body(), trip=3, n_carried=2)),
-    ("fewer_outputs", lambda: loop_model(neg_body(), trip=3, n_outputs=0)),
     ("carried_dtype_change", lambda: loop_model(loop_body([
         helper.make_node("Identity", ["c_in"], ["c_out"]),
         helper.make_node("Cast", ["v0_in"], ["v0_out"], to=I64)]), trip=3)),
@@ -966,6 +992,8 @@ def add_body(n_scan_in=1):
 
 
 many("scan", "error", [
+    # UNIMPLEMENTED: no step runs and the body declares no output type.
+    ("empty_seq_untyped", lambda: scan_model(add_body(), x_shapes=((0, 2),))),
     ("num_scan_inputs_zero", lambda: scan_model(add_body(), num_scan_inputs=0)),
     ("num_scan_inputs_huge", lambda: scan_model(add_body(), num_scan_inputs=1 << 40)),
     ("num_scan_inputs_missing", lambda: scan_model(add_body(), num_scan_inputs=None)),
@@ -1007,7 +1035,6 @@ many("scan", "ok", [
     ("axis1", lambda: scan_model(add_body(), x_shapes=((2, 3),), scan_input_axes=[1])),
     ("neg_axes", lambda: scan_model(add_body(), x_shapes=((2, 3),), scan_input_axes=[-1],
                                     scan_output_axes=[-1])),
-    ("empty_seq_untyped", lambda: scan_model(add_body(), x_shapes=((0, 2),))),
     ("opset8", lambda: scan_model(add_body(), opset=8, x_shapes=((2, 3, 2),),
                                   state_shape=(2, 2))),
 ])
@@ -1135,7 +1162,7 @@ many("maxunpool", "error", [
     ("stride_huge", lambda: unpool(strides=[1 << 62, 1])),
     ("i_shape", lambda: unpool(i_shape=(1, 1, 2, 3))),
     ("x_rank2", lambda: unpool(x=(1, 4), kernel_shape=[])),
-    ("out_shape_smaller", lambda: unpool(out_shape=np.array([1, 1, 3, 3], np.int64))),
+    ("out_shape_smaller", lambda: unpool(out_shape=np.array([1, 1, 2, 3], np.int64))),
     ("out_shape_rank", lambda: unpool(out_shape=np.array([1, 1, 4], np.int64))),
     ("out_shape_nc", lambda: unpool(out_shape=np.array([2, 1, 4, 4], np.int64))),
     ("out_shape_huge", lambda: unpool(out_shape=np.array([1, 1, 1 << 30, 1 << 30], np.int64))),
@@ -1177,7 +1204,6 @@ many("upsample", "error", [
     ("scale_count_opset7", lambda: upsample(opset=7, scales=(2, 2))),
     ("mode_cubic", lambda: upsample(mode="cubic")),
     ("linear_int", lambda: upsample(mode="linear", elem=I32)),
-    ("empty_to_nonempty", lambda: upsample(x=(1, 1, 0, 2), scales=(1, 1, 3, 1))),
     ("opset10", lambda: upsample(opset=10)),
 ])
 many("upsample", "ok", [
@@ -1380,9 +1406,6 @@ many("bf16", "error", [
     ("relu", lambda: one("Relu", ["x"], ["y"], [vi("x", BF, [4])], [vi("y", BF, None)])),
     ("add", lambda: one("Add", ["x", "x"], ["y"], [vi("x", BF, [4])], [vi("y", BF, None)])),
     ("cast_to_string", lambda: cast(BF, TensorProto.STRING)),
-    ("castlike_bf16_target", lambda: one("CastLike", ["x", "t"], ["y"],
-                                         [vi("x", F, [4]), vi("t", BF, [1])],
-                                         [vi("y", BF, None)], [], 15)),
 ])
 many("bf16", "ok", [
     ("to_bf16", lambda: cast(F, BF)),
@@ -1396,12 +1419,52 @@ many("bf16", "ok", [
     ("const_to_bf16", lambda: cast(None, BF, c=const("x", np.array(
         [np.nan, np.inf, 3.4e38, 1.0000001, -1e-45], np.float32)))),
     ("empty", lambda: cast(F, BF, shape=(0,))),
+    ("castlike_bf16_target", lambda: one("CastLike", ["x", "t"], ["y"],
+                                         [vi("x", F, [4]), vi("t", BF, [1])],
+                                         [vi("y", BF, None)], [], 15)),
 ])
+
+# ----------------------------------------------------------------------------
+# Known, unfixed: constant folding (passes/fold_constants.c) has a per-node
+# byte limit but no limit on work or on the total it keeps. --check skips
+# these unless --known is given (they take minutes and gigabytes).
+# ----------------------------------------------------------------------------
+@case("known")
+def known_fold_work_dft():
+    # 256 KiB model: folding a 2^20-point DFT of 2^16 constant samples is
+    # 2^36 complex multiply-adds at compile time (a hang).
+    return model([helper.make_node("DFT", ["x", "n"], ["d"]), helper.make_node("Neg", ["d"], ["y"])],
+                 [], [vi("y", F, None)],
+                 [const("x", np.ones((1, 65536, 1), np.float32)), const("n", np.int64(1 << 20))],
+                 17)
+
+
+@case("known")
+def known_fold_memory_loop():
+    # Each of 4096 unrolled iterations folds a 32 MiB constant (Expand): the
+    # arena keeps them all (128 GiB).
+    body = g([helper.make_node("Identity", ["c_in"], ["c_out"]),
+              helper.make_node("Expand", ["one", "shp"], ["big"]),
+              helper.make_node("ReduceSum", ["big"], ["s"], keepdims=0),
+              helper.make_node("Add", ["v0_in", "s"], ["v0_out"])],
+             [vi("i", I64, []), vi("c_in", B, []), vi("v0_in", F, [])],
+             [vi("c_out", B, []), vi("v0_out", F, [])], "body",
+             [const("one", np.ones(1, np.float32)), const("shp", np.array([8 << 20], np.int64))])
+    return model([helper.make_node("Loop", ["M", "", "x"], ["y"], body=body)],
+                 [vi("x", F, [])], [vi("y", F, None)], [const("M", np.int64(4096))])
+
 
 # ----------------------------------------------------------------------------
 # Regression subset kept in tests/bad/ (filled in as bugs are found and fixed).
 # ----------------------------------------------------------------------------
-REGRESSION = []
+REGRESSION = [
+    # Before the fix: a calloc of 8 TiB for a per-coordinate table (ASan
+    # abort); the tables now scale with the n-gram count.
+    "tfidf_index_2p39",
+    # Before the fix: INVALID_MODEL naming a node the unrolling created.
+    "capture_bounded_if",
+    "capture_bounded_loop",
+]
 
 
 def build(name):
@@ -1470,12 +1533,14 @@ def main():
     ap.add_argument("--check", nargs=2, metavar=("MLCC", "DIR"))
     ap.add_argument("--filter", default="")
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--known", action="store_true", help="also run the known-issue cases")
     args = ap.parse_args()
     if args.all:
         write_all(args.all)
         return 0
     if args.check:
-        names = [n for n in CASES if re.search(args.filter, n)]
+        names = [n for n in CASES if re.search(args.filter, n) and
+                 (args.known or CASES[n][1] != "known")]
         n = check(os.path.abspath(args.check[0]), args.check[1], names, args.timeout)
         print("%d cases, %d with problems" % (len(names), n))
         return 1 if n else 0

@@ -92,7 +92,7 @@ def tfidf_ref(x, mode, min_g, max_g, max_skip, pool, counts, indexes, weights=No
         row = [int(v) for v in x2[r]]
         cnt = np.zeros(len(order))
         for n in range(min_g, max_g + 1):
-            skips = [0] if n == 1 else range(max_skip + 1)
+            skips = [0] if n == 1 else range(min(max_skip, len(row)) + 1)
             for s in skips:
                 step = s + 1
                 for st in range(len(row)):
@@ -147,7 +147,7 @@ def tfidf_repeated_ngrams(root):
     # The pool repeats 1-gram 5 and 2-gram (5,6): only the first copy counts.
     x = np.array([5, 6, 5, 6, 2, 5, 2, 6], np.int32)
     tfidf_case(root, "tfidf_repeated_ngrams", x, pool=[5, 2, 5, 6, 5, 6, 2, 5, 5, 6],
-               counts=[0, 4], mode="IDF", weights=[1, 2, 3, 4, 5, 6, 7], max_skip=2)
+               counts=[0, 4], mode="IDF", weights=[1., 2, 3, 4, 5, 6, 7], max_skip=2)
 
 
 @case
@@ -726,6 +726,196 @@ def legacy_broadcast_axis(root):
            node("Sub", ["u", "s"], ["y"], broadcast=1, axis=3)],
           [("a", a), ("b", b), ("c", c), ("s", np.array([2], np.float32))],
           [("y", (a + b[None, :, :, None]) * c[None, :, None, None] - 2)], opset=6)
+
+
+@case
+def cf_subgraph_names(root):
+    """Body outputs that are a formal input, a body initializer, an outer
+    value and the incoming condition; a formal input named like an outer
+    value; a branch output named like the If's condition."""
+    vi_ = helper.make_tensor_value_info
+    x = np.array([1.5, -2], np.float32)
+    k = np.array([10, 20], np.float32)
+    body = helper.make_graph(
+        [node("Add", ["x", "k"], ["xo"])], "body",
+        [vi_("i", TensorProto.INT64, []), vi_("cin", TensorProto.BOOL, []),
+         vi_("x", TensorProto.FLOAT, [2])],
+        [vi_("cin", TensorProto.BOOL, []), vi_("xo", TensorProto.FLOAT, [2]),
+         vi_("k", TensorProto.FLOAT, [2]), vi_("x", TensorProto.FLOAT, [2]),
+         vi_("i", TensorProto.INT64, [])],
+        initializer=[numpy_helper.from_array(k, "k")])
+    body2 = helper.make_graph([node("Identity", ["cin"], ["cout"])], "body2",
+                              [vi_("i", TensorProto.INT64, []), vi_("cin", TensorProto.BOOL, [])],
+                              [vi_("cout", TensorProto.BOOL, []), vi_("y", TensorProto.FLOAT, [2])])
+    tb = helper.make_graph([node("Neg", ["y"], ["c"])], "t", [],
+                           [vi_("c", TensorProto.FLOAT, [2])])
+    eb = helper.make_graph([node("Abs", ["y"], ["c"])], "e", [],
+                           [vi_("c", TensorProto.FLOAT, [2])])
+    y = np.array([-0.5, 3], np.float32)
+    sets = []
+    for c in (True, False):
+        sets.append(([("x", x), ("y", y), ("c", np.array(c))],
+                     [("xf", x + 3 * k), ("ks", np.stack([k] * 3)),
+                      ("xs", np.stack([x, x + k, x + 2 * k])), ("is", np.arange(3, dtype=np.int64)),
+                      ("ys", np.stack([y, y])), ("z", -y if c else np.abs(y))]))
+    write(root, "cf_subgraph_names",
+          [node("Loop", ["M", "C", "x"], ["xf", "ks", "xs", "is"], body=body),
+           node("Loop", ["M2", ""], ["ys"], body=body2),
+           node("If", ["c"], ["z"], then_branch=tb, else_branch=eb)],
+          sets[0][0], sets[0][1], [("M", np.int64(3)), ("C", np.bool_(True)), ("M2", np.int64(2))],
+          datasets=sets)
+
+
+@case
+def cf_nested_and_while(root):
+    """An If inside a Loop whose condition comes from the iteration number and
+    whose branches read a loop-carried value and an outer value; a while-style
+    Loop (no trip count) ended by a condition computed from the iteration
+    number; a Scan whose body returns its inputs unchanged."""
+    vi_ = helper.make_tensor_value_info
+    F = TensorProto.FLOAT
+    it = helper.make_graph([node("Add", ["v", "x"], ["o"])], "it", [], [vi_("o", F, [2])])
+    ie = helper.make_graph([node("Sub", ["v", "x"], ["o"])], "ie", [], [vi_("o", F, [2])])
+    body = helper.make_graph(
+        [node("Identity", ["cin"], ["cout"]), node("Less", ["i", "two"], ["lt"]),
+         node("If", ["lt"], ["vo"], then_branch=it, else_branch=ie)], "body",
+        [vi_("i", TensorProto.INT64, []), vi_("cin", TensorProto.BOOL, []), vi_("v", F, [2])],
+        [vi_("cout", TensorProto.BOOL, []), vi_("vo", F, [2])],
+        initializer=[numpy_helper.from_array(np.int64(2), "two")])
+    wbody = helper.make_graph(
+        [node("Less", ["i", "three"], ["cout"]), node("Mul", ["v", "x"], ["vo"])], "wbody",
+        [vi_("i", TensorProto.INT64, []), vi_("cin", TensorProto.BOOL, []), vi_("v", F, [2])],
+        [vi_("cout", TensorProto.BOOL, []), vi_("vo", F, [2])],
+        initializer=[numpy_helper.from_array(np.int64(3), "three")])
+    sbody = helper.make_graph([], "sbody", [vi_("st", F, [2]), vi_("e", F, [2])],
+                              [vi_("st", F, [2]), vi_("e", F, [2])])
+    x = np.array([1.5, -2], np.float32)
+    xs = np.arange(6, dtype=np.float32).reshape(3, 2)
+    v = x.copy()
+    for i in range(5):
+        v = v + x if i < 2 else v - x
+    write(root, "cf_nested_and_while",
+          [node("Loop", ["M", "", "x"], ["vf"], body=body),
+           node("Loop", ["", "C", "x"], ["wf"], body=wbody),
+           node("Scan", ["x", "xs"], ["s", "o"], body=sbody, num_scan_inputs=1)],
+          [("x", x), ("xs", xs)],
+          [("vf", v), ("wf", x ** 5), ("s", x), ("o", xs)],
+          [("M", np.int64(5)), ("C", np.bool_(True))], opset=11)
+
+
+@case
+def bf16_cast_specials(root):
+    """float32 -> bfloat16 -> float32 of NaNs (payload only in the low bits,
+    which plain truncation or rounding would turn into infinity), infinities,
+    the largest float (rounds to infinity), denormals and ties."""
+    bits = np.array([0x7F800001, 0xFF800001, 0x7FC00000, 0xFFFFFFFF, 0x7F7FFFFF, 0x00000001,
+                     0x80000001, 0x3F808000, 0x3F818000, 0x3F80C000, 0x7F800000, 0xFF800000,
+                     0x00800000, 0x007FFFFF, 0x3F807FFF], np.uint32)
+    x = bits.view(np.float32)
+    ref = []
+    for b in bits.tolist():
+        if np.isnan(np.uint32(b).view(np.float32)):
+            ref.append(((b >> 16) | 0x40) & 0xFFFF)
+        else:
+            ref.append(((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF)
+    ref = np.array(ref, np.uint16)
+    d = os.path.join(root, "ne_bf16_cast_specials")
+    g = helper.make_graph(
+        [node("Cast", ["x"], ["y"], to=TensorProto.BFLOAT16),
+         node("Cast", ["y"], ["z"], to=TensorProto.FLOAT)], "bf16_cast_specials",
+        [vi("x", x)],
+        [helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [len(x)]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, [len(x)])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    onnx.save(m, os.path.join(d, "model.onnx"))
+    ds = os.path.join(d, "test_data_set_0")
+    open(os.path.join(ds, "input_0.pb"), "wb").write(
+        numpy_helper.from_array(x, "x").SerializeToString())
+    # ONNX 1.12 stores bfloat16 references as uint16 tensors.
+    t = onnx.TensorProto(name="y", data_type=TensorProto.UINT16, dims=[len(x)],
+                         raw_data=ref.tobytes())
+    open(os.path.join(ds, "output_0.pb"), "wb").write(t.SerializeToString())
+    z = (ref.astype(np.uint32) << 16).view(np.float32)
+    open(os.path.join(ds, "output_1.pb"), "wb").write(
+        numpy_helper.from_array(z, "z").SerializeToString())
+
+
+@case
+def legacy_op_forms(root):
+    """Opset 1-9 forms of ops whose attributes or semantics changed later:
+    Softmax/LogSoftmax/Hardmax-11 (2-D coercion at 'axis'), Slice-1, TopK-1,
+    Pad-2, Split-2, Clip-6, Gemm-1 (broadcast C), Dropout-7 (float mask),
+    Upsample-7 linear, Squeeze/Unsqueeze-1."""
+    x3 = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    xt = rng.standard_normal((3, 6)).astype(np.float32)
+
+    def sm2d(x, axis):
+        s = x.reshape(int(np.prod(x.shape[:axis])), -1)
+        e = np.exp(s - s.max(1, keepdims=True))
+        return (e / e.sum(1, keepdims=True)).reshape(x.shape)
+
+    def hm2d(x, axis):
+        s = x.reshape(int(np.prod(x.shape[:axis])), -1)
+        r = np.zeros_like(s)
+        r[np.arange(s.shape[0]), s.argmax(1)] = 1
+        return r.reshape(x.shape)
+
+    write(root, "legacy_softmax11",
+          [node("Softmax", ["x"], ["a"]), node("Softmax", ["x"], ["b"], axis=2),
+           node("LogSoftmax", ["x"], ["c"], axis=0), node("Hardmax", ["x"], ["d"])],
+          [("x", x3)], [("a", sm2d(x3, 1)), ("b", sm2d(x3, 2)), ("c", np.log(sm2d(x3, 0))),
+                        ("d", hm2d(x3, 1))], opset=11)
+    x4 = rng.standard_normal((3, 5, 4)).astype(np.float32)
+    x5 = rng.standard_normal((1, 3, 1, 4)).astype(np.float32)
+    idx = np.argsort(-xt, 1, kind="stable")[:, :2]
+    write(root, "legacy_opset1",
+          [node("Slice", ["x4"], ["a"], starts=[1, -3], ends=[1000, -1], axes=[1, 2]),
+           node("Squeeze", ["x5"], ["b"], axes=[0, 2]),
+           node("Unsqueeze", ["x5"], ["c"], axes=[0, 5]),
+           node("TopK", ["xt"], ["v", "i"], k=2)],
+          [("x4", x4), ("x5", x5), ("xt", xt)],
+          [("a", x4[:, 1:, -3:-1]), ("b", x5.reshape(3, 4)), ("c", x5.reshape(1, 1, 3, 1, 4, 1)),
+           ("v", np.take_along_axis(xt, idx, 1)), ("i", idx.astype(np.int64))], opset=1)
+    write(root, "legacy_opset2",
+          [node("Pad", ["x"], ["a"], pads=[0, 1, 1, 0], value=2.5),
+           node("Pad", ["x"], ["b"], pads=[0, 2, 0, 1], mode="reflect"),
+           node("Split", ["x"], ["c", "d"], axis=1, split=[2, 4])],
+          [("x", xt)],
+          [("a", np.pad(xt, ((0, 1), (1, 0)), constant_values=2.5)),
+           ("b", np.pad(xt, ((0, 0), (2, 1)), mode="reflect")), ("c", xt[:, :2]),
+           ("d", xt[:, 2:])], opset=2)
+    A = rng.standard_normal((3, 4)).astype(np.float32)
+    B = rng.standard_normal((5, 4)).astype(np.float32)
+    C = rng.standard_normal((5,)).astype(np.float32)
+    write(root, "legacy_opset6",
+          [node("Clip", ["x"], ["a"], min=-0.5, max=0.7),
+           node("Gemm", ["A", "B", "C"], ["g"], transB=1, alpha=0.5, beta=2.0, broadcast=1)],
+          [("x", xt), ("A", A), ("B", B), ("C", C)],
+          [("a", np.clip(xt, -0.5, 0.7)), ("g", 0.5 * A @ B.T + 2 * C)], opset=6)
+    xu = rng.standard_normal((1, 1, 2, 3)).astype(np.float32)
+
+    def lin_asym(x, sh, sw):
+        H, W = x.shape[2:]
+        oh, ow = int(H * sh), int(W * sw)
+        out = np.zeros((1, 1, oh, ow), np.float32)
+        for i in range(oh):
+            for j in range(ow):
+                yy, xx = min(i / sh, H - 1), min(j / sw, W - 1)
+                y0, x0 = int(np.floor(yy)), int(np.floor(xx))
+                y1, x1 = min(y0 + 1, H - 1), min(x0 + 1, W - 1)
+                dy, dx = yy - y0, xx - x0
+                out[0, 0, i, j] = (x[0, 0, y0, x0] * (1 - dy) * (1 - dx) +
+                                   x[0, 0, y1, x0] * dy * (1 - dx) +
+                                   x[0, 0, y0, x1] * (1 - dy) * dx + x[0, 0, y1, x1] * dy * dx)
+        return out
+
+    write(root, "legacy_opset7",
+          [node("Dropout", ["x"], ["y", "m"], ratio=0.3),
+           node("Upsample", ["xu"], ["u"], mode="linear", scales=[1., 1., 2., 2.])],
+          [("x", xt), ("xu", xu)],
+          [("y", xt), ("m", np.ones(xt.shape, np.float32)), ("u", lin_asym(xu, 2, 2))], opset=7)
 
 
 def main():
