@@ -135,20 +135,17 @@ def table(rows, args):
     return "\n".join(lines) + "\n"
 
 
-NOTES = """Where warm time goes (perf, resnet18 x86 warm, ~0.25 s CPU of mlcc and llvm-ar): the
-weights object (46 MB) is written by mlcc's own ELF writer (`targets/codegen/elf_writer.c`)
-straight from the constants' data, ~5% (it was ~40%, about 0.2 s, when it went through
-LLVM); the model file is read once and the header's SHA-256 is taken from the importer's bytes
-(import ~34% in all: SHA-256 ~15%, read ~9%, protobuf decode ~9%); the conv weight pre-packing
-pass (now one copy, packed straight into the graph arena; it was three copies and ~22%); loading
-libLLVM (dynamic relocations) ~8%, in mlcc and again in `llvm-ar`; the entry object, compiled
-on every build, ~8%; `llvm-ar` copying the blob into the archive ~12%. Kernel cache lookups
-take a few milliseconds. So warm and weights-changed builds cost the same and scale with the
-weight bytes, not the kernels. resnet18 on x86 still sits just above a tenth of its cold build
-(0.11-0.12 of CPU time) because its cold build got faster (vector micro-kernels) while
-pre-packing joined the warm path; caching the entry object and mapping the model file
-instead of reading it are the next steps. Cross targets compile kernels more slowly, so their ratios are
-lower."""
+NOTES = """Where warm time goes (`mlcc -ftime-report`, resnet18 x86 warm, ~0.16-0.2 s CPU of mlcc
+and llvm-ar on a quiet machine): import ~0.06 s (protobuf decode of the 46 MB model, which is
+mapped, not read; the header's SHA-256 runs on a second thread meanwhile), weight pre-packing
+~0.02 s, writing the weights object ~0.01 s, kernel cache lookups ~0.005 s, the entry object
+~0.002 s (a cache hit: it was compiled on every build, ~0.03 s), `llvm-ar` ~0.035 s (its own
+start-up and copying the blob), and loading libLLVM ~0.02 s. Large weight buffers use
+transparent huge pages (page faults of a warm build 42,000 -> 16,000). So warm and
+weights-changed builds cost the same and scale with the weight bytes, not the kernels. The
+cold builds include the Winograd kernels (resnet18, detector), which take longer to compile
+than the direct ones; `-fno-winograd` gives faster cold builds and smaller libraries.
+Cross targets compile kernels more slowly, so their ratios are lower."""
 
 
 def update_md(path, text):
