@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_buffers.h"
+
 #ifdef MLCC_RUN_PARALLEL_V
 #include "mlcc_pthread_pfor.h"
 int MLCC_RUN_PARALLEL_V(const void* const* inputs, void* const* outputs, void* workspace,
@@ -46,22 +48,11 @@ int main(int argc, char** argv) {
   if (runs < 1 || runs > 100000) return 2;
   const void* inputs[64];
   void* outputs[64];
-  for (int i = 0; i < info->num_inputs; ++i) {
-    size_t n = (size_t)info->inputs[i].size_bytes;
-    void* buf = malloc(n ? n : 1);
-    FILE* f = fopen(argv[2 + i], "rb");
-    if (!buf || !f || fread(buf, 1, n, f) != n) return 2;
-    fclose(f);
-    inputs[i] = buf;
+  int ws_ok = 0;
+  void* ws = bench_alloc_workspace(info, &ws_ok);
+  if (!bench_read_inputs(info, argv + 2, inputs) || !bench_alloc_outputs(info, outputs) || !ws_ok) {
+    return 2;
   }
-  for (int i = 0; i < info->num_outputs; ++i) {
-    outputs[i] = malloc((size_t)info->outputs[i].size_bytes + 1);
-    if (!outputs[i]) return 2;
-  }
-  size_t align = (size_t)info->workspace_align;
-  size_t ws_size = ((size_t)info->workspace_size + align - 1) / align * align;
-  void* ws = ws_size ? aligned_alloc(align, ws_size) : NULL;
-  if (ws_size && !ws) return 2;
 #ifdef MLCC_RUN_PARALLEL_V
   const char* th = getenv("MLCC_BENCH_THREADS");
   if (th && atoi(th) > 1) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_buffers.h"
 #include "mlcc_pthread_pfor.h"
 
 #define CAT_(a, b) a##b
@@ -22,24 +23,12 @@ int main(int argc, char** argv) {
   const void* inputs[64];
   void* ref[64];
   void* out[64];
-  for (int i = 0; i < info->num_inputs; ++i) {
-    size_t n = (size_t)info->inputs[i].size_bytes;
-    void* buf = malloc(n ? n : 1);
-    FILE* f = fopen(argv[1 + i], "rb");
-    if (!buf || !f || fread(buf, 1, n, f) != n) return 2;
-    fclose(f);
-    inputs[i] = buf;
+  int ws_ok = 0;
+  void* ws = bench_alloc_workspace(info, &ws_ok);
+  if (!bench_read_inputs(info, argv + 1, inputs) || !bench_alloc_outputs(info, ref) ||
+      !bench_alloc_outputs(info, out) || !ws_ok) {
+    return 2;
   }
-  for (int i = 0; i < info->num_outputs; ++i) {
-    size_t n = (size_t)info->outputs[i].size_bytes + 1;
-    ref[i] = malloc(n);
-    out[i] = malloc(n);
-    if (!ref[i] || !out[i]) return 2;
-  }
-  size_t align = (size_t)info->workspace_align;
-  size_t ws_size = ((size_t)info->workspace_size + align - 1) / align * align;
-  void* ws = ws_size ? aligned_alloc(align, ws_size) : NULL;
-  if (ws_size && !ws) return 2;
   if (info->run(inputs, ref, ws) != 0) return 2;
   int bad = 0;
   for (int nt = 2; nt <= 4; ++nt) {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_buffers.h"
 #include "mlcc_pthread_pfor.h"
 
 #define CAT_(a, b) a##b
@@ -43,22 +44,11 @@ int main(int argc, char** argv) {
   if (runs < 1 || runs > 100000 || threads < 1 || threads > 256) return 2;
   const void* inputs[64];
   void* outputs[64];
-  for (int i = 0; i < info->num_inputs; ++i) {
-    size_t n = (size_t)info->inputs[i].size_bytes;
-    void* buf = malloc(n ? n : 1);
-    FILE* f = fopen(argv[3 + i], "rb");
-    if (!buf || !f || fread(buf, 1, n, f) != n) return 2;
-    fclose(f);
-    inputs[i] = buf;
+  int ws_ok = 0;
+  void* ws = bench_alloc_workspace(info, &ws_ok);
+  if (!bench_read_inputs(info, argv + 3, inputs) || !bench_alloc_outputs(info, outputs) || !ws_ok) {
+    return 2;
   }
-  for (int i = 0; i < info->num_outputs; ++i) {
-    outputs[i] = malloc((size_t)info->outputs[i].size_bytes + 1);
-    if (!outputs[i]) return 2;
-  }
-  size_t align = (size_t)info->workspace_align;
-  size_t ws_size = ((size_t)info->workspace_size + align - 1) / align * align;
-  void* ws = ws_size ? aligned_alloc(align, ws_size) : NULL;
-  if (ws_size && !ws) return 2;
   mlcc_pthread_pool_t* pool = threads > 1 ? mlcc_pthread_pool_create(threads) : NULL;
   if (threads > 1 && pool == NULL) return 2;
   for (int r = 0; r < 3; ++r) {
