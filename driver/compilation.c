@@ -316,6 +316,9 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
     }
     push(&b, arena_adopt(&c->arena, mlcc_strbuf_take(&sb)));
   }
+  for (uint32_t i = 0; i < o->n_input_values; ++i) {
+    push(&b, arena_printf(&c->arena, "--input-value=%s", o->input_values[i].origin));
+  }
   MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_IMPORT, false, b.argv));
 
   push_cc1(&b, "optimize");
@@ -542,12 +545,56 @@ static mlcc_status_t emit_output(mlcc_compilation_t* c, const void* data, size_t
   return stage(c, c->output, data, size);
 }
 
+static mlcc_status_t run_import_with(mlcc_compilation_t* c, const mlcc_input_value_t* values,
+                                     uint32_t n_values);
+
+// Decodes the TensorProto files of --input-value=NAME=@FILE into |values|
+// (a copy of the options' bindings; |buffers| receives the malloc'ed
+// element buffers, one per binding, NULL for number lists). Errors name the
+// argument.
+static mlcc_status_t read_input_value_files(mlcc_compilation_t* c, mlcc_input_value_t* values,
+                                            void** buffers) {
+  const mlcc_options_t* o = c->options;
+  for (uint32_t i = 0; i < o->n_input_values; ++i) {
+    values[i] = o->input_values[i];
+    buffers[i] = NULL;
+    if (values[i].file == NULL) continue;
+    mlcc_status_t s = mlcc_onnx_read_tensor_file(values[i].file, &values[i].dtype,
+                                                 &values[i].shape, &buffers[i],
+                                                 &values[i].size);
+    if (s != NULL) return mlcc_status_annotate(s, "--input-value=%s", values[i].origin);
+    values[i].data = buffers[i];
+  }
+  return mlcc_ok_status();
+}
+
 static mlcc_status_t run_import(mlcc_compilation_t* c) {
   MLCC_RETURN_IF_ERROR(mlcc_fs_check_regular_file(c->input));
+  uint32_t n_values = c->options->n_input_values;
+  mlcc_input_value_t* values = (mlcc_input_value_t*)calloc(n_values ? n_values : 1,
+                                                           sizeof(*values));
+  void** buffers = (void**)calloc(n_values ? n_values : 1, sizeof(void*));
+  mlcc_status_t s = values == NULL || buffers == NULL
+                        ? mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory")
+                        : read_input_value_files(c, values, buffers);
+  if (s == NULL) s = run_import_with(c, values, n_values);
+  for (uint32_t i = 0; s == NULL && i < n_values; ++i) {  // after the importer's own deps
+    if (values[i].file != NULL && c->n_deps < kMaxDeps) c->deps[c->n_deps++] = values[i].file;
+  }
+  for (uint32_t i = 0; buffers != NULL && i < n_values; ++i) free(buffers[i]);
+  free(buffers);
+  free(values);
+  return s;
+}
+
+static mlcc_status_t run_import_with(mlcc_compilation_t* c, const mlcc_input_value_t* values,
+                                     uint32_t n_values) {
   mlcc_onnx_import_options_t io;
   memset(&io, 0, sizeof(io));
   io.input_shapes = c->options->input_shapes;
   io.n_input_shapes = c->options->n_input_shapes;
+  io.input_values = values;
+  io.n_input_values = n_values;
   io.out_deps = c->deps;
   io.deps_cap = kMaxDeps;
   io.out_n_deps = &c->n_deps;

@@ -202,6 +202,104 @@ static mlcc_status_t add_input_shape(mlcc_options_t* o, const char* text) {
   return mlcc_ok_status();
 }
 
+enum { kMaxInputValueNumbers = 1 << 20 };
+
+mlcc_status_t mlcc_options_parse_input_value(const char* text, mlcc_arena_t* arena,
+                                             mlcc_input_value_t* out) {
+  memset(out, 0, sizeof(*out));
+  // ONNX names may contain '='; a list never does, a file name may.
+  const char* at = strstr(text, "=@");
+  const char* eq = at != NULL ? at : strrchr(text, '=');
+  if (eq == NULL || eq == text) {
+    return usage("invalid --input-value '%s'%s: expected NAME=V1,V2,... or NAME=@FILE", text,
+                 "");
+  }
+  char* name = mlcc_arena_strndup(arena, text, (size_t)(eq - text));
+  char* origin = mlcc_arena_strndup(arena, text, strlen(text));
+  if (name == NULL || origin == NULL) {
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  out->name = name;
+  out->origin = origin;
+  if (at != NULL) {
+    if (at[2] == '\0') return usage("invalid --input-value '%s'%s: no file after '@'", text, "");
+    out->file = origin + (at + 2 - text);
+    return mlcc_ok_status();
+  }
+  const char* list = eq + 1;
+  if (*list == '\0') return mlcc_ok_status();  // an empty tensor
+  size_t n = 1;
+  for (const char* p = list; *p; ++p) n += *p == ',';
+  if (n > kMaxInputValueNumbers) {
+    return usage("invalid --input-value '%s'%s: more than 1048576 numbers (use @FILE)", name, "");
+  }
+  int64_t* ints = (int64_t*)mlcc_arena_alloc(arena, n * sizeof(int64_t), _Alignof(int64_t));
+  double* reals = (double*)mlcc_arena_alloc(arena, n * sizeof(double), _Alignof(double));
+  bool* is_int = (bool*)mlcc_arena_alloc(arena, n, 1);
+  if (ints == NULL || reals == NULL || is_int == NULL) {
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  const char* p = list;
+  for (size_t i = 0; i < n; ++i) {
+    const char* comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char item[64];
+    if (len == 0 || len >= sizeof(item)) {
+      return usage("invalid --input-value '%s': item '%s' is not a number", text,
+                   len == 0 ? "" : p);
+    }
+    memcpy(item, p, len);
+    item[len] = '\0';
+    char* end = NULL;
+    errno = 0;
+    long long iv = strtoll(item, &end, 10);
+    bool integer_syntax = end != item && *end == '\0';
+    if (integer_syntax && errno == ERANGE) {
+      return usage("invalid --input-value '%s': integer '%s' does not fit in 64 bits", text,
+                   item);
+    }
+    if (integer_syntax) {
+      ints[i] = (int64_t)iv;
+      reals[i] = (double)iv;
+      is_int[i] = true;
+    } else {
+      double dv = strtod(item, &end);  // overflow gives +-inf, underflow 0 or a denormal
+      if (end == item || *end != '\0') {
+        return usage("invalid --input-value '%s': item '%s' is not a number", text, item);
+      }
+      ints[i] = 0;
+      reals[i] = dv;
+      is_int[i] = false;
+    }
+    p = comma ? comma + 1 : p + len;
+  }
+  out->ints = ints;
+  out->reals = reals;
+  out->is_int = is_int;
+  out->n_numbers = (uint32_t)n;
+  return mlcc_ok_status();
+}
+
+static mlcc_status_t add_input_value(mlcc_options_t* o, const char* text) {
+  mlcc_input_value_t bv;
+  MLCC_RETURN_IF_ERROR(mlcc_options_parse_input_value(text, &o->arena, &bv));
+  for (uint32_t i = 0; i < o->n_input_values; ++i) {
+    if (strcmp(o->input_values[i].name, bv.name) == 0) {  // last one wins, like -D
+      o->input_values[i] = bv;
+      return mlcc_ok_status();
+    }
+  }
+  size_t n = (size_t)o->n_input_values + 1;
+  mlcc_input_value_t* grown = (mlcc_input_value_t*)mlcc_arena_alloc(
+      &o->arena, n * sizeof(*grown), _Alignof(mlcc_input_value_t));
+  if (grown == NULL) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  if (o->n_input_values) memcpy(grown, o->input_values, (n - 1) * sizeof(*grown));
+  grown[n - 1] = bv;
+  o->input_values = grown;
+  o->n_input_values = (uint32_t)n;
+  return mlcc_ok_status();
+}
+
 static mlcc_status_t set_emit(mlcc_options_t* o, const char* value) {
   for (int k = 0; k < MLCC_EMIT_KIND_COUNT; ++k) {
     if (strcmp(value, kEmitNames[k]) == 0) {
@@ -251,6 +349,7 @@ static mlcc_status_t apply(mlcc_options_t* o, mlcc_option_id_t id, const char* v
       }
       break;
     case MLCC_OPT_INPUT_SHAPE: return add_input_shape(o, value);
+    case MLCC_OPT_INPUT_VALUE: return add_input_value(o, value);
     case MLCC_OPT_MD: o->write_depfile = true; break;
     case MLCC_OPT_MF:
       if (*value == '\0') return usage("empty file name in '%s'%s", arg, "");
@@ -397,6 +496,8 @@ void mlcc_options_deinit(mlcc_options_t* options) {
   mlcc_arena_deinit(&options->arena);
   options->input_shapes = NULL;
   options->n_input_shapes = 0;
+  options->input_values = NULL;
+  options->n_input_values = 0;
 }
 
 bool mlcc_options_info_only(const mlcc_options_t* o) {

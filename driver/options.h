@@ -52,6 +52,8 @@ typedef struct mlcc_options_t {
   int opt_level;                  // 0..3, default 2
   mlcc_input_shape_t* input_shapes;  // arena-owned, n_input_shapes entries
   uint32_t n_input_shapes;
+  mlcc_input_value_t* input_values;  // --input-value, arena-owned; files not yet read
+  uint32_t n_input_values;
   bool write_depfile;             // -MD (or -MF)
   const char* depfile;            // -MF; NULL = output with its suffix replaced by .d
   int jobs;                       // -j; default: online CPUs
@@ -84,6 +86,14 @@ void mlcc_options_deinit(mlcc_options_t* options);
 // True if the options ask for no compilation (--version, --help,
 // --print-targets, --cache-stats/--cache-clear alone), so a missing input is fine.
 bool mlcc_options_info_only(const mlcc_options_t* options);
+
+// Parses one --input-value argument, NAME=V1,V2,... or NAME=@FILE (split at
+// the first "=@", else at the last '='; "NAME=" is an empty list). Numbers
+// are decimal integers or C floating-point literals (nan, inf allowed), at
+// most 1<<20 of them. Fills name/origin/file/numbers of |*out|, strings and
+// arrays in |arena|; INVALID_ARGUMENT naming the bad item.
+mlcc_status_t mlcc_options_parse_input_value(const char* text, mlcc_arena_t* arena,
+                                             mlcc_input_value_t* out);
 
 // Parses "NAME=1x3x224x224" into |out_pin| (name copied into |arena|).
 // INVALID_ARGUMENT names the text and what is wrong.

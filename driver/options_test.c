@@ -90,6 +90,43 @@ static void test_input_shapes(void) {
   }
 }
 
+static void test_input_values(void) {
+  mlcc_options_t o;
+  CHECK_OK(PARSE(&o, "--input-value=k=3", "--input-value", "shape=1,-1,2.5e1,nan",
+                 "--input-value=a=b=@dir/x=y.pb", "--input-value=empty=", "--input-value=k=4",
+                 "m.onnx"));
+  CHECK_EQ_INT(o.n_input_values, 4);
+  CHECK_STREQ(o.input_values[0].name, "k");  // last one wins
+  CHECK_EQ_INT(o.input_values[0].n_numbers, 1);
+  CHECK_EQ_INT(o.input_values[0].ints[0], 4);
+  CHECK(o.input_values[0].is_int[0]);
+  CHECK_STREQ(o.input_values[0].origin, "k=4");
+  CHECK(o.input_values[0].file == NULL);
+  const mlcc_input_value_t* sh = &o.input_values[1];
+  CHECK_STREQ(sh->name, "shape");
+  CHECK_EQ_INT(sh->n_numbers, 4);
+  CHECK_EQ_INT(sh->ints[0], 1);
+  CHECK_EQ_INT(sh->ints[1], -1);
+  CHECK(sh->is_int[0] && sh->is_int[1] && !sh->is_int[2] && !sh->is_int[3]);
+  CHECK(sh->reals[2] == 25.0);
+  CHECK(sh->reals[3] != sh->reals[3]);  // NaN
+  CHECK_STREQ(o.input_values[2].name, "a=b");  // split at the first "=@"
+  CHECK_STREQ(o.input_values[2].file, "dir/x=y.pb");
+  CHECK_EQ_INT(o.input_values[3].n_numbers, 0);
+  mlcc_options_deinit(&o);
+
+  const char* bad[] = {"k", "=3", "k=@", "k=1,,2", "k=1,", "k=abc", "k=1x2",
+                       "k=99999999999999999999"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+    mlcc_arena_t arena;
+    mlcc_arena_init(&arena);
+    mlcc_input_value_t v;
+    CHECK_STATUS(mlcc_options_parse_input_value(bad[i], &arena, &v),
+                 MLCC_STATUS_INVALID_ARGUMENT);
+    mlcc_arena_deinit(&arena);
+  }
+}
+
 // Parses, expects INVALID_ARGUMENT, and checks the message contains |needle|.
 static void expect_usage_error(int argc, char** argv, const char* needle) {
   mlcc_options_t o;
@@ -183,6 +220,7 @@ int main(void) {
   RUN(test_value_forms);
   RUN(test_emit_last_wins);
   RUN(test_input_shapes);
+  RUN(test_input_values);
   RUN(test_errors);
   RUN(test_info_and_cache_flags);
   RUN(test_suggest);

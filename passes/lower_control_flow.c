@@ -319,8 +319,16 @@ static mlcc_status_t runtime_error(lower_ctx_t* lc, const mlcc_node_t* node, con
   if (root != NULL && root != v) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
                             "%s %s (%s, value '%s') must be a compile-time constant; value "
-                            "'%s' is computed at run time (mlcc unrolls %s at compile time)",
-                            op, what, role, v->name, root->name, op);
+                            "'%s' is computed at run time (mlcc unrolls %s at compile time; "
+                            "'%s' is a graph input: bake its value in with --input-value=%s=...)",
+                            op, what, role, v->name, root->name, op, root->name, root->name);
+  }
+  if (root != NULL) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "%s %s (%s) must be a compile-time constant; value '%s' is computed "
+                            "at run time (mlcc unrolls %s at compile time; a graph input: bake "
+                            "its value in with --input-value=%s=...)",
+                            op, what, role, v->name, op, v->name);
   }
   return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
                           "%s %s (%s) must be a compile-time constant; value '%s' is computed "

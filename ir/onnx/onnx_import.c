@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,6 +406,250 @@ static mlcc_status_t check_pins(import_ctx_t* ctx) {
   return mlcc_ok_status();
 }
 
+//===----------------------------------------------------------------------===//
+// --input-value: graph inputs bound to compile-time constants
+//===----------------------------------------------------------------------===//
+
+static const mlcc_input_value_t* find_binding(const mlcc_onnx_import_options_t* o,
+                                              const char* name) {
+  if (o == NULL || o->input_values == NULL) return NULL;
+  for (uint32_t i = 0; i < o->n_input_values; ++i) {
+    if (o->input_values[i].name != NULL && strcmp(o->input_values[i].name, name) == 0) {
+      return &o->input_values[i];
+    }
+  }
+  return NULL;
+}
+
+static mlcc_status_t bind_error(const mlcc_input_value_t* bv, const char* fmt, ...)
+    MLCC_PRINTF(2, 3);
+static mlcc_status_t bind_error(const mlcc_input_value_t* bv, const char* fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "--input-value=%s: %s",
+                          str_or_empty(bv->origin), msg);
+}
+
+// Stores number |i| of |bv| as one |dtype| element at |dst|.
+static mlcc_status_t store_number(const mlcc_input_value_t* bv, uint32_t i, mlcc_dtype_t dtype,
+                                  void* dst) {
+  double r = bv->reals[i];
+  if (mlcc_dtype_is_float(dtype)) {
+    if (dtype == MLCC_DTYPE_F32) {
+      float f = (float)r;
+      memcpy(dst, &f, sizeof(f));
+    } else if (dtype == MLCC_DTYPE_F64) {
+      memcpy(dst, &r, sizeof(r));
+    } else {
+      return bind_error(bv, "numbers for a %s input are not supported; pass @FILE (an ONNX "
+                        "TensorProto)", mlcc_dtype_name(dtype));
+    }
+    return mlcc_ok_status();
+  }
+  if (!bv->is_int[i]) {
+    return bind_error(bv, "item %u (%g) is not an integer, but the input is %s", i, r,
+                      mlcc_dtype_name(dtype));
+  }
+  int64_t v = bv->ints[i];
+  int64_t lo = 0, hi = 0;
+  switch (dtype) {
+    case MLCC_DTYPE_BOOL: lo = 0; hi = 1; break;
+    case MLCC_DTYPE_U8: lo = 0; hi = UINT8_MAX; break;
+    case MLCC_DTYPE_I8: lo = INT8_MIN; hi = INT8_MAX; break;
+    case MLCC_DTYPE_U16: lo = 0; hi = UINT16_MAX; break;
+    case MLCC_DTYPE_I16: lo = INT16_MIN; hi = INT16_MAX; break;
+    case MLCC_DTYPE_U32: lo = 0; hi = UINT32_MAX; break;
+    case MLCC_DTYPE_I32: lo = INT32_MIN; hi = INT32_MAX; break;
+    case MLCC_DTYPE_U64: lo = 0; hi = INT64_MAX; break;
+    case MLCC_DTYPE_I64: lo = INT64_MIN; hi = INT64_MAX; break;
+    default:
+      return bind_error(bv, "numbers for a %s input are not supported; pass @FILE",
+                        mlcc_dtype_name(dtype));
+  }
+  if (v < lo || v > hi) {
+    return bind_error(bv, "%" PRId64 " does not fit in %s", v, mlcc_dtype_name(dtype));
+  }
+  size_t size = mlcc_dtype_size(dtype);
+  uint64_t bits = (uint64_t)v;  // two's complement; little-endian hosts only (as the weights)
+  memcpy(dst, &bits, size);
+  return mlcc_ok_status();
+}
+
+// True if |shape| agrees with |declared|: same rank, and every static
+// declared dim equal (symbolic and unknown dims take any size).
+static bool agrees_with_declared(const mlcc_shape_t* shape, const MlccOnnx__TensorShapeProto* sp,
+                                 const mlcc_input_shape_t* pin) {
+  if (pin != NULL) {
+    if (pin->shape.rank != shape->rank) return false;
+    for (int32_t d = 0; d < shape->rank; ++d) {
+      if (pin->shape.dims[d] != shape->dims[d]) return false;
+    }
+  }
+  if (sp == NULL) return true;
+  if (sp->n_dim != (size_t)shape->rank) return false;
+  for (size_t d = 0; d < sp->n_dim; ++d) {
+    if (sp->dim[d]->value_case == MLCC_ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+        sp->dim[d]->dim_value != shape->dims[d]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static void shape_text(const mlcc_shape_t* s, char* buf, size_t cap) {
+  size_t n = (size_t)snprintf(buf, cap, "[");
+  for (int32_t d = 0; d < s->rank && n < cap; ++d) {
+    n += (size_t)snprintf(buf + n, cap - n, d ? ",%" PRId64 : "%" PRId64, s->dims[d]);
+  }
+  if (n < cap) snprintf(buf + n, cap - n, "]");
+}
+
+// "[1,N,?]": static dims, symbolic names, '?' for unknown; "(no shape)".
+static void declared_text(const MlccOnnx__TensorShapeProto* sp, char* buf, size_t cap) {
+  if (sp == NULL) {
+    snprintf(buf, cap, "(none declared)");
+    return;
+  }
+  size_t n = (size_t)snprintf(buf, cap, "[");
+  for (size_t d = 0; d < sp->n_dim && n < cap; ++d) {
+    const MlccOnnx__TensorShapeProto__Dimension* dim = sp->dim[d];
+    if (d) n += (size_t)snprintf(buf + n, cap - n, ",");
+    if (n >= cap) break;
+    if (dim->value_case == MLCC_ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+      n += (size_t)snprintf(buf + n, cap - n, "%" PRId64, dim->dim_value);
+    } else if (dim->value_case == MLCC_ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM) {
+      n += (size_t)snprintf(buf + n, cap - n, "%s", str_or_empty(dim->dim_param));
+    } else {
+      n += (size_t)snprintf(buf + n, cap - n, "?");
+    }
+  }
+  if (n < cap) snprintf(buf + n, cap - n, "]");
+}
+
+// Adds graph input |vi| bound by |bv| as a CONSTANT (see mlcc_input_value_t).
+static mlcc_status_t add_bound_input(import_ctx_t* ctx, const MlccOnnx__ValueInfoProto* vi,
+                                     const mlcc_input_value_t* bv) {
+  const MlccOnnx__TypeProto__Tensor* tt =
+      (vi->type != NULL && vi->type->value_case == MLCC_ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+          ? vi->type->tensor_type
+          : NULL;
+  if (vi->type != NULL && tt == NULL) {
+    return bind_error(bv, "graph input '%s' is not a tensor", vi->name);
+  }
+  const MlccOnnx__TensorShapeProto* sp = tt != NULL ? tt->shape : NULL;
+  const mlcc_input_shape_t* pin = find_pin(ctx->options, vi->name);
+  mlcc_dtype_t declared = (tt != NULL && tt->has_elem_type) ? (mlcc_dtype_t)tt->elem_type
+                                                            : MLCC_DTYPE_UNDEFINED;
+  if (declared != MLCC_DTYPE_UNDEFINED && !mlcc_dtype_is_valid(declared)) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "graph input '%s' has element type %s, which mlcc does not support",
+                            vi->name, mlcc_onnx_elem_type_name((int)declared));
+  }
+  mlcc_shape_t shape;
+  memset(&shape, 0, sizeof(shape));
+  char have[96], want[96];
+  if (bv->dtype != MLCC_DTYPE_UNDEFINED) {  // a decoded tensor
+    if (declared != MLCC_DTYPE_UNDEFINED && declared != bv->dtype) {
+      return bind_error(bv, "the tensor is %s but graph input '%s' is %s",
+                        mlcc_dtype_name(bv->dtype), vi->name, mlcc_dtype_name(declared));
+    }
+    if (!agrees_with_declared(&bv->shape, sp, pin)) {
+      shape_text(&bv->shape, have, sizeof(have));
+      if (pin != NULL) {
+        shape_text(&pin->shape, want, sizeof(want));
+      } else {
+        declared_text(sp, want, sizeof(want));
+      }
+      return bind_error(bv, "the tensor has shape %s but graph input '%s' has shape %s", have,
+                        vi->name, want);
+    }
+    MLCC_RETURN_IF_ERROR(check_input_size(vi->name, &bv->shape));
+    int64_t numel = mlcc_shape_numel_unchecked(&bv->shape);
+    if ((uint64_t)numel * mlcc_dtype_size(bv->dtype) != bv->size) {
+      return mlcc_make_status(MLCC_STATUS_INTERNAL, "--input-value=%s: %zu bytes for %" PRId64
+                              " elements", str_or_empty(bv->origin), bv->size, numel);
+    }
+    mlcc_value_t* cv = NULL;
+    return mlcc_graph_add_constant(ctx->graph, vi->name, bv->dtype, &bv->shape, bv->data, true,
+                                   &cv);
+  }
+  if (declared == MLCC_DTYPE_UNDEFINED) {
+    return bind_error(bv, "graph input '%s' declares no element type; pass @FILE", vi->name);
+  }
+  // Numbers: the declared (or pinned) shape when it is static and holds
+  // them all, else [n] for rank 1 or no shape, else a scalar for rank 0.
+  uint32_t n = bv->n_numbers;
+  bool have_static = false;
+  if (pin != NULL) {
+    shape = pin->shape;
+    have_static = true;
+  } else if (sp != NULL) {
+    have_static = true;
+    shape.rank = (int32_t)sp->n_dim;
+    for (size_t d = 0; d < sp->n_dim && d < MLCC_MAX_RANK; ++d) {
+      if (sp->dim[d]->value_case != MLCC_ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+        have_static = false;
+        break;
+      }
+      shape.dims[d] = sp->dim[d]->dim_value;
+    }
+    if (sp->n_dim > MLCC_MAX_RANK) have_static = false;
+  }
+  bool fits = have_static && mlcc_shape_numel_unchecked(&shape) == (int64_t)n;
+  if (!fits) {
+    int32_t rank = pin != NULL ? pin->shape.rank : sp != NULL ? (int32_t)sp->n_dim : 1;
+    memset(&shape, 0, sizeof(shape));
+    if (rank == 1) {
+      shape.rank = 1;
+      shape.dims[0] = n;
+      fits = agrees_with_declared(&shape, sp, pin);
+    } else if (rank == 0 && n == 1) {
+      fits = true;
+    }
+    if (!fits) {
+      if (pin != NULL) {
+        shape_text(&pin->shape, want, sizeof(want));
+      } else {
+        declared_text(sp, want, sizeof(want));
+      }
+      return bind_error(bv, "%u number(s) do not fit graph input '%s', shape %s", n, vi->name,
+                        want);
+    }
+  }
+  size_t esize = mlcc_dtype_size(declared);
+  uint8_t* data = (uint8_t*)malloc(n ? (size_t)n * esize : 1);
+  if (data == NULL) return oom("an --input-value");
+  mlcc_status_t s = mlcc_ok_status();
+  for (uint32_t i = 0; i < n && s == NULL; ++i) s = store_number(bv, i, declared, data + i * esize);
+  mlcc_value_t* cv = NULL;
+  if (s == NULL) s = mlcc_graph_add_constant(ctx->graph, vi->name, declared, &shape, data, true, &cv);
+  free(data);
+  return s;
+}
+
+// Every --input-value must name a graph input, once.
+static mlcc_status_t check_bindings(import_ctx_t* ctx) {
+  const mlcc_onnx_import_options_t* o = ctx->options;
+  const MlccOnnx__GraphProto* g = ctx->onnx_graph;
+  if (o == NULL || o->input_values == NULL) return mlcc_ok_status();
+  for (uint32_t i = 0; i < o->n_input_values; ++i) {
+    const char* name = o->input_values[i].name;
+    bool found = false;
+    for (size_t k = 0; name != NULL && k < g->n_input && !found; ++k) {
+      found = g->input[k]->name != NULL && strcmp(g->input[k]->name, name) == 0;
+    }
+    if (!found) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                              "--input-value names '%s', which is not a graph input",
+                              str_or_empty(name));
+    }
+  }
+  return mlcc_ok_status();
+}
+
 // Adds graph inputs, then initializers that are not inputs (as CONSTANTs).
 // From IR version 4 on, an initializer that is also a graph input is only a
 // default: the fed value wins, so the value stays an INPUT. Before IR 4 every
@@ -422,10 +667,20 @@ static mlcc_status_t add_inputs_and_initializers(import_ctx_t* ctx) {
   }
   graph->n_inputs = 0;
   MLCC_RETURN_IF_ERROR(check_pins(ctx));
+  MLCC_RETURN_IF_ERROR(check_bindings(ctx));
   for (size_t i = 0; i < g->n_input; ++i) {
     const MlccOnnx__ValueInfoProto* vi = g->input[i];
     if (vi->name == NULL || vi->name[0] == '\0') {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "graph input #%zu has no name", i);
+    }
+    const mlcc_input_value_t* bv = find_binding(ctx->options, vi->name);
+    if (bv != NULL) {
+      if (mlcc_graph_find_value(graph, vi->name) != NULL) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "graph input '%s' is listed twice",
+                                vi->name);
+      }
+      MLCC_RETURN_IF_ERROR(add_bound_input(ctx, vi, bv));
+      continue;
     }
     const MlccOnnx__TensorProto* init = find_initializer(ctx, vi->name);
     if (init != NULL && legacy) continue;  // added below as a CONSTANT
@@ -452,7 +707,10 @@ static mlcc_status_t add_inputs_and_initializers(import_ctx_t* ctx) {
     }
     mlcc_value_t* existing = mlcc_graph_find_value(graph, t->name);
     if (existing != NULL) {
-      if (existing->kind == MLCC_VALUE_INPUT && find_initializer(ctx, t->name) == t) {
+      bool default_of_input = existing->kind == MLCC_VALUE_INPUT ||
+                              (existing->kind == MLCC_VALUE_CONSTANT &&
+                               find_binding(ctx->options, t->name) != NULL);
+      if (default_of_input && find_initializer(ctx, t->name) == t) {
         // A fed input with this default. Still validate the default's data
         // so a broken file is reported, not silently accepted.
         mlcc_onnx_tensor_t dec;

@@ -20,9 +20,41 @@ typedef struct mlcc_input_shape_t {
   mlcc_shape_t shape;
 } mlcc_input_shape_t;
 
+// One --input-value binding: graph input |name| becomes a compile-time
+// constant, baked into the library like an initializer, and is no longer a
+// parameter of NAME_run. Shape-determining inputs (Reshape's shape, TopK's K,
+// Resize's scales, ...) must be known at compile time in mlcc's
+// shape-specialized design; this is how a model that feeds one is compiled.
+// The value is either
+// * a decoded tensor (|dtype| != UNDEFINED; |shape|; |data| holds |size|
+//   bytes of little-endian elements, borrowed), e.g. a TensorProto file, or
+// * |n_numbers| numbers from the command line (|dtype| UNDEFINED): converted
+//   to the input's declared element type (integers must be written as
+//   integers and fit the type; bool takes 0/1; float16/bfloat16 need a file)
+//   and shaped by the declared (or --input-shape) shape when its element
+//   count matches, else [n_numbers] for a rank-1 or undeclared input, or a
+//   scalar for a rank-0 input given one number.
+// A tensor's dtype must equal the declared one and its shape must agree with
+// the declared static dims. Errors are INVALID_ARGUMENT naming |origin|.
+typedef struct mlcc_input_value_t {
+  const char* name;
+  const char* origin;       // the argument as written, for messages
+  const char* file;         // NAME=@FILE: the TensorProto file (the driver decodes it)
+  mlcc_dtype_t dtype;
+  mlcc_shape_t shape;
+  const void* data;
+  size_t size;
+  const int64_t* ints;      // [n_numbers]; valid where is_int[i]
+  const double* reals;      // [n_numbers]
+  const bool* is_int;       // [n_numbers]: written as an integer
+  uint32_t n_numbers;
+} mlcc_input_value_t;
+
 typedef struct mlcc_onnx_import_options_t {
   const mlcc_input_shape_t* input_shapes;  // may be NULL
   uint32_t n_input_shapes;
+  const mlcc_input_value_t* input_values;  // may be NULL
+  uint32_t n_input_values;
   uint64_t max_file_bytes;                 // 0 = default limit (4 GiB)
   // Files read besides the model (external data), for the depfile. The
   // importer appends arena-owned absolute-or-relative paths as given.

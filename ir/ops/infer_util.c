@@ -66,10 +66,18 @@ mlcc_status_t mlcc_infer_const_input(const mlcc_node_t* node, uint32_t i, const 
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, i, name, required, &v));
   if (v == NULL) return mlcc_ok_status();
   if (v->kind != MLCC_VALUE_CONSTANT) {
+    const char* vname = v->name ? v->name : "";
+    if (v->kind == MLCC_VALUE_INPUT) {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "%s input '%s' (%s) must be a compile-time constant; value "
+                              "'%s' is computed at run time (a graph input: bake its value in "
+                              "with --input-value=%s=...)",
+                              mlcc_infer_op(node), name, role, vname, vname);
+    }
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
                             "%s input '%s' (%s) must be a compile-time constant; value "
                             "'%s' is computed at run time",
-                            mlcc_infer_op(node), name, role, v->name ? v->name : "");
+                            mlcc_infer_op(node), name, role, vname);
   }
   int64_t numel = 0;
   mlcc_status_t st = mlcc_shape_numel(&v->shape, &numel);

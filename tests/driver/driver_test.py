@@ -502,6 +502,82 @@ def case_end_to_end(d):
     check(rc == 0 and "tiny_run" in open(os.path.join(d, "tiny.s")).read(), "--emit=asm")
 
 
+def case_input_value(d):
+    """--input-value bakes fed shape inputs (and a data input with an
+    initializer default) into the library; bad bindings are usage errors."""
+    x_vi = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6])
+    shape_vi = helper.make_tensor_value_info("shape", TensorProto.INT64, [2])
+    k_vi = helper.make_tensor_value_info("k", TensorProto.INT64, [1])
+    scale_vi = helper.make_tensor_value_info("scale", TensorProto.FLOAT, [1])
+    nodes = [helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+             helper.make_node("Mul", ["r", "scale"], ["m"], name="mul"),
+             helper.make_node("TopK", ["m", "k"], ["values", "indices"], name="topk")]
+    g = helper.make_graph(nodes, "iv", [x_vi, shape_vi, k_vi, scale_vi],
+                          [helper.make_tensor_value_info("values", TensorProto.FLOAT, None),
+                           helper.make_tensor_value_info("indices", TensorProto.INT64, None)],
+                          initializer=[numpy_helper.from_array(np.array([2.0], np.float32),
+                                                               "scale")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.save(m, os.path.join(d, "iv.onnx"))
+    with open(os.path.join(d, "k.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(np.array([2], np.int64), "k").SerializeToString())
+    with open(os.path.join(d, "kf.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(np.array([2.0], np.float32), "k").SerializeToString())
+
+    rc, _, err = run("iv.onnx", cwd=d)
+    check(rc == 1 and "(Reshape, opset 13)" in err and "--input-value=shape=" in err,
+          "a fed shape input: exit 1 naming the op and suggesting --input-value")
+    for args, want in [(["--input-value=nope=1"], "'nope', which is not a graph input"),
+                       (["--input-value=shape=1,2,3"], "do not fit graph input 'shape', shape [2]"),
+                       (["--input-value=shape=3.5,4"], "is not an integer"),
+                       (["--input-value=shape=3,4", "--input-value=k=@kf.pb"],
+                        "the tensor is float32 but graph input 'k' is int64"),
+                       (["--input-value=shape=3,x"], "item 'x' is not a number")]:
+        rc, _, err = run("iv.onnx", *args, cwd=d)
+        check(rc == 2 and want in err, "usage error (exit 2) containing %r" % want)
+    rc, _, err = run("iv.onnx", "--input-value=shape=3,4", "--input-value=k=@missing.pb", cwd=d)
+    check(rc == 1 and "missing.pb" in err, "a missing @FILE: exit 1 naming it")
+    check(not os.path.exists(os.path.join(d, "libiv.a")), "no output after errors")
+
+    rc, _, err = run("iv.onnx", "--input-value=shape=3,4", "--input-value=k=@k.pb",
+                     "--input-value", "scale=0.5", "-MD", cwd=d)
+    check(rc == 0, "compiles with the three inputs baked in")
+    dep = open(os.path.join(d, "libiv.d")).read()
+    check("k.pb" in dep, "the @FILE is in the depfile")
+    hdr = open(os.path.join(d, "iv.h")).read()
+    check("int iv_run(const float *x, float *values, int64_t *indices, void *workspace);" in hdr,
+          "only x stays a parameter of iv_run")
+    open(os.path.join(d, "main.c"), "w").write(r"""
+#include <stdalign.h>
+#include <stdio.h>
+#include "iv.h"
+static alignas(64) unsigned char ws[IV_WORKSPACE_SIZE + 64];
+int main(void) {
+  float x[12], values[6];
+  int64_t indices[6];
+  if (fread(x, sizeof x, 1, stdin) != 1) return 3;
+  if (iv_run(x, values, indices, ws) != 0) return 4;
+  fwrite(values, sizeof values, 1, stdout);
+  fwrite(indices, sizeof indices, 1, stdout);
+  return 0;
+}
+""")
+    cc = subprocess.run(["cc", "-std=c11", "-I", d, os.path.join(d, "main.c"),
+                         os.path.join(d, "libiv.a"), "-lm", "-o", os.path.join(d, "main")])
+    check(cc.returncode == 0, "links")
+    x = np.random.default_rng(3).standard_normal((2, 6)).astype(np.float32)
+    p = subprocess.run([os.path.join(d, "main")], input=x.tobytes(), stdout=subprocess.PIPE)
+    check(p.returncode == 0, "runs")
+    vals = np.frombuffer(p.stdout[:24], np.float32).reshape(3, 2)
+    idx = np.frombuffer(p.stdout[24:], np.int64).reshape(3, 2)
+    mm = x.reshape(3, 4) * np.float32(0.5)
+    ref_idx = np.argsort(-mm, axis=1, kind="stable")[:, :2]
+    ref_vals = np.take_along_axis(mm, ref_idx, axis=1)
+    print("values", vals.tolist(), "ref", ref_vals.tolist())
+    check(np.array_equal(idx, ref_idx) and np.allclose(vals, ref_vals, rtol=0, atol=0),
+          "TopK(Reshape(x, [3,4]) * 0.5, 2) matches numpy (0.5 wins over the default 2.0)")
+
+
 def main():
     global MLCC
     if len(sys.argv) != 3:

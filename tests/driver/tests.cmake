@@ -4,7 +4,7 @@
 set(MLCC_DRIVER_TEST ${CMAKE_CURRENT_LIST_DIR}/driver_test.py)
 foreach(case version help print_targets print_jobs bad_flag missing_input truncated_model
              unsupported_op no_partial_output emit_ir depfile end_to_end interrupted
-             special_output output_is_directory percent_in_path long_chain)
+             special_output output_is_directory percent_in_path long_chain input_value)
   add_test(NAME driver.${case}
     COMMAND /usr/bin/python3 ${MLCC_DRIVER_TEST} $<TARGET_FILE:mlcc> ${case})
   set_tests_properties(driver.${case} PROPERTIES LABELS driver TIMEOUT 300)

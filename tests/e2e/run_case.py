@@ -150,6 +150,10 @@ def main():
                     help="exit 77 (skip) unless /proc/cpuinfo lists this flag (e.g. avx512f)")
     ap.add_argument("--skip-if-missing", action="store_true",
                     help="exit 77 when the case folder does not exist")
+    ap.add_argument("--input-value", action="append", default=None, metavar="NAME",
+                    help="bake graph input NAME in at compile time (mlcc --input-value="
+                         "NAME=@<data set's .pb>), compiling once per distinct value; "
+                         "repeatable")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     args = ap.parse_args()
 
@@ -194,32 +198,41 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
 
 
-def run(args, case, label, work):
-    model, redeclared = fit_inputs_to_data(args.model or os.path.join(case, "model.onnx"),
-                                           case, work)
+def compile_and_link(args, model, label, work, input_values):
+    """Compiles |model| (with --input-value=NAME=@FILE for each (NAME, FILE)
+    of |input_values|) and links the harness. Returns (exit code or None, exe)."""
     lib = os.path.join(work, "libm.a")
     cmd = [args.mlcc, model, "-o", lib, "--name=m", "--target=" + args.target, args.opt]
     if args.mattr:
         cmd.append("-mattr=" + args.mattr)
+    cmd += ["--input-value=%s=@%s" % (n, f) for n, f in input_values]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     if p.returncode != 0:
         msg = (p.stderr.strip().splitlines() or ["(no message)"])[0]
         if p.returncode == 1 and "[UNIMPLEMENTED]" in p.stderr:
             print("UNSUPPORTED %s: %s" % (label, msg))
-            return 77
+            return 77, None
         print("FAIL %s: mlcc exited %d: %s" % (label, p.returncode, p.stderr.strip()[:2000]))
-        return 1
+        return 1, None
 
-    cc, runner = TARGETS[args.target]
-    if args.qemu_cpu and runner:
-        runner = runner[:1] + ["-cpu", args.qemu_cpu] + runner[1:]
+    cc, _ = TARGETS[args.target]
     exe = os.path.join(work, "harness")
     p = subprocess.run(cc + ["-O1", "-std=c11", "-include", os.path.join(work, "m.h"),
                              "-DMLCC_INFO=m_info", os.path.join(HERE, "harness.c"),
                              lib, "-lm", "-o", exe], capture_output=True, text=True)
     if p.returncode != 0:
         print("FAIL %s: linking the harness failed:\n%s" % (label, p.stderr[:3000]))
-        return 1
+        return 1, None
+    return None, exe
+
+
+def run(args, case, label, work):
+    model, redeclared = fit_inputs_to_data(args.model or os.path.join(case, "model.onnx"),
+                                           case, work)
+    bound = list(args.input_value or [])
+    _, runner = TARGETS[args.target]
+    if args.qemu_cpu and runner:
+        runner = runner[:1] + ["-cpu", args.qemu_cpu] + runner[1:]
 
     model_proto = onnx.load(model, load_external_data=False)
     inits = {i.name for i in model_proto.graph.initializer}
@@ -229,12 +242,22 @@ def run(args, case, label, work):
         # bakes those as weights (ir/onnx/onnx_import.c), so they are not
         # arguments of the compiled function.
         graph_inputs = [n for n in graph_inputs if n not in inits]
+    unknown = [n for n in bound if n not in graph_inputs]
+    if unknown:
+        print("FAIL %s: --input-value names %s, not graph inputs" % (label, ",".join(unknown)))
+        return 1
     outputs = [o.name for o in model_proto.graph.output]
     out_types = [o.type.tensor_type.elem_type for o in model_proto.graph.output]
     sets = sorted(d for d in os.listdir(case) if d.startswith("test_data_set_"))
     if not sets:
         print("FAIL %s: no test_data_set_* folders" % label)
         return 1
+    exe = None
+    if not bound:
+        rc, exe = compile_and_link(args, model, label, work, [])
+        if rc is not None:
+            return rc
+    built_for = None  # the bound values the current exe was compiled with
     for ds in sets:
         dsdir = os.path.join(case, ds)
         ins = sorted((f for f in os.listdir(dsdir) if f.startswith("input_")),
@@ -245,13 +268,31 @@ def run(args, case, label, work):
         # position among the non-initializer graph inputs.
         feed_order = [n for n in graph_inputs if n not in inits]
         fed = {}
+        files = {}
         for pos, f in enumerate(ins):
             name, arr = load_pb(os.path.join(dsdir, f))
             if not name or name not in graph_inputs:
                 name = feed_order[pos] if pos < len(feed_order) else graph_inputs[pos]
             fed[name] = arr
+            files[name] = os.path.join(dsdir, f)
+        if bound:
+            # Inputs baked in with --input-value: compile for this data set's
+            # values (once, when every data set shares them).
+            missing = [n for n in bound if n not in files]
+            if missing:
+                print("FAIL %s: %s: no data for --input-value %s" % (label, ds, ",".join(missing)))
+                return 1
+            key = [fed[n].tobytes() + str(fed[n].shape).encode() for n in bound]
+            if key != built_for:
+                rc, exe = compile_and_link(args, model, label, work,
+                                           [(n, files[n]) for n in bound])
+                if rc is not None:
+                    return rc
+                built_for = key
         argv = []
         for n in graph_inputs:
+            if n in bound:
+                continue
             if n not in fed:
                 # an initializer that is also an input and not fed: mlcc keeps it
                 # as an input (a fed value wins), so feed the initializer itself
@@ -301,9 +342,10 @@ def run(args, case, label, work):
             if err:
                 print("FAIL %s: %s: %s" % (label, ds, err))
                 return 1
-    print("PASS %s: %d data set(s)%s%s" % (label, len(sets), " [inputs re-declared as fed: %s]"
-                                              % ",".join(redeclared) if redeclared else "",
-                                              args.tolerance_note))
+    print("PASS %s: %d data set(s)%s%s%s" % (
+        label, len(sets), " [inputs re-declared as fed: %s]" % ",".join(redeclared)
+        if redeclared else "", args.tolerance_note,
+        " [--input-value: %s]" % ",".join(bound) if bound else ""))
     return 0
 
 

@@ -13,11 +13,11 @@ Outcomes: pass, fail (wrong values, crash, build failure), unsupported (mlcc
 refused with its UNIMPLEMENTED error). Cases in out_of_scope.txt are not run.
 With --bind-shape-inputs, a case refused only because a shape-determining
 input (Reshape's shape, TopK's K, ...) is fed at run time is retried with that
-input bound at compile time (moved into the model as an initializer with the
-test data's value, which every data set must share); its outcome is then
-"pass-bound" / "fail-bound" / "unsupported" with the reason recorded. When the
-value mlcc names is computed inside the model (Range's limit from
-Cast(size), ...), the fed graph inputs it depends on are bound instead
+input baked in at compile time (run_case.py --input-value, i.e. mlcc
+--input-value=NAME=@<the data set's .pb>, compiled per data set); its outcome
+is then "pass-bound" / "fail-bound" / "unsupported" with the reason recorded.
+When the value mlcc names is computed inside the model (Range's limit from
+Cast(size), ...), the fed graph inputs it depends on are baked in instead
 (found by walking the graph backwards from that value).
 """
 import argparse
@@ -25,10 +25,8 @@ import concurrent.futures
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN_CASE = os.path.join(HERE, "..", "e2e", "run_case.py")
@@ -94,58 +92,6 @@ def fed_inputs_behind(case_dir, value):
     return sorted(found)
 
 
-def bind_inputs(case_dir, names, work):
-    """Writes a copy of |case_dir| into |work| where graph inputs |names| are
-    initializers holding the data sets' values. Returns the new folder or
-    None when an input is not fed or differs between data sets."""
-    import numpy as np
-    import onnx
-    from onnx import numpy_helper
-    model = onnx.load(os.path.join(case_dir, "model.onnx"))
-    inits = {i.name for i in model.graph.initializer}
-    feed = [i.name for i in model.graph.input if i.name not in inits]
-    sets = sorted(d for d in os.listdir(case_dir) if d.startswith("test_data_set_"))
-    values = {}
-    new_sets = {}
-    for ds in sets:
-        dsdir = os.path.join(case_dir, ds)
-        ins = sorted((f for f in os.listdir(dsdir) if f.startswith("input_")),
-                     key=lambda f: int(f[6:-3]))
-        kept = []
-        for pos, f in enumerate(ins):
-            t = onnx.TensorProto()
-            with open(os.path.join(dsdir, f), "rb") as fh:
-                t.ParseFromString(fh.read())
-            name = t.name if t.name in feed else (feed[pos] if pos < len(feed) else None)
-            if name in names:
-                arr = numpy_helper.to_array(t)
-                if name in values and not np.array_equal(values[name], arr):
-                    return None
-                values[name] = arr
-            else:
-                t.name = name or t.name
-                kept.append(t)
-        new_sets[ds] = (kept, [f for f in os.listdir(dsdir) if f.startswith("output_")])
-    if set(values) != set(names):
-        return None
-    for n in names:
-        model.graph.initializer.append(numpy_helper.from_array(values[n], n))
-    keep_inputs = [i for i in model.graph.input if i.name not in names]
-    del model.graph.input[:]
-    model.graph.input.extend(keep_inputs)
-    out = os.path.join(work, os.path.basename(case_dir.rstrip("/")))
-    os.makedirs(out)
-    onnx.save(model, os.path.join(out, "model.onnx"))
-    for ds, (kept, outs) in new_sets.items():
-        os.makedirs(os.path.join(out, ds))
-        for i, t in enumerate(kept):
-            with open(os.path.join(out, ds, "input_%d.pb" % i), "wb") as fh:
-                fh.write(t.SerializeToString())
-        for f in outs:
-            shutil.copy(os.path.join(case_dir, ds, f), os.path.join(out, ds, f))
-    return out
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mlcc", required=True)
@@ -185,9 +131,11 @@ def main():
                 continue
             cases.append((name, full))
 
-    def run_one(name, full):
+    def run_one(name, full, input_values=()):
         cmd = [sys.executable, RUN_CASE, "--mlcc", args.mlcc, "--case", full,
                "--target", args.target]
+        for n in input_values:
+            cmd += ["--input-value", n]
         if args.mattr:
             cmd += ["--mattr", args.mattr]
         if args.qemu_cpu:
@@ -206,29 +154,22 @@ def main():
         outcome, line = run_one(name, full)
         if outcome != "unsupported" or not args.bind_shape_inputs:
             return name, outcome, line
-        # Bind run-time shape inputs one refusal at a time (at most 4): the
-        # value mlcc names, or the fed inputs it is computed from.
+        # Bake run-time shape inputs in (mlcc --input-value) one refusal at a
+        # time (at most 4): the value mlcc names, or the fed inputs it is
+        # computed from.
         bound = []
-        work = tempfile.mkdtemp(prefix="mlcc-bind-")
-        try:
-            for _ in range(4):
-                m = RUNTIME_RE.search(line)
-                if not m:
-                    break
-                new_names = [n for n in fed_inputs_behind(full, m.group(1)) if n not in bound]
-                if not new_names:
-                    break
-                bound.extend(new_names)
-                sub = tempfile.mkdtemp(dir=work)
-                new_case = bind_inputs(full, bound, sub)
-                if new_case is None:
-                    break
-                o2, l2 = run_one(name, new_case)
-                if o2 != "unsupported":
-                    return name, o2 + "-bound", "%s [bound: %s]" % (l2, ",".join(bound))
-                line = l2
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+        for _ in range(4):
+            m = RUNTIME_RE.search(line)
+            if not m:
+                break
+            new_names = [n for n in fed_inputs_behind(full, m.group(1)) if n not in bound]
+            if not new_names:
+                break
+            bound.extend(new_names)
+            o2, l2 = run_one(name, full, bound)
+            if o2 != "unsupported":
+                return name, o2 + "-bound", l2
+            line = l2
         return name, outcome, line
 
     results = {}

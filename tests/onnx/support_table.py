@@ -12,7 +12,7 @@ output by hand; regenerate it.
 
 Per op the table shows the opset range from ir/ops.def and, per target, how
 many test cases that use the op passed, passed with run-time shape inputs
-bound at compile time, failed, or were refused as unsupported. Then: ops the
+given at compile time (mlcc --input-value), failed, or were refused as unsupported. Then: ops the
 test data uses that mlcc lacks, and every non-passing in-scope case with its
 reason (the known gaps). Cases in out_of_scope.txt are listed with reasons,
 and so are the cases tests/onnx/tolerances.txt compares with a wider tolerance
@@ -130,8 +130,8 @@ def write_lists():
                     f.write(c + "\n")
         if suite == "node":
             with open(os.path.join(HERE, "bound_cases.txt"), "w") as f:
-                f.write(header.replace("pass on x86", "pass on x86 once their run-time "
-                                       "shape inputs are bound") % suite)
+                f.write(header.replace("pass on x86", "pass on x86 with their run-time "
+                                       "shape inputs given by --input-value") % suite)
                 for c in sorted(res):
                     if res[c]["outcome"] == "pass-bound":
                         f.write(c + "\n")
@@ -165,11 +165,14 @@ def render():
              "data in Debian's `libonnx-testdata` (onnx 1.12, opsets <= 17). Do not edit; "
              "regenerate with `tests/onnx/support_table.py --mlcc build/mlcc --run`.")
     L.append("")
-    L.append("Outcomes: **pass**; **bound**: passes once its shape-determining inputs "
-             "(Reshape's shape, TopK's K, Resize's scales, ...), which the test feeds at run "
-             "time, are bound at compile time: mlcc specializes every kernel on its shapes, "
-             "so such an input must be a constant in the model; **fail**: wrong values or a "
-             "crash; **unsup**: mlcc refused the model with its UNIMPLEMENTED error. "
+    L.append("Outcomes: **pass**; **bound**: passes with the shape-determining inputs "
+             "(Reshape's shape, TopK's K, Resize's scales, Loop's trip count, ...) that the "
+             "test feeds at run time given to mlcc at compile time instead, with "
+             "`mlcc --input-value=NAME=@<the test's .pb>` (README, Using mlcc): mlcc specializes "
+             "every kernel on its shapes, so a value that decides a shape must be known when "
+             "the model is compiled, as an initializer or through `--input-value`; "
+             "**fail**: wrong values or a crash; **unsup**: mlcc refused the model with its "
+             "UNIMPLEMENTED error. "
              "Cross targets run the fixed sample `tests/onnx/cross_sample.txt` under qemu "
              "unless a full run was requested (`--full-cross`).")
     L.append("")
