@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: command-line parsing and driver setup. The input is
 // split at NUL bytes into argv[1..] (at most kMaxArgs); then
-// mlcc_options_parse, the did-you-mean suggester and --input-shape parser on
+// mlcc_options_parse, the did-you-mean suggester, the --input-shape and
+// --input-value parsers on
 // every argument, and for parsed options mlcc_compilation_create (name,
 // target, paths, pipeline resolution) and -### job printing, which write
 // nothing. Built only with -DMLCC_FUZZ=ON and clang; run by scripts/fuzz.sh.
@@ -63,6 +64,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     mlcc_input_shape_t pin;
     mlcc_status_t s = mlcc_options_parse_input_shape(argv[i], &arena, &pin);
     check(s, "parse_input_shape");
+    mlcc_status_free(s);
+    mlcc_input_value_t value;
+    s = mlcc_options_parse_input_value(argv[i], &arena, &value);
+    check(s, "parse_input_value");
     mlcc_status_free(s);
   }
   mlcc_arena_deinit(&arena);

@@ -7,6 +7,8 @@ output by hand; regenerate it.
   # regenerate the table and the CTest case lists:
   tests/onnx/support_table.py --mlcc build/mlcc --run [--targets x86,aarch64,riscv]
                               [--full-cross] [--jobs 2]
+  # re-run some cases (e.g. after a fix) and merge them into the stored results:
+  tests/onnx/support_table.py --mlcc build/mlcc --run --rerun-cases FILE
   # re-render the table and lists from the stored results (tests/onnx/results/*.json):
   tests/onnx/support_table.py
 
@@ -105,12 +107,25 @@ def run_suites(args, targets):
                    "--jobs", str(args.jobs), "--data", os.path.join(DATA, suite),
                    "--bind-shape-inputs",
                    "--json", os.path.join(RESULTS, "%s-%s.json" % (suite, target))]
-            if target != "x86" and not args.full_cross:
+            stored = os.path.join(RESULTS, "%s-%s.json" % (suite, target))
+            if args.rerun_cases:
+                # Re-run only the listed cases and merge them into the stored results.
+                if not os.path.exists(stored):
+                    continue
+                cmd[cmd.index("--json") + 1] = stored + ".part"
+                cmd += ["--cases", args.rerun_cases]
+            elif target != "x86" and not args.full_cross:
                 if suite != "node":
                     continue
                 cmd += ["--cases", os.path.join(HERE, "cross_sample.txt")]
             print("+", " ".join(cmd), flush=True)
             subprocess.run(cmd, check=False)
+            if args.rerun_cases and os.path.exists(stored + ".part"):
+                merged = json.load(open(stored))
+                merged.update(json.load(open(stored + ".part")))
+                os.remove(stored + ".part")
+                with open(stored, "w") as f:
+                    json.dump(merged, f, indent=1, sort_keys=True)
 
 
 def write_lists():
@@ -266,6 +281,9 @@ def main():
     ap.add_argument("--targets", default="x86,aarch64,riscv")
     ap.add_argument("--full-cross", action="store_true",
                     help="run every case on the cross targets, not only the sample")
+    ap.add_argument("--rerun-cases", default=None, metavar="FILE",
+                    help="with --run: run only the cases listed in FILE (every suite and "
+                         "target) and merge them into the stored results")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
     if args.run:
