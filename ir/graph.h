@@ -166,6 +166,15 @@ typedef struct mlcc_kernel_t {
   mlcc_value_t* inplace_input;
 } mlcc_kernel_t;
 
+// The type a model declares for one graph output (its ONNX ValueInfoProto),
+// kept so that infer-shapes can hold it against the inferred type.
+typedef struct mlcc_output_decl_t {
+  int32_t elem_type;             // ONNX elem_type (== mlcc_dtype_t where valid); 0 if none
+  int32_t rank;                  // declared rank, -1 if no shape is declared
+  int64_t dims[MLCC_MAX_RANK];   // dims[d] (d < min(rank, MLCC_MAX_RANK)); -1 for a
+                                 // symbolic or unknown dim
+} mlcc_output_decl_t;
+
 typedef struct mlcc_graph_t {
   mlcc_arena_t arena;        // owns values, nodes, attrs, strings, folded data
   const char* name;          // ONNX graph name (informational)
@@ -187,6 +196,11 @@ typedef struct mlcc_graph_t {
   void* backing;
   void (*backing_free)(void* backing);
   uint32_t next_node_id;
+  // Declared output types, parallel to |outputs| (arena-owned; set by the
+  // ONNX importer, else NULL). infer-shapes checks them once (ONNX Runtime's
+  // rules: a different elem_type is an error, a different static dim a
+  // warning) and then sets this to NULL.
+  mlcc_output_decl_t* output_decls;
 } mlcc_graph_t;
 
 //===----------------------------------------------------------------------===//

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/onnx/legacy.h"
 #include "ir/subgraph.h"
 #include "passes/pass_impl.h"
 
@@ -99,6 +100,15 @@ static mlcc_status_t add_node(lower_ctx_t* lc, mlcc_op_t op, int32_t opset, cons
   MLCC_RETURN_IF_ERROR(mlcc_graph_add_node(lc->graph, op, opset, name, ins, n_ins, outs,
                                            n_outs, attrs, n_attrs, &node));
   lc->n_created++;
+  // A body's legacy-opset nodes get the importer's rewrites of the main
+  // graph (ir/onnx/legacy.h); an Unsqueeze it adds comes before |node|.
+  mlcc_node_t* pre = NULL;
+  MLCC_RETURN_IF_ERROR(
+      mlcc_node_annotate(node, mlcc_onnx_upgrade_legacy_node(lc->graph, node, &pre)));
+  if (pre != NULL) {
+    lc->n_created++;
+    MLCC_RETURN_IF_ERROR(process_node(lc, pre));
+  }
   return process_node(lc, node);
 }
 

@@ -232,6 +232,31 @@ static mlcc_status_t upgrade_node(mlcc_graph_t* graph, mlcc_node_t* node, legacy
   return mlcc_ok_status();
 }
 
+mlcc_status_t mlcc_onnx_upgrade_legacy_node(mlcc_graph_t* graph, mlcc_node_t* node,
+                                            mlcc_node_t** out_inserted) {
+  *out_inserted = NULL;
+  legacy_kind_t kind = legacy_kind(node);
+  if (kind == LEGACY_NONE) return mlcc_ok_status();
+  uint32_t n0 = graph->n_nodes;
+  MLCC_RETURN_IF_ERROR(upgrade_node(graph, node, kind, true));
+  if (graph->n_nodes == n0) return mlcc_ok_status();
+  if (graph->n_nodes != n0 + 1) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "a legacy rewrite added %u nodes",
+                            graph->n_nodes - n0);
+  }
+  // The Unsqueeze was appended; move it in front of |node| (the reader).
+  mlcc_node_t* unsq = graph->nodes[n0];
+  uint32_t pos = n0;
+  while (pos > 0 && graph->nodes[pos - 1] != node) --pos;
+  if (pos == 0) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "legacy rewrite: node not in the graph");
+  }
+  memmove(graph->nodes + pos, graph->nodes + pos - 1, (n0 - pos + 1) * sizeof(*graph->nodes));
+  graph->nodes[pos - 1] = unsq;
+  *out_inserted = unsq;
+  return mlcc_ok_status();
+}
+
 mlcc_status_t mlcc_onnx_upgrade_legacy(mlcc_graph_t* graph) {
   uint32_t n0 = graph->n_nodes;
   bool any = false, shapes = false;

@@ -47,6 +47,20 @@ extern "C" {
 // (the importer destroys it).
 mlcc_status_t mlcc_onnx_upgrade_legacy(mlcc_graph_t* graph);
 
+// The same rewrites for one node of a subgraph body (If branches, Loop and
+// Scan bodies: ir/subgraph.h), which the importer keeps as templates and
+// passes/lower_control_flow.c instantiates when the infer-shapes pass
+// reaches the control-flow node. Call it on each instantiated |node| right
+// after it is added to |graph| and before it is inferred; its inputs must
+// already be inferred (they are: bodies are instantiated in topological
+// order). A node without legacy semantics is left alone (*out_inserted
+// NULL). When B or the slope must be unsqueezed, the new Unsqueeze node
+// (already inferred) is placed just before |node| in graph->nodes and
+// returned in |*out_inserted| so the caller can process it like its other
+// new nodes. Errors as mlcc_onnx_upgrade_legacy, not annotated.
+mlcc_status_t mlcc_onnx_upgrade_legacy_node(mlcc_graph_t* graph, mlcc_node_t* node,
+                                            mlcc_node_t** out_inserted);
+
 #ifdef __cplusplus
 }
 #endif

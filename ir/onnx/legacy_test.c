@@ -207,6 +207,41 @@ static void test_batchnorm_inference(void) {
   mlcc_graph_destroy(G);
 }
 
+// One node at a time (subgraph bodies as the lowering instantiates them):
+// Sub(x, b, broadcast=1, axis=1) with x [2,3,4] inferred and the Sub just
+// appended after a Relu; the Unsqueeze lands between them, inferred. A
+// modern node and a legacy node needing no Unsqueeze insert nothing.
+static void test_upgrade_node(void) {
+  CHECK_OK(mlcc_graph_create(&G));
+  mlcc_value_t* x = input("x", SH(2, 3, 4));
+  mlcc_value_t* b = input("b", SH(3));
+  mlcc_value_t *r = temp("r"), *y = temp("y"), *z = temp("z");
+  mlcc_node_t* relu = node(MLCC_OP_RELU, 6, &x, 1, r, NULL, 0);
+  infer_all();
+  mlcc_attr_t attrs[2] = {ai("broadcast", 1), ai("axis", 1)};
+  mlcc_value_t* rb[2] = {r, b};
+  mlcc_node_t* sub = node(MLCC_OP_SUB, 6, rb, 2, y, attrs, 2);
+  mlcc_node_t* pre = NULL;
+  CHECK_OK(mlcc_onnx_upgrade_legacy_node(G, sub, &pre));
+  CHECK(pre != NULL && pre->op == MLCC_OP_UNSQUEEZE && pre->inputs[0] == b);
+  CHECK_EQ_INT(G->n_nodes, 3);
+  CHECK(G->nodes[0] == relu && G->nodes[1] == pre && G->nodes[2] == sub);
+  CHECK(sub->inputs[1] == mlcc_node_output(pre, 0));
+  CHECK(sub->inputs[1]->shape_known && sub->inputs[1]->shape.rank == 2 &&
+        sub->inputs[1]->shape.dims[0] == 3 && sub->inputs[1]->shape.dims[1] == 1);
+  CHECK_EQ_INT(sub->n_attrs, 0);
+  CHECK_OK(mlcc_op_desc(sub->op)->infer(sub));
+  CHECK(y->shape_known && y->shape.rank == 3 && y->shape.dims[1] == 3);
+  mlcc_attr_t consumed = ai("consumed_inputs", 0);
+  mlcc_value_t* yy[2] = {y, y};
+  mlcc_node_t* mx = node(MLCC_OP_MAX, 6, yy, 2, z, &consumed, 1);
+  CHECK_OK(mlcc_onnx_upgrade_legacy_node(G, mx, &pre));
+  CHECK(pre == NULL && mx->n_attrs == 0 && G->n_nodes == 4);
+  CHECK_OK(mlcc_onnx_upgrade_legacy_node(G, relu, &pre));
+  CHECK(pre == NULL && G->n_nodes == 4);
+  mlcc_graph_destroy(G);
+}
+
 int main(void) {
   for (int i = 0; i < 256; ++i) kData[i] = (float)i;
   RUN(test_binary_axis);
@@ -214,5 +249,6 @@ int main(void) {
   RUN(test_prelu_channel);
   RUN(test_errors);
   RUN(test_batchnorm_inference);
+  RUN(test_upgrade_node);
   return TEST_EXIT();
 }

@@ -1639,6 +1639,27 @@ static mlcc_status_t add_nodes(import_ctx_t* ctx, const mlcc_op_t* ops, const in
   return s;
 }
 
+// A graph output's declared tensor type (elem_type 0 and rank -1 when the
+// output declares no tensor type or no shape), checked by infer-shapes.
+static void output_decl(const MlccOnnx__ValueInfoProto* vi, mlcc_output_decl_t* out) {
+  memset(out, 0, sizeof(*out));
+  out->rank = -1;
+  if (vi->type == NULL || vi->type->value_case != MLCC_ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+    return;
+  }
+  const MlccOnnx__TypeProto__Tensor* tt = vi->type->tensor_type;
+  if (tt->has_elem_type) out->elem_type = tt->elem_type;
+  const MlccOnnx__TensorShapeProto* sp = tt->shape;
+  if (sp == NULL) return;
+  out->rank = sp->n_dim > INT32_MAX ? INT32_MAX : (int32_t)sp->n_dim;
+  for (size_t d = 0; d < sp->n_dim && d < MLCC_MAX_RANK; ++d) {
+    bool fixed = sp->dim[d]->value_case ==
+                     MLCC_ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                 sp->dim[d]->dim_value >= 0;
+    out->dims[d] = fixed ? sp->dim[d]->dim_value : -1;
+  }
+}
+
 static mlcc_status_t mark_outputs(import_ctx_t* ctx) {
   const MlccOnnx__GraphProto* g = ctx->onnx_graph;
   mlcc_graph_t* graph = ctx->graph;
@@ -1648,6 +1669,9 @@ static mlcc_status_t mark_outputs(import_ctx_t* ctx) {
   graph->outputs = (mlcc_value_t**)mlcc_arena_alloc(
       &graph->arena, g->n_output * sizeof(mlcc_value_t*), _Alignof(mlcc_value_t*));
   if (graph->outputs == NULL) return oom("adding outputs");
+  mlcc_output_decl_t* decls = (mlcc_output_decl_t*)mlcc_arena_alloc(
+      &graph->arena, g->n_output * sizeof(mlcc_output_decl_t), _Alignof(mlcc_output_decl_t));
+  if (decls == NULL) return oom("adding outputs");
   graph->n_outputs = 0;
   for (size_t i = 0; i < g->n_output; ++i) {
     const char* name = g->output[i]->name;
@@ -1665,8 +1689,10 @@ static mlcc_status_t mark_outputs(import_ctx_t* ctx) {
                               name);
     }
     v->is_output = true;
+    output_decl(g->output[i], &decls[graph->n_outputs]);
     graph->outputs[graph->n_outputs++] = v;
   }
+  graph->output_decls = decls;
   return mlcc_ok_status();
 }
 

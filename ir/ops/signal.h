@@ -60,7 +60,8 @@ mlcc_status_t mlcc_stft_resolve(const mlcc_node_t* node, mlcc_dft_plan_t* out_pl
 
 // HannWindow / HammingWindow / BlackmanWindow (opset 17): generalized cosine
 // window w[k] = a0 - a1*cos(2*pi*k/N) + a2*cos(4*pi*k/N), k in [0, size),
-// N = size (periodic) or size - 1 (symmetric; size 1 gives [1]).
+// N = size (periodic) or size - 1 (symmetric; size 1 divides by 0 and gives
+// [NaN] as in the ONNX reference and onnxruntime, [0] for integer outputs).
 typedef struct mlcc_window_params_t {
   int64_t size;
   bool periodic;

@@ -114,11 +114,15 @@ static void keep_status(rnn_emit_t* e, mlcc_status_t st) {
   }
 }
 
-// clip(x) = min(max(x, -clip), clip) when the node has 'clip'.
+// clip(x) = min(max(x, -clip), clip) when the node has 'clip', with NaN
+// kept as NaN (numpy's clip, onnxruntime's compare-and-replace): ordered
+// compares are false for NaN, so a NaN pre-activation passes through
+// (llvm.maxnum/minnum would turn it into -clip).
 static LLVMValueRef clipv(rnn_emit_t* e, LLVMValueRef x) {
   if (!e->r.has_clip) return x;
-  x = mlcc_emit_max(e->ctx, e->cdt, x, fconst(e, -(double)e->r.clip));
-  return mlcc_emit_min(e->ctx, e->cdt, x, fconst(e, (double)e->r.clip));
+  LLVMValueRef lo = fconst(e, -(double)e->r.clip), hi = fconst(e, (double)e->r.clip);
+  x = mlcc_emit_select(e->ctx, fcmp(e, MLCC_CMP_LT, x, lo), lo, x);
+  return mlcc_emit_select(e->ctx, fcmp(e, MLCC_CMP_GT, x, hi), hi, x);
 }
 
 static LLVMValueRef libm(rnn_emit_t* e, const char* base, LLVMValueRef x) {

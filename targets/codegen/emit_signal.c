@@ -10,6 +10,7 @@
 // product of that step (complex multiply in double), whose rounding drift
 // grows like n * 2^-52: far below float32 resolution for any N a kernel can
 // hold. No scratch memory and no table, so any N works.
+#include <math.h>
 #include <string.h>
 
 #include "ir/dtype.h"
@@ -185,7 +186,11 @@ mlcc_status_t mlcc_emit_window(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   mlcc_loop_t l = mlcc_emit_for(ctx, 0, p.size, "w");
   LLVMValueRef v;
   if (n == 0) {
-    v = dconst(ctx, 1.0);  // symmetric window of length 1
+    // Symmetric window of length 1: the formula divides by N = size - 1 = 0,
+    // so cos(0 * 2*pi/0) is NaN (the ONNX reference, its function body and
+    // onnxruntime all give NaN). NaN has no integer value: integer outputs
+    // get 0 rather than a poison conversion.
+    v = dconst(ctx, mlcc_dtype_is_float(mlcc_node_output(node, 0)->dtype) ? (double)NAN : 0.0);
   } else {
     LLVMValueRef t = fp_mul(ctx, itod(ctx, l.iv), dconst(ctx, kTwoPi / (double)n));
     v = fp_sub(ctx, dconst(ctx, p.a0), fp_mul(ctx, dconst(ctx, p.a1), mlcc_emit_libm(ctx, "cos", t)));

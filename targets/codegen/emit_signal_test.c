@@ -253,16 +253,34 @@ static void test_windows(void) {
       end();
     }
   }
-  // Symmetric length 1 is [1]; integer output truncates; size 0 is empty.
+  // Symmetric length 1 divides by N - 1 = 0: NaN, as the ONNX reference
+  // (np.arange(1) / 0) and onnxruntime (cos(0 * tau/0)) give; 0 for an
+  // integer output. Periodic length 1 is a0 - a1 + a2 (cos(0) = 1).
   begin();
   int64_t one = 1, four = 4, none = 0;
-  mlcc_value_t* in = C(MLCC_DTYPE_I64, S0, &one);
-  mlcc_value_t* y = O(MLCC_DTYPE_F32, S(1));
-  mlcc_attr_t sym = A_int("periodic", 0);
-  CHECK_OK(run(MLCC_OP_HANN_WINDOW, 17, &in, 1, &y, 1, &sym, 1));
-  EXPECT_F32(y, 1.0f);
-  in = C(MLCC_DTYPE_I64, S0, &four);
-  y = O(MLCC_DTYPE_I32, S(4));
+  for (int o = 0; o < 3; ++o) {
+    mlcc_value_t* in1 = C(MLCC_DTYPE_I64, S0, &one);
+    mlcc_value_t* y32 = O(MLCC_DTYPE_F32, S(1));
+    mlcc_value_t* y64 = O(MLCC_DTYPE_F64, S(1));
+    mlcc_value_t* yi = O(MLCC_DTYPE_I64, S(1));
+    mlcc_value_t* yp = O(MLCC_DTYPE_F64, S(1));
+    mlcc_attr_t sym32 = A_int("periodic", 0);
+    mlcc_attr_t sym64[2] = {A_int("periodic", 0), A_int("output_datatype", 11)};
+    mlcc_attr_t symi[2] = {A_int("periodic", 0), A_int("output_datatype", 7)};
+    mlcc_attr_t per64 = A_int("output_datatype", 11);
+    CHECK_OK(run(ops[o], 17, &in1, 1, &y32, 1, &sym32, 1));
+    CHECK_OK(run(ops[o], 17, &in1, 1, &y64, 1, sym64, 2));
+    CHECK_OK(run(ops[o], 17, &in1, 1, &yi, 1, symi, 2));
+    CHECK_OK(run(ops[o], 17, &in1, 1, &yp, 1, &per64, 1));
+    CHECK(y32->data != NULL && isnan(((const float*)y32->data)[0]));
+    CHECK(y64->data != NULL && isnan(((const double*)y64->data)[0]));
+    EXPECT_INTS(yi, 0);
+    double want_p = co[o][0] - co[o][1] + co[o][2];
+    expect_near(yp, &want_p, 1, 1e-15, __LINE__);
+  }
+  // Integer output truncates; size 0 is empty.
+  mlcc_value_t* in = C(MLCC_DTYPE_I64, S0, &four);
+  mlcc_value_t* y = O(MLCC_DTYPE_I32, S(4));
   mlcc_attr_t i32 = A_int("output_datatype", 6);
   CHECK_OK(run(MLCC_OP_HANN_WINDOW, 17, &in, 1, &y, 1, &i32, 1));
   EXPECT_INTS(y, 0, 0, 1, 0);

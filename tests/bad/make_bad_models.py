@@ -219,6 +219,43 @@ def symbolic_dim_unpinned():
     return relu_model(("batch", 4))
 
 
+# Declared graph output types against inference (ONNX Runtime's rules).
+def relu_declared(elem, shape):
+    return model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                 [vi("x", F, [1, 4])], [vi("y", elem, shape)])
+
+
+@case
+def output_dtype_mismatch():
+    # Relu of float32 declared int64: an error (ORT: "Type Error").
+    return relu_declared(I64, [1, 4])
+
+
+@case
+def output_dim_mismatch():
+    # A declared static dim that differs: a warning, the inferred [1,4] is kept.
+    return relu_declared(F, [1, 5])
+
+
+@case
+def output_rank_mismatch():
+    return relu_declared(F, [4])
+
+
+@case
+def output_initializer_dtype_mismatch():
+    # An initializer listed as an output is checked too (no producing node).
+    w = numpy_helper.from_array(np.ones(2, np.float32), "w")
+    return model([helper.make_node("Relu", ["x"], ["y"])], [vi("x", F, [1, 4])],
+                 [vi("y", F, [1, 4]), vi("w", TensorProto.INT32, [2])], inits=[w])
+
+
+@case
+def output_symbolic_dim():
+    # Symbolic declared dims match anything: compiles with no diagnostic.
+    return relu_declared(F, ["n", 4])
+
+
 # -- external data ---------------------------------------------------------------
 def ext_model(location, offset=None, length=None):
     t = TensorProto(name="w", data_type=F, dims=[4])

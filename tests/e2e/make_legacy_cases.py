@@ -5,7 +5,8 @@ references for ir/onnx/legacy.c's rewrites that the pytorch suites do not
 reach: limited broadcast with an 'axis' leaving trailing dims of A (B is
 unsqueezed), with A computed by the model (its rank comes from the import-time
 scratch inference), B fed at run time or constant (folded), a per-channel
-PRelu-6 slope on a computed X, and opset-1 nodes with consumed_inputs.
+PRelu-6 slope on a computed X, opset-1 nodes with consumed_inputs, and the
+same rewrites inside If and Loop bodies.
 Usage: make_legacy_cases.py OUT_DIR; then run_case.py --case OUT_DIR/legacy_<name>.
 """
 import os
@@ -83,6 +84,80 @@ def main():
                 helper.make_node("Max", ["a", "x", "x2"], ["y"])],
                [("x", x), ("x2", x2)], "y", [("x", x), ("x2", x2)],
                np.maximum(np.maximum(x + x2, x), x2), opset=1)
+    subgraph_cases(root, rng)
+
+
+def write_sg_case(root, name, graph, datasets, opset=6):
+    """A model whose subgraph bodies hold legacy nodes; |datasets| lists
+    (feeds, refs) pairs of [(name, array)]."""
+    d = os.path.join(root, "legacy_" + name)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 3
+    os.makedirs(d, exist_ok=True)
+    onnx.save(m, os.path.join(d, "model.onnx"))
+    for k, (feeds, refs) in enumerate(datasets):
+        dd = os.path.join(d, "test_data_set_%d" % k)
+        os.makedirs(dd, exist_ok=True)
+        for i, (n, a) in enumerate(feeds):
+            with open(os.path.join(dd, "input_%d.pb" % i), "wb") as f:
+                f.write(numpy_helper.from_array(a, n).SerializeToString())
+        for i, (n, a) in enumerate(refs):
+            with open(os.path.join(dd, "output_%d.pb" % i), "wb") as f:
+                f.write(numpy_helper.from_array(a, n).SerializeToString())
+
+
+def subgraph_cases(root, rng):
+    """Legacy rewrites inside If/Loop bodies (applied as the lowering
+    instantiates each body; ir/onnx/legacy.h)."""
+    vi = helper.make_tensor_value_info
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    b = rng.standard_normal((3,)).astype(np.float32)
+    sl = np.array([0.1, 0.2, 0.3], np.float32)
+    # If-1 on a run-time condition: then = Add(x, b, axis=1) (b -> [3,1]),
+    # else = PRelu-6(Neg(x), sl) (per-channel slope -> [3,1]) with
+    # consumed_inputs. Both branches are inlined; the output is selected.
+    then_g = helper.make_graph(
+        [helper.make_node("Add", ["x", "b"], ["t_out"], broadcast=1, axis=1)],
+        "then", [], [vi("t_out", F, [2, 3, 4])])
+    else_g = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["n"]),
+         helper.make_node("PRelu", ["n", "sl"], ["e_out"], consumed_inputs=[0, 0])],
+        "else", [], [vi("e_out", F, [2, 3, 4])])
+    g = helper.make_graph(
+        [helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+        "if_branch_legacy",
+        [vi("c", TensorProto.BOOL, []), vi("x", F, [2, 3, 4]), vi("b", F, [3]),
+         vi("sl", F, [3])],
+        [vi("y", F, [2, 3, 4])])
+    prelu = np.where(-x >= 0, -x, -x * sl[None, :, None])
+    feeds = lambda c: [("c", np.array(c)), ("x", x), ("b", b), ("sl", sl)]
+    write_sg_case(root, "if_branch_add_prelu", g,
+                  [(feeds(True), [("y", x + b[None, :, None])]),
+                   (feeds(False), [("y", prelu)])])
+    # Loop-1, 3 iterations: v <- Sub(Mul(v, w, axis=0), b, axis=1) with
+    # v [2,3,4], w [2] (-> [2,1,1]) and b [3] (-> [3,1]) read from the
+    # outer scope; the iteration count M is an initializer.
+    w = np.array([0.5, -1.5], np.float32)
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["v_in", "w"], ["m"], broadcast=1, axis=0),
+         helper.make_node("Sub", ["m", "b"], ["v_out"], broadcast=1, axis=1),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [vi("i", TensorProto.INT64, []), vi("cond_in", TensorProto.BOOL, []),
+         vi("v_in", F, [2, 3, 4])],
+        [vi("cond_out", TensorProto.BOOL, []), vi("v_out", F, [2, 3, 4])])
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["M", "", "x"], ["y"], body=body)],
+        "loop_body_legacy",
+        [vi("x", F, [2, 3, 4]), vi("w", F, [2]), vi("b", F, [3])],
+        [vi("y", F, [2, 3, 4])],
+        initializer=[numpy_helper.from_array(np.array(3, np.int64), "M")])
+    g.input.append(vi("M", TensorProto.INT64, []))
+    v = x.astype(np.float64)
+    for _ in range(3):
+        v = v * w[:, None, None] - b[None, :, None]
+    write_sg_case(root, "loop_body_mul_sub", g,
+                  [([("x", x), ("w", w), ("b", b)], [("y", v.astype(np.float32))])])
 
 
 if __name__ == "__main__":

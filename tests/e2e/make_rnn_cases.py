@@ -141,12 +141,22 @@ CASES = [
      "B seq h0 c0 P", "Y Y_h Y_c", {}),
     ("lstm_f16", "LSTM", 14, TensorProto.FLOAT16, 3, 2, 4, 5, "forward", 0,
      "B h0 c0", "Y Y_h Y_c", {}),
+    # clip with a NaN input (X[t=1, b=0, i=2], "_nan_x" is not an attribute):
+    # np.clip keeps NaN, so batch row 0 is NaN from step 1 on, row 1 finite.
+    ("rnn_clip_nan", "RNN", 14, TensorProto.FLOAT, 3, 2, 4, 5, "forward", 0,
+     "B h0", "Y Y_h", {"clip": 0.5, "_nan_x": (1, 0, 2)}),
+    ("gru_clip_nan", "GRU", 14, TensorProto.FLOAT, 3, 2, 4, 5, "forward", 0,
+     "B h0", "Y Y_h", {"clip": 0.5, "_nan_x": (1, 0, 2)}),
+    ("lstm_clip_nan", "LSTM", 14, TensorProto.FLOAT, 3, 2, 4, 5, "forward", 0,
+     "B h0 c0", "Y Y_h Y_c", {"clip": 0.5, "_nan_x": (1, 0, 2)}),
 ]
 
 def main():
     out_dir = sys.argv[1]
     rng = np.random.default_rng(7)
     for name, op, opset, et, S, B, I, H, direction, layout, ins, outs, attrs in CASES:
+        attrs = dict(attrs)
+        nan_x = attrs.pop("_nan_x", None)
         G = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
         nacts = {"RNN": 1, "GRU": 2, "LSTM": 3}[op]
         D = 2 if direction == "bidirectional" else 1
@@ -155,6 +165,7 @@ def main():
         def rnd(*shape, scale=0.5):
             return (rng.standard_normal(shape) * scale).astype(npt)
         x = rnd(*((S, B, I) if layout == 0 else (B, S, I)), scale=1.0)
+        if nan_x is not None: x[nan_x] = np.nan
         w = rnd(D, G * H, I, scale=0.4); r = rnd(D, G * H, H, scale=0.4)
         b = rnd(D, 2 * G * H) if "B" in ins else None
         seq = None
