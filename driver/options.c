@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -182,23 +183,38 @@ mlcc_status_t mlcc_options_parse_input_shape(const char* text, mlcc_arena_t* are
   return mlcc_ok_status();
 }
 
-static mlcc_status_t add_input_shape(mlcc_options_t* o, const char* text) {
-  mlcc_input_shape_t pin;
-  MLCC_RETURN_IF_ERROR(mlcc_options_parse_input_shape(text, &o->arena, &pin));
-  for (uint32_t i = 0; i < o->n_input_shapes; ++i) {
-    if (strcmp(o->input_shapes[i].name, pin.name) == 0) {  // last one wins, like -D
-      o->input_shapes[i] = pin;
+// Adds |item| (|size| bytes, whose const char* name is at |name_offset|) to
+// the arena-owned array |*items| of |*count|, replacing an entry of the same
+// name: the last --input-shape/--input-value for a name wins, like -D.
+static mlcc_status_t upsert_named(mlcc_arena_t* arena, void** items, uint32_t* count,
+                                  const void* item, size_t size, size_t align,
+                                  size_t name_offset) {
+  const char* name = *(const char* const*)((const char*)item + name_offset);
+  for (uint32_t i = 0; i < *count; ++i) {
+    char* slot = (char*)*items + (size_t)i * size;
+    if (strcmp(*(const char* const*)(slot + name_offset), name) == 0) {
+      memcpy(slot, item, size);
       return mlcc_ok_status();
     }
   }
-  size_t n = (size_t)o->n_input_shapes + 1;
-  mlcc_input_shape_t* grown = (mlcc_input_shape_t*)mlcc_arena_alloc(
-      &o->arena, n * sizeof(*grown), _Alignof(mlcc_input_shape_t));
+  size_t n = (size_t)*count + 1;
+  char* grown = (char*)mlcc_arena_alloc(arena, n * size, align);
   if (grown == NULL) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-  if (o->n_input_shapes) memcpy(grown, o->input_shapes, (n - 1) * sizeof(*grown));
-  grown[n - 1] = pin;
-  o->input_shapes = grown;
-  o->n_input_shapes = (uint32_t)n;
+  if (*count) memcpy(grown, *items, (n - 1) * size);
+  memcpy(grown + (n - 1) * size, item, size);
+  *items = grown;
+  *count = (uint32_t)n;
+  return mlcc_ok_status();
+}
+
+static mlcc_status_t add_input_shape(mlcc_options_t* o, const char* text) {
+  mlcc_input_shape_t pin;
+  MLCC_RETURN_IF_ERROR(mlcc_options_parse_input_shape(text, &o->arena, &pin));
+  void* items = o->input_shapes;
+  MLCC_RETURN_IF_ERROR(upsert_named(&o->arena, &items, &o->n_input_shapes, &pin, sizeof(pin),
+                                    _Alignof(mlcc_input_shape_t),
+                                    offsetof(mlcc_input_shape_t, name)));
+  o->input_shapes = (mlcc_input_shape_t*)items;
   return mlcc_ok_status();
 }
 
@@ -283,20 +299,11 @@ mlcc_status_t mlcc_options_parse_input_value(const char* text, mlcc_arena_t* are
 static mlcc_status_t add_input_value(mlcc_options_t* o, const char* text) {
   mlcc_input_value_t bv;
   MLCC_RETURN_IF_ERROR(mlcc_options_parse_input_value(text, &o->arena, &bv));
-  for (uint32_t i = 0; i < o->n_input_values; ++i) {
-    if (strcmp(o->input_values[i].name, bv.name) == 0) {  // last one wins, like -D
-      o->input_values[i] = bv;
-      return mlcc_ok_status();
-    }
-  }
-  size_t n = (size_t)o->n_input_values + 1;
-  mlcc_input_value_t* grown = (mlcc_input_value_t*)mlcc_arena_alloc(
-      &o->arena, n * sizeof(*grown), _Alignof(mlcc_input_value_t));
-  if (grown == NULL) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-  if (o->n_input_values) memcpy(grown, o->input_values, (n - 1) * sizeof(*grown));
-  grown[n - 1] = bv;
-  o->input_values = grown;
-  o->n_input_values = (uint32_t)n;
+  void* items = o->input_values;
+  MLCC_RETURN_IF_ERROR(upsert_named(&o->arena, &items, &o->n_input_values, &bv, sizeof(bv),
+                                    _Alignof(mlcc_input_value_t),
+                                    offsetof(mlcc_input_value_t, name)));
+  o->input_values = (mlcc_input_value_t*)items;
   return mlcc_ok_status();
 }
 

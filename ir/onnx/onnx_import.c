@@ -384,23 +384,31 @@ static mlcc_status_t check_input_size(const char* name, const mlcc_shape_t* shap
   return mlcc_ok_status();
 }
 
-// Every pin must name a graph input: a typo must not be silently ignored.
-// Checked first, so that the typo is reported rather than the symbolic dim
-// it failed to pin.
-static mlcc_status_t check_pins(import_ctx_t* ctx) {
+static bool is_graph_input(const MlccOnnx__GraphProto* g, const char* name) {
+  for (size_t k = 0; name != NULL && k < g->n_input; ++k) {
+    if (g->input[k]->name != NULL && strcmp(g->input[k]->name, name) == 0) return true;
+  }
+  return false;
+}
+
+// Every pin and every --input-value must name a graph input: a typo must not
+// be silently ignored. Checked first, so that the typo is reported rather
+// than the symbolic dim it failed to pin.
+static mlcc_status_t check_option_names(import_ctx_t* ctx) {
   const mlcc_onnx_import_options_t* o = ctx->options;
-  const MlccOnnx__GraphProto* g = ctx->onnx_graph;
-  if (o == NULL || o->input_shapes == NULL) return mlcc_ok_status();
-  for (uint32_t i = 0; i < o->n_input_shapes; ++i) {
-    const char* name = o->input_shapes[i].name;
-    bool found = false;
-    for (size_t k = 0; name != NULL && k < g->n_input && !found; ++k) {
-      found = g->input[k]->name != NULL && strcmp(g->input[k]->name, name) == 0;
-    }
-    if (!found) {
+  if (o == NULL) return mlcc_ok_status();
+  for (uint32_t i = 0; o->input_shapes != NULL && i < o->n_input_shapes; ++i) {
+    if (!is_graph_input(ctx->onnx_graph, o->input_shapes[i].name)) {
       return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
                               "--input-shape names '%s', which is not a graph input",
-                              str_or_empty(name));
+                              str_or_empty(o->input_shapes[i].name));
+    }
+  }
+  for (uint32_t i = 0; o->input_values != NULL && i < o->n_input_values; ++i) {
+    if (!is_graph_input(ctx->onnx_graph, o->input_values[i].name)) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                              "--input-value names '%s', which is not a graph input",
+                              str_or_empty(o->input_values[i].name));
     }
   }
   return mlcc_ok_status();
@@ -630,26 +638,6 @@ static mlcc_status_t add_bound_input(import_ctx_t* ctx, const MlccOnnx__ValueInf
   return s;
 }
 
-// Every --input-value must name a graph input, once.
-static mlcc_status_t check_bindings(import_ctx_t* ctx) {
-  const mlcc_onnx_import_options_t* o = ctx->options;
-  const MlccOnnx__GraphProto* g = ctx->onnx_graph;
-  if (o == NULL || o->input_values == NULL) return mlcc_ok_status();
-  for (uint32_t i = 0; i < o->n_input_values; ++i) {
-    const char* name = o->input_values[i].name;
-    bool found = false;
-    for (size_t k = 0; name != NULL && k < g->n_input && !found; ++k) {
-      found = g->input[k]->name != NULL && strcmp(g->input[k]->name, name) == 0;
-    }
-    if (!found) {
-      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
-                              "--input-value names '%s', which is not a graph input",
-                              str_or_empty(name));
-    }
-  }
-  return mlcc_ok_status();
-}
-
 // Adds graph inputs, then initializers that are not inputs (as CONSTANTs).
 // From IR version 4 on, an initializer that is also a graph input is only a
 // default: the fed value wins, so the value stays an INPUT. Before IR 4 every
@@ -666,8 +654,7 @@ static mlcc_status_t add_inputs_and_initializers(import_ctx_t* ctx) {
     return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory adding inputs");
   }
   graph->n_inputs = 0;
-  MLCC_RETURN_IF_ERROR(check_pins(ctx));
-  MLCC_RETURN_IF_ERROR(check_bindings(ctx));
+  MLCC_RETURN_IF_ERROR(check_option_names(ctx));
   for (size_t i = 0; i < g->n_input; ++i) {
     const MlccOnnx__ValueInfoProto* vi = g->input[i];
     if (vi->name == NULL || vi->name[0] == '\0') {
