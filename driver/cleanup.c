@@ -2,6 +2,7 @@
 #include "driver/cleanup.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -87,6 +88,17 @@ static void on_signal(int sig) {
   signal(sig, SIG_DFL);
   raise(sig);
 }
+
+void mlcc_cleanup_block(sigset_t* old) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+void mlcc_cleanup_unblock(const sigset_t* old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
 
 void mlcc_cleanup_install(void) {
   if (atomic_exchange(&installed, true)) return;

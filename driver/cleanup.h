@@ -7,6 +7,8 @@
 #ifndef MLCC_DRIVER_CLEANUP_H_
 #define MLCC_DRIVER_CLEANUP_H_
 
+#include <signal.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -21,6 +23,15 @@ void mlcc_cleanup_add_file(const char* path);
 void mlcc_cleanup_add_empty_dir(const char* path);
 // Forgets |path| (before it is freed, renamed or removed normally).
 void mlcc_cleanup_remove(const char* path);
+// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (the previous mask
+// goes to |old|) until mlcc_cleanup_unblock(old). Creating a temporary and
+// registering it happen between the two, so a signal is handled before the
+// temporary exists or after it is registered, never in between; a signal
+// that arrives meanwhile is delivered at the unblock. Threads created while
+// blocked inherit the mask, so worker threads created that way never run
+// the handler (the main thread does).
+void mlcc_cleanup_block(sigset_t* old);
+void mlcc_cleanup_unblock(const sigset_t* old);
 
 #ifdef __cplusplus
 }

@@ -528,10 +528,15 @@ static mlcc_status_t add_member(mlcc_compilation_t* c, const char* path) {
 static mlcc_status_t stage(mlcc_compilation_t* c, const char* path, const void* data,
                            size_t size) {
   if (c->n_staged >= kMaxStaged) return mlcc_make_status(MLCC_STATUS_INTERNAL, "too many outputs");
-  MLCC_RETURN_IF_ERROR(mlcc_fs_stage(path, data, size, &c->staged[c->n_staged]));
-  mlcc_cleanup_add_file(c->staged[c->n_staged].tmp_path);
-  c->n_staged++;
-  return mlcc_ok_status();
+  sigset_t old;
+  mlcc_cleanup_block(&old);  // no signal between creating the temporary and registering it
+  mlcc_status_t s = mlcc_fs_stage(path, data, size, &c->staged[c->n_staged]);
+  if (s == NULL) {
+    mlcc_cleanup_add_file(c->staged[c->n_staged].tmp_path);
+    c->n_staged++;
+  }
+  mlcc_cleanup_unblock(&old);
+  return s;
 }
 
 // Writes a finished output: standard output for "-", else staged.
@@ -1021,10 +1026,15 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
     pthread_t threads[64];
     if (n_threads > 64) n_threads = 64;
     uint32_t started = 0;
+    // Workers start with the interrupt signals blocked: only this thread
+    // runs the cleanup handler (driver/cleanup.h).
+    sigset_t old_mask;
+    mlcc_cleanup_block(&old_mask);
     for (uint32_t t = 1; t < n_threads; ++t) {  // the calling thread is worker 0
       if (pthread_create(&threads[started], NULL, kernel_worker, &pool) != 0) break;
       ++started;
     }
+    mlcc_cleanup_unblock(&old_mask);
     kernel_worker(&pool);
     for (uint32_t t = 0; t < started; ++t) pthread_join(threads[t], NULL);
     if (pool.status_line) fprintf(c->diag, "\r\x1b[K");
@@ -1161,10 +1171,10 @@ static void time_report_line(FILE* f, const char* what, phase_clock_t from, phas
           to.cpu - from.cpu);
 }
 
-mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
-  const mlcc_options_t* o = c->options;
-  const char* tmpdir = ".";
-  // Output folders are created like ninja does (and removed again on failure).
+// Creates the output and depfile folders and, for a library, the temporary
+// folder (|*tmpdir|), registering each for removal on an interrupt. Called
+// with the interrupt signals blocked.
+static mlcc_status_t setup_outputs(mlcc_compilation_t* c, const char** tmpdir) {
   if (strcmp(c->output, "-") != 0) {
     MLCC_RETURN_IF_ERROR(mlcc_fs_mkdirs(c->out_dir, c->created_dirs, 32, &c->n_created_dirs));
   }
@@ -1176,11 +1186,25 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
     MLCC_RETURN_IF_ERROR(s);
   }
   for (uint32_t i = 0; i < c->n_created_dirs; ++i) mlcc_cleanup_add_empty_dir(c->created_dirs[i]);
-  if (o->emit == MLCC_EMIT_LIB) {
+  if (c->options->emit == MLCC_EMIT_LIB) {
     MLCC_RETURN_IF_ERROR(mlcc_tempdir_create(c->out_dir, &c->tempdir));
-    tmpdir = c->tempdir.path;
+    *tmpdir = c->tempdir.path;
     mlcc_cleanup_add_dir_tree(c->tempdir.path);
   }
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
+  const mlcc_options_t* o = c->options;
+  const char* tmpdir = ".";
+  // Output folders are created like ninja does (and removed again on failure),
+  // with the interrupt signals held until they and the temporary folder are
+  // registered for removal (driver/cleanup.h).
+  sigset_t old_mask;
+  mlcc_cleanup_block(&old_mask);
+  mlcc_status_t setup = setup_outputs(c, &tmpdir);
+  mlcc_cleanup_unblock(&old_mask);
+  MLCC_RETURN_IF_ERROR(setup);
   MLCC_RETURN_IF_ERROR(bind_jobs(c, tmpdir, NULL, 0));
   if (o->verbose) {
     fprintf(c->diag, "mlcc version %s (LLVM %s)\n", MLCC_VERSION, mlcc_codegen_llvm_version());
