@@ -8,6 +8,7 @@
 
 #include "driver/fsutil.h"
 #include "driver/strbuf.h"
+#include "targets/codegen/stack.h"
 
 #ifndef MLCC_VERSION
 #define MLCC_VERSION "0.1.0"
@@ -194,18 +195,27 @@ mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
                      "#ifdef __cplusplus\n"
                      "extern \"C\" {\n"
                      "#endif\n");
-  // The two workspace macros with their comments aligned in one column.
+  // The workspace and stack macros with their comments aligned in one
+  // column. NAME_STACK_SIZE (targets/codegen/stack.h) is target-independent
+  // like the rest of the header.
   int64_t ws_align = graph->workspace_align > 0 ? graph->workspace_align : 64;
   int64_t ws_size = graph->workspace_size > 0 ? graph->workspace_size : 0;
-  char size_line[kMaxNameLen + 64], align_line[kMaxNameLen + 64];
+  char size_line[kMaxNameLen + 64], align_line[kMaxNameLen + 64], stack_line[kMaxNameLen + 64];
   snprintf(size_line, sizeof(size_line), "#define %s_WORKSPACE_SIZE %lld", upper,
            (long long)ws_size);
   snprintf(align_line, sizeof(align_line), "#define %s_WORKSPACE_ALIGN %lld", upper,
            (long long)ws_align);
-  int width = (int)(strlen(size_line) > strlen(align_line) ? strlen(size_line)
-                                                            : strlen(align_line)) + 3;
-  mlcc_strbuf_appendf(&sb, "%-*s/* bytes the caller provides */\n", width, size_line);
-  mlcc_strbuf_appendf(&sb, "%-*s/* alignment of the workspace, bytes */\n", width, align_line);
+  snprintf(stack_line, sizeof(stack_line), "#define %s_STACK_SIZE %lld", upper,
+           (long long)mlcc_stack_size(graph));
+  size_t width = strlen(size_line);
+  if (strlen(align_line) > width) width = strlen(align_line);
+  if (strlen(stack_line) > width) width = strlen(stack_line);
+  width += 3;
+  mlcc_strbuf_appendf(&sb, "%-*s/* bytes the caller provides */\n", (int)width, size_line);
+  mlcc_strbuf_appendf(&sb, "%-*s/* alignment of the workspace, bytes */\n", (int)width,
+                      align_line);
+  mlcc_strbuf_appendf(&sb, "%-*s/* stack bytes a run call or parallel task needs */\n",
+                      (int)width, stack_line);
   mlcc_strbuf_appendf(&sb, "#define %s_NUM_INPUTS %u\n", upper, graph->n_inputs);
   mlcc_strbuf_appendf(&sb, "#define %s_NUM_OUTPUTS %u\n", upper, graph->n_outputs);
 
@@ -223,10 +233,18 @@ mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
     return s;
   }
 
+  // The info types are shared by every model's header; a header of another
+  // entry ABI (LINKED: entry-abi-v3) defined them differently: stop there
+  // rather than read a library's NAME_info with the wrong layout.
   mlcc_strbuf_append(
       &sb,
+      "#if defined(MLCC_MODEL_INFO_T_DEFINED) && !defined(MLCC_MODEL_INFO_ABI_V3)\n"
+      "#error \"mlcc_model_info_t is defined by a header of another mlcc entry ABI: "
+      "rebuild every model with one mlcc\"\n"
+      "#endif\n"
       "#ifndef MLCC_MODEL_INFO_T_DEFINED\n"
       "#define MLCC_MODEL_INFO_T_DEFINED\n"
+      "#define MLCC_MODEL_INFO_ABI_V3\n"
       "typedef struct mlcc_tensor_info_t {\n"
       "  const char *name;       /* ONNX value name */\n"
       "  int32_t dtype;          /* ONNX TensorProto.DataType: 1 float32, 7 int64, 9 bool, ... */\n"
@@ -245,6 +263,7 @@ mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
       "  int (*run)(const void *const *inputs, void *const *outputs, void *workspace);\n"
       "  int (*output_shape)(const void *workspace, int output_index, int64_t *dims);\n"
       "  const uint32_t *output_bound_dims; /* per output: bit d set = dims[d] is a bound */\n"
+      "  int64_t stack_size;     /* NAME_STACK_SIZE */\n"
       "} mlcc_model_info_t;\n"
       "#endif\n");
   mlcc_strbuf_appendf(&sb, "extern const mlcc_model_info_t %s_info;\n", name);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The generated NAME.h (LINKED: entry-abi-v2, docs/generated-api.md) and the
+// The generated NAME.h (LINKED: entry-abi-v3, docs/generated-api.md) and the
 // C-identifier rules the driver applies to model and tensor names.
 // Thread-safe (no shared state).
 //
@@ -36,7 +36,8 @@ char* mlcc_header_default_name(const char* model_path, char* buf, size_t buf_siz
 mlcc_status_t mlcc_header_check_name(const char* name);
 
 // Renders the header for |graph| (inputs/outputs with inferred dtypes and
-// shapes, workspace_size/align from plan-memory) into a malloc'ed string
+// shapes, workspace_size/align from plan-memory, NAME_STACK_SIZE from
+// mlcc_stack_size) into a malloc'ed string
 // |*out_text| the caller frees. |model_file_name| is the model's file name
 // (no directory); |model_sha256_hex| 64 hex digits. INTERNAL if an input or
 // output has no inferred shape, UNIMPLEMENTED for a dtype without a C type.

@@ -4,6 +4,7 @@
 #include "driver/header.h"
 
 #include "ir/graph.h"
+#include "targets/codegen/stack.h"
 #include "test.h"
 
 static void test_sanitize(void) {
@@ -94,6 +95,7 @@ static const char kExpected[] =
     "#endif\n"
     "#define DETECTOR_WORKSPACE_SIZE 1048576   /* bytes the caller provides */\n"
     "#define DETECTOR_WORKSPACE_ALIGN 64       /* alignment of the workspace, bytes */\n"
+    "#define DETECTOR_STACK_SIZE 1024          /* stack bytes a run call or parallel task needs */\n"
     "#define DETECTOR_NUM_INPUTS 4\n"
     "#define DETECTOR_NUM_OUTPUTS 2\n"
     "/* input  0 \"images\": float32 [1,3,320,320] */\n"
@@ -102,8 +104,13 @@ static const char kExpected[] =
     "/* input  3 \"workspace\": float64 [7] */\n"
     "/* output 0 \"images:\": float32 [1,1500,85] */\n"
     "/* output 1 \"m*\\/\\\"x\\\"\": bool [<=7] */\n"
+    "#if defined(MLCC_MODEL_INFO_T_DEFINED) && !defined(MLCC_MODEL_INFO_ABI_V3)\n"
+    "#error \"mlcc_model_info_t is defined by a header of another mlcc entry ABI: rebuild every "
+    "model with one mlcc\"\n"
+    "#endif\n"
     "#ifndef MLCC_MODEL_INFO_T_DEFINED\n"
     "#define MLCC_MODEL_INFO_T_DEFINED\n"
+    "#define MLCC_MODEL_INFO_ABI_V3\n"
     "typedef struct mlcc_tensor_info_t {\n"
     "  const char *name;       /* ONNX value name */\n"
     "  int32_t dtype;          /* ONNX TensorProto.DataType: 1 float32, 7 int64, 9 bool, ... */\n"
@@ -122,6 +129,7 @@ static const char kExpected[] =
     "  int (*run)(const void *const *inputs, void *const *outputs, void *workspace);\n"
     "  int (*output_shape)(const void *workspace, int output_index, int64_t *dims);\n"
     "  const uint32_t *output_bound_dims; /* per output: bit d set = dims[d] is a bound */\n"
+    "  int64_t stack_size;     /* NAME_STACK_SIZE */\n"
     "} mlcc_model_info_t;\n"
     "#endif\n"
     "extern const mlcc_model_info_t detector_info;\n"
@@ -167,10 +175,43 @@ static void test_render(void) {
   mlcc_graph_destroy(g);
 }
 
+// NAME_STACK_SIZE follows the kernels (targets/codegen/stack.h): a fused
+// kernel of a variadic Sum (a pointer array on the stack) raises it from the
+// entry's 1024 bytes to the entry plus the kernel margin and its buffers.
+static void test_stack_size(void) {
+  mlcc_graph_t* g = make_graph();
+  if (g == NULL) return;
+  mlcc_value_t* ins[20];
+  for (int i = 0; i < 20; ++i) ins[i] = g->outputs[0];
+  mlcc_value_t* sum = NULL;
+  CHECK_OK(mlcc_graph_add_value(g, "sum", MLCC_VALUE_INTERMEDIATE, &sum));
+  mlcc_node_t* n = NULL;
+  CHECK_OK(mlcc_graph_add_node(g, MLCC_OP_SUM, 13, "sum", ins, 20, &sum, 1, NULL, 0, &n));
+  if (n == NULL) return;
+  g->kernels = (mlcc_kernel_t*)mlcc_arena_alloc(&g->arena, sizeof(mlcc_kernel_t), 8);
+  memset(g->kernels, 0, sizeof(mlcc_kernel_t));
+  g->kernels[0].n_nodes = 1;
+  g->kernels[0].nodes = (mlcc_node_t**)mlcc_arena_alloc(&g->arena, sizeof(mlcc_node_t*), 8);
+  g->kernels[0].nodes[0] = n;
+  g->n_kernels = 1;
+  int64_t want = mlcc_stack_size(g);
+  CHECK_EQ_INT(mlcc_stack_node_bytes(n), 20 * 8);
+  CHECK(want >= MLCC_STACK_ENTRY_MARGIN + MLCC_STACK_KERNEL_MARGIN + 20 * 8 && want % 1024 == 0);
+  char* text = NULL;
+  CHECK_OK(mlcc_header_render(g, "detector", "det.onnx", kSha, &text));
+  char line[128];
+  snprintf(line, sizeof(line), "\n#define DETECTOR_STACK_SIZE %lld ", (long long)want);
+  CHECK(text != NULL && strstr(text, line) != NULL);
+  CHECK(text != NULL && strstr(text, "  int64_t stack_size;") != NULL);
+  free(text);
+  mlcc_graph_destroy(g);
+}
+
 int main(void) {
   RUN(test_sanitize);
   RUN(test_default_name);
   RUN(test_check_name);
   RUN(test_render);
+  RUN(test_stack_size);
   return TEST_EXIT();
 }

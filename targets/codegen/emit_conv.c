@@ -19,6 +19,7 @@
 #include "targets/codegen/emit_index.h"
 #include "targets/codegen/emit_winograd.h"
 #include "targets/codegen/pack.h"
+#include "targets/codegen/stack.h"
 
 //===----------------------------------------------------------------------===//
 // Small IR helpers
@@ -398,6 +399,11 @@ typedef struct cvec_t {
   // Gathered tile panel (non-contiguous X): [cg][ntaps][nv][L] floats of the
   // current group, filled once per (tile, group); NULL = gather per block.
   LLVMValueRef panel;
+  // The one stack buffer every tile's panel uses (created on first use,
+  // panel_cap floats: cvec_panel_elems), so the full and the remainder
+  // tiles do not each take a stack slot.
+  LLVMValueRef panel_buf;
+  int64_t panel_cap;
 } cvec_t;
 
 static LLVMValueRef vsplat_i32(cvec_t* e, int64_t v) {
@@ -610,11 +616,14 @@ static void cvec_panel(cvec_t* e, LLVMValueRef grp, int mr) {
   const conv_geom_t* g = e->g;
   e->panel = NULL;
   int64_t panel_elems = g->cg * e->ntaps * e->nv * e->L;
-  if (g->mg <= mr || panel_elems * 4 > kVecPanelBytes) return;
+  if (g->mg <= mr || panel_elems * 4 > kVecPanelBytes || panel_elems > e->panel_cap) return;
   // Gather the tile's input panel once; every channel block reuses it.
-  LLVMTypeRef at = LLVMArrayType(ctx->t_f32, (unsigned)panel_elems);
-  LLVMValueRef buf = mlcc_emit_var(ctx, at, NULL);
-  LLVMSetAlignment(buf, 64);
+  if (e->panel_buf == NULL) {
+    LLVMTypeRef at = LLVMArrayType(ctx->t_f32, (unsigned)e->panel_cap);
+    e->panel_buf = mlcc_emit_var(ctx, at, NULL);
+    LLVMSetAlignment(e->panel_buf, 64);
+  }
+  LLVMValueRef buf = e->panel_buf;
   LLVMValueRef xptr = mlcc_emit_ptr(ctx, e->x);
   mlcc_loop_t l_ic = mlcc_emit_for(ctx, 0, g->cg, "pic");
   LLVMValueRef c_abs = iadd(ctx, imad(ctx, e->n, g->c, imulc(ctx, grp, g->cg)), l_ic.iv);
@@ -711,6 +720,20 @@ static bool cvec_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
   return true;
 }
 
+// Floats of the stack buffer the vector conv's tile panels share: the
+// largest panel a tile of plan |p| fills (cvec_panel: more than one channel
+// block, at most kVecPanelBytes), 0 if no tile fills one.
+static int64_t cvec_panel_elems(const conv_geom_t* g, const cvec_plan_t* p) {
+  if (g->mg <= p->mr) return 0;
+  int64_t per_vec = g->cg * g->k[1] * g->k[2] * p->L, best = 0;
+  int64_t nvs[2] = {p->nfull > 0 ? p->nv : 0, (p->rem + p->L - 1) / p->L};
+  for (int i = 0; i < 2; ++i) {
+    int64_t elems = per_vec * nvs[i];
+    if (elems * 4 <= kVecPanelBytes && elems > best) best = elems;
+  }
+  return best;
+}
+
 // Channel units [ub, ue) of the current tile (groups, or channel blocks of
 // the single group).
 static mlcc_status_t cvec_tile(cvec_t* e, const cvec_plan_t* p, int64_t valid, LLVMValueRef ub,
@@ -777,6 +800,7 @@ static mlcc_status_t emit_conv_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   e.vt = LLVMVectorType(ctx->t_f32, (unsigned)L);
   e.vi = LLVMVectorType(ctx->t_i32, (unsigned)L);
   e.vb = LLVMVectorType(ctx->t_i1, (unsigned)L);
+  e.panel_cap = cvec_panel_elems(g, &p);
   LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : c64(ctx, 0);
   LLVMValueRef re = ctx->range_end ? ctx->range_end : c64(ctx, p.units);
   // Clamp the caller's range to [0, units).
@@ -960,6 +984,9 @@ static mlcc_status_t emit_conv_ocv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
       bv[j] = LLVMConstNull(vt);
     }
   }
+  // One transpose slot [segw][ocb] for every segment (see below).
+  LLVMValueRef tslot =
+      mlcc_emit_var(ctx, LLVMArrayType(ctx->t_f32, (unsigned)(p.segw * p.ocb)), NULL);
   mlcc_loop_t l_oh = mlcc_emit_loop_begin(ctx, oh0, oh1, 1, "oh");
   for (int seg = 0; seg < p.nseg; ++seg) {
   int q0 = seg * p.segw;
@@ -1027,7 +1054,6 @@ static mlcc_status_t emit_conv_ocv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   // channel in a runtime loop (one copy of any fused epilogue, vectorized).
   int segn = q1 - q0;
   int64_t npix = g->out[1] * g->out[2];
-  LLVMValueRef tslot = mlcc_emit_var(ctx, LLVMArrayType(ctx->t_f32, (unsigned)(segn * p.ocb)), NULL);
   for (int q = q0; q < q1; ++q) {
     for (int j = 0; j < nv; ++j) {
       LLVMValueRef v = LLVMBuildLoad2(ctx->b, vt, acc[q - q0][j], "");
@@ -1402,6 +1428,25 @@ int64_t mlcc_emit_conv_parallel_units(const mlcc_node_t* node, const mlcc_target
   cvec_plan_t p;
   if (!cvec_make_plan(node, &g, target, &p)) return 0;
   return p.units > 1 ? p.units : 0;
+}
+
+int64_t mlcc_conv_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* target) {
+  if (node == NULL || node->op != MLCC_OP_CONV || target == NULL) return 0;
+  conv_geom_t g;
+  mlcc_status_t s = conv_geom(node, false, &g);
+  if (!mlcc_status_is_ok(s)) {
+    mlcc_status_free(s);
+    return 0;
+  }
+  // The kernel mlcc_emit_conv picks (same order); depthwise and scalar
+  // kernels keep only scalars and vectors on the stack.
+  dw_plan_t dp;
+  if (dw_make_plan(node, &g, target, &dp)) return 0;
+  ocv_plan_t op;
+  if (ocv_make_plan(node, &g, target, &op)) return (int64_t)op.segw * op.ocb * 4;
+  cvec_plan_t p;
+  if (!cvec_make_plan(node, &g, target, &p)) return 0;
+  return cvec_panel_elems(&g, &p) * 4;
 }
 
 // Y = conv(X, W) + B as specified by ONNX Conv (opsets 1-17). float32/64.

@@ -51,8 +51,12 @@ enum {
   kWinoTargetUnits = 8,  // enough parallel units for the entry's tasks
 };
 
-// Stack budget of one kernel call (input panel + output buffer).
-static const int64_t kWinoStackBytes = (int64_t)1 << 20;
+// Stack budget of one kernel call (input panel + output buffer; the
+// kernel's NAME_STACK_SIZE share, mlcc_conv_winograd_stack_bytes). 768 KiB
+// keeps every blocking the cost model picked with 1 MiB on x86 (AVX2 and
+// AVX-512) for the shared models, and caps the 4-lane targets' largest
+// panels (resnet18's 28x28x128 layers: one block of 959 KB) at two blocks.
+static const int64_t kWinoStackBytes = (int64_t)768 << 10;
 
 //===----------------------------------------------------------------------===//
 // Weight transform (compile time)
@@ -241,8 +245,11 @@ static bool plan_blocks(const wino_geom_t* g, int m, int L, wino_plan_t* p) {
   int64_t mb_max = (int64_t)p->nxi * 30 * L * 4;
   // Pass 1: the best lane efficiency; pass 2: among blockings within 2% of
   // it, U larger than a share of L2 (streamed once per block) takes the
-  // fewest blocks; else the fewest blocks whose GEMM has at least 2 vectors
-  // of tiles (fewer loads per FMA), else 1 vector (more parallel units).
+  // fewest blocks and of those the smallest panel (resnet18's 28x28x128
+  // layers on AVX-512: 4 tile rows, 592 KB, ran 3-8% faster than 6 rows,
+  // 887 KB, and need less stack); else the fewest blocks whose GEMM has at
+  // least 2 vectors of tiles (fewer loads per FMA), else 1 vector (more
+  // parallel units).
   double best = 0.0;
   for (int pass = 0; pass < 2; ++pass) {
     int64_t pick_rb = 0;
@@ -258,7 +265,9 @@ static bool plan_blocks(const wino_geom_t* g, int m, int L, wino_plan_t* p) {
       }
       if (eff < best - 0.02) continue;
       if (ubytes > ((int64_t)1 << 20)) {
-        pick_rb = rb;  // the largest
+        // The fewest blocks (U streams once per block); of those the
+        // smallest panel (loop order: the first rb to reach that count).
+        if (pick_rb == 0 || nblk < ceil_div(p->th, pick_rb)) pick_rb = rb;
       } else if (pick_rb == 0 || (round_up(pick_rb * p->tw, L) < 2 * L && ts >= 2 * L)) {
         pick_rb = rb;
       }
@@ -388,6 +397,33 @@ static int choose_mr(int64_t mo, int nregs, int vecs) {
   return (int)ceil_div(mo, nb);
 }
 
+// The layout {m, mr} the pack-weights pass picks for the conv of geometry
+// |g| on |target| by the cost model, or false (the direct kernels win).
+static bool wino_choose_geom(const wino_geom_t* g, const mlcc_target_t* target, int* out_m,
+                             int* out_mr) {
+  // Tile size by the cost model; Winograd only where it clearly wins.
+  if (g->c < 8 || g->mo < 8) return false;
+  int L = target_lanes(target);
+  int m = 0;
+  double best = kWinoMinGain * direct_cost(g);
+  wino_plan_t p;
+  for (int cand = 2; cand <= 4; cand += 2) {
+    wino_plan_t q;
+    memset(&q, 0, sizeof(q));
+    if (!plan_blocks(g, cand, L, &q) || !wino_memory_ok(g, &q)) continue;
+    double cost = wino_cost(g, &q);
+    if (cost < best) {
+      best = cost;
+      m = cand;
+      p = q;
+    }
+  }
+  if (m == 0) return false;
+  *out_m = m;
+  *out_mr = choose_mr(g->mo, target_regs(target, L), (int)(p.ts / L));
+  return true;
+}
+
 bool mlcc_conv_winograd_choose(const mlcc_node_t* node, const mlcc_target_t* target,
                                int64_t* out_m, int64_t* out_mr) {
   *out_m = 0;
@@ -409,27 +445,37 @@ bool mlcc_conv_winograd_choose(const mlcc_node_t* node, const mlcc_target_t* tar
                     mlcc_shape_numel_unchecked(&b->shape) != g.mo)) {
     return false;
   }
-  // Tile size by the cost model; Winograd only where it clearly wins.
-  if (g.c < 8 || g.mo < 8) return false;
-  int L = target_lanes(target);
-  int m = 0;
-  double best = kWinoMinGain * direct_cost(&g);
-  wino_plan_t p;
-  for (int cand = 2; cand <= 4; cand += 2) {
-    wino_plan_t q;
-    memset(&q, 0, sizeof(q));
-    if (!plan_blocks(&g, cand, L, &q) || !wino_memory_ok(&g, &q)) continue;
-    double cost = wino_cost(&g, &q);
-    if (cost < best) {
-      best = cost;
-      m = cand;
-      p = q;
-    }
-  }
-  if (m == 0) return false;
+  int m = 0, mr = 0;
+  if (!wino_choose_geom(&g, target, &m, &mr)) return false;
   *out_m = m;
-  *out_mr = choose_mr(g.mo, target_regs(target, L), (int)(p.ts / L));
+  *out_mr = mr;
   return true;
+}
+
+// Bytes of the kernel's stack buffers for |plan|: the input panel
+// [nxi][xs] and the GEMM output buffer [nxi][mr][ms], floats.
+static int64_t wino_buffer_bytes(const wino_plan_t* p) {
+  return ((int64_t)p->nxi * p->xs + (int64_t)p->nxi * p->mr * p->ms) * 4;
+}
+
+int64_t mlcc_conv_winograd_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* target) {
+  // The layout the pack-weights pass picks on |target|
+  // (mlcc_conv_winograd_choose) from the node's geometry alone, so a node
+  // that some other target packed (W transformed, a layout attribute)
+  // reports the same bytes; W must be a float32 constant.
+  wino_geom_t g;
+  int m = 0, mr = 0;
+  const mlcc_value_t* w = mlcc_node_input(node, 1);
+  if (target == NULL || w == NULL || w->kind != MLCC_VALUE_CONSTANT ||
+      w->dtype != MLCC_DTYPE_F32 || !wino_geom(node, &g) ||
+      !wino_choose_geom(&g, target, &m, &mr)) {
+    return 0;
+  }
+  wino_plan_t p;
+  memset(&p, 0, sizeof(p));
+  if (!plan_blocks(&g, m, target_lanes(target), &p)) return 0;
+  plan_finish(&g, target, mr, &p);
+  return wino_buffer_bytes(&p);
 }
 
 //===----------------------------------------------------------------------===//

@@ -7,8 +7,9 @@
 // whenever a node carries that layout.
 //
 // Stack use: the kernel keeps its transformed input tiles and one channel
-// block's transformed outputs on the stack, at most kWinoStackBytes (1 MiB,
-// emit_winograd.c) per call; a caller's threads need that much stack.
+// block's transformed outputs on the stack, at most kWinoStackBytes (768 KiB,
+// emit_winograd.c) per call; mlcc_conv_winograd_stack_bytes reports the
+// exact bytes for NAME_STACK_SIZE (targets/codegen/stack.h).
 #ifndef MLCC_TARGETS_CODEGEN_EMIT_WINOGRAD_H_
 #define MLCC_TARGETS_CODEGEN_EMIT_WINOGRAD_H_
 
@@ -37,6 +38,13 @@ mlcc_status_t mlcc_emit_conv_winograd(mlcc_emit_ctx_t* ctx, const mlcc_node_t* n
 // A pure function of the node's shapes, attributes and the target.
 int64_t mlcc_emit_conv_winograd_parallel_units(const mlcc_node_t* node,
                                                const mlcc_target_t* target);
+
+// Bytes of the stack buffers (input panel and GEMM output) of the Winograd
+// kernel for |node| on |target| when the pack-weights pass picks it there
+// (mlcc_conv_winograd_choose on the node's geometry; W must be a float32
+// constant, in the ONNX or any packed layout), else 0. Target-specific;
+// stack.c takes the maximum over targets. Pure.
+int64_t mlcc_conv_winograd_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* target);
 
 #ifdef __cplusplus
 }

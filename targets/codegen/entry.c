@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The generated entry points (LINKED: entry-abi-v2, docs/generated-api.md):
+// The generated entry points (LINKED: entry-abi-v3, docs/generated-api.md):
 // NAME_run calls the kernels in order with pointers into the caller's
 // buffers, the weights blob and the workspace; NAME_run_v unpacks arrays;
 // NAME_output_shape reads the actual dims of outputs with data-dependent
-// shapes back from the workspace; NAME_info describes the model as data.
+// shapes back from the workspace; NAME_info describes the model as data
+// (with stack_size = NAME_STACK_SIZE, targets/codegen/stack.h).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "targets/codegen/emit.h"
 #include "targets/codegen/entry_profile.h"
 #include "targets/codegen/llvm_ctx.h"
+#include "targets/codegen/stack.h"
 
 typedef struct entry_t {
   const mlcc_graph_t* graph;
@@ -30,6 +32,7 @@ typedef struct entry_t {
   uint32_t n_weights;
   const mlcc_target_t* target;  // NULL: no kernel is called in parallel
   LLVMValueRef pfor, pfor_ctx;  // NAME_run_parallel's callback, else NULL
+  LLVMValueRef args_block;      // NAME_run_parallel: the tasks' argument array
   const char* name;
   LLVMValueRef prof_table;      // --profile: NAME_profile's rows, else NULL
 } entry_t;
@@ -146,9 +149,9 @@ static mlcc_status_t emit_parallel_call(entry_t* e, const char* symbol, uint32_t
   LLVMBuildCall2(e->b, rfty, rfn, cargs, n + 2, "");
   LLVMBuildRetVoid(e->b);
   LLVMPositionBuilderAtEnd(e->b, saved);
-  // The argument block and the pfor call.
-  LLVMValueRef block = LLVMBuildArrayAlloca(e->b, e->t_ptr, LLVMConstInt(e->t_i32, n ? n : 1, 0),
-                                            "args");
+  // The argument block (one static slot for every kernel: pfor returns
+  // before the next kernel fills it) and the pfor call.
+  LLVMValueRef block = e->args_block;
   for (uint32_t a = 0; a < n; ++a) {
     LLVMValueRef idx = LLVMConstInt(e->t_i64, a, 0);
     LLVMBuildStore(e->b, ptrs[a], LLVMBuildInBoundsGEP2(e->b, e->t_ptr, block, &idx, 1, ""));
@@ -385,9 +388,9 @@ static mlcc_status_t build_info(entry_t* e, const char* name, LLVMValueRef run_v
   LLVMTypeRef info_fields[5] = {e->t_ptr, e->t_i32, e->t_i32, e->t_ptr, e->t_i64};
   LLVMStructSetBody(t_info, info_fields, 5, 0);
   LLVMTypeRef t_model = LLVMStructCreateNamed(e->c, "mlcc_model_info_t");
-  LLVMTypeRef model_fields[10] = {e->t_ptr, e->t_i32, e->t_i32, e->t_ptr, e->t_ptr,
-                                  e->t_i64, e->t_i64, e->t_ptr, e->t_ptr, e->t_ptr};
-  LLVMStructSetBody(t_model, model_fields, 10, 0);
+  LLVMTypeRef model_fields[11] = {e->t_ptr, e->t_i32, e->t_i32, e->t_ptr, e->t_ptr, e->t_i64,
+                                  e->t_i64, e->t_ptr, e->t_ptr, e->t_ptr, e->t_i64};
+  LLVMStructSetBody(t_model, model_fields, 11, 0);
   LLVMValueRef ins, outs;
   MLCC_RETURN_IF_ERROR(tensor_infos(e, t_info, g->inputs, g->n_inputs, "in", &ins));
   MLCC_RETURN_IF_ERROR(tensor_infos(e, t_info, g->outputs, g->n_outputs, "out", &outs));
@@ -400,7 +403,7 @@ static mlcc_status_t build_info(entry_t* e, const char* name, LLVMValueRef run_v
   LLVMValueRef bounds_g = private_array(e, e->t_i32, bounds, g->n_outputs, ".out.bounds", 4);
   free(bounds);
   int64_t align = g->workspace_align > 0 ? g->workspace_align : 64;
-  LLVMValueRef fields[10] = {
+  LLVMValueRef fields[11] = {
       private_string(e, name, ".model.name"),
       LLVMConstInt(e->t_i32, g->n_inputs, 0),
       LLVMConstInt(e->t_i32, g->n_outputs, 0),
@@ -410,11 +413,12 @@ static mlcc_status_t build_info(entry_t* e, const char* name, LLVMValueRef run_v
       LLVMConstInt(e->t_i64, (unsigned long long)align, 0),
       run_v,
       output_shape,
-      bounds_g};
+      bounds_g,
+      LLVMConstInt(e->t_i64, (unsigned long long)mlcc_stack_size(g), 0)};
   char sym[512];
   snprintf(sym, sizeof(sym), "%s_info", name);
   LLVMValueRef gv = LLVMAddGlobal(e->m, t_model, sym);
-  LLVMSetInitializer(gv, LLVMConstNamedStruct(t_model, fields, 10));
+  LLVMSetInitializer(gv, LLVMConstNamedStruct(t_model, fields, 11));
   LLVMSetGlobalConstant(gv, 1);
   LLVMSetAlignment(gv, 8);
   return mlcc_ok_status();
@@ -458,6 +462,15 @@ static mlcc_status_t build_run_parallel(entry_t* e, const char* name, char (*sym
   LLVMBasicBlockRef bad_bb = LLVMAppendBasicBlockInContext(e->c, fn, "bad_workspace");
   LLVMBasicBlockRef ok_bb = LLVMAppendBasicBlockInContext(e->c, fn, "run");
   LLVMPositionBuilderAtEnd(e->b, entry_bb);
+  // The parallel calls' argument block, sized for the widest kernel, in the
+  // entry block so that its bytes are in the fixed frame (counted by
+  // mlcc_stack_size) instead of growing the stack at every call.
+  uint32_t max_args = 1;
+  for (uint32_t k = 0; k < graph->n_kernels; ++k) {
+    uint32_t na = mlcc_kernel_args(&graph->kernels[k], NULL, 0);
+    if (na > max_args) max_args = na;
+  }
+  e->args_block = LLVMBuildAlloca(e->b, LLVMArrayType(e->t_ptr, max_args), "args");
   LLVMValueRef pfor = LLVMGetParam(fn, n_params - 2);
   LLVMBuildCondBr(e->b, LLVMBuildIsNull(e->b, pfor, "no_pfor"), serial_bb, check_bb);
   LLVMPositionBuilderAtEnd(e->b, serial_bb);
@@ -487,7 +500,7 @@ static mlcc_status_t build_run_parallel(entry_t* e, const char* name, char (*sym
   if (s == NULL) s = emit_output_copies(e);
   if (s == NULL) LLVMBuildRet(e->b, LLVMConstInt(e->t_i32, 0, 0));
   e->run = serial_run;
-  e->pfor = e->pfor_ctx = NULL;
+  e->pfor = e->pfor_ctx = e->args_block = NULL;
   // int NAME_run_parallel_v(ptr inputs, ptr outputs, ptr ws, ptr pfor, ptr ctx)
   if (s == NULL) {
     LLVMTypeRef vparams[5] = {e->t_ptr, e->t_ptr, e->t_ptr, e->t_ptr, e->t_ptr};

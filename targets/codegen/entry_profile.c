@@ -189,17 +189,30 @@ LLVMValueRef mlcc_profile_emit_now(LLVMBuilderRef b, LLVMModuleRef module) {
   LLVMTypeRef t_ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef f2[2] = {t_i64, t_i64};
   LLVMTypeRef t_ts = LLVMStructTypeInContext(c, f2, 2, 0);  // struct timespec (LP64)
-  // The slot goes first in the function's entry block.
-  LLVMBuilderRef ab = LLVMCreateBuilderInContext(c);
+  // One slot per function, first in its entry block, shared by every clock
+  // read (a slot per read would grow the entry's frame with the kernel
+  // count; NAME_STACK_SIZE counts one).
   LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
   LLVMValueRef first = LLVMGetFirstInstruction(entry);
-  if (first != NULL) {
-    LLVMPositionBuilderBefore(ab, first);
-  } else {
-    LLVMPositionBuilderAtEnd(ab, entry);
+  LLVMValueRef ts = NULL;
+  for (LLVMValueRef i = first; i != NULL && ts == NULL; i = LLVMGetNextInstruction(i)) {
+    size_t len = 0;
+    const char* name = LLVMGetValueName2(i, &len);
+    if (LLVMIsAAllocaInst(i) && LLVMGetAllocatedType(i) == t_ts && len == 2 &&
+        memcmp(name, "ts", 2) == 0) {
+      ts = i;
+    }
   }
-  LLVMValueRef ts = LLVMBuildAlloca(ab, t_ts, "ts");
-  LLVMDisposeBuilder(ab);
+  if (ts == NULL) {
+    LLVMBuilderRef ab = LLVMCreateBuilderInContext(c);
+    if (first != NULL) {
+      LLVMPositionBuilderBefore(ab, first);
+    } else {
+      LLVMPositionBuilderAtEnd(ab, entry);
+    }
+    ts = LLVMBuildAlloca(ab, t_ts, "ts");
+    LLVMDisposeBuilder(ab);
+  }
   LLVMTypeRef params[2] = {t_i32, t_ptr};
   LLVMTypeRef fty = LLVMFunctionType(t_i32, params, 2, 0);
   LLVMValueRef cg = LLVMGetNamedFunction(module, "clock_gettime");

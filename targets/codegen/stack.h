@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// Stack use of the generated code (LINKED: entry-abi-v3, docs/generated-api.md
+// "Stack"): the bound the header publishes as NAME_STACK_SIZE and NAME_info
+// holds as stack_size, computed from the stack buffers each emitter reports
+// plus measured margins for what the compiler adds (spills, saved
+// registers, small slots).
+//
+// The bound is a pure function of the graph after passes and the same for
+// every target: per node it takes the largest buffers any target mlcc
+// supports (x86-64 with 32- or 64-byte vectors, aarch64, riscv64 with and
+// without V) would allocate, looking at a Conv packed for the compiling
+// target as the ONNX Conv it came from. The margins are measured at -O2
+// (the default; -O1 and -O0 pack no weights, and the shared models' -O0
+// frames also fit, but -O0 keeps every accumulator in memory and is not
+// covered by construction).
+// Thread-safe (no state).
+#ifndef MLCC_TARGETS_CODEGEN_STACK_H_
+#define MLCC_TARGETS_CODEGEN_STACK_H_
+
+#include <stdint.h>
+
+#include "ir/graph.h"
+#include "targets/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Bytes one kernel function may use beyond its stack buffers: saved
+// registers, vector spills, the epilogues' lane slots, realignment and the
+// return address. Measured over the shared models on every target (frames
+// read from the objects' prologues, tests/e2e/stack_frames.py): at most
+// 10.0 KiB (detector, AVX-512: spills of the Winograd output transform with
+// the SiLU epilogue); riscv64 with V spills whole vector registers, 5.3 KiB
+// of resnet18's 8.2 KiB gap at VLEN 256, so VLEN up to 512 fits.
+#define MLCC_STACK_KERNEL_MARGIN 16384
+// Bytes of the entry functions' own frames (NAME_run, NAME_run_parallel,
+// NAME_task<k>, a kernel's range trampoline) beyond the parallel argument
+// block; measured at most 720 bytes (x86 mobilenet_v2's NAME_run, counting
+// every pushed call argument).
+#define MLCC_STACK_ENTRY_MARGIN 1024
+
+// Bytes of the stack buffers the emitter of |node| allocates, the maximum
+// over every target: Conv tile and Winograd panels (emit_conv.c,
+// emit_winograd.c), RNN/GRU/LSTM state rows (emit_rnn.c), Det's matrix
+// (emit_spatial_misc.c), variadic elementwise pointer arrays
+// (emit_elementwise.c); 0 for nodes that keep only scalars and vectors.
+// Pure; never fails.
+int64_t mlcc_stack_node_bytes(const mlcc_node_t* node);
+
+// Upper bound on the stack one call of |kernel| (its function or its range
+// variant) uses: the sum of its nodes' buffers plus MLCC_STACK_KERNEL_MARGIN.
+int64_t mlcc_stack_kernel_bytes(const mlcc_kernel_t* kernel);
+
+// NAME_STACK_SIZE of |graph| (after plan-memory): an upper bound on the
+// bytes of stack one NAME_run / NAME_run_v call, and one task a
+// NAME_run_parallel call hands to the parallel-for, needs beyond the
+// caller's own frame (the parallel-for's own frame is the caller's):
+// the entry's frame (MLCC_STACK_ENTRY_MARGIN plus the argument block of the
+// widest parallel kernel) plus the largest mlcc_stack_kernel_bytes, rounded
+// up to a multiple of 1024. Target-independent; pure; never fails.
+int64_t mlcc_stack_size(const mlcc_graph_t* graph);
+
+// Per-target stack buffers of one Conv's direct kernels (emit_conv.c): the
+// channel-vector kernel's transpose slot or the pixel-vector kernel's tile
+// panel that mlcc_emit_conv allocates for |node| on |target|; 0 for the
+// depthwise and scalar kernels. |node| must have W in the ONNX layout (no
+// packed layout attribute; mlcc_stack_node_bytes passes such a view). Pure.
+int64_t mlcc_conv_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* target);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_TARGETS_CODEGEN_STACK_H_
