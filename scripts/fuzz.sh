@@ -66,6 +66,7 @@ model.onnx
 --print-targets
 --emitt=ll|m.onnx
 --input-shape=images=1x3x320x320|--input-shape=n=0|m.onnx
+--input-value=k=3|--input-value=shape=1,-1,2.5e1|--input-value=a=b=@in.pb|m.onnx
 --target=x86_64-linux-gnu|-mcpu=x86-64-v3|-O1|m.onnx
 SEEDS
 
