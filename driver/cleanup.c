@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "driver/cleanup.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -46,29 +47,45 @@ void mlcc_cleanup_remove(const char* path) {
 }
 
 // Unlinks every entry of the flat directory |path| with getdents64 (opendir
-// is not async-signal-safe), then the directory.
-static void remove_tree(const char* path) {
+// is not async-signal-safe). Returns false if the directory cannot be opened.
+static bool unlink_entries(const char* path) {
   int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    char buf[4096] __attribute__((aligned(8)));
-    for (;;) {
-      long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-      if (n <= 0) break;
-      for (long off = 0; off < n;) {
-        // struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name.
-        unsigned short reclen;
-        memcpy(&reclen, buf + off + 16, sizeof(reclen));
-        const char* name = buf + off + 19;
-        if (!(name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))) {
-          unlinkat(fd, name, 0);
-        }
-        if (reclen == 0) break;
-        off += reclen;
+  if (fd < 0) return false;
+  char buf[4096] __attribute__((aligned(8)));
+  for (;;) {
+    long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      // struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name.
+      unsigned short reclen;
+      memcpy(&reclen, buf + off + 16, sizeof(reclen));
+      const char* name = buf + off + 19;
+      if (!(name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))) {
+        unlinkat(fd, name, 0);
       }
+      if (reclen == 0) break;
+      off += reclen;
     }
-    close(fd);
   }
-  rmdir(path);
+  close(fd);
+  return true;
+}
+
+// Removes the flat directory |path| and its files. Kernel worker threads may
+// still be writing objects into it while the handler runs (they keep running
+// until the signal is re-raised), so a file created after the unlink pass
+// makes rmdir fail with ENOTEMPTY: empty it again and retry (bounded; once
+// the folder is gone, a worker's next create fails instead).
+static void remove_tree(const char* path) {
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    if (!unlink_entries(path)) return;
+    int saved = errno;
+    if (rmdir(path) == 0 || errno != ENOTEMPTY) {
+      errno = saved;
+      return;
+    }
+    errno = saved;
+  }
 }
 
 static void on_signal(int sig) {
