@@ -555,20 +555,23 @@ static mlcc_status_t run_import_with(mlcc_compilation_t* c, const mlcc_input_val
 
 // Decodes the TensorProto files of --input-value=NAME=@FILE into |values|
 // (a copy of the options' bindings; |buffers| receives the malloc'ed
-// element buffers, one per binding, NULL for number lists). Errors name the
-// argument.
+// element buffers, one per binding, NULL for number lists; |data_files| the
+// external data file a .pb refers to, or NULL). Errors name the argument.
 static mlcc_status_t read_input_value_files(mlcc_compilation_t* c, mlcc_input_value_t* values,
-                                            void** buffers) {
+                                            void** buffers, const char** data_files) {
   const mlcc_options_t* o = c->options;
   for (uint32_t i = 0; i < o->n_input_values; ++i) {
     values[i] = o->input_values[i];
     buffers[i] = NULL;
+    data_files[i] = NULL;
     if (values[i].file == NULL) continue;
+    char* data_file = NULL;
     mlcc_status_t s = mlcc_onnx_read_tensor_file(values[i].file, &values[i].dtype,
                                                  &values[i].shape, &buffers[i],
-                                                 &values[i].size);
+                                                 &values[i].size, &data_file);
     if (s != NULL) return mlcc_status_annotate(s, "--input-value=%s", values[i].origin);
     values[i].data = buffers[i];
+    data_files[i] = data_file == NULL ? NULL : arena_adopt(&c->arena, data_file);
   }
   return mlcc_ok_status();
 }
@@ -579,15 +582,18 @@ static mlcc_status_t run_import(mlcc_compilation_t* c) {
   mlcc_input_value_t* values = (mlcc_input_value_t*)calloc(n_values ? n_values : 1,
                                                            sizeof(*values));
   void** buffers = (void**)calloc(n_values ? n_values : 1, sizeof(void*));
-  mlcc_status_t s = values == NULL || buffers == NULL
+  const char** data_files = (const char**)calloc(n_values ? n_values : 1, sizeof(char*));
+  mlcc_status_t s = values == NULL || buffers == NULL || data_files == NULL
                         ? mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory")
-                        : read_input_value_files(c, values, buffers);
+                        : read_input_value_files(c, values, buffers, data_files);
   if (s == NULL) s = run_import_with(c, values, n_values);
   for (uint32_t i = 0; s == NULL && i < n_values; ++i) {  // after the importer's own deps
     if (values[i].file != NULL && c->n_deps < kMaxDeps) c->deps[c->n_deps++] = values[i].file;
+    if (data_files[i] != NULL && c->n_deps < kMaxDeps) c->deps[c->n_deps++] = data_files[i];
   }
   for (uint32_t i = 0; buffers != NULL && i < n_values; ++i) free(buffers[i]);
   free(buffers);
+  free(data_files);
   free(values);
   return s;
 }

@@ -252,7 +252,8 @@ mlcc_status_t mlcc_options_parse_input_value(const char* text, mlcc_arena_t* are
   int64_t* ints = (int64_t*)mlcc_arena_alloc(arena, n * sizeof(int64_t), _Alignof(int64_t));
   double* reals = (double*)mlcc_arena_alloc(arena, n * sizeof(double), _Alignof(double));
   bool* is_int = (bool*)mlcc_arena_alloc(arena, n, 1);
-  if (ints == NULL || reals == NULL || is_int == NULL) {
+  bool* above_int64 = (bool*)mlcc_arena_alloc(arena, n, 1);
+  if (ints == NULL || reals == NULL || is_int == NULL || above_int64 == NULL) {
     return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   }
   const char* p = list;
@@ -260,9 +261,10 @@ mlcc_status_t mlcc_options_parse_input_value(const char* text, mlcc_arena_t* are
     const char* comma = strchr(p, ',');
     size_t len = comma ? (size_t)(comma - p) : strlen(p);
     char item[64];
-    if (len == 0 || len >= sizeof(item)) {
-      return usage("invalid --input-value '%s': item '%s' is not a number", text,
-                   len == 0 ? "" : p);
+    if (len == 0) return usage("invalid --input-value '%s': an item is empty%s", text, "");
+    if (len >= sizeof(item)) {
+      return usage("invalid --input-value '%s': an item is longer than 63 characters%s", text,
+                   "");
     }
     memcpy(item, p, len);
     item[len] = '\0';
@@ -270,11 +272,20 @@ mlcc_status_t mlcc_options_parse_input_value(const char* text, mlcc_arena_t* are
     errno = 0;
     long long iv = strtoll(item, &end, 10);
     bool integer_syntax = end != item && *end == '\0';
+    above_int64[i] = false;
     if (integer_syntax && errno == ERANGE) {
-      return usage("invalid --input-value '%s': integer '%s' does not fit in 64 bits", text,
-                   item);
-    }
-    if (integer_syntax) {
+      // Only a uint64 input can take (INT64_MAX, UINT64_MAX].
+      errno = 0;
+      unsigned long long uv = item[0] == '-' ? 0 : strtoull(item, &end, 10);
+      if (item[0] == '-' || errno == ERANGE) {
+        return usage("invalid --input-value '%s': integer '%s' does not fit in 64 bits", text,
+                     item);
+      }
+      memcpy(&ints[i], &uv, sizeof(uv));
+      reals[i] = (double)uv;
+      is_int[i] = true;
+      above_int64[i] = true;
+    } else if (integer_syntax) {
       ints[i] = (int64_t)iv;
       reals[i] = (double)iv;
       is_int[i] = true;
@@ -292,6 +303,7 @@ mlcc_status_t mlcc_options_parse_input_value(const char* text, mlcc_arena_t* are
   out->ints = ints;
   out->reals = reals;
   out->is_int = is_int;
+  out->above_int64 = above_int64;
   out->n_numbers = (uint32_t)n;
   return mlcc_ok_status();
 }

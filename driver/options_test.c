@@ -115,8 +115,14 @@ static void test_input_values(void) {
   CHECK_EQ_INT(o.input_values[3].n_numbers, 0);
   mlcc_options_deinit(&o);
 
+  CHECK_OK(PARSE(&o, "--input-value=u=18446744073709551615,-9223372036854775808", "m.onnx"));
+  CHECK(o.input_values[0].above_int64[0] && !o.input_values[0].above_int64[1]);
+  CHECK(o.input_values[0].ints[0] == -1);  // the uint64 bits
+  CHECK(o.input_values[0].ints[1] == INT64_MIN);
+  mlcc_options_deinit(&o);
+
   const char* bad[] = {"k", "=3", "k=@", "k=1,,2", "k=1,", "k=abc", "k=1x2",
-                       "k=99999999999999999999"};
+                       "k=99999999999999999999", "k=-9223372036854775809"};
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
     mlcc_arena_t arena;
     mlcc_arena_init(&arena);

@@ -462,6 +462,13 @@ static mlcc_status_t store_number(const mlcc_input_value_t* bv, uint32_t i, mlcc
                       mlcc_dtype_name(dtype));
   }
   int64_t v = bv->ints[i];
+  if (bv->above_int64 != NULL && bv->above_int64[i]) {
+    if (dtype != MLCC_DTYPE_U64) {
+      return bind_error(bv, "item %u does not fit in %s", i, mlcc_dtype_name(dtype));
+    }
+    memcpy(dst, &v, sizeof(v));  // the uint64 bits
+    return mlcc_ok_status();
+  }
   int64_t lo = 0, hi = 0;
   switch (dtype) {
     case MLCC_DTYPE_BOOL: lo = 0; hi = 1; break;

@@ -47,6 +47,8 @@ typedef struct mlcc_input_value_t {
   const int64_t* ints;      // [n_numbers]; valid where is_int[i]
   const double* reals;      // [n_numbers]
   const bool* is_int;       // [n_numbers]: written as an integer
+  const bool* above_int64;  // [n_numbers]: an integer in (INT64_MAX, UINT64_MAX], whose
+                            // uint64 bits are in ints[i] (only uint64 inputs take it)
   uint32_t n_numbers;
 } mlcc_input_value_t;
 
@@ -84,9 +86,12 @@ mlcc_status_t mlcc_onnx_import_file(const char* path,
 
 // Decodes a serialized TensorProto (the .pb files of ONNX test data) into a
 // malloc'ed buffer of raw little-endian element bytes. Caller frees |*out_data|.
+// External data (data_location EXTERNAL) is read from the .pb's folder, never
+// outside it; if |out_data_file| is non-NULL it receives that file's path
+// (malloc'ed, for a depfile; caller frees) or NULL when the data is inline.
 mlcc_status_t mlcc_onnx_read_tensor_file(const char* path, mlcc_dtype_t* out_dtype,
                                          mlcc_shape_t* out_shape, void** out_data,
-                                         size_t* out_size);
+                                         size_t* out_size, char** out_data_file);
 
 #ifdef __cplusplus
 }

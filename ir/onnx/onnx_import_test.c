@@ -539,7 +539,7 @@ static void test_read_tensor_file(void) {
   mlcc_shape_t shape;
   void* data = NULL;
   size_t size = 0;
-  CHECK_OK(mlcc_onnx_read_tensor_file(fx("tensor.pb"), &dt, &shape, &data, &size));
+  CHECK_OK(mlcc_onnx_read_tensor_file(fx("tensor.pb"), &dt, &shape, &data, &size, NULL));
   CHECK_EQ_INT(dt, MLCC_DTYPE_F32);
   CHECK_EQ_INT(shape.rank, 2);
   CHECK_EQ_INT(size, 16);
@@ -549,15 +549,15 @@ static void test_read_tensor_file(void) {
   }
   free(data);
   data = NULL;
-  CHECK_OK(mlcc_onnx_read_tensor_file(fx("tensor_i64.pb"), &dt, &shape, &data, &size));
+  CHECK_OK(mlcc_onnx_read_tensor_file(fx("tensor_i64.pb"), &dt, &shape, &data, &size, NULL));
   CHECK_EQ_INT(dt, MLCC_DTYPE_I64);
   CHECK_EQ_INT(size, 24);
   if (data) CHECK(((int64_t*)data)[1] == -8);
   free(data);
-  CHECK_STATUS(mlcc_onnx_read_tensor_file(fx("nope.pb"), &dt, &shape, &data, &size),
+  CHECK_STATUS(mlcc_onnx_read_tensor_file(fx("nope.pb"), &dt, &shape, &data, &size, NULL),
                MLCC_STATUS_NOT_FOUND);
   CHECK(data == NULL);
-  CHECK_STATUS(mlcc_onnx_read_tensor_file(fx("garbage.onnx"), &dt, &shape, &data, &size),
+  CHECK_STATUS(mlcc_onnx_read_tensor_file(fx("garbage.onnx"), &dt, &shape, &data, &size, NULL),
                MLCC_STATUS_INVALID_MODEL);
 }
 

@@ -558,7 +558,8 @@ mlcc_status_t mlcc_onnx_decode_tensor(mlcc_onnx_tensor_ctx_t* ctx,
 
 mlcc_status_t mlcc_onnx_read_tensor_file(const char* path, mlcc_dtype_t* out_dtype,
                                          mlcc_shape_t* out_shape, void** out_data,
-                                         size_t* out_size) {
+                                         size_t* out_size, char** out_data_file) {
+  if (out_data_file) *out_data_file = NULL;
   if (out_dtype) *out_dtype = MLCC_DTYPE_UNDEFINED;
   if (out_shape) memset(out_shape, 0, sizeof(*out_shape));
   if (out_data) *out_data = NULL;
@@ -588,8 +589,17 @@ mlcc_status_t mlcc_onnx_read_tensor_file(const char* path, mlcc_dtype_t* out_dty
   mlcc_arena_init(&arena);
   mlcc_onnx_tensor_ctx_t ctx;
   mlcc_status_t s = mlcc_onnx_tensor_ctx_init(&ctx, path, 0, &arena);
+  const char* data_files[1] = {NULL};  // a tensor has at most one external data file
+  uint32_t n_data_files = 0;
+  ctx.deps = data_files;
+  ctx.deps_cap = 1;
+  ctx.n_deps = &n_data_files;
   mlcc_onnx_tensor_t dec;
   if (s == NULL) s = mlcc_onnx_decode_tensor(&ctx, t, "tensor", &dec);
+  if (s == NULL && out_data_file != NULL && n_data_files == 1) {
+    *out_data_file = strdup(data_files[0]);
+    if (*out_data_file == NULL) s = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
   if (s == NULL) {
     void* data = malloc(dec.size ? dec.size : 1);
     if (data == NULL) {
@@ -602,6 +612,10 @@ mlcc_status_t mlcc_onnx_read_tensor_file(const char* path, mlcc_dtype_t* out_dty
       *out_data = data;
       *out_size = dec.size;
     }
+  }
+  if (s != NULL && out_data_file != NULL) {
+    free(*out_data_file);
+    *out_data_file = NULL;
   }
   mlcc_onnx_tensor_ctx_deinit(&ctx);
   mlcc_arena_deinit(&arena);

@@ -521,6 +521,15 @@ def case_input_value(d):
     onnx.save(m, os.path.join(d, "iv.onnx"))
     with open(os.path.join(d, "k.pb"), "wb") as f:
         f.write(numpy_helper.from_array(np.array([2], np.int64), "k").SerializeToString())
+    # k's value as a .pb whose data lives in an external file (for -MD).
+    kx = numpy_helper.from_array(np.array([2], np.int64), "k")
+    with open(os.path.join(d, "k.bin"), "wb") as f:
+        f.write(kx.raw_data)
+    kx.ClearField("raw_data")
+    kx.data_location = TensorProto.EXTERNAL
+    kx.external_data.add(key="location", value="k.bin")
+    with open(os.path.join(d, "kx.pb"), "wb") as f:
+        f.write(kx.SerializeToString())
     with open(os.path.join(d, "kf.pb"), "wb") as f:
         f.write(numpy_helper.from_array(np.array([2.0], np.float32), "k").SerializeToString())
 
@@ -532,18 +541,20 @@ def case_input_value(d):
                        (["--input-value=shape=3.5,4"], "is not an integer"),
                        (["--input-value=shape=3,4", "--input-value=k=@kf.pb"],
                         "the tensor is float32 but graph input 'k' is int64"),
-                       (["--input-value=shape=3,x"], "item 'x' is not a number")]:
+                       (["--input-value=shape=3,x"], "item 'x' is not a number"),
+                       (["--input-value=shape=3,18446744073709551615"],
+                        "item 1 does not fit in int64")]:
         rc, _, err = run("iv.onnx", *args, cwd=d)
         check(rc == 2 and want in err, "usage error (exit 2) containing %r" % want)
     rc, _, err = run("iv.onnx", "--input-value=shape=3,4", "--input-value=k=@missing.pb", cwd=d)
     check(rc == 1 and "missing.pb" in err, "a missing @FILE: exit 1 naming it")
     check(not os.path.exists(os.path.join(d, "libiv.a")), "no output after errors")
 
-    rc, _, err = run("iv.onnx", "--input-value=shape=3,4", "--input-value=k=@k.pb",
+    rc, _, err = run("iv.onnx", "--input-value=shape=3,4", "--input-value=k=@kx.pb",
                      "--input-value", "scale=0.5", "-MD", cwd=d)
     check(rc == 0, "compiles with the three inputs baked in")
     dep = open(os.path.join(d, "libiv.d")).read()
-    check("k.pb" in dep, "the @FILE is in the depfile")
+    check("kx.pb" in dep and "k.bin" in dep, "the @FILE and its external data are in the depfile")
     hdr = open(os.path.join(d, "iv.h")).read()
     check("int iv_run(const float *x, float *values, int64_t *indices, void *workspace);" in hdr,
           "only x stays a parameter of iv_run")
