@@ -764,19 +764,28 @@ mlcc_status_t mlcc_emit_misc_mvn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
   mlcc_emit_unravel(ctx, &keep, lk.iv, ki);
   LLVMValueRef kbase = c64(ctx, 0);
   for (int32_t d = 0; d < r; ++d) kbase = imad(ctx, ki[d], xs[d], kbase);
-  LLVMValueRef s1 = mlcc_emit_var(ctx, t, fconst(ctx, dt, 0));
-  LLVMValueRef s2 = mlcc_emit_var(ctx, t, fconst(ctx, dt, 0));
-  LLVMBuildStore(ctx->b, fconst(ctx, dt, 0), s1);
-  LLVMBuildStore(ctx->b, fconst(ctx, dt, 0), s2);
+  // Statistics of float32/float16/bfloat16 (computed as float) accumulate
+  // and combine in double: sums over long axes keep ~eps accuracy, and
+  // E[x^2] - E[x]^2 does not cancel away the variance of a large mean.
+  bool wide = t == ctx->t_f32;
+  LLVMTypeRef at = wide ? ctx->t_f64 : t;  // statistics type
+  LLVMValueRef s1 = mlcc_emit_var(ctx, at, LLVMConstReal(at, 0.0));
+  LLVMValueRef s2 = mlcc_emit_var(ctx, at, LLVMConstReal(at, 0.0));
+  LLVMBuildStore(ctx->b, LLVMConstReal(at, 0.0), s1);
+  LLVMBuildStore(ctx->b, LLVMConstReal(at, 0.0), s2);
   for (int pass = 0; pass < 2; ++pass) {
     LLVMValueRef mean = NULL, den = NULL;
     if (pass == 1) {
-      LLVMValueRef inv = fconst(ctx, dt, 1.0 / (double)nr);
-      mean = LLVMBuildFMul(ctx->b, load_var(ctx, t, s1), inv, "");
-      LLVMValueRef ex2 = LLVMBuildFMul(ctx->b, load_var(ctx, t, s2), inv, "");
+      LLVMValueRef inv = LLVMConstReal(at, 1.0 / (double)nr);
+      mean = LLVMBuildFMul(ctx->b, load_var(ctx, at, s1), inv, "");
+      LLVMValueRef ex2 = LLVMBuildFMul(ctx->b, load_var(ctx, at, s2), inv, "");
       LLVMValueRef var = LLVMBuildFSub(ctx->b, ex2, LLVMBuildFMul(ctx->b, mean, mean, ""), "");
       LLVMValueRef sd = mlcc_emit_intrinsic(ctx, "llvm.sqrt", &var, 1);
-      den = LLVMBuildFAdd(ctx->b, sd, fconst(ctx, dt, 1e-9), "");
+      den = LLVMBuildFAdd(ctx->b, sd, LLVMConstReal(at, 1e-9), "");
+      if (wide) {
+        mean = LLVMBuildFPTrunc(ctx->b, mean, t, "");
+        den = LLVMBuildFPTrunc(ctx->b, den, t, "");
+      }
     }
     mlcc_loop_t lr = mlcc_emit_for(ctx, 0, nr, "r");
     LLVMValueRef ri[MLCC_MAX_RANK];
@@ -785,8 +794,9 @@ mlcc_status_t mlcc_emit_misc_mvn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
     for (int32_t d = 0; d < r; ++d) idx = imad(ctx, ri[d], xs[d], idx);
     LLVMValueRef v = mlcc_emit_load(ctx, x, idx);
     if (pass == 0) {
-      LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, load_var(ctx, t, s1), v, ""), s1);
-      LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, v, v, load_var(ctx, t, s2)), s2);
+      LLVMValueRef w = wide ? LLVMBuildFPExt(ctx->b, v, at, "") : v;
+      LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, load_var(ctx, at, s1), w, ""), s1);
+      LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, w, w, load_var(ctx, at, s2)), s2);
     } else {
       LLVMValueRef yv = LLVMBuildFDiv(ctx->b, LLVMBuildFSub(ctx->b, v, mean, ""), den, "");
       st = mlcc_emit_store_output(ctx, node, 0, idx, yv);

@@ -161,8 +161,8 @@ static LLVMValueRef red_op(mlcc_emit_ctx_t* ctx, red_kind_t k, LLVMValueRef a, L
 // Reduces fn(x[base + i]) for i in [0, len) of F32 |x| with |k|, |acc|
 // vectors of |lanes| lanes (two accumulators to hide latency), then a
 // horizontal reduce, then a scalar tail. |c| is fn's constant (splatted).
-static LLVMValueRef block_reduce(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, LLVMValueRef base,
-                                 int64_t len, red_kind_t k, red_fn_t fn, LLVMValueRef c) {
+static LLVMValueRef reduce_span(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, LLVMValueRef base,
+                                int64_t len, red_kind_t k, red_fn_t fn, LLVMValueRef c) {
   unsigned W = vlanes(ctx);
   LLVMTypeRef vt = LLVMVectorType(ctx->t_f32, W);
   LLVMValueRef init = LLVMConstReal(ctx->t_f32, k == RED_SUM ? 0.0 : -__builtin_inf());
@@ -207,6 +207,38 @@ static LLVMValueRef block_reduce(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, LL
     r = red_op(ctx, k, r, red_apply(ctx, fn, v, c));
   }
   return r;
+}
+
+// Iterations of reduce_span's two-accumulator loop per block of a long sum.
+enum { kSumBlockIters = 128 };
+// Longest float32 sum a scalar (serial) loop adds up as one float chain;
+// longer ones are blocked like block_reduce's (error ~kScalarBlock * eps).
+enum { kScalarBlock = 256 };
+
+// reduce_span over x[base, base + len). A sum longer than one block (2 *
+// lanes * kSumBlockIters elements) is blocked: each block is summed by
+// reduce_span into fresh float accumulators, and the block sums are added in
+// double, so the rounding error grows like (block + log2(lanes)) * eps
+// instead of len / (2 * lanes) * eps (a float32 lane that has summed 2^19
+// elements of similar size is already off by ~1e-4). Shorter sums (and max)
+// emit exactly the unblocked code.
+static LLVMValueRef block_reduce(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, LLVMValueRef base,
+                                 int64_t len, red_kind_t k, red_fn_t fn, LLVMValueRef c) {
+  int64_t blk = 2 * (int64_t)vlanes(ctx) * kSumBlockIters;
+  if (k != RED_SUM || len <= blk) return reduce_span(ctx, x, base, len, k, fn, c);
+  int64_t nb = len / blk;
+  LLVMValueRef tot = mlcc_emit_var(ctx, ctx->t_f64, LLVMConstReal(ctx->t_f64, 0.0));
+  mlcc_loop_t l = mlcc_emit_for(ctx, 0, nb, "blk");
+  LLVMValueRef s = reduce_span(ctx, x, iadd(ctx, base, imulc(ctx, l.iv, blk)), blk, k, fn, c);
+  LLVMValueRef sd = LLVMBuildFPExt(ctx->b, s, ctx->t_f64, "");
+  LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ctx->t_f64, tot), sd, ""), tot);
+  mlcc_emit_loop_end(ctx, &l);
+  LLVMValueRef t = ld(ctx, ctx->t_f64, tot);
+  if (nb * blk < len) {
+    LLVMValueRef rest = reduce_span(ctx, x, iaddc(ctx, base, nb * blk), len - nb * blk, k, fn, c);
+    t = LLVMBuildFAdd(ctx->b, t, LLVMBuildFPExt(ctx->b, rest, ctx->t_f64, ""), "");
+  }
+  return LLVMBuildFPTrunc(ctx->b, t, ctx->t_f32, "");
 }
 
 //===----------------------------------------------------------------------===//
@@ -463,13 +495,42 @@ mlcc_status_t mlcc_emit_softmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   LLVMBuildStore(ctx->b, LLVMBuildSelect(ctx->b, gt, v1, cur, ""), mx);
   mlcc_emit_loop_end(ctx, &l1);
   LLVMValueRef m = ld(ctx, ft, mx);
-  LLVMValueRef sum = mlcc_emit_var(ctx, ft, mlcc_emit_const(ctx, dt, 0));
-  mlcc_loop_t l2 = mlcc_emit_for(ctx, 0, len, "l2");
-  LLVMValueRef v2 = mlcc_emit_load(ctx, x, imad(ctx, l2.iv, inner, base));
-  LLVMValueRef e2 = mlcc_emit_fast_exp(ctx, LLVMBuildFSub(ctx->b, v2, m, ""));
-  LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ft, sum), e2, ""), sum);
-  mlcc_emit_loop_end(ctx, &l2);
-  LLVMValueRef s = ld(ctx, ft, sum);
+  // The sum of exp: one serial chain in |ft|, or for a float32 axis longer
+  // than kScalarBlock, float chains of kScalarBlock elements whose sums are
+  // added in double (see block_reduce).
+  LLVMValueRef s;
+  if (dt == MLCC_DTYPE_F32 && len > kScalarBlock) {
+    LLVMValueRef tot = mlcc_emit_var(ctx, ctx->t_f64, LLVMConstReal(ctx->t_f64, 0.0));
+    LLVMValueRef bsum = mlcc_emit_var(ctx, ft, NULL);
+    int64_t full = len / kScalarBlock, rem = len % kScalarBlock;
+    for (int part = 0; part < 2; ++part) {
+      if ((part == 0 && full == 0) || (part == 1 && rem == 0)) continue;
+      mlcc_loop_t lc;
+      LLVMValueRef first = c64(ctx, full * kScalarBlock);
+      if (part == 0) {
+        lc = mlcc_emit_for(ctx, 0, full, "l2c");
+        first = imulc(ctx, lc.iv, kScalarBlock);
+      }
+      LLVMBuildStore(ctx->b, LLVMConstReal(ft, 0.0), bsum);
+      mlcc_loop_t l2 = mlcc_emit_for(ctx, 0, part == 0 ? kScalarBlock : rem, "l2");
+      LLVMValueRef v2 = mlcc_emit_load(ctx, x, imad(ctx, iadd(ctx, first, l2.iv), inner, base));
+      LLVMValueRef e2 = mlcc_emit_fast_exp(ctx, LLVMBuildFSub(ctx->b, v2, m, ""));
+      LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ft, bsum), e2, ""), bsum);
+      mlcc_emit_loop_end(ctx, &l2);
+      LLVMValueRef bs = LLVMBuildFPExt(ctx->b, ld(ctx, ft, bsum), ctx->t_f64, "");
+      LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ctx->t_f64, tot), bs, ""), tot);
+      if (part == 0) mlcc_emit_loop_end(ctx, &lc);
+    }
+    s = LLVMBuildFPTrunc(ctx->b, ld(ctx, ctx->t_f64, tot), ft, "");
+  } else {
+    LLVMValueRef sum = mlcc_emit_var(ctx, ft, mlcc_emit_const(ctx, dt, 0));
+    mlcc_loop_t l2 = mlcc_emit_for(ctx, 0, len, "l2");
+    LLVMValueRef v2 = mlcc_emit_load(ctx, x, imad(ctx, l2.iv, inner, base));
+    LLVMValueRef e2 = mlcc_emit_fast_exp(ctx, LLVMBuildFSub(ctx->b, v2, m, ""));
+    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ft, sum), e2, ""), sum);
+    mlcc_emit_loop_end(ctx, &l2);
+    s = ld(ctx, ft, sum);
+  }
   LLVMValueRef k = is_log ? call1(ctx, "llvm.log", s)
                           : LLVMBuildFDiv(ctx->b, mlcc_emit_const(ctx, dt, 1.0), s, "");
   mlcc_loop_t l3 = mlcc_emit_for(ctx, 0, len, "l3");

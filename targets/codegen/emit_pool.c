@@ -129,6 +129,10 @@ static mlcc_status_t pool_geom(const mlcc_node_t* node, pool_geom_t* g) {
 // Below this many input bytes a pool runs whole on the calling thread: the
 // parallel-for hand-off would cost about what the second thread saves.
 enum { kPoolMinParallelBytes = 128 * 1024 };
+// Float32 sums: vectors per block of a blocked GlobalAveragePool plane, and
+// the longest sum a scalar (serial) loop accumulates in float before it
+// switches to a double accumulator (see mlcc_emit_global_pool).
+enum { kPoolSumBlockVecs = 256, kPoolScalarSumMax = 256 };
 
 int64_t mlcc_emit_pool_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
   if (node == NULL || target == NULL || node->n_inputs < 1 || node->n_outputs < 1) return 0;
@@ -340,7 +344,11 @@ mlcc_status_t mlcc_emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     LLVMValueRef in_w = in_range(ctx, l_ow.iv, lo[2], hi[2]);
     border = mlcc_emit_if_begin(ctx, LLVMBuildNot(ctx->b, LLVMBuildAnd(ctx->b, in_h, in_w, ""), ""));
   }
-  LLVMValueRef acc = mlcc_emit_var(ctx, ft, is_max ? lowest(ctx, dt) : mlcc_emit_const(ctx, dt, 0));
+  // A float32 average over a window longer than kPoolScalarSumMax sums in
+  // double (a serial chain either way); shorter windows in float.
+  bool wide = !is_max && dt == MLCC_DTYPE_F32 && g.k[0] * g.k[1] * g.k[2] > kPoolScalarSumMax;
+  LLVMTypeRef at = wide ? ctx->t_f64 : ft;
+  LLVMValueRef acc = mlcc_emit_var(ctx, at, is_max ? lowest(ctx, dt) : LLVMConstReal(at, 0.0));
   LLVMValueRef best = ind ? mlcc_emit_var(ctx, ctx->t_i64, c64(ctx, 0)) : NULL;
   LLVMValueRef count = mlcc_emit_var(ctx, ctx->t_i64, c64(ctx, 0));
   mlcc_loop_t lk[3];
@@ -400,14 +408,18 @@ mlcc_status_t mlcc_emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
       xr = imad(ctx, xr, g.in[j], pos);
     }
     mlcc_if_t in_if = mlcc_emit_if_begin(ctx, inb);
-    LLVMValueRef cur = LLVMBuildLoad2(ctx->b, ft, acc, "");
-    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, cur, mlcc_emit_load(ctx, x, xr), ""), acc);
+    LLVMValueRef cur = LLVMBuildLoad2(ctx->b, at, acc, "");
+    LLVMValueRef v = mlcc_emit_load(ctx, x, xr);
+    if (wide) v = LLVMBuildFPExt(ctx->b, v, at, "");
+    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, cur, v, ""), acc);
     mlcc_emit_if_end(ctx, &in_if);
   } else {
     LLVMValueRef cn = LLVMBuildLoad2(ctx->b, ctx->t_i64, count, "");
     LLVMBuildStore(ctx->b, iaddc(ctx, cn, 1), count);
-    LLVMValueRef cur = LLVMBuildLoad2(ctx->b, ft, acc, "");
-    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, cur, mlcc_emit_load(ctx, x, xi), ""), acc);
+    LLVMValueRef cur = LLVMBuildLoad2(ctx->b, at, acc, "");
+    LLVMValueRef v = mlcc_emit_load(ctx, x, xi);
+    if (wide) v = LLVMBuildFPExt(ctx->b, v, at, "");
+    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, cur, v, ""), acc);
   }
   for (int j = 2; j >= 0; --j) {
     if (has_if[j]) mlcc_emit_if_end(ctx, &ifs[j]);
@@ -416,14 +428,15 @@ mlcc_status_t mlcc_emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   LLVMValueRef yi = imad(ctx, l_nc.iv, g.out[0], l_od.iv);
   yi = imad(ctx, yi, g.out[1], l_oh.iv);
   yi = imad(ctx, yi, g.out[2], l_ow.iv);
-  LLVMValueRef result = LLVMBuildLoad2(ctx->b, ft, acc, "");
+  LLVMValueRef result = LLVMBuildLoad2(ctx->b, at, acc, "");
   if (!is_max) {
     LLVMValueRef cn = LLVMBuildLoad2(ctx->b, ctx->t_i64, count, "");
     // An empty window (possible only with ceil_mode) yields 0/1 -> 0 rather
     // than NaN... ONNX leaves it undefined; avoid dividing by zero.
     LLVMValueRef is0 = LLVMBuildICmp(ctx->b, LLVMIntEQ, cn, c64(ctx, 0), "");
     cn = LLVMBuildSelect(ctx->b, is0, c64(ctx, 1), cn, "");
-    result = LLVMBuildFDiv(ctx->b, result, LLVMBuildSIToFP(ctx->b, cn, ft, ""), "");
+    result = LLVMBuildFDiv(ctx->b, result, LLVMBuildSIToFP(ctx->b, cn, at, ""), "");
+    if (wide) result = LLVMBuildFPTrunc(ctx->b, result, ft, "");
   }
   MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, yi, result));
   if (ind) {
@@ -461,20 +474,52 @@ mlcc_status_t mlcc_emit_global_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   LLVMValueRef ident = is_max ? lowest(ctx, dt) : mlcc_emit_const(ctx, dt, 0);
   int lanes = pool_lanes(ctx, dt);
   int64_t nvec = lanes >= 2 ? sp / lanes : 0;
+  // A long float32 average is blocked: blocks of kPoolSumBlockVecs vectors
+  // are summed in fresh float vectors, reduced and added up in double; a long
+  // scalar remainder (no vector unit, e.g. when folding) accumulates in
+  // double. Short planes emit the plain float code.
+  bool sum32 = !is_max && dt == MLCC_DTYPE_F32;
+  int64_t nblk = sum32 && nvec > kPoolSumBlockVecs ? nvec / kPoolSumBlockVecs : 0;
+  int64_t v0 = nblk * kPoolSumBlockVecs;  // first vector after the blocks
+  bool wide_tail = sum32 && sp - nvec * lanes > kPoolScalarSumMax;
+  LLVMTypeRef vt = lanes >= 2 ? LLVMVectorType(ft, (unsigned)lanes) : NULL;
   mlcc_loop_t l_nc = mlcc_emit_loop_begin(ctx, rb, re, 1, "nc");
   LLVMValueRef base = imulc(ctx, l_nc.iv, sp);
   LLVMValueRef acc = mlcc_emit_var(ctx, ft, ident);
-  if (nvec > 0) {
+  LLVMValueRef tot = NULL;
+  if (nblk > 0 || wide_tail) tot = mlcc_emit_var(ctx, ctx->t_f64, LLVMConstReal(ctx->t_f64, 0.0));
+  if (nblk > 0) {
+    mlcc_loop_t l_b = mlcc_emit_for(ctx, 0, nblk, "blk");
+    LLVMValueRef bacc = mlcc_emit_var(ctx, vt, splat(ctx, ident, lanes));
+    LLVMValueRef bbase = iadd(ctx, base, imulc(ctx, l_b.iv, kPoolSumBlockVecs * lanes));
+    mlcc_loop_t l_v = mlcc_emit_for(ctx, 0, kPoolSumBlockVecs, "bv");
+    LLVMValueRef vi = iadd(ctx, bbase, imulc(ctx, l_v.iv, lanes));
+    LLVMValueRef v = load_strided(ctx, x, ft, vi, lanes, 1);
+    LLVMBuildStore(ctx->b, combine(ctx, dt, false, LLVMBuildLoad2(ctx->b, vt, bacc, ""), v), bacc);
+    mlcc_emit_loop_end(ctx, &l_v);
+    LLVMValueRef bs = reduce_vec(ctx, dt, false, LLVMBuildLoad2(ctx->b, vt, bacc, ""), lanes);
+    LLVMValueRef t = LLVMBuildLoad2(ctx->b, ctx->t_f64, tot, "");
+    LLVMValueRef bsd = LLVMBuildFPExt(ctx->b, bs, ctx->t_f64, "");
+    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, t, bsd, ""), tot);
+    mlcc_emit_loop_end(ctx, &l_b);
+  }
+  if (nvec > v0) {
     // Lane-wise partial results over whole vectors, then a halving reduction.
-    LLVMTypeRef vt = LLVMVectorType(ft, (unsigned)lanes);
     LLVMValueRef vacc = mlcc_emit_var(ctx, vt, splat(ctx, ident, lanes));
-    mlcc_loop_t l_v = mlcc_emit_for(ctx, 0, nvec, "v");
+    mlcc_loop_t l_v = mlcc_emit_for(ctx, v0, nvec, "v");
     LLVMValueRef v = load_strided(ctx, x, ft, iadd(ctx, base, imulc(ctx, l_v.iv, lanes)), lanes, 1);
     LLVMBuildStore(ctx->b, combine(ctx, dt, is_max, LLVMBuildLoad2(ctx->b, vt, vacc, ""), v), vacc);
     mlcc_emit_loop_end(ctx, &l_v);
     LLVMBuildStore(ctx->b, reduce_vec(ctx, dt, is_max, LLVMBuildLoad2(ctx->b, vt, vacc, ""), lanes), acc);
   }
-  if (nvec * lanes < sp) {
+  if (nvec * lanes < sp && wide_tail) {
+    mlcc_loop_t l_s = mlcc_emit_for(ctx, nvec * lanes, sp, "s");
+    LLVMValueRef v = mlcc_emit_load(ctx, x, iadd(ctx, base, l_s.iv));
+    v = LLVMBuildFPExt(ctx->b, v, ctx->t_f64, "");
+    LLVMValueRef cur = LLVMBuildLoad2(ctx->b, ctx->t_f64, tot, "");
+    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, cur, v, ""), tot);
+    mlcc_emit_loop_end(ctx, &l_s);
+  } else if (nvec * lanes < sp) {
     mlcc_loop_t l_s = mlcc_emit_for(ctx, nvec * lanes, sp, "s");
     LLVMValueRef v = mlcc_emit_load(ctx, x, iadd(ctx, base, l_s.iv));
     LLVMValueRef cur = LLVMBuildLoad2(ctx->b, ft, acc, "");
@@ -482,7 +527,15 @@ mlcc_status_t mlcc_emit_global_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
     mlcc_emit_loop_end(ctx, &l_s);
   }
   LLVMValueRef r = LLVMBuildLoad2(ctx->b, ft, acc, "");
-  if (!is_max) r = LLVMBuildFDiv(ctx->b, r, mlcc_emit_const(ctx, dt, (double)(sp ? sp : 1)), "");
+  if (tot != NULL) {
+    // Average in double, rounded once.
+    LLVMValueRef t = LLVMBuildLoad2(ctx->b, ctx->t_f64, tot, "");
+    t = LLVMBuildFAdd(ctx->b, t, LLVMBuildFPExt(ctx->b, r, ctx->t_f64, ""), "");
+    t = LLVMBuildFDiv(ctx->b, t, LLVMConstReal(ctx->t_f64, (double)sp), "");
+    r = LLVMBuildFPTrunc(ctx->b, t, ft, "");
+  } else if (!is_max) {
+    r = LLVMBuildFDiv(ctx->b, r, mlcc_emit_const(ctx, dt, (double)(sp ? sp : 1)), "");
+  }
   MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, l_nc.iv, r));
   mlcc_emit_loop_end(ctx, &l_nc);
   return mlcc_ok_status();
