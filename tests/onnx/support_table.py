@@ -180,7 +180,7 @@ def render():
              "data in Debian's `libonnx-testdata` (onnx 1.12, opsets <= 17). Do not edit; "
              "regenerate with `tests/onnx/support_table.py --mlcc build/mlcc --run`.")
     L.append("")
-    L.append("Outcomes: **pass**; **bound**: passes with the shape-determining inputs "
+    L.append("Outcomes: **pass**; **pass with --input-value** (*input-value*, results key `pass-bound`): passes with the shape-determining inputs "
              "(Reshape's shape, TopK's K, Resize's scales, Loop's trip count, ...) that the "
              "test feeds at run time given to mlcc at compile time instead, with "
              "`mlcc --input-value=NAME=@<the test's .pb>` (README, Using mlcc): mlcc specializes "
@@ -193,7 +193,7 @@ def render():
     L.append("")
     L.append("## Summary")
     L.append("")
-    L.append("| suite | target | cases run | pass | bound | fail | unsup | out of scope |")
+    L.append("| suite | target | cases run | pass | pass with --input-value | fail | unsup | out of scope |")
     L.append("|---|---|---|---|---|---|---|---|")
     for suite in SUITES:
         n_skip = sum(1 for c in used[suite] if c in skip)
@@ -210,7 +210,7 @@ def render():
     L.append("")
     L.append("A case counts for every op its model uses (expanded function tests use many).")
     L.append("")
-    hdr = "| op | opsets | " + " | ".join("%s pass/bound/fail/unsup" % t for t in targets) + " |"
+    hdr = "| op | opsets | " + " | ".join("%s pass/input-value/fail/unsup" % t for t in targets) + " |"
     L.append(hdr)
     L.append("|---|---|" + "---|" * len(targets))
     node_used = used["node"]
