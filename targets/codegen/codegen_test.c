@@ -666,6 +666,9 @@ static void test_kernel_args_order(void) {
   const mlcc_value_t* one[1] = {0};
   CHECK_EQ_INT(mlcc_kernel_args(&g->kernels[0], one, 1), 3);
   CHECK(one[0] == y);
+  // Count only (no array; never allocates): x is counted once, t and u are
+  // chain-internal.
+  CHECK_EQ_INT(mlcc_kernel_args(&g->kernels[0], NULL, 0), 3);
   mlcc_graph_destroy(g);
 }
 

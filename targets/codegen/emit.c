@@ -34,8 +34,40 @@ static bool args_contain(const mlcc_value_t** args, uint32_t count, uint32_t cap
   return false;
 }
 
+// The argument count alone, without allocating (so that a count-only call
+// cannot fail): a candidate (the last node's outputs, then every node's
+// inputs, in ABI order) counts unless an earlier candidate is the same value.
+static uint32_t count_kernel_args(const mlcc_kernel_t* kernel) {
+  if (kernel->n_nodes == 0) return 0;
+  const mlcc_node_t* last = kernel->nodes[kernel->n_nodes - 1];
+  uint32_t count = 0;
+  for (uint32_t o = 0; o < last->n_outputs; ++o) {
+    const mlcc_value_t* v = last->outputs[o];
+    bool dup = v == NULL;
+    for (uint32_t p = 0; p < o && !dup; ++p) dup = last->outputs[p] == v;
+    if (!dup) count++;
+  }
+  for (uint32_t i = 0; i < kernel->n_nodes; ++i) {
+    const mlcc_node_t* n = kernel->nodes[i];
+    for (uint32_t s = 0; s < n->n_inputs; ++s) {
+      const mlcc_value_t* v = n->inputs[s];
+      if (v == NULL || is_chain_internal(kernel, v)) continue;
+      bool dup = false;
+      for (uint32_t o = 0; o < last->n_outputs && !dup; ++o) dup = last->outputs[o] == v;
+      for (uint32_t j = 0; j <= i && !dup; ++j) {
+        const mlcc_node_t* m = kernel->nodes[j];
+        uint32_t end = j < i ? m->n_inputs : s;
+        for (uint32_t t = 0; t < end && !dup; ++t) dup = m->inputs[t] == v;
+      }
+      if (!dup) count++;
+    }
+  }
+  return count;
+}
+
 uint32_t mlcc_kernel_args(const mlcc_kernel_t* kernel, const mlcc_value_t** out_args,
                           uint32_t cap) {
+  if (out_args == NULL || cap == 0) return count_kernel_args(kernel);
   // Duplicates are detected by scanning what was collected so far; when the
   // caller's array is too small we collect into a private one.
   uint32_t total = 0;

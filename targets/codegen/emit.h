@@ -86,7 +86,8 @@ int64_t mlcc_emit_pool_parallel_units(const mlcc_node_t* node, const mlcc_target
 //===----------------------------------------------------------------------===//
 
 // Fills |out_args| (capacity |cap|) with the kernel's argument values in ABI
-// order and returns their count (which may exceed |cap|: call again).
+// order and returns their count (which may exceed |cap|: call again). With
+// |cap| 0 (|out_args| may be NULL) it only counts, without allocating.
 uint32_t mlcc_kernel_args(const mlcc_kernel_t* kernel, const mlcc_value_t** out_args,
                           uint32_t cap);
 

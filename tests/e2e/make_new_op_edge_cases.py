@@ -437,7 +437,9 @@ def window_ref(kind, n, periodic):
         return np.zeros(0)
     N = n if periodic else n - 1
     if N == 0:
-        return np.ones(1)
+        # Symmetric, size 1: cos(2*pi*0/0) is NaN in the ONNX reference (its
+        # function body) and onnxruntime, and mlcc follows them.
+        return np.full(1, np.nan)
     k = np.arange(n)
     return a[0] - a[1] * np.cos(2 * np.pi * k / N) + a[2] * np.cos(4 * np.pi * k / N)
 
