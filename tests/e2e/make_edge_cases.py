@@ -26,28 +26,13 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-NP2ONNX = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
-           np.dtype(np.float16): TensorProto.FLOAT16, np.dtype(np.int32): TensorProto.INT32}
-
+import onnx_case
 
 def write_case(root, name, nodes, feeds, outputs, inits=(), opset=13):
     """feeds: [(name, array)] graph inputs (one data set); outputs:
     [(name, reference array)]; inits: [(name, array)] initializers."""
-    d = os.path.join(root, "edge_" + name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    vi = lambda n, a: helper.make_tensor_value_info(n, NP2ONNX[a.dtype], a.shape)
-    g = helper.make_graph(nodes, name, [vi(n, a) for n, a in feeds],
-                          [vi(n, a) for n, a in outputs],
-                          initializer=[numpy_helper.from_array(a, n) for n, a in inits])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 8
-    onnx.save(m, os.path.join(d, "model.onnx"))
-    for i, (n, a) in enumerate(feeds):
-        with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), "wb") as f:
-            f.write(numpy_helper.from_array(a, n).SerializeToString())
-    for i, (n, a) in enumerate(outputs):
-        with open(os.path.join(d, "test_data_set_0", "output_%d.pb" % i), "wb") as f:
-            f.write(numpy_helper.from_array(a, n).SerializeToString())
+    onnx_case.write_case(os.path.join(root, "edge_" + name), nodes, feeds, outputs, inits,
+                         opset=opset)
 
 
 def lstm_forward(x, w, r):

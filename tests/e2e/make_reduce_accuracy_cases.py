@@ -36,29 +36,16 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+import onnx_case
+
 OPSET = 17
 
 
 def write_case(root, name, nodes, feeds, outputs, inits=()):
     """feeds: [(name, array)] graph inputs; outputs: [(name, reference)];
     inits: [(name, array)] initializers."""
-    d = os.path.join(root, "racc_" + name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    def vi(n, a):
-        t = TensorProto.FLOAT if a.dtype == np.float32 else TensorProto.INT64
-        return helper.make_tensor_value_info(n, t, a.shape)
-    g = helper.make_graph(nodes, name, [vi(n, a) for n, a in feeds],
-                          [vi(n, a) for n, a in outputs],
-                          initializer=[numpy_helper.from_array(a, n) for n, a in inits])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)])
-    m.ir_version = 8
-    onnx.save(m, os.path.join(d, "model.onnx"))
-    for i, (n, a) in enumerate(feeds):
-        with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), "wb") as f:
-            f.write(numpy_helper.from_array(a, n).SerializeToString())
-    for i, (n, a) in enumerate(outputs):
-        with open(os.path.join(d, "test_data_set_0", "output_%d.pb" % i), "wb") as f:
-            f.write(numpy_helper.from_array(a, n).SerializeToString())
+    onnx_case.write_case(os.path.join(root, "racc_" + name), nodes, feeds, outputs, inits,
+                         opset=OPSET)
 
 
 def f32(a):
