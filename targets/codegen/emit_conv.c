@@ -1378,24 +1378,47 @@ static mlcc_status_t emit_conv_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   return mlcc_ok_status();
 }
 
+// The direct kernel family mlcc_emit_conv picks for |node| (the same order:
+// depthwise, output-channel vector, channel vector), with its plan in |*p|.
+// CONV_PLAN_NONE when the geometry is invalid or only the scalar kernel fits.
+typedef enum conv_plan_kind_e {
+  CONV_PLAN_NONE,
+  CONV_PLAN_DW,
+  CONV_PLAN_OCV,
+  CONV_PLAN_CVEC,
+} conv_plan_kind_t;
+
+typedef struct conv_plans_t {
+  conv_geom_t g;
+  dw_plan_t dw;
+  ocv_plan_t ocv;
+  cvec_plan_t cvec;
+} conv_plans_t;
+
+static conv_plan_kind_t conv_pick_plan(const mlcc_node_t* node, const mlcc_target_t* target,
+                                       conv_plans_t* p) {
+  mlcc_status_t s = conv_geom(node, false, &p->g);
+  if (!mlcc_status_is_ok(s)) {
+    mlcc_status_free(s);
+    return CONV_PLAN_NONE;
+  }
+  if (dw_make_plan(node, &p->g, target, &p->dw)) return CONV_PLAN_DW;
+  if (ocv_make_plan(node, &p->g, target, &p->ocv)) return CONV_PLAN_OCV;
+  if (cvec_make_plan(node, &p->g, target, &p->cvec)) return CONV_PLAN_CVEC;
+  return CONV_PLAN_NONE;
+}
+
 int64_t mlcc_conv_pack_mr(const mlcc_node_t* node, const mlcc_target_t* target) {
   if (node == NULL || node->op != MLCC_OP_CONV || conv_packed_mr(node) > 0) return 0;
   const mlcc_value_t* w = mlcc_node_input(node, 1);
   if (w == NULL || w->dtype != MLCC_DTYPE_F32) return 0;
-  conv_geom_t g;
-  mlcc_status_t s = conv_geom(node, false, &g);
-  if (!mlcc_status_is_ok(s)) {
-    mlcc_status_free(s);
-    return 0;
+  conv_plans_t p;
+  switch (conv_pick_plan(node, target, &p)) {
+    case CONV_PLAN_OCV: return p.ocv.ocb;
+    // One output channel per block is already one weight stream.
+    case CONV_PLAN_CVEC: return p.cvec.mr > 1 ? p.cvec.mr : 0;
+    default: return 0;  // depthwise keeps the ONNX layout: one row per channel
   }
-  dw_plan_t dp;
-  if (dw_make_plan(node, &g, target, &dp)) return 0;  // ONNX layout: one row per channel
-  ocv_plan_t op;
-  if (ocv_make_plan(node, &g, target, &op)) return op.ocb;
-  cvec_plan_t p;
-  if (!cvec_make_plan(node, &g, target, &p)) return 0;
-  // One output channel per block is already one weight stream.
-  return p.mr > 1 ? p.mr : 0;
 }
 
 void mlcc_conv_pack_weights(const float* w, int64_t m, int64_t group, int64_t per_oc, int64_t mr,
@@ -1415,38 +1438,26 @@ void mlcc_conv_pack_weights(const float* w, int64_t m, int64_t group, int64_t pe
 
 int64_t mlcc_emit_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
   if (mlcc_conv_is_winograd(node)) return mlcc_emit_conv_winograd_parallel_units(node, target);
-  conv_geom_t g;
-  mlcc_status_t s = conv_geom(node, false, &g);
-  if (!mlcc_status_is_ok(s)) {
-    mlcc_status_free(s);
-    return 0;
+  conv_plans_t p;
+  int64_t units = 0;
+  switch (conv_pick_plan(node, target, &p)) {
+    case CONV_PLAN_DW: units = p.dw.units; break;
+    case CONV_PLAN_OCV: units = p.ocv.units; break;
+    case CONV_PLAN_CVEC: units = p.cvec.units; break;
+    case CONV_PLAN_NONE: break;
   }
-  dw_plan_t dp;
-  if (dw_make_plan(node, &g, target, &dp)) return dp.units > 1 ? dp.units : 0;
-  ocv_plan_t op;
-  if (ocv_make_plan(node, &g, target, &op)) return op.units > 1 ? op.units : 0;
-  cvec_plan_t p;
-  if (!cvec_make_plan(node, &g, target, &p)) return 0;
-  return p.units > 1 ? p.units : 0;
+  return units > 1 ? units : 0;
 }
 
 int64_t mlcc_conv_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* target) {
   if (node == NULL || node->op != MLCC_OP_CONV || target == NULL) return 0;
-  conv_geom_t g;
-  mlcc_status_t s = conv_geom(node, false, &g);
-  if (!mlcc_status_is_ok(s)) {
-    mlcc_status_free(s);
-    return 0;
+  // Depthwise and scalar kernels keep only scalars and vectors on the stack.
+  conv_plans_t p;
+  switch (conv_pick_plan(node, target, &p)) {
+    case CONV_PLAN_OCV: return (int64_t)p.ocv.segw * p.ocv.ocb * 4;
+    case CONV_PLAN_CVEC: return cvec_panel_elems(&p.g, &p.cvec) * 4;
+    default: return 0;
   }
-  // The kernel mlcc_emit_conv picks (same order); depthwise and scalar
-  // kernels keep only scalars and vectors on the stack.
-  dw_plan_t dp;
-  if (dw_make_plan(node, &g, target, &dp)) return 0;
-  ocv_plan_t op;
-  if (ocv_make_plan(node, &g, target, &op)) return (int64_t)op.segw * op.ocb * 4;
-  cvec_plan_t p;
-  if (!cvec_make_plan(node, &g, target, &p)) return 0;
-  return cvec_panel_elems(&g, &p) * 4;
 }
 
 // Y = conv(X, W) + B as specified by ONNX Conv (opsets 1-17). float32/64.
