@@ -514,15 +514,7 @@ static bool agrees_with_declared(const mlcc_shape_t* shape, const MlccOnnx__Tens
   return true;
 }
 
-static void shape_text(const mlcc_shape_t* s, char* buf, size_t cap) {
-  size_t n = (size_t)snprintf(buf, cap, "[");
-  for (int32_t d = 0; d < s->rank && n < cap; ++d) {
-    n += (size_t)snprintf(buf + n, cap - n, d ? ",%" PRId64 : "%" PRId64, s->dims[d]);
-  }
-  if (n < cap) snprintf(buf + n, cap - n, "]");
-}
-
-// "[1,N,?]": static dims, symbolic names, '?' for unknown; "(no shape)".
+// "[1,N,?]": static dims, symbolic names, '?' for unknown; "(none declared)".
 static void declared_text(const MlccOnnx__TensorShapeProto* sp, char* buf, size_t cap) {
   if (sp == NULL) {
     snprintf(buf, cap, "(none declared)");
@@ -572,9 +564,9 @@ static mlcc_status_t add_bound_input(import_ctx_t* ctx, const MlccOnnx__ValueInf
                         mlcc_dtype_name(bv->dtype), vi->name, mlcc_dtype_name(declared));
     }
     if (!agrees_with_declared(&bv->shape, sp, pin)) {
-      shape_text(&bv->shape, have, sizeof(have));
+      mlcc_shape_format(&bv->shape, have, sizeof(have));
       if (pin != NULL) {
-        shape_text(&pin->shape, want, sizeof(want));
+        mlcc_shape_format(&pin->shape, want, sizeof(want));
       } else {
         declared_text(sp, want, sizeof(want));
       }
@@ -626,7 +618,7 @@ static mlcc_status_t add_bound_input(import_ctx_t* ctx, const MlccOnnx__ValueInf
     }
     if (!fits) {
       if (pin != NULL) {
-        shape_text(&pin->shape, want, sizeof(want));
+        mlcc_shape_format(&pin->shape, want, sizeof(want));
       } else {
         declared_text(sp, want, sizeof(want));
       }
