@@ -13,7 +13,8 @@ packages=(
   libcurl4-openssl-dev  # remote kernel cache (driver/remote_cache.c)
   # tests: reference data, ONNX python tooling, cross toolchains and emulators
   python3 python3-onnx python3-numpy libonnx-testdata qemu-user
-  gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
+  # cross gcc and their C libraries: --no-install-recommends would drop the libc6-dev-*-cross
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
   clang-16 libclang-rt-16-dev  # libFuzzer targets (scripts/fuzz.sh, ctest fuzz.smoke)
   nginx  # WebDAV server for the remote kernel cache tests (tests/e2e/cache/)
   # Bazel rules (docs/bazel.md): Debian's offline Bazel 4.2.3 and its rules_java
