@@ -32,6 +32,50 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Each toolchain the README's two commands use must compile and run a C program
+# that needs its C library and libm: x86-64 natively, aarch64 and riscv64 with
+# Debian's cross gcc under qemu-user (binfmt is not assumed). A missing piece
+# stops setup with one line naming the package that provides it.
+check_dir="$(mktemp -d)"
+trap 'rm -rf "$check_dir"' EXIT
+cat >"$check_dir/check.c" <<'CHECK'
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  double x = argc > 1 ? atof(argv[1]) : 2.0;
+  printf("%.6f\n", sqrt(x));
+  return 0;
+}
+CHECK
+check_toolchain() {  # name cc cc-package libc-package emulator...
+  local name="$1" cc="$2" cc_pkg="$3" libc_pkg="$4"
+  shift 4
+  if ! command -v "$cc" >/dev/null; then
+    echo "setup: $name: $cc not found (Debian package $cc_pkg)" >&2
+    exit 1
+  fi
+  if ! "$cc" -O1 "$check_dir/check.c" -lm -o "$check_dir/check-$name" 2>"$check_dir/cc-$name.log"; then
+    echo "setup: $name: $cc cannot build a C program ($(grep -m1 -i 'error' "$check_dir/cc-$name.log" || true)); install $libc_pkg" >&2
+    exit 1
+  fi
+  if (($#)) && ! command -v "$1" >/dev/null; then
+    echo "setup: $name: $1 not found (Debian package qemu-user)" >&2
+    exit 1
+  fi
+  local out
+  if ! out="$("$@" "$check_dir/check-$name" 16 2>&1)" || [ "$out" != "4.000000" ]; then
+    echo "setup: $name: the test program did not run correctly (got '$out'); check $cc_pkg, $libc_pkg and qemu-user" >&2
+    exit 1
+  fi
+}
+check_toolchain x86-64 gcc gcc libc6-dev
+check_toolchain aarch64 aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
+  qemu-aarch64 -L /usr/aarch64-linux-gnu
+check_toolchain riscv64 riscv64-linux-gnu-gcc gcc-riscv64-linux-gnu libc6-dev-riscv64-cross \
+  qemu-riscv64 -L /usr/riscv64-linux-gnu
+echo "setup: toolchains ok: x86-64, aarch64 (qemu-aarch64), riscv64 (qemu-riscv64)"
+
 build="${MLCC_BUILD_DIR:-build}"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j2
