@@ -73,6 +73,7 @@ struct mlcc_compilation_t {
   bool use_cache;
   const char* cache_dir;          // arena
   uint64_t cache_max_size;
+  mlcc_cache_config_t cache_config;  // mlcc.conf + environment (driver/cache.h)
   const char* remote_url;         // NULL: no remote store
   bool remote_read_only;
   mlcc_cache_t* cache;            // the local store, opened on first use
@@ -447,6 +448,9 @@ static mlcc_status_t resolve_cache(mlcc_compilation_t* c) {
     if (c->cache_dir == NULL) return oom();
     c->use_cache = true;
   }
+  MLCC_RETURN_IF_ERROR(mlcc_cache_config_load(c->cache_dir, o->cache_max_size, c->diag,
+                                              &c->cache_config));
+  c->cache_max_size = c->cache_config.max_size;
   const char* url = o->remote_cache;
   if (url == NULL) {
     url = getenv("MLCC_REMOTE_CACHE");
@@ -454,10 +458,12 @@ static mlcc_status_t resolve_cache(mlcc_compilation_t* c) {
   }
   if (url != NULL) {
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
+      char shown[512];
+      mlcc_remote_redact_url(url, shown, sizeof(shown));  // never print credentials
       return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
                               "invalid remote cache URL '%s' (%s); expected "
                               "http://host:port[/instance]",
-                              url, o->remote_cache ? "--remote-cache" : "$MLCC_REMOTE_CACHE");
+                              shown, o->remote_cache ? "--remote-cache" : "$MLCC_REMOTE_CACHE");
     }
     c->remote_url = url;
     const char* ro = getenv("MLCC_REMOTE_CACHE_READONLY");
@@ -764,6 +770,8 @@ typedef struct kernel_work_t {
   mlcc_status_t status;
   kernel_origin_t origin;
   char note[512];     // -v: a damaged local entry / rejected remote entry
+  bool rejected;      // the remote's content failed verification
+  char rejected_why[400];
   char explain[1024];  // -d explain-cache: why the lookups missed
   char warning[512];  // a failed store or upload (printed once per kind)
 } kernel_work_t;
@@ -845,6 +853,8 @@ static bool fetch_cached(kernel_pool_t* pool, mlcc_remote_session_t* session, ke
   }
   append(w->explain, sizeof(w->explain), "; remote: %s", why);
   if (rr == MLCC_REMOTE_REJECTED) {
+    w->rejected = true;
+    snprintf(w->rejected_why, sizeof(w->rejected_why), "%s", why);
     snprintf(w->note, sizeof(w->note), "remote kernel cache: %s; rebuilding", why);
   } else if (rr == MLCC_REMOTE_ERROR && w->warning[0] == '\0') {
     snprintf(w->warning, sizeof(w->warning), "remote kernel cache: %s", why);
@@ -925,7 +935,7 @@ static void* kernel_worker(void* arg) {
 static mlcc_cache_t* local_cache(mlcc_compilation_t* c) {
   if (c->use_cache && !c->cache_opened) {
     c->cache_opened = true;
-    mlcc_status_t s = mlcc_cache_open(c->cache_dir, c->cache_max_size, &c->cache);
+    mlcc_status_t s = mlcc_cache_open_with(c->cache_dir, &c->cache_config, &c->cache);
     if (s != NULL) {
       fprintf(c->diag, "mlcc: warning: kernel cache disabled: %s\n", mlcc_status_message(s));
       mlcc_status_free(s);
@@ -937,7 +947,10 @@ static mlcc_cache_t* local_cache(mlcc_compilation_t* c) {
 static void open_caches(mlcc_compilation_t* c, kernel_pool_t* pool) {
   pool->cache = local_cache(c);
   if (c->remote_url != NULL) {
-    mlcc_status_t s = mlcc_remote_cache_open(c->remote_url, c->remote_read_only, &pool->remote);
+    mlcc_remote_options_t ro = {c->cache_config.remote_timeout_ms,
+                                c->cache_config.remote_budget_ms,
+                                c->cache_config.remote_max_errors, c->remote_read_only};
+    mlcc_status_t s = mlcc_remote_cache_open_with(c->remote_url, &ro, &pool->remote);
     if (s != NULL) {
       fprintf(c->diag, "mlcc: warning: remote kernel cache disabled: %s\n",
               mlcc_status_message(s));
@@ -946,7 +959,8 @@ static void open_caches(mlcc_compilation_t* c, kernel_pool_t* pool) {
   }
   if (c->options->verbose) {
     if (pool->cache != NULL) {
-      fprintf(c->diag, "mlcc: kernel cache: %s\n", mlcc_cache_dir(pool->cache));
+      fprintf(c->diag, "mlcc: kernel cache: %s%s\n", mlcc_cache_dir(pool->cache),
+              mlcc_cache_is_read_only(pool->cache) ? " (read-only)" : "");
     } else {
       fprintf(c->diag, "mlcc: kernel cache: off\n");
     }
@@ -960,10 +974,16 @@ static void open_caches(mlcc_compilation_t* c, kernel_pool_t* pool) {
 // -v, -d explain-cache and warnings, in kernel order (deterministic under -j).
 static void report_kernels(mlcc_compilation_t* c, const kernel_pool_t* pool) {
   const mlcc_options_t* o = c->options;
-  bool warned_store = false, warned_remote = false;
+  // A remote that was switched off gets one warning saying why; its
+  // per-kernel errors are then only consequences.
+  const char* off = pool->remote ? mlcc_remote_cache_disabled_reason(pool->remote) : NULL;
+  bool warned_store = false, warned_remote = off != NULL;
+  uint32_t n_rejected = 0;
+  const char* first_rejected = NULL;
   for (uint32_t i = 0; i < pool->n_work; ++i) {
     const kernel_work_t* w = &pool->work[i];
     if (w->status != NULL) continue;
+    if (w->rejected && n_rejected++ == 0) first_rejected = w->rejected_why;
     if (w->note[0] && o->verbose) fprintf(c->diag, "mlcc: note: %s\n", w->note);
     if (o->explain_cache && w->origin == KERNEL_COMPILED) {
       fprintf(c->diag, "mlcc: explain: %s (kernel %u): %s\n", w->symbol, w->kernel_index,
@@ -984,6 +1004,19 @@ static void report_kernels(mlcc_compilation_t* c, const kernel_pool_t* pool) {
         *warned = true;
       }
     }
+  }
+  if (off != NULL) {
+    fprintf(c->diag, "mlcc: warning: remote kernel cache %s: %s; off for the rest of this run\n",
+            mlcc_remote_cache_url(pool->remote), off);
+  }
+  if (n_rejected != 0) {
+    // Content that failed verification is a poisoned or damaged store: say
+    // so without -v, once (the first reason names the URL).
+    fprintf(c->diag,
+            "mlcc: warning: remote kernel cache: %u downloaded kernel%s rejected and rebuilt "
+            "(first: %s)\n",
+            n_rejected, n_rejected == 1 ? " was" : "s were",
+            first_rejected);
   }
 }
 
@@ -1064,6 +1097,11 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
       if (work[i].origin == KERNEL_COMPILED) c->n_kernels_compiled++;
       if (work[i].origin == KERNEL_HIT_LOCAL) c->n_cache_hits++;
       if (work[i].origin == KERNEL_HIT_REMOTE) c->n_remote_hits++;
+    }
+    if (pool.remote != NULL && pool.cache != NULL) {
+      mlcc_remote_stats_t rs;
+      mlcc_remote_cache_stats(pool.remote, &rs);
+      mlcc_cache_count_remote(pool.cache, rs.errors, rs.rejected, rs.wait_ms);
     }
     mlcc_remote_cache_close(pool.remote);  // the local store stays open for the entry
     pthread_mutex_destroy(&pool.status_mu);
