@@ -13,6 +13,7 @@
 
 #include "driver/archive.h"
 #include "driver/cache.h"
+#include "driver/cache_explain.h"
 #include "driver/cleanup.h"
 #include "driver/depfile.h"
 #include "driver/fsutil.h"
@@ -772,7 +773,8 @@ typedef struct kernel_work_t {
   char note[512];     // -v: a damaged local entry / rejected remote entry
   bool rejected;      // the remote's content failed verification
   char rejected_why[400];
-  char explain[1024];  // -d explain-cache: why the lookups missed
+  char explain[2048];  // -d explain-cache: why the lookups missed
+  char label[160];     // -d explain-cache: "node 'NAME', Conv+Relu"
   char warning[512];  // a failed store or upload (printed once per kind)
 } kernel_work_t;
 
@@ -880,6 +882,23 @@ static void* kernel_worker(void* arg) {
       print_status(pool, w);
       continue;
     }
+    // A miss: the key's components, to explain it against the node's
+    // previous entry and to record them with the new one (cache_explain.h).
+    char record_id[65];
+    char* record = NULL;
+    if (pool->cache != NULL || c->options->explain_cache) {
+      mlcc_status_t rs = mlcc_cache_explain_describe(c->graph, w->kernel_index, &pool->cg, w->key,
+                                                     w->store_key, record_id, &record, w->label,
+                                                     sizeof(w->label));
+      mlcc_status_free(rs);  // best effort: no record, no comparison
+    }
+    if (record != NULL && c->options->explain_cache) {
+      char* previous = pool->cache ? mlcc_cache_record_get(pool->cache, record_id) : NULL;
+      char diff[1024];
+      mlcc_cache_explain_diff(previous, record, diff, sizeof(diff));
+      append(w->explain, sizeof(w->explain), "; %s", diff);
+      free(previous);
+    }
     if (c->options->verbose) {
       // One fputs per line so concurrent workers do not interleave.
       mlcc_strbuf_t sb;
@@ -904,8 +923,11 @@ static void* kernel_worker(void* arg) {
         snprintf(w->warning, sizeof(w->warning), "cannot store in the kernel cache: %s",
                  mlcc_status_message(st));
         mlcc_status_free(st);
+      } else if (record != NULL) {
+        mlcc_cache_record_put(pool->cache, record_id, record);
       }
     }
+    free(record);
     if (s == NULL && session != NULL && !mlcc_remote_cache_read_only(pool->remote)) {
       mlcc_status_t st = mlcc_remote_cache_put(session, w->store_key, buf.data, buf.size);
       if (st != NULL) {
@@ -986,8 +1008,8 @@ static void report_kernels(mlcc_compilation_t* c, const kernel_pool_t* pool) {
     if (w->rejected && n_rejected++ == 0) first_rejected = w->rejected_why;
     if (w->note[0] && o->verbose) fprintf(c->diag, "mlcc: note: %s\n", w->note);
     if (o->explain_cache && w->origin == KERNEL_COMPILED) {
-      fprintf(c->diag, "mlcc: explain: %s (kernel %u): %s\n", w->symbol, w->kernel_index,
-              w->explain);
+      fprintf(c->diag, "mlcc: explain: kernel %u %s (%s): %s\n", w->kernel_index, w->symbol,
+              w->label[0] ? w->label : "?", w->explain);
     }
     if (o->verbose) {
       fprintf(c->diag, "mlcc: kernel %u %s: %s\n", w->kernel_index, w->symbol,

@@ -572,36 +572,33 @@ def explain_lines(err):
 
 def case_explain(d):
     cache = os.path.join(d, "cache")
-    model = small_model(d)
+    # Every layer different, so that no two kernels share a key.
+    model = small_model(d, widths=(4, 8, 12))
     k, err, _ = build(model, os.path.join(d, "a"), cache, extra=("-d", "explain-cache"))
     lines = explain_lines(err)
     check(len(lines) == len(k), "one explanation per miss (%d)" % len(lines))
     check(all(re.match(r"mlcc: explain: kernel \d+ mlcc_k_[0-9a-f]{24} \(node '[^']*', "
-                       r"[A-Za-z+]+\): ", l) for l in lines),
+                       r"[A-Za-z+]+\): local: no entry ", l) for l in lines),
           "each names the kernel, node and op:\n" + "\n".join(lines))
-    check(all("no previous entry for this node" in l for l in lines), "a cold cache: no "
-          "previous entry")
-    # A shape change: the convolutions' entries differ in shape.
+    check(any("Conv+Relu" in l for l in lines) and any("Gemm" in l for l in lines),
+          "the ops of fused kernels")
+    check(all(l.endswith("; no previous entry for this node") for l in lines),
+          "a cold cache: no previous entry")
+    # A shape change: the last convolution gets 16 channels.
     wide = os.path.join(d, "wide.onnx")
-    ct.conv_model(wide, widths=(8, 8, 16))
+    ct.conv_model(wide, widths=(4, 8, 16))
     k2, err, _ = build(wide, os.path.join(d, "b"), cache, extra=("-d", "explain-cache"))
     lines = explain_lines(err)
-    check(lines and all("changed: shape" in l for l in lines),
+    check(lines and len(lines) == len(compiled(k2)) and
+          all(re.search(r"previous entry for this node \(mlcc_k_[0-9a-f]{24}\): changed: shape "
+                        r"\(", l) for l in lines),
           "a wider layer: each miss says the shape changed:\n" + "\n".join(lines))
-    check(any(re.search(r"shape \(output 0 f32\[1,8,16,16\] -> f32\[1,16,16,16\]\)|"
-                        r"shape \(.*8.*->.*16.*\)", l) for l in lines),
-          "and shows the old and new shape")
-    # Another CPU.
-    k3, err, _ = build(wide, os.path.join(d, "c"), cache,
-                       extra=("-d", "explain-cache", "-mcpu=skylake"))
-    lines = explain_lines(err)
-    check(lines and all("changed: CPU (x86-64-v3 -> skylake)" in l for l in lines),
-          "-mcpu: each miss names the CPU:\n" + "\n".join(lines[:3]))
-    k4, err, _ = build(wide, os.path.join(d, "e"), cache,
-                       extra=("-d", "explain-cache", "-mattr=-fma"))
-    lines = explain_lines(err)
-    check(lines and all("changed: features" in l for l in lines), "-mattr: features")
-    # An attribute.
+    check(any("shape (input 1 float32[12,8,3,3] -> float32[16," in l for l in lines),
+          "and shows the first differing input with both shapes")
+    check(any("shape (input 0 float32[1,768] -> float32[1,1024]" in l for l in lines),
+          "the Gemm after it: its input")
+    check(not any("CPU" in l or "features" in l for l in lines), "the target did not change")
+    # An attribute: Gemm's alpha.
     import onnx
     m = onnx.load(wide)
     for n in m.graph.node:
@@ -610,22 +607,48 @@ def case_explain(d):
             break
     attr = os.path.join(d, "attr.onnx")
     onnx.save(m, attr)
-    k5, err, _ = build(attr, os.path.join(d, "f"), cache, extra=("-d", "explain-cache"))
+    k3, err, _ = build(attr, os.path.join(d, "c"), cache, extra=("-d", "explain-cache"))
     lines = explain_lines(err)
-    check(len(lines) == 1 and "changed: attribute (alpha)" in lines[0] and "Gemm" in lines[0],
-          "an attribute: the one miss names it:\n" + "\n".join(lines))
-    # A dtype: the same graph in float64 is not supported by every op; use the
-    # damaged-entry path instead to check that a hit-able entry says 'entry missing'.
-    ents = ct.kernel_entries(cache)
-    victim = sorted(ents.values())[0]
+    check(len(lines) == 1 and lines[0].endswith("changed: attribute (alpha added)") and
+          "Gemm" in lines[0], "an attribute: the one miss names it:\n" + "\n".join(lines))
+    # Another CPU, then other features.
+    k4, err, _ = build(attr, os.path.join(d, "e"), cache,
+                       extra=("-d", "explain-cache", "-mcpu=skylake"))
+    lines = explain_lines(err)
+    check(len(lines) == len(k4) and
+          all(l.endswith("changed: CPU (x86-64-v3 -> skylake)") for l in lines),
+          "-mcpu: each miss names the CPU:\n" + "\n".join(lines[:3]))
+    k5, err, _ = build(attr, os.path.join(d, "f"), cache,
+                       extra=("-d", "explain-cache", "-mcpu=skylake", "-mattr=-fma"))
+    lines = explain_lines(err)
+    check(len(lines) == len(k5) and all(re.search(r"changed: features \([^)]*-> [^)]*-fma", l)
+                                        for l in lines),
+          "-mattr: each miss names the features:\n" + "\n".join(lines[:2]))
+    # The entry itself removed: the record has the same key.
+    run(["--cache-clear"], cache)
+    build(model, os.path.join(d, "g"), cache)
+    victim = sorted(ct.kernel_entries(cache).values())[0]
     sym = ct.symbol_of_file(victim)
     os.unlink(victim)
-    k6, err, _ = build(attr, os.path.join(d, "g"), cache, extra=("-d", "explain-cache"))
+    k6, err, _ = build(model, os.path.join(d, "h"), cache, extra=("-d", "explain-cache"))
     lines = explain_lines(err)
-    check(len(lines) <= 1, "a removed entry: at most one miss")
-    if lines:
-        check("same key as the previous entry" in lines[0] or "no previous" in lines[0]
-              or "changed:" in lines[0], "explained: " + lines[0])
+    check(compiled(k6) == [sym] and len(lines) == 1 and
+          lines[0].endswith("(%s) has the same key: the entry was removed (evicted, cleared or "
+                            "damaged)" % sym), "a removed entry: %r" % lines)
+    # A codegen hash change: another mlcc build (the store key's identity).
+    rc, out, _, _ = run(["--cache-clear"], cache)
+    build(model, os.path.join(d, "i"), cache)
+    k7, err, _ = build(model, os.path.join(d, "j"), cache, extra=("-d", "explain-cache"),
+                       extra_env={"MLCC_CACHE_COMPILER_CHECK": "version"})
+    lines = explain_lines(err)
+    check(lines and all(l.endswith("changed: codegen hash (another mlcc build: the store key's "
+                                   "compiler identity)") for l in lines),
+          "another compiler identity: 'codegen hash':\n" + "\n".join(lines[:2]))
+    run(["--cache-clear"], cache)
+    check(not os.path.exists(os.path.join(cache, "explain")), "--cache-clear removes the records")
+    # Read-only: records are not written.
+    build(model, os.path.join(d, "k"), cache, extra_env={"MLCC_CACHE_READONLY": "1"})
+    check(not os.path.exists(os.path.join(cache, "explain")), "a read-only cache gets no records")
 
 
 def main():
