@@ -430,8 +430,8 @@ static mlcc_remote_result_t get(mlcc_remote_session_t* s, const char* what, cons
   body->limit = limit;
   long http = 0;
   long timeout = request_timeout(s->remote);
-  if (timeout == 0) {
-    snprintf(why, why_size, "%s", s->remote->reason);
+  if (timeout == 0) {  // |reason| may still be being written by another thread
+    snprintf(why, why_size, "the remote cache's time budget for this run is spent");
     return MLCC_REMOTE_ERROR;
   }
   setup(s, url, timeout);
@@ -593,7 +593,7 @@ mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* 
     CURLcode rc;
     long timeout = request_timeout(r);
     if (timeout == 0) {
-      s = mlcc_make_status(MLCC_STATUS_IO, "%s", r->reason);
+      s = mlcc_make_status(MLCC_STATUS_IO, "the remote cache's time budget for this run is spent");
       free(url);
       break;
     }
