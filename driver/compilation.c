@@ -875,6 +875,17 @@ static void* kernel_worker(void* arg) {
     kernel_work_t* w = &pool->work[i];
     mlcc_status_t s = mlcc_ok_status();
     if (fetch_cached(pool, session, w, &s)) {
+      if (s == NULL && w->origin == KERNEL_HIT_REMOTE && pool->cache != NULL &&
+          !mlcc_cache_is_read_only(pool->cache)) {
+        // Copied into the local cache: record its key's components too, so
+        // that a later miss there is explained (cache_explain.h).
+        char rid[65];
+        char* rec = NULL;
+        mlcc_status_free(mlcc_cache_explain_describe(c->graph, w->kernel_index, &pool->cg, w->key,
+                                                     w->store_key, rid, &rec, NULL, 0));
+        if (rec != NULL) mlcc_cache_record_put(pool->cache, rid, rec);
+        free(rec);
+      }
       if (s != NULL) {
         w->status = s;
         atomic_store(&pool->failed, true);

@@ -421,6 +421,9 @@ def case_rejected_warning(d):
               and "rejected" in w[0], "without -v: one warning with the count: %r" % w)
         stats, _ = print_stats(os.path.join(d, "c2"))
         check(stats.get("remote_rejected") == "2", "--print-stats: remote_rejected 2")
+        recs = [f for r, _, fs in os.walk(os.path.join(d, "c2", "explain")) for f in fs]
+        check(len(recs) == len(first), "remote hits copied into the local cache get explain "
+              "records too (%d for %d kernels)" % (len(recs), len(first)))
     finally:
         srv.stop()
 
