@@ -1053,12 +1053,34 @@ static void report_kernels(mlcc_compilation_t* c, const kernel_pool_t* pool) {
   }
 }
 
+// A kernel whose key an earlier kernel of the model has is not looked up
+// or compiled again; its node gets an explain record all the same, so that
+// a later change to it alone is explained (cache_explain.h).
+static void record_shared_kernels(mlcc_compilation_t* c, const kernel_pool_t* pool,
+                                  const uint32_t* shared) {
+  if (shared == NULL || pool->cache == NULL || mlcc_cache_is_read_only(pool->cache)) return;
+  for (uint32_t k = 0; k < c->graph->n_kernels; ++k) {
+    if (shared[k] == 0) continue;
+    const kernel_work_t* w = &pool->work[shared[k] - 1];
+    if (w->origin == KERNEL_HIT_LOCAL) continue;  // recorded when it was stored
+    char rid[65];
+    char* rec = NULL;
+    mlcc_status_free(mlcc_cache_explain_describe(c->graph, k, &pool->cg, w->key, w->store_key,
+                                                 rid, &rec, NULL, 0));
+    if (rec != NULL) mlcc_cache_record_put(pool->cache, rid, rec);
+    free(rec);
+  }
+}
+
 static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
   const mlcc_graph_t* g = c->graph;
   mlcc_codegen_options_t cg = codegen_options(c);
   c->n_kernels_total = g->n_kernels;
   kernel_work_t* work = (kernel_work_t*)calloc(g->n_kernels ? g->n_kernels : 1, sizeof(*work));
   if (work == NULL) return oom();
+  // shared[k] = 1 + the work item of a kernel whose key kernel k shares
+  // (0: its own); only for explain records, so NULL on OOM is fine.
+  uint32_t* shared = (uint32_t*)calloc(g->n_kernels ? g->n_kernels : 1, sizeof(*shared));
   uint32_t n_work = 0;
   mlcc_status_t s = mlcc_ok_status();
   // Keys first (cheap, serial): dedupe in first-appearance order.
@@ -1067,7 +1089,10 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
     s = mlcc_codegen_kernel_key(g, k, &cg, key);
     if (s != NULL) break;
     bool seen = false;
-    for (uint32_t j = 0; j < n_work && !seen; ++j) seen = strcmp(work[j].key, key) == 0;
+    for (uint32_t j = 0; j < n_work && !seen; ++j) {
+      seen = strcmp(work[j].key, key) == 0;
+      if (seen && shared != NULL) shared[k] = j + 1;
+    }
     if (seen) continue;
     kernel_work_t* w = &work[n_work++];
     w->kernel_index = k;
@@ -1124,6 +1149,7 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
       s = mlcc_make_status(MLCC_STATUS_INTERNAL, "kernel workers stopped early");
     }
     if (s == NULL) report_kernels(c, &pool);
+    if (s == NULL) record_shared_kernels(c, &pool, shared);
     for (uint32_t i = 0; i < n_work && s == NULL; ++i) s = add_member(c, work[i].path);
     c->n_kernels_distinct = n_work;
     for (uint32_t i = 0; i < n_work; ++i) {
@@ -1139,6 +1165,7 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
     mlcc_remote_cache_close(pool.remote);  // the local store stays open for the entry
     pthread_mutex_destroy(&pool.status_mu);
   }
+  free(shared);
   free(work);
   return mlcc_status_annotate(s, "%s", c->input);
 }

@@ -649,6 +649,15 @@ def case_explain(d):
           "another compiler identity: 'codegen hash':\n" + "\n".join(lines[:2]))
     run(["--cache-clear"], cache)
     check(not os.path.exists(os.path.join(cache, "explain")), "--cache-clear removes the records")
+    # Two layers with one key: the second is not compiled, yet gets a record.
+    twin = small_model(d, "twin.onnx", widths=(8, 8, 8))
+    build(twin, os.path.join(d, "t1"), cache)
+    twin2 = small_model(d, "twin2.onnx", widths=(8, 8, 16))
+    k8, err, _ = build(twin2, os.path.join(d, "t2"), cache, extra=("-d", "explain-cache"))
+    lines = [l for l in explain_lines(err) if "node '#4'" in l]
+    check(len(lines) == 1 and "changed: shape (input 1 float32[8,8,3,3] -> float32[16," in lines[0],
+          "a kernel that shared its key with another still has a previous entry: %r" % lines)
+    run(["--cache-clear"], cache)
     # Read-only: records are not written.
     build(model, os.path.join(d, "k"), cache, extra_env={"MLCC_CACHE_READONLY": "1"})
     check(not os.path.exists(os.path.join(cache, "explain")), "a read-only cache gets no records")
