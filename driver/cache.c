@@ -187,6 +187,7 @@ void mlcc_cache_format_size(uint64_t bytes, char* buf, size_t buf_size) {
 //===----------------------------------------------------------------------===//
 
 static mlcc_status_t mkdir_p(const char* dir);
+static int open_stats_locked(const char* dir, bool create);
 
 typedef struct conf_key_desc_t {
   const char* name;
@@ -495,6 +496,10 @@ mlcc_status_t mlcc_cache_config_set(const char* dir, const char* assignment, FIL
   MLCC_RETURN_IF_ERROR(mkdir_p(dir));
   char* path = conf_path(dir);
   if (path == NULL) return oom();
+  // Read-modify-write under the stats file's lock, so that two concurrent
+  // --set-config runs do not lose one of the settings (best effort: without
+  // the lock it is only racy, never corrupt, as the write is atomic).
+  int lock = open_stats_locked(dir, true);
   char* old = read_text_file(path);
   mlcc_strbuf_t text;
   mlcc_strbuf_init(&text);
@@ -508,6 +513,7 @@ mlcc_status_t mlcc_cache_config_set(const char* dir, const char* assignment, FIL
   if (value[0] != '\0') mlcc_strbuf_appendf(&text, "%s = %s\n", kConfKeys[k].name, value);
   free(old);
   mlcc_status_t s = mlcc_fs_write_atomic(path, mlcc_strbuf_cstr(&text), text.len);
+  if (lock >= 0) close(lock);
   mlcc_strbuf_deinit(&text);
   if (s == NULL) {
     if (eq[1] != '\0') {
