@@ -19,6 +19,7 @@
 #include <openssl/evp.h>
 
 #include "driver/fsutil.h"
+#include "driver/strbuf.h"
 
 enum {
   kHeaderSize = 56,
@@ -32,7 +33,9 @@ struct mlcc_cache_t {
   char* dir;
   uint64_t max_size;
   mode_t file_mode;  // 0666 & ~umask, read once at open
+  bool read_only;    // never written (cache.h)
   atomic_uint_fast64_t hits, remote_hits, misses, damaged, stores;
+  atomic_uint_fast64_t remote_errors, remote_rejected, remote_wait_ms;
   atomic_uint tmp_counter;
 };
 
@@ -60,6 +63,23 @@ static char* path_printf(const char* fmt, ...) {
   vsnprintf(s, (size_t)n + 1, fmt, ap);
   va_end(ap);
   return s;
+}
+
+// Opens |path| for the cache's own use: never follows a symlink at the last
+// component, never blocks on a FIFO or device (O_NONBLOCK), and refuses
+// anything but a regular file (errno EINVAL then). -1 on failure.
+static int open_regular(const char* path, int flags, mode_t mode) {
+  int fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    errno = EINVAL;
+    return -1;
+  }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl != -1) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  return fd;
 }
 
 //===----------------------------------------------------------------------===//
@@ -162,6 +182,362 @@ void mlcc_cache_format_size(uint64_t bytes, char* buf, size_t buf_size) {
   snprintf(buf, buf_size, "%.1f %s", v, kUnits[u]);
 }
 
+//===----------------------------------------------------------------------===//
+// mlcc.conf
+//===----------------------------------------------------------------------===//
+
+static mlcc_status_t mkdir_p(const char* dir);
+static int open_stats_locked(const char* dir, bool create);
+
+typedef struct conf_key_desc_t {
+  const char* name;
+  const char* env;
+  const char* default_text;
+} conf_key_desc_t;
+
+// Sorted by name: --show-config prints in this order.
+static const conf_key_desc_t kConfKeys[MLCC_CACHE_CONF_COUNT] = {
+    [MLCC_CACHE_CONF_MAX_SIZE] = {"max_size", "MLCC_CACHE_MAXSIZE", "5G"},
+    [MLCC_CACHE_CONF_READ_ONLY] = {"read_only", "MLCC_CACHE_READONLY", "false"},
+    [MLCC_CACHE_CONF_REMOTE_BUDGET] = {"remote_budget", "MLCC_REMOTE_BUDGET", "60"},
+    [MLCC_CACHE_CONF_REMOTE_MAX_ERRORS] = {"remote_max_errors", "MLCC_REMOTE_MAX_ERRORS", "3"},
+    [MLCC_CACHE_CONF_REMOTE_TIMEOUT] = {"remote_timeout", "MLCC_REMOTE_TIMEOUT", "5"},
+};
+
+const char* mlcc_cache_conf_key_name(mlcc_cache_conf_key_t key) {
+  return key < MLCC_CACHE_CONF_COUNT ? kConfKeys[key].name : "?";
+}
+
+static int conf_key_lookup(const char* name, size_t len) {
+  for (int k = 0; k < MLCC_CACHE_CONF_COUNT; ++k) {
+    if (strlen(kConfKeys[k].name) == len && strncmp(kConfKeys[k].name, name, len) == 0) return k;
+  }
+  return -1;
+}
+
+// Seconds with up to three decimals ("2.5") into milliseconds, at most a day.
+static bool parse_seconds_ms(const char* text, bool allow_zero, uint32_t* out_ms) {
+  const char* p = text;
+  uint64_t ms = 0;
+  if (*p < '0' || *p > '9') return false;
+  for (; *p >= '0' && *p <= '9'; ++p) {
+    ms = ms * 10 + (uint64_t)(*p - '0');
+    if (ms > 86400) return false;
+  }
+  ms *= 1000;
+  if (*p == '.') {
+    ++p;
+    uint64_t scale = 100;
+    if (*p < '0' || *p > '9') return false;
+    for (; *p >= '0' && *p <= '9'; ++p) {
+      ms += (uint64_t)(*p - '0') * scale;
+      scale /= 10;
+    }
+  }
+  if (*p != '\0' || (ms == 0 && !allow_zero)) return false;
+  *out_ms = (uint32_t)ms;
+  return true;
+}
+
+static bool parse_bool(const char* text, bool* out) {
+  static const char* const kTrue[] = {"true", "1", "yes", "on"};
+  static const char* const kFalse[] = {"false", "0", "no", "off"};
+  for (int i = 0; i < 4; ++i) {
+    if (strcmp(text, kTrue[i]) == 0) return *out = true, true;
+    if (strcmp(text, kFalse[i]) == 0) return *out = false, true;
+  }
+  return false;
+}
+
+// Validates |value| for |key| and applies it to |c|. false with |why| set.
+static bool conf_apply(mlcc_cache_config_t* c, int key, const char* value, char* why,
+                       size_t why_size) {
+  bool ok = true;
+  switch (key) {
+    case MLCC_CACHE_CONF_MAX_SIZE: {
+      mlcc_status_t s = mlcc_cache_parse_size(value, &c->max_size);
+      if (s != NULL) {
+        snprintf(why, why_size, "%s", mlcc_status_message(s));
+        mlcc_status_free(s);
+        return false;
+      }
+      break;
+    }
+    case MLCC_CACHE_CONF_READ_ONLY:
+      ok = parse_bool(value, &c->read_only);
+      if (!ok) snprintf(why, why_size, "invalid read_only '%s'; expected true or false", value);
+      break;
+    case MLCC_CACHE_CONF_REMOTE_BUDGET:
+      ok = parse_seconds_ms(value, true, &c->remote_budget_ms);
+      if (!ok) {
+        snprintf(why, why_size, "invalid remote_budget '%s'; expected seconds, e.g. 60 (0 = none)",
+                 value);
+      }
+      break;
+    case MLCC_CACHE_CONF_REMOTE_TIMEOUT:
+      ok = parse_seconds_ms(value, false, &c->remote_timeout_ms);
+      if (!ok) {
+        snprintf(why, why_size, "invalid remote_timeout '%s'; expected seconds above 0, e.g. 2.5",
+                 value);
+      }
+      break;
+    case MLCC_CACHE_CONF_REMOTE_MAX_ERRORS: {
+      char* end = NULL;
+      errno = 0;
+      unsigned long v = value[0] >= '0' && value[0] <= '9' ? strtoul(value, &end, 10) : 0;
+      ok = end != NULL && *end == '\0' && errno == 0 && v >= 1 && v <= 1000000;
+      if (ok) {
+        c->remote_max_errors = (uint32_t)v;
+      } else {
+        snprintf(why, why_size, "invalid remote_max_errors '%s'; expected a number from 1", value);
+      }
+      break;
+    }
+    default:
+      snprintf(why, why_size, "unknown key");
+      return false;
+  }
+  if (ok) snprintf(c->text[key], sizeof(c->text[key]), "%s", value);
+  return ok;
+}
+
+static char* conf_path(const char* dir) { return path_printf("%s/mlcc.conf", dir); }
+
+// Reads a small text file (at most 64 KiB) through open_regular. NULL when
+// missing, not regular or unreadable.
+static char* read_text_file(const char* path) {
+  int fd = open_regular(path, O_RDONLY, 0);
+  if (fd < 0) return NULL;
+  size_t cap = 1 << 16;
+  char* text = (char*)malloc(cap + 1);
+  size_t got = 0;
+  while (text != NULL && got < cap) {
+    ssize_t r = read(fd, text + got, cap - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  close(fd);
+  if (text != NULL) text[got] = '\0';
+  return text;
+}
+
+// Calls |fn| for each "key = value" line of |text| (comments '#', blank lines
+// skipped; spaces around key and value trimmed). |line_no| counts from 1.
+typedef void (*conf_line_fn)(void* ctx, unsigned line_no, const char* line, size_t len,
+                             const char* key, size_t key_len, const char* value);
+
+static void conf_for_each_line(const char* text, conf_line_fn fn, void* ctx) {
+  unsigned line_no = 0;
+  const char* p = text;
+  while (*p) {
+    ++line_no;
+    const char* eol = strchr(p, '\n');
+    size_t len = eol ? (size_t)(eol - p) : strlen(p);
+    char line[512];
+    size_t n = len < sizeof(line) - 1 ? len : sizeof(line) - 1;
+    memcpy(line, p, n);
+    line[n] = '\0';
+    char* a = line;
+    while (*a == ' ' || *a == '\t' || *a == '\r') ++a;
+    if (*a != '\0' && *a != '#') {
+      char* eq = strchr(a, '=');
+      const char* key = a;
+      size_t key_len = 0;
+      char* value = NULL;
+      if (eq != NULL) {
+        key_len = (size_t)(eq - a);
+        while (key_len > 0 && (a[key_len - 1] == ' ' || a[key_len - 1] == '\t')) --key_len;
+        value = eq + 1;
+        while (*value == ' ' || *value == '\t') ++value;
+        size_t vl = strlen(value);
+        while (vl > 0 && (value[vl - 1] == ' ' || value[vl - 1] == '\t' ||
+                          value[vl - 1] == '\r')) {
+          value[--vl] = '\0';
+        }
+      }
+      fn(ctx, line_no, p, len, key, key_len, value);
+    } else {
+      fn(ctx, line_no, p, len, NULL, 0, NULL);
+    }
+    p += len;
+    if (*p == '\n') ++p;
+  }
+}
+
+typedef struct conf_load_ctx_t {
+  mlcc_cache_config_t* config;
+  const char* path;
+  FILE* diag;
+  bool from_env[MLCC_CACHE_CONF_COUNT];
+} conf_load_ctx_t;
+
+static void conf_load_line(void* ctx, unsigned line_no, const char* line, size_t len,
+                           const char* key, size_t key_len, const char* value) {
+  (void)line;
+  (void)len;
+  conf_load_ctx_t* l = (conf_load_ctx_t*)ctx;
+  if (key == NULL) return;  // blank or comment
+  int k = value != NULL ? conf_key_lookup(key, key_len) : -1;
+  char why[200] = "";
+  if (value == NULL) {
+    snprintf(why, sizeof(why), "expected 'key = value'");
+  } else if (k < 0) {
+    snprintf(why, sizeof(why), "unknown key '%.*s'", (int)key_len, key);
+  } else if (l->from_env[k]) {
+    return;  // the environment (or the command line) wins
+  } else {
+    mlcc_cache_config_t trial = *l->config;
+    if (conf_apply(&trial, k, value, why, sizeof(why))) {
+      *l->config = trial;
+      l->config->origin[k] = MLCC_CACHE_CONF_FILE;
+      return;
+    }
+  }
+  if (l->diag != NULL) {
+    fprintf(l->diag, "mlcc: warning: %s:%u: ignoring this line: %s\n", l->path, line_no, why);
+  }
+}
+
+mlcc_status_t mlcc_cache_config_load(const char* dir, const char* max_size_option, FILE* diag,
+                                     mlcc_cache_config_t* out) {
+  memset(out, 0, sizeof(*out));
+  char why[200];
+  for (int k = 0; k < MLCC_CACHE_CONF_COUNT; ++k) {
+    if (!conf_apply(out, k, kConfKeys[k].default_text, why, sizeof(why))) {
+      return mlcc_make_status(MLCC_STATUS_INTERNAL, "bad default for %s", kConfKeys[k].name);
+    }
+    out->origin[k] = MLCC_CACHE_CONF_DEFAULT;
+  }
+  conf_load_ctx_t l;
+  memset(&l, 0, sizeof(l));
+  l.config = out;
+  l.diag = diag;
+  for (int k = 0; k < MLCC_CACHE_CONF_COUNT; ++k) {
+    const char* v = env_nonempty(kConfKeys[k].env);
+    bool cmdline = k == MLCC_CACHE_CONF_MAX_SIZE && max_size_option != NULL;
+    if (cmdline) v = max_size_option;
+    if (v == NULL) continue;
+    if (!conf_apply(out, k, v, why, sizeof(why))) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "%s%s: %s", cmdline ? "--" : "$",
+                              cmdline ? "cache-max-size" : kConfKeys[k].env, why);
+    }
+    out->origin[k] = cmdline ? MLCC_CACHE_CONF_COMMAND_LINE : MLCC_CACHE_CONF_ENVIRONMENT;
+    l.from_env[k] = true;
+  }
+  if (dir == NULL) return mlcc_ok_status();
+  char* path = conf_path(dir);
+  if (path == NULL) return oom();
+  char* text = read_text_file(path);
+  if (text != NULL) {
+    l.path = path;
+    conf_for_each_line(text, conf_load_line, &l);
+  }
+  free(text);
+  free(path);
+  return mlcc_ok_status();
+}
+
+typedef struct conf_set_ctx_t {
+  mlcc_strbuf_t* out;
+  int key;
+  const char* value;
+  bool done;
+} conf_set_ctx_t;
+
+static void conf_set_line(void* ctx, unsigned line_no, const char* line, size_t len,
+                          const char* key, size_t key_len, const char* value) {
+  (void)line_no;
+  conf_set_ctx_t* c = (conf_set_ctx_t*)ctx;
+  if (key != NULL && value != NULL && conf_key_lookup(key, key_len) == c->key) {
+    if (c->done || c->value[0] == '\0') return;  // dropped (a duplicate, or unset)
+    c->done = true;
+    mlcc_strbuf_appendf(c->out, "%s = %s\n", kConfKeys[c->key].name, c->value);
+    return;
+  }
+  mlcc_strbuf_append_n(c->out, line, len);
+  mlcc_strbuf_append_char(c->out, '\n');
+}
+
+mlcc_status_t mlcc_cache_config_set(const char* dir, const char* assignment, FILE* out) {
+  const char* eq = strchr(assignment, '=');
+  if (eq == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "invalid --set-config '%s'; expected KEY=VALUE", assignment);
+  }
+  int k = conf_key_lookup(assignment, (size_t)(eq - assignment));
+  if (k < 0) {
+    mlcc_strbuf_t keys;
+    mlcc_strbuf_init(&keys);
+    for (int i = 0; i < MLCC_CACHE_CONF_COUNT; ++i) {
+      mlcc_strbuf_appendf(&keys, "%s%s", i ? ", " : "", kConfKeys[i].name);
+    }
+    mlcc_status_t s = mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                                       "unknown configuration key '%.*s' in --set-config; "
+                                       "known keys: %s",
+                                       (int)(eq - assignment), assignment,
+                                       mlcc_strbuf_cstr(&keys));
+    mlcc_strbuf_deinit(&keys);
+    return s;
+  }
+  const char* value = eq + 1;
+  if (strlen(value) >= 64 || strchr(value, '\n') != NULL) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "invalid value for %s in --set-config",
+                            kConfKeys[k].name);
+  }
+  if (value[0] != '\0') {
+    mlcc_cache_config_t trial;
+    memset(&trial, 0, sizeof(trial));
+    char why[200];
+    if (!conf_apply(&trial, k, value, why, sizeof(why))) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "--set-config: %s", why);
+    }
+  }
+  MLCC_RETURN_IF_ERROR(mkdir_p(dir));
+  char* path = conf_path(dir);
+  if (path == NULL) return oom();
+  // Read-modify-write under the stats file's lock, so that two concurrent
+  // --set-config runs do not lose one of the settings (best effort: without
+  // the lock it is only racy, never corrupt, as the write is atomic).
+  int lock = open_stats_locked(dir, true);
+  char* old = read_text_file(path);
+  mlcc_strbuf_t text;
+  mlcc_strbuf_init(&text);
+  if (old == NULL) {
+    mlcc_strbuf_appendf(&text, "# mlcc kernel cache configuration (mlcc --set-config=KEY=VALUE)\n");
+  } else {
+    conf_set_ctx_t c = {&text, k, value, false};
+    conf_for_each_line(old, conf_set_line, &c);
+    if (c.done) value = "";  // already written in place
+  }
+  if (value[0] != '\0') mlcc_strbuf_appendf(&text, "%s = %s\n", kConfKeys[k].name, value);
+  free(old);
+  mlcc_status_t s = mlcc_fs_write_atomic(path, mlcc_strbuf_cstr(&text), text.len);
+  if (lock >= 0) close(lock);
+  mlcc_strbuf_deinit(&text);
+  if (s == NULL) {
+    if (eq[1] != '\0') {
+      fprintf(out, "Set %s = %s in %s\n", kConfKeys[k].name, eq + 1, path);
+    } else {
+      fprintf(out, "Unset %s in %s\n", kConfKeys[k].name, path);
+    }
+  }
+  free(path);
+  return s;
+}
+
+void mlcc_cache_config_print(const mlcc_cache_config_t* config, const char* dir, FILE* out) {
+  for (int k = 0; k < MLCC_CACHE_CONF_COUNT; ++k) {
+    switch (config->origin[k]) {
+      case MLCC_CACHE_CONF_DEFAULT: fprintf(out, "(default)"); break;
+      case MLCC_CACHE_CONF_FILE: fprintf(out, "(%s/mlcc.conf)", dir ? dir : "?"); break;
+      case MLCC_CACHE_CONF_ENVIRONMENT: fprintf(out, "(environment)"); break;
+      case MLCC_CACHE_CONF_COMMAND_LINE: fprintf(out, "(command line)"); break;
+    }
+    fprintf(out, " %s = %s\n", kConfKeys[k].name, config->text[k]);
+  }
+}
+
 bool mlcc_cache_key_is_valid(const char* key) {
   if (key == NULL) return false;
   for (int i = 0; i < 64; ++i) {
@@ -250,10 +626,15 @@ static bool read_small_file(const char* path, size_t limit, uint8_t** out, size_
   *out = NULL;
   *out_n = 0;
   *out_missing = false;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO planted at an entry's path must not block the build.
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) {
     *out_missing = errno == ENOENT || errno == ENOTDIR;
-    snprintf(why, why_size, "cannot open: %s", strerror(errno));
+    if (errno == ELOOP) {
+      snprintf(why, why_size, "a symbolic link, not a regular file");
+    } else {
+      snprintf(why, why_size, "cannot open: %s", strerror(errno));
+    }
     return false;
   }
   struct stat st;
@@ -332,11 +713,33 @@ static const char kCacheDirTag[] =
     "# This file is a cache directory tag created by mlcc (its kernel cache).\n"
     "# For information about cache directory tags see https://bford.info/cachedir/\n";
 
-mlcc_status_t mlcc_cache_open(const char* dir, uint64_t max_size, mlcc_cache_t** out_cache) {
+static mlcc_status_t cache_open(const char* dir, uint64_t max_size, bool read_only,
+                                mlcc_cache_t** out_cache) {
   *out_cache = NULL;
-  MLCC_RETURN_IF_ERROR(mkdir_p(dir));
-  if (access(dir, W_OK | X_OK) != 0) {
-    return mlcc_make_status(MLCC_STATUS_IO, "cannot write to the kernel cache '%s': %s", dir,
+  if (read_only) {
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return mlcc_make_status(MLCC_STATUS_NOT_FOUND, "the read-only kernel cache '%s' does not "
+                              "exist", dir);
+    }
+  } else {
+    mlcc_status_t s = mkdir_p(dir);
+    if (s != NULL) {
+      // A cache that exists but cannot be written is read (cache.h).
+      struct stat st;
+      if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return s;
+      mlcc_status_free(s);
+      read_only = true;
+    } else if (access(dir, W_OK | X_OK) != 0) {
+      if (errno != EACCES && errno != EROFS && errno != EPERM) {
+        return mlcc_make_status(MLCC_STATUS_IO, "cannot write to the kernel cache '%s': %s",
+                                dir, strerror(errno));
+      }
+      read_only = true;
+    }
+  }
+  if (access(dir, R_OK | X_OK) != 0) {
+    return mlcc_make_status(MLCC_STATUS_IO, "cannot read the kernel cache '%s': %s", dir,
                             strerror(errno));
   }
   mlcc_cache_t* c = (mlcc_cache_t*)calloc(1, sizeof(*c));
@@ -347,17 +750,31 @@ mlcc_status_t mlcc_cache_open(const char* dir, uint64_t max_size, mlcc_cache_t**
     return oom();
   }
   c->max_size = max_size;
+  c->read_only = read_only;
   mode_t mask = umask(0);
   umask(mask);
   c->file_mode = 0666 & ~mask;
-  char* tag = path_printf("%s/CACHEDIR.TAG", dir);
-  if (tag != NULL && access(tag, F_OK) != 0) {
-    mlcc_status_free(mlcc_fs_write_atomic(tag, kCacheDirTag, sizeof(kCacheDirTag) - 1));
+  if (!read_only) {
+    char* tag = path_printf("%s/CACHEDIR.TAG", dir);
+    if (tag != NULL && access(tag, F_OK) != 0) {
+      mlcc_status_free(mlcc_fs_write_atomic(tag, kCacheDirTag, sizeof(kCacheDirTag) - 1));
+    }
+    free(tag);
   }
-  free(tag);
   *out_cache = c;
   return mlcc_ok_status();
 }
+
+mlcc_status_t mlcc_cache_open(const char* dir, uint64_t max_size, mlcc_cache_t** out_cache) {
+  return cache_open(dir, max_size, false, out_cache);
+}
+
+mlcc_status_t mlcc_cache_open_with(const char* dir, const mlcc_cache_config_t* config,
+                                   mlcc_cache_t** out_cache) {
+  return cache_open(dir, config->max_size, config->read_only, out_cache);
+}
+
+bool mlcc_cache_is_read_only(const mlcc_cache_t* cache) { return cache->read_only; }
 
 const char* mlcc_cache_dir(const mlcc_cache_t* cache) { return cache->dir; }
 
@@ -416,7 +833,7 @@ mlcc_cache_result_t mlcc_cache_lookup(mlcc_cache_t* cache, const char* key,
   *out_data = buf;
   *out_size = (size_t)payload;
   // LRU: a hit is a use (atime and mtime to now). Failure is harmless.
-  (void)utimensat(AT_FDCWD, path, NULL, 0);
+  if (!cache->read_only) (void)utimensat(AT_FDCWD, path, NULL, 0);
   free(path);
   atomic_fetch_add(&cache->hits, 1);
   return MLCC_CACHE_HIT;
@@ -431,6 +848,7 @@ mlcc_status_t mlcc_cache_store(mlcc_cache_t* cache, const char* key, const void*
     return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
                             "kernel object of %zu bytes is too large to cache", size);
   }
+  if (cache->read_only) return mlcc_ok_status();
   char* sub = path_printf("%s/%.2s", cache->dir, key);
   char* final_path = entry_path(cache->dir, key);
   char* tmp = path_printf("%s/%.2s/.tmp-%.16s-%ld-%u-XXXXXX", cache->dir, key, key + 2,
@@ -486,17 +904,29 @@ void mlcc_cache_count_remote_hit(mlcc_cache_t* cache) {
   atomic_fetch_add(&cache->remote_hits, 1);
 }
 
+void mlcc_cache_count_remote(mlcc_cache_t* cache, uint64_t errors, uint64_t rejected,
+                             uint64_t wait_ms) {
+  atomic_fetch_add(&cache->remote_errors, errors);
+  atomic_fetch_add(&cache->remote_rejected, rejected);
+  atomic_fetch_add(&cache->remote_wait_ms, wait_ms);
+}
+
 //===----------------------------------------------------------------------===//
 // Stats file
 //===----------------------------------------------------------------------===//
 
-static const char* const kCounterNames[] = {"hits", "remote_hits", "misses",
-                                            "damaged", "stores", "evictions"};
-enum { kNumCounters = 6 };
+// The stats file: "name value" lines. Files written before a counter
+// existed read as 0 for it.
+static const char* const kCounterNames[] = {
+    "hits",          "remote_hits",     "misses",         "damaged",     "stores",
+    "evictions",     "remote_errors",   "remote_rejected", "remote_wait_ms", "zeroed_time"};
+enum { kNumCounters = 10 };
 
 static uint64_t* counter_slot(mlcc_cache_counters_t* c, int i) {
-  uint64_t* slots[kNumCounters] = {&c->hits, &c->remote_hits, &c->misses,
-                                   &c->damaged, &c->stores, &c->evictions};
+  uint64_t* slots[kNumCounters] = {&c->hits,          &c->remote_hits,     &c->misses,
+                                   &c->damaged,       &c->stores,          &c->evictions,
+                                   &c->remote_errors, &c->remote_rejected, &c->remote_wait_ms,
+                                   &c->zeroed_time};
   return slots[i];
 }
 
@@ -521,7 +951,7 @@ static void parse_counters(const char* text, mlcc_cache_counters_t* out) {
 static int open_stats_locked(const char* dir, bool create) {
   char* path = path_printf("%s/stats", dir);
   if (path == NULL) return -1;
-  int fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0666);
+  int fd = open_regular(path, O_RDWR | (create ? O_CREAT : 0), 0666);
   free(path);
   if (fd < 0) return -1;
   while (flock(fd, LOCK_EX) != 0) {
@@ -544,13 +974,19 @@ static void read_fd_text(int fd, char* buf, size_t cap) {
   buf[got] = '\0';
 }
 
-static void add_counters(const char* dir, const mlcc_cache_counters_t* delta) {
+// Adds |delta| to the counters; with |zero|, first sets them to zero and
+// records the time (-z). false when the stats file cannot be written.
+static bool update_counters(const char* dir, const mlcc_cache_counters_t* delta, bool zero) {
   int fd = open_stats_locked(dir, true);
-  if (fd < 0) return;
+  if (fd < 0) return false;
   char text[1024];
   read_fd_text(fd, text, sizeof(text));
   mlcc_cache_counters_t c;
   parse_counters(text, &c);
+  if (zero) {
+    memset(&c, 0, sizeof(c));
+    c.zeroed_time = (uint64_t)time(NULL);
+  }
   mlcc_cache_counters_t d = *delta;
   int len = 0;
   for (int i = 0; i < kNumCounters; ++i) {
@@ -558,15 +994,31 @@ static void add_counters(const char* dir, const mlcc_cache_counters_t* delta) {
     len += snprintf(text + len, sizeof(text) - (size_t)len, "%s %llu\n", kCounterNames[i],
                     (unsigned long long)*counter_slot(&c, i));
   }
-  if (pwrite(fd, text, (size_t)len, 0) == len) (void)ftruncate(fd, len);
+  bool ok = pwrite(fd, text, (size_t)len, 0) == len && ftruncate(fd, len) == 0;
   close(fd);  // releases the lock
+  return ok;
+}
+
+static void add_counters(const char* dir, const mlcc_cache_counters_t* delta) {
+  (void)update_counters(dir, delta, false);
+}
+
+mlcc_status_t mlcc_cache_zero_stats(const char* dir) {
+  MLCC_RETURN_IF_ERROR(mkdir_p(dir));
+  mlcc_cache_counters_t none;
+  memset(&none, 0, sizeof(none));
+  if (!update_counters(dir, &none, true)) {
+    return mlcc_make_status(MLCC_STATUS_IO, "cannot write the statistics of the kernel cache "
+                            "'%s': %s", dir, strerror(errno));
+  }
+  return mlcc_ok_status();
 }
 
 mlcc_status_t mlcc_cache_read_counters(const char* dir, mlcc_cache_counters_t* out) {
   memset(out, 0, sizeof(*out));
   char* path = path_printf("%s/stats", dir);
   if (path == NULL) return oom();
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open_regular(path, O_RDONLY, 0);
   free(path);
   if (fd < 0) return mlcc_ok_status();
   (void)flock(fd, LOCK_SH);
@@ -704,8 +1156,9 @@ static int by_age(const void* pa, const void* pb) {
 // Removes temporaries older than kStaleTempSeconds; trims entries to
 // |target_bytes| when |trim|.
 static mlcc_status_t clean(const char* dir, bool trim, uint64_t target_bytes,
-                           uint64_t* out_evicted) {
+                           uint64_t* out_evicted, uint64_t* out_temporaries) {
   if (out_evicted) *out_evicted = 0;
+  if (out_temporaries) *out_temporaries = 0;
   file_list_t l;
   MLCC_RETURN_IF_ERROR(list_files(dir, &l));
   time_t now = time(NULL);
@@ -713,7 +1166,10 @@ static mlcc_status_t clean(const char* dir, bool trim, uint64_t target_bytes,
   for (size_t i = 0; i < l.n; ++i) {
     file_info_t* f = &l.items[i];
     if (f->temporary) {
-      if (now - f->mtime.tv_sec > kStaleTempSeconds) unlink(f->path);
+      if (now - f->mtime.tv_sec > kStaleTempSeconds && unlink(f->path) == 0 &&
+          out_temporaries) {
+        (*out_temporaries)++;
+      }
     } else {
       total += f->size;
     }
@@ -732,7 +1188,24 @@ static mlcc_status_t clean(const char* dir, bool trim, uint64_t target_bytes,
 }
 
 mlcc_status_t mlcc_cache_trim(const char* dir, uint64_t target_bytes, uint64_t* out_evicted) {
-  return clean(dir, true, target_bytes, out_evicted);
+  return clean(dir, true, target_bytes, out_evicted, NULL);
+}
+
+mlcc_status_t mlcc_cache_cleanup(const char* dir, uint64_t max_size, uint64_t* out_evicted,
+                                 uint64_t* out_temporaries) {
+  uint64_t evicted = 0, temporaries = 0;
+  if (out_evicted) *out_evicted = 0;
+  if (out_temporaries) *out_temporaries = 0;
+  MLCC_RETURN_IF_ERROR(clean(dir, max_size != 0, max_size / 10 * 9, &evicted, &temporaries));
+  if (evicted != 0) {
+    mlcc_cache_counters_t delta;
+    memset(&delta, 0, sizeof(delta));
+    delta.evictions = evicted;
+    add_counters(dir, &delta);
+  }
+  if (out_evicted) *out_evicted = evicted;
+  if (out_temporaries) *out_temporaries = temporaries;
+  return mlcc_ok_status();
 }
 
 void mlcc_cache_close(mlcc_cache_t* cache) {
@@ -744,11 +1217,15 @@ void mlcc_cache_close(mlcc_cache_t* cache) {
   delta.misses = atomic_load(&cache->misses);
   delta.damaged = atomic_load(&cache->damaged);
   delta.stores = atomic_load(&cache->stores);
-  bool used = delta.hits || delta.remote_hits || delta.misses || delta.stores;
-  if (used) {
+  delta.remote_errors = atomic_load(&cache->remote_errors);
+  delta.remote_rejected = atomic_load(&cache->remote_rejected);
+  delta.remote_wait_ms = atomic_load(&cache->remote_wait_ms);
+  bool used = delta.hits || delta.remote_hits || delta.misses || delta.stores ||
+              delta.remote_errors || delta.remote_rejected;
+  if (used && !cache->read_only) {
     uint64_t evicted = 0;
     bool trim = cache->max_size != 0;
-    mlcc_status_free(clean(cache->dir, trim, cache->max_size / 10 * 9, &evicted));
+    mlcc_status_free(clean(cache->dir, trim, cache->max_size / 10 * 9, &evicted, NULL));
     delta.evictions = evicted;
     add_counters(cache->dir, &delta);
   }
@@ -778,6 +1255,9 @@ mlcc_status_t mlcc_cache_print_stats(const char* dir, uint64_t max_size, FILE* o
   fprintf(out, "    Remote:         %llu\n", (unsigned long long)c.remote_hits);
   fprintf(out, "  Misses:           %llu\n", (unsigned long long)c.misses);
   fprintf(out, "  Damaged entries:  %llu (rebuilt)\n", (unsigned long long)c.damaged);
+  fprintf(out, "Remote errors:      %llu\n", (unsigned long long)c.remote_errors);
+  fprintf(out, "Remote rejected:    %llu\n", (unsigned long long)c.remote_rejected);
+  fprintf(out, "Remote wait:        %.1f s\n", (double)c.remote_wait_ms / 1000.0);
   fprintf(out, "Entries stored:     %llu\n", (unsigned long long)c.stores);
   fprintf(out, "Entries evicted:    %llu\n", (unsigned long long)c.evictions);
   fprintf(out, "Entries:            %llu\n", (unsigned long long)u.entries);
@@ -789,6 +1269,31 @@ mlcc_status_t mlcc_cache_print_stats(const char* dir, uint64_t max_size, FILE* o
   }
   return mlcc_ok_status();
 }
+
+mlcc_status_t mlcc_cache_print_stats_tsv(const char* dir, uint64_t max_size, FILE* out) {
+  mlcc_cache_counters_t c;
+  mlcc_cache_usage_t u;
+  MLCC_RETURN_IF_ERROR(mlcc_cache_read_counters(dir, &c));
+  MLCC_RETURN_IF_ERROR(mlcc_cache_scan(dir, &u));
+  const struct {
+    const char* name;
+    uint64_t value;
+  } rows[] = {
+      {"stats_zeroed_timestamp", c.zeroed_time}, {"local_hits", c.hits},
+      {"remote_hits", c.remote_hits},            {"misses", c.misses},
+      {"damaged", c.damaged},                    {"stores", c.stores},
+      {"evictions", c.evictions},                {"remote_errors", c.remote_errors},
+      {"remote_rejected", c.remote_rejected},    {"remote_wait_ms", c.remote_wait_ms},
+      {"entries", u.entries},                    {"cache_size_bytes", u.bytes},
+      {"max_size_bytes", max_size},              {"temporaries", u.temporaries},
+  };
+  for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); ++i) {
+    fprintf(out, "%s\t%llu\n", rows[i].name, (unsigned long long)rows[i].value);
+  }
+  return mlcc_ok_status();
+}
+
+static void clear_records(const char* dir);
 
 mlcc_status_t mlcc_cache_clear(const char* dir, uint64_t* out_removed) {
   if (out_removed) *out_removed = 0;
@@ -811,6 +1316,7 @@ mlcc_status_t mlcc_cache_clear(const char* dir, uint64_t* out_removed) {
     }
     closedir(top);
   }
+  clear_records(dir);
   int fd = open_stats_locked(dir, false);
   if (fd >= 0) {
     (void)ftruncate(fd, 0);
@@ -818,6 +1324,71 @@ mlcc_status_t mlcc_cache_clear(const char* dir, uint64_t* out_removed) {
   }
   if (out_removed) *out_removed = removed;
   return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// Explain records
+//===----------------------------------------------------------------------===//
+
+enum { kMaxRecord = 1 << 16 };
+
+static char* record_path(const char* dir, const char* id) {
+  return path_printf("%s/explain/%.2s/%s", dir, id, id + 2);
+}
+
+char* mlcc_cache_record_get(mlcc_cache_t* cache, const char* id) {
+  if (!mlcc_cache_key_is_valid(id)) return NULL;
+  char* path = record_path(cache->dir, id);
+  if (path == NULL) return NULL;
+  char* text = read_text_file(path);
+  free(path);
+  return text;
+}
+
+void mlcc_cache_record_put(mlcc_cache_t* cache, const char* id, const char* text) {
+  if (cache->read_only || !mlcc_cache_key_is_valid(id) || strlen(text) > kMaxRecord) return;
+  char* sub = path_printf("%s/explain/%.2s", cache->dir, id);
+  char* path = record_path(cache->dir, id);
+  if (sub != NULL && path != NULL) {
+    mlcc_status_t s = mkdir_p(sub);
+    if (s == NULL) s = mlcc_fs_write_atomic(path, text, strlen(text));
+    mlcc_status_free(s);
+  }
+  free(sub);
+  free(path);
+}
+
+// Removes <dir>/explain/ab/* and the folders (not descending any further).
+static void clear_records(const char* dir) {
+  char* top_path = path_printf("%s/explain", dir);
+  if (top_path == NULL) return;
+  DIR* top = opendir(top_path);
+  if (top != NULL) {
+    struct dirent* de;
+    while ((de = readdir(top)) != NULL) {
+      if (!is_hex2(de->d_name)) continue;
+      char* sub = path_printf("%s/%s", top_path, de->d_name);
+      DIR* d = sub ? opendir(sub) : NULL;
+      if (d != NULL) {
+        struct dirent* fe;
+        while ((fe = readdir(d)) != NULL) {
+          if (fe->d_name[0] == '.' && (fe->d_name[1] == '\0' ||
+                                       (fe->d_name[1] == '.' && fe->d_name[2] == '\0'))) {
+            continue;
+          }
+          char* f = path_printf("%s/%s", sub, fe->d_name);
+          if (f != NULL) unlink(f);
+          free(f);
+        }
+        closedir(d);
+        rmdir(sub);
+      }
+      free(sub);
+    }
+    closedir(top);
+    rmdir(top_path);
+  }
+  free(top_path);
 }
 
 //===----------------------------------------------------------------------===//

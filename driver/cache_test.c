@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "driver/cache_explain.h"
 #include "driver/remote_cache.h"
 #include "test.h"
 
@@ -359,6 +360,330 @@ static void test_action_result(void) {
   CHECK(r == NULL);
 }
 
+// Reads the whole of |f| (rewound) into |buf|.
+static void slurp(FILE* f, char* buf, size_t n) {
+  rewind(f);
+  size_t got = fread(buf, 1, n - 1, f);
+  buf[got] = '\0';
+}
+
+static void write_text(const char* path, const char* text) {
+  FILE* f = fopen(path, "wb");
+  if (f == NULL) return;
+  fputs(text, f);
+  fclose(f);
+}
+
+static void test_config(void) {
+  char dir[300], conf[400], out[2048];
+  make_dir("conf", dir, sizeof(dir));
+  snprintf(conf, sizeof(conf), "%s/mlcc.conf", dir);
+  unsetenv("MLCC_CACHE_MAXSIZE");
+  mlcc_cache_config_t c;
+  CHECK_OK(mlcc_cache_config_load(dir, NULL, NULL, &c));  // no folder, no file: defaults
+  CHECK(c.max_size == MLCC_CACHE_DEFAULT_MAX_SIZE && !c.read_only);
+  CHECK_EQ_INT(c.remote_timeout_ms, 5000);
+  CHECK_EQ_INT(c.remote_budget_ms, 60000);
+  CHECK_EQ_INT(c.remote_max_errors, 3);
+  FILE* f = tmpfile();
+  if (f == NULL) return;
+  CHECK_OK(mlcc_cache_config_set(dir, "max_size=2M", f));
+  CHECK_OK(mlcc_cache_config_set(dir, "remote_timeout=0.25", f));
+  CHECK_OK(mlcc_cache_config_set(dir, "read_only=yes", f));
+  CHECK_OK(mlcc_cache_config_set(dir, "read_only=", f));  // unset
+  CHECK_OK(mlcc_cache_config_set(dir, "max_size=3M", f));  // replaced in place
+  slurp(f, out, sizeof(out));
+  char want[2048];
+  snprintf(want, sizeof(want),
+           "Set max_size = 2M in %s\nSet remote_timeout = 0.25 in %s\nSet read_only = yes in "
+           "%s\nUnset read_only in %s\nSet max_size = 3M in %s\n",
+           conf, conf, conf, conf, conf);
+  CHECK_STREQ(out, want);
+  fclose(f);
+  FILE* cf = fopen(conf, "rb");
+  if (cf != NULL) {
+    slurp(cf, out, sizeof(out));
+    fclose(cf);
+  }
+  CHECK_STREQ(out,
+              "# mlcc kernel cache configuration (mlcc --set-config=KEY=VALUE)\n"
+              "max_size = 3M\nremote_timeout = 0.25\n");
+  CHECK_OK(mlcc_cache_config_load(dir, NULL, NULL, &c));
+  CHECK(c.max_size == 3ull << 20);
+  CHECK_EQ_INT(c.remote_timeout_ms, 250);
+  CHECK_EQ_INT(c.origin[MLCC_CACHE_CONF_MAX_SIZE], MLCC_CACHE_CONF_FILE);
+  // The environment wins over the file, the command line over both.
+  setenv("MLCC_CACHE_MAXSIZE", "7M", 1);
+  setenv("MLCC_REMOTE_BUDGET", "0", 1);
+  CHECK_OK(mlcc_cache_config_load(dir, NULL, NULL, &c));
+  CHECK(c.max_size == 7ull << 20);
+  CHECK_EQ_INT(c.remote_budget_ms, 0);
+  CHECK_EQ_INT(c.origin[MLCC_CACHE_CONF_MAX_SIZE], MLCC_CACHE_CONF_ENVIRONMENT);
+  CHECK_OK(mlcc_cache_config_load(dir, "1K", NULL, &c));
+  CHECK_EQ_INT(c.max_size, 1024);
+  CHECK_EQ_INT(c.origin[MLCC_CACHE_CONF_MAX_SIZE], MLCC_CACHE_CONF_COMMAND_LINE);
+  f = tmpfile();
+  if (f != NULL) {
+    mlcc_cache_config_print(&c, dir, f);
+    slurp(f, out, sizeof(out));
+    fclose(f);
+    snprintf(want, sizeof(want),
+             "(command line) max_size = 1K\n(default) read_only = false\n"
+             "(environment) remote_budget = 0\n(default) remote_max_errors = 3\n"
+             "(%s/mlcc.conf) remote_timeout = 0.25\n",
+             dir);
+    CHECK_STREQ(out, want);
+  }
+  setenv("MLCC_REMOTE_TIMEOUT", "soon", 1);
+  CHECK_STATUS(mlcc_cache_config_load(dir, NULL, NULL, &c), MLCC_STATUS_INVALID_ARGUMENT);
+  unsetenv("MLCC_REMOTE_TIMEOUT");
+  unsetenv("MLCC_REMOTE_BUDGET");
+  unsetenv("MLCC_CACHE_MAXSIZE");
+  // Bad assignments are usage errors; a bad line in the file is ignored.
+  f = tmpfile();
+  if (f == NULL) return;
+  CHECK_STATUS(mlcc_cache_config_set(dir, "max_size", f), MLCC_STATUS_INVALID_ARGUMENT);
+  CHECK_STATUS(mlcc_cache_config_set(dir, "nope=1", f), MLCC_STATUS_INVALID_ARGUMENT);
+  CHECK_STATUS(mlcc_cache_config_set(dir, "remote_timeout=0", f), MLCC_STATUS_INVALID_ARGUMENT);
+  CHECK_STATUS(mlcc_cache_config_set(dir, "remote_timeout=1.5s", f),
+               MLCC_STATUS_INVALID_ARGUMENT);
+  CHECK_STATUS(mlcc_cache_config_set(dir, "remote_max_errors=0", f),
+               MLCC_STATUS_INVALID_ARGUMENT);
+  write_text(conf, "max_size = 4M\nwhat\nmax_size = huge\nremote_max_errors=9\n");
+  CHECK_OK(mlcc_cache_config_load(dir, NULL, f, &c));
+  CHECK(c.max_size == 4ull << 20);
+  CHECK_EQ_INT(c.remote_max_errors, 9);
+  slurp(f, out, sizeof(out));
+  CHECK(strstr(out, "mlcc.conf:2: ignoring this line") != NULL);
+  CHECK(strstr(out, "mlcc.conf:3: ignoring this line: invalid size 'huge'") != NULL);
+  fclose(f);
+}
+
+static void test_special_files(void) {
+  char dir[300], p[400], stats[400], target[400];
+  make_dir("special", dir, sizeof(dir));
+  mlcc_cache_t* c = NULL;
+  CHECK_OK(mlcc_cache_open(dir, 0, &c));
+  if (c == NULL) return;
+  CHECK_OK(mlcc_cache_store(c, kKeyA, "\x7f" "ELF", 4));
+  CHECK_OK(mlcc_cache_store(c, kKeyB, "\x7f" "ELF", 4));
+  // A FIFO at an entry's path: a damaged entry at once, never a blocked open.
+  path_of(dir, kKeyA, p, sizeof(p));
+  unlink(p);
+  CHECK(mkfifo(p, 0666) == 0);
+  uint8_t* data = NULL;
+  size_t size = 0;
+  char why[256];
+  CHECK_EQ_INT(mlcc_cache_lookup(c, kKeyA, &data, &size, why, sizeof(why)), MLCC_CACHE_DAMAGED);
+  CHECK(strstr(why, "not a regular file") != NULL);
+  CHECK_OK(mlcc_cache_store(c, kKeyA, "\x7f" "ELF", 4));  // replaces the FIFO
+  CHECK_EQ_INT(mlcc_cache_lookup(c, kKeyA, &data, &size, why, sizeof(why)), MLCC_CACHE_HIT);
+  free(data);
+  // A symlink at an entry's path is not followed.
+  path_of(dir, kKeyB, p, sizeof(p));
+  snprintf(target, sizeof(target), "%s/elsewhere", dir);
+  CHECK(rename(p, target) == 0);
+  CHECK(symlink(target, p) == 0);
+  CHECK_EQ_INT(mlcc_cache_lookup(c, kKeyB, &data, &size, why, sizeof(why)), MLCC_CACHE_DAMAGED);
+  CHECK(strstr(why, "symbolic link") != NULL);
+  mlcc_cache_close(c);
+  // A FIFO as the stats file: no counters, no hang.
+  snprintf(stats, sizeof(stats), "%s/stats", dir);
+  unlink(stats);
+  CHECK(mkfifo(stats, 0666) == 0);
+  mlcc_cache_counters_t n;
+  CHECK_OK(mlcc_cache_read_counters(dir, &n));
+  CHECK_EQ_INT(n.hits, 0);
+  CHECK_OK(mlcc_cache_open(dir, 0, &c));
+  if (c == NULL) return;
+  CHECK_EQ_INT(mlcc_cache_lookup(c, kKeyA, &data, &size, NULL, 0), MLCC_CACHE_HIT);
+  free(data);
+  mlcc_cache_close(c);  // the stats update fails quietly
+  mlcc_status_t s = mlcc_cache_zero_stats(dir);
+  CHECK(s != NULL);
+  mlcc_status_free(s);
+}
+
+static void test_read_only(void) {
+  char dir[300], p[400];
+  make_dir("ro", dir, sizeof(dir));
+  mlcc_cache_t* c = NULL;
+  CHECK_OK(mlcc_cache_open(dir, 0, &c));
+  if (c == NULL) return;
+  CHECK_OK(mlcc_cache_store(c, kKeyA, "\x7f" "ELF", 4));
+  mlcc_cache_close(c);
+  path_of(dir, kKeyA, p, sizeof(p));
+  struct timespec old[2] = {{1000, 0}, {1000, 0}};
+  CHECK(utimensat(AT_FDCWD, p, old, 0) == 0);
+  mlcc_cache_counters_t before, after;
+  CHECK_OK(mlcc_cache_read_counters(dir, &before));
+  mlcc_cache_config_t conf;
+  CHECK_OK(mlcc_cache_config_load(NULL, NULL, NULL, &conf));
+  conf.read_only = true;
+  CHECK_OK(mlcc_cache_open_with(dir, &conf, &c));
+  if (c == NULL) return;
+  CHECK(mlcc_cache_is_read_only(c));
+  uint8_t* data = NULL;
+  size_t size = 0;
+  CHECK_EQ_INT(mlcc_cache_lookup(c, kKeyA, &data, &size, NULL, 0), MLCC_CACHE_HIT);
+  free(data);
+  CHECK_OK(mlcc_cache_store(c, kKeyB, "\x7f" "ELF", 4));  // a no-op
+  mlcc_cache_record_put(c, kKeyB, "node\tx\n");
+  mlcc_cache_close(c);
+  path_of(dir, kKeyB, p, sizeof(p));
+  CHECK(access(p, F_OK) != 0);
+  path_of(dir, kKeyA, p, sizeof(p));
+  struct stat st;
+  CHECK(stat(p, &st) == 0 && st.st_mtim.tv_sec == 1000);  // no LRU refresh
+  CHECK_OK(mlcc_cache_read_counters(dir, &after));
+  CHECK(memcmp(&before, &after, sizeof(before)) == 0);  // no stats written
+  char rec[400];
+  snprintf(rec, sizeof(rec), "%s/explain", dir);
+  CHECK(access(rec, F_OK) != 0);
+  // A read-only cache that does not exist is not created.
+  char missing[300];
+  make_dir("ro-missing", missing, sizeof(missing));
+  CHECK_STATUS(mlcc_cache_open_with(missing, &conf, &c), MLCC_STATUS_NOT_FOUND);
+  CHECK(access(missing, F_OK) != 0);
+}
+
+static void test_zero_cleanup_tsv(void) {
+  char dir[300], tmp[400];
+  make_dir("admin", dir, sizeof(dir));
+  mlcc_cache_t* c = NULL;
+  CHECK_OK(mlcc_cache_open(dir, 0, &c));
+  if (c == NULL) return;
+  char payload[1000];
+  memset(payload, 'x', sizeof(payload));
+  CHECK_OK(mlcc_cache_store(c, kKeyA, payload, sizeof(payload)));
+  CHECK_OK(mlcc_cache_store(c, kKeyB, payload, sizeof(payload)));
+  mlcc_cache_count_remote(c, 2, 1, 1500);
+  mlcc_cache_close(c);
+  mlcc_cache_counters_t n;
+  CHECK_OK(mlcc_cache_read_counters(dir, &n));
+  CHECK_EQ_INT(n.stores, 2);
+  CHECK_EQ_INT(n.remote_errors, 2);
+  CHECK_EQ_INT(n.remote_rejected, 1);
+  CHECK_EQ_INT(n.remote_wait_ms, 1500);
+  FILE* f = tmpfile();
+  if (f == NULL) return;
+  CHECK_OK(mlcc_cache_print_stats(dir, 0, f));
+  char out[4096];
+  slurp(f, out, sizeof(out));
+  CHECK(strstr(out, "Remote errors:      2\n") != NULL);
+  CHECK(strstr(out, "Remote rejected:    1\n") != NULL);
+  CHECK(strstr(out, "Remote wait:        1.5 s\n") != NULL);
+  fclose(f);
+  CHECK_OK(mlcc_cache_zero_stats(dir));
+  CHECK_OK(mlcc_cache_read_counters(dir, &n));
+  CHECK(n.stores == 0 && n.remote_errors == 0 && n.remote_wait_ms == 0);
+  CHECK(n.zeroed_time != 0 && (time_t)n.zeroed_time <= time(NULL));
+  // A stale temporary goes; the limit evicts the older entry.
+  snprintf(tmp, sizeof(tmp), "%s/01/.tmp-old", dir);
+  write_text(tmp, "partial");
+  struct timespec old[2] = {{1000, 0}, {1000, 0}};
+  CHECK(utimensat(AT_FDCWD, tmp, old, 0) == 0);
+  char pa[400];
+  path_of(dir, kKeyA, pa, sizeof(pa));
+  CHECK(utimensat(AT_FDCWD, pa, old, 0) == 0);
+  uint64_t evicted = 0, temporaries = 0;
+  CHECK_OK(mlcc_cache_cleanup(dir, 2000, &evicted, &temporaries));
+  CHECK_EQ_INT(evicted, 1);
+  CHECK_EQ_INT(temporaries, 1);
+  CHECK(access(pa, F_OK) != 0 && access(tmp, F_OK) != 0);
+  CHECK_OK(mlcc_cache_read_counters(dir, &n));
+  CHECK_EQ_INT(n.evictions, 1);
+  f = tmpfile();
+  if (f == NULL) return;
+  CHECK_OK(mlcc_cache_print_stats_tsv(dir, 2000, f));
+  slurp(f, out, sizeof(out));
+  fclose(f);
+  char want[1024];
+  snprintf(want, sizeof(want),
+           "stats_zeroed_timestamp\t%llu\nlocal_hits\t0\nremote_hits\t0\nmisses\t0\n"
+           "damaged\t0\nstores\t0\nevictions\t1\nremote_errors\t0\nremote_rejected\t0\n"
+           "remote_wait_ms\t0\nentries\t1\ncache_size_bytes\t%d\nmax_size_bytes\t2000\n"
+           "temporaries\t0\n",
+           (unsigned long long)n.zeroed_time, 56 + 32 + 1000);
+  CHECK_STREQ(out, want);
+}
+
+static void test_redact_and_credentials(void) {
+  char buf[200];
+  mlcc_remote_redact_url("http://alice:s3cret@127.0.0.1:8080/inst", buf, sizeof(buf));
+  CHECK_STREQ(buf, "http://127.0.0.1:8080/inst");
+  mlcc_remote_redact_url("https://tok@h/a@b", buf, sizeof(buf));  // '@' in the path stays
+  CHECK_STREQ(buf, "https://h/a@b");
+  mlcc_remote_redact_url("http://h:1/x", buf, sizeof(buf));
+  CHECK_STREQ(buf, "http://h:1/x");
+  mlcc_remote_redact_url("ftp://u:p@x", buf, sizeof(buf));
+  CHECK_STREQ(buf, "ftp://x");
+  mlcc_remote_cache_t* r = NULL;
+  mlcc_status_t s = mlcc_remote_cache_open("ftp://alice:s3cret@h/x", false, &r);
+  CHECK(s != NULL && strstr(mlcc_status_message(s), "s3cret") == NULL);
+  mlcc_status_free(s);
+#ifdef MLCC_HAVE_CURL
+  CHECK_OK(mlcc_remote_cache_open("http://al%40ice:p%3Aw@127.0.0.1:9/ci/", true, &r));
+  if (r != NULL) {
+    CHECK_STREQ(mlcc_remote_cache_url(r), "http://127.0.0.1:9/ci");
+    CHECK(mlcc_remote_cache_read_only(r) && !mlcc_remote_cache_disabled(r));
+    CHECK(mlcc_remote_cache_disabled_reason(r) == NULL);
+    mlcc_remote_cache_close(r);
+  }
+#endif
+}
+
+static void test_explain_diff(void) {
+  static const char base[] =
+      "node\tconv_1\nops\tConv+Relu\ntriple\tx86_64-linux-gnu\ncpu\tx86-64-v3\nfeatures\t\n"
+      "opt\t2\nslot\tinput 0\tfloat32\t[1,3,16,16]\nslot\tinput 1\tfloat32\t[8,3,3,3]\n"
+      "slot\toutput 0\tfloat32\t[1,8,16,16]\nattr\tpads\t00aa\nattr\tnode 1 alpha\t11bb\n"
+      "kernel_key\t" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"
+      "store_key\t" "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210\n";
+  char buf[1024];
+  mlcc_cache_explain_diff(NULL, base, buf, sizeof(buf));
+  CHECK_STREQ(buf, "no previous entry for this node");
+  mlcc_cache_explain_diff(base, base, buf, sizeof(buf));
+  CHECK_STREQ(buf, "previous entry for this node (mlcc_k_0123456789abcdef01234567) has the same "
+                   "key: the entry was removed (evicted, cleared or damaged)");
+  char cur[2048];
+  snprintf(cur, sizeof(cur), "%s", base);
+  char* p = strstr(cur, "[1,8,16,16]");
+  memcpy(p, "[1,8,32,32]", 11);
+  p = strstr(cur, "output 0\tfloat32");
+  memcpy(p + 9, "float16", 7);
+  p = strstr(cur, "x86-64-v3");
+  memcpy(p, "skylake\n\n\n", 9);  // "skylake" + an empty line
+  p = strstr(cur, "pads\t00aa");
+  memcpy(p + 5, "00ab", 4);
+  p = strstr(cur, "0123456789abcdef0123");  // kernel_key changes too (it always would)
+  p[0] = '9';
+  mlcc_cache_explain_diff(base, cur, buf, sizeof(buf));
+  CHECK_STREQ(buf, "previous entry for this node (mlcc_k_0123456789abcdef01234567): changed: "
+                   "shape (output 0 float32[1,8,16,16] -> float16[1,8,32,32]), dtype (output 0 "
+                   "float32 -> float16), attribute (pads), CPU (x86-64-v3 -> skylake)");
+  // Only the keys differ: codegen, then the codegen hash.
+  snprintf(cur, sizeof(cur), "%s", base);
+  p = strstr(cur, "kernel_key\t0");
+  p[11] = '9';
+  mlcc_cache_explain_diff(base, cur, buf, sizeof(buf));
+  CHECK(strstr(buf, "changed: codegen (the code generator's key") != NULL);
+  snprintf(cur, sizeof(cur), "%s", base);
+  p = strstr(cur, "store_key\tf");
+  p[10] = '0';
+  mlcc_cache_explain_diff(base, cur, buf, sizeof(buf));
+  CHECK(strstr(buf, "changed: codegen hash (another mlcc build") != NULL);
+  // Attributes added and removed; another op list.
+  snprintf(cur, sizeof(cur), "%s", base);
+  p = strstr(cur, "attr\tnode 1 alpha");
+  memcpy(p + 5, "node 1 gamma", 12);
+  p = strstr(cur, "Conv+Relu");
+  memcpy(p, "Conv+Tanh", 9);
+  mlcc_cache_explain_diff(base, cur, buf, sizeof(buf));
+  CHECK(strstr(buf, "changed: ops (Conv+Relu -> Conv+Tanh), attribute (node 1 gamma added, "
+                    "node 1 alpha removed)") != NULL);
+}
+
 int main(void) {
   snprintf(g_root, sizeof(g_root), "%s/mlcc-cache-test-XXXXXX",
            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -373,6 +698,12 @@ int main(void) {
   RUN(test_trim_and_clear);
   RUN(test_open_failure);
   RUN(test_action_result);
+  RUN(test_config);
+  RUN(test_special_files);
+  RUN(test_read_only);
+  RUN(test_zero_cleanup_tsv);
+  RUN(test_redact_and_credentials);
+  RUN(test_explain_diff);
   char cmd[400];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_root);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_root);

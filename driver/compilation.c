@@ -13,6 +13,7 @@
 
 #include "driver/archive.h"
 #include "driver/cache.h"
+#include "driver/cache_explain.h"
 #include "driver/cleanup.h"
 #include "driver/depfile.h"
 #include "driver/fsutil.h"
@@ -73,6 +74,7 @@ struct mlcc_compilation_t {
   bool use_cache;
   const char* cache_dir;          // arena
   uint64_t cache_max_size;
+  mlcc_cache_config_t cache_config;  // mlcc.conf + environment (driver/cache.h)
   const char* remote_url;         // NULL: no remote store
   bool remote_read_only;
   mlcc_cache_t* cache;            // the local store, opened on first use
@@ -447,6 +449,9 @@ static mlcc_status_t resolve_cache(mlcc_compilation_t* c) {
     if (c->cache_dir == NULL) return oom();
     c->use_cache = true;
   }
+  MLCC_RETURN_IF_ERROR(mlcc_cache_config_load(c->cache_dir, o->cache_max_size, c->diag,
+                                              &c->cache_config));
+  c->cache_max_size = c->cache_config.max_size;
   const char* url = o->remote_cache;
   if (url == NULL) {
     url = getenv("MLCC_REMOTE_CACHE");
@@ -454,10 +459,12 @@ static mlcc_status_t resolve_cache(mlcc_compilation_t* c) {
   }
   if (url != NULL) {
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
+      char shown[512];
+      mlcc_remote_redact_url(url, shown, sizeof(shown));  // never print credentials
       return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
                               "invalid remote cache URL '%s' (%s); expected "
                               "http://host:port[/instance]",
-                              url, o->remote_cache ? "--remote-cache" : "$MLCC_REMOTE_CACHE");
+                              shown, o->remote_cache ? "--remote-cache" : "$MLCC_REMOTE_CACHE");
     }
     c->remote_url = url;
     const char* ro = getenv("MLCC_REMOTE_CACHE_READONLY");
@@ -764,7 +771,10 @@ typedef struct kernel_work_t {
   mlcc_status_t status;
   kernel_origin_t origin;
   char note[512];     // -v: a damaged local entry / rejected remote entry
-  char explain[1024];  // -d explain-cache: why the lookups missed
+  bool rejected;      // the remote's content failed verification
+  char rejected_why[400];
+  char explain[2048];  // -d explain-cache: why the lookups missed
+  char label[160];     // -d explain-cache: "node 'NAME', Conv+Relu"
   char warning[512];  // a failed store or upload (printed once per kind)
 } kernel_work_t;
 
@@ -845,6 +855,8 @@ static bool fetch_cached(kernel_pool_t* pool, mlcc_remote_session_t* session, ke
   }
   append(w->explain, sizeof(w->explain), "; remote: %s", why);
   if (rr == MLCC_REMOTE_REJECTED) {
+    w->rejected = true;
+    snprintf(w->rejected_why, sizeof(w->rejected_why), "%s", why);
     snprintf(w->note, sizeof(w->note), "remote kernel cache: %s; rebuilding", why);
   } else if (rr == MLCC_REMOTE_ERROR && w->warning[0] == '\0') {
     snprintf(w->warning, sizeof(w->warning), "remote kernel cache: %s", why);
@@ -863,12 +875,40 @@ static void* kernel_worker(void* arg) {
     kernel_work_t* w = &pool->work[i];
     mlcc_status_t s = mlcc_ok_status();
     if (fetch_cached(pool, session, w, &s)) {
+      if (s == NULL && w->origin == KERNEL_HIT_REMOTE && pool->cache != NULL &&
+          !mlcc_cache_is_read_only(pool->cache)) {
+        // Copied into the local cache: record its key's components too, so
+        // that a later miss there is explained (cache_explain.h).
+        char rid[65];
+        char* rec = NULL;
+        mlcc_status_free(mlcc_cache_explain_describe(c->graph, w->kernel_index, &pool->cg, w->key,
+                                                     w->store_key, rid, &rec, NULL, 0));
+        if (rec != NULL) mlcc_cache_record_put(pool->cache, rid, rec);
+        free(rec);
+      }
       if (s != NULL) {
         w->status = s;
         atomic_store(&pool->failed, true);
       }
       print_status(pool, w);
       continue;
+    }
+    // A miss: the key's components, to explain it against the node's
+    // previous entry and to record them with the new one (cache_explain.h).
+    char record_id[65];
+    char* record = NULL;
+    if (pool->cache != NULL || c->options->explain_cache) {
+      mlcc_status_t rs = mlcc_cache_explain_describe(c->graph, w->kernel_index, &pool->cg, w->key,
+                                                     w->store_key, record_id, &record, w->label,
+                                                     sizeof(w->label));
+      mlcc_status_free(rs);  // best effort: no record, no comparison
+    }
+    if (record != NULL && c->options->explain_cache) {
+      char* previous = pool->cache ? mlcc_cache_record_get(pool->cache, record_id) : NULL;
+      char diff[1024];
+      mlcc_cache_explain_diff(previous, record, diff, sizeof(diff));
+      append(w->explain, sizeof(w->explain), "; %s", diff);
+      free(previous);
     }
     if (c->options->verbose) {
       // One fputs per line so concurrent workers do not interleave.
@@ -894,8 +934,11 @@ static void* kernel_worker(void* arg) {
         snprintf(w->warning, sizeof(w->warning), "cannot store in the kernel cache: %s",
                  mlcc_status_message(st));
         mlcc_status_free(st);
+      } else if (record != NULL) {
+        mlcc_cache_record_put(pool->cache, record_id, record);
       }
     }
+    free(record);
     if (s == NULL && session != NULL && !mlcc_remote_cache_read_only(pool->remote)) {
       mlcc_status_t st = mlcc_remote_cache_put(session, w->store_key, buf.data, buf.size);
       if (st != NULL) {
@@ -925,7 +968,7 @@ static void* kernel_worker(void* arg) {
 static mlcc_cache_t* local_cache(mlcc_compilation_t* c) {
   if (c->use_cache && !c->cache_opened) {
     c->cache_opened = true;
-    mlcc_status_t s = mlcc_cache_open(c->cache_dir, c->cache_max_size, &c->cache);
+    mlcc_status_t s = mlcc_cache_open_with(c->cache_dir, &c->cache_config, &c->cache);
     if (s != NULL) {
       fprintf(c->diag, "mlcc: warning: kernel cache disabled: %s\n", mlcc_status_message(s));
       mlcc_status_free(s);
@@ -937,7 +980,10 @@ static mlcc_cache_t* local_cache(mlcc_compilation_t* c) {
 static void open_caches(mlcc_compilation_t* c, kernel_pool_t* pool) {
   pool->cache = local_cache(c);
   if (c->remote_url != NULL) {
-    mlcc_status_t s = mlcc_remote_cache_open(c->remote_url, c->remote_read_only, &pool->remote);
+    mlcc_remote_options_t ro = {c->cache_config.remote_timeout_ms,
+                                c->cache_config.remote_budget_ms,
+                                c->cache_config.remote_max_errors, c->remote_read_only};
+    mlcc_status_t s = mlcc_remote_cache_open_with(c->remote_url, &ro, &pool->remote);
     if (s != NULL) {
       fprintf(c->diag, "mlcc: warning: remote kernel cache disabled: %s\n",
               mlcc_status_message(s));
@@ -946,7 +992,8 @@ static void open_caches(mlcc_compilation_t* c, kernel_pool_t* pool) {
   }
   if (c->options->verbose) {
     if (pool->cache != NULL) {
-      fprintf(c->diag, "mlcc: kernel cache: %s\n", mlcc_cache_dir(pool->cache));
+      fprintf(c->diag, "mlcc: kernel cache: %s%s\n", mlcc_cache_dir(pool->cache),
+              mlcc_cache_is_read_only(pool->cache) ? " (read-only)" : "");
     } else {
       fprintf(c->diag, "mlcc: kernel cache: off\n");
     }
@@ -960,14 +1007,20 @@ static void open_caches(mlcc_compilation_t* c, kernel_pool_t* pool) {
 // -v, -d explain-cache and warnings, in kernel order (deterministic under -j).
 static void report_kernels(mlcc_compilation_t* c, const kernel_pool_t* pool) {
   const mlcc_options_t* o = c->options;
-  bool warned_store = false, warned_remote = false;
+  // A remote that was switched off gets one warning saying why; its
+  // per-kernel errors are then only consequences.
+  const char* off = pool->remote ? mlcc_remote_cache_disabled_reason(pool->remote) : NULL;
+  bool warned_store = false, warned_remote = off != NULL;
+  uint32_t n_rejected = 0;
+  const char* first_rejected = NULL;
   for (uint32_t i = 0; i < pool->n_work; ++i) {
     const kernel_work_t* w = &pool->work[i];
     if (w->status != NULL) continue;
+    if (w->rejected && n_rejected++ == 0) first_rejected = w->rejected_why;
     if (w->note[0] && o->verbose) fprintf(c->diag, "mlcc: note: %s\n", w->note);
     if (o->explain_cache && w->origin == KERNEL_COMPILED) {
-      fprintf(c->diag, "mlcc: explain: %s (kernel %u): %s\n", w->symbol, w->kernel_index,
-              w->explain);
+      fprintf(c->diag, "mlcc: explain: kernel %u %s (%s): %s\n", w->kernel_index, w->symbol,
+              w->label[0] ? w->label : "?", w->explain);
     }
     if (o->verbose) {
       fprintf(c->diag, "mlcc: kernel %u %s: %s\n", w->kernel_index, w->symbol,
@@ -985,6 +1038,38 @@ static void report_kernels(mlcc_compilation_t* c, const kernel_pool_t* pool) {
       }
     }
   }
+  if (off != NULL) {
+    fprintf(c->diag, "mlcc: warning: remote kernel cache %s: %s; off for the rest of this run\n",
+            mlcc_remote_cache_url(pool->remote), off);
+  }
+  if (n_rejected != 0) {
+    // Content that failed verification is a poisoned or damaged store: say
+    // so without -v, once (the first reason names the URL).
+    fprintf(c->diag,
+            "mlcc: warning: remote kernel cache: %u downloaded kernel%s rejected and rebuilt "
+            "(first: %s)\n",
+            n_rejected, n_rejected == 1 ? " was" : "s were",
+            first_rejected);
+  }
+}
+
+// A kernel whose key an earlier kernel of the model has is not looked up
+// or compiled again; its node gets an explain record all the same, so that
+// a later change to it alone is explained (cache_explain.h).
+static void record_shared_kernels(mlcc_compilation_t* c, const kernel_pool_t* pool,
+                                  const uint32_t* shared) {
+  if (shared == NULL || pool->cache == NULL || mlcc_cache_is_read_only(pool->cache)) return;
+  for (uint32_t k = 0; k < c->graph->n_kernels; ++k) {
+    if (shared[k] == 0) continue;
+    const kernel_work_t* w = &pool->work[shared[k] - 1];
+    if (w->origin == KERNEL_HIT_LOCAL) continue;  // recorded when it was stored
+    char rid[65];
+    char* rec = NULL;
+    mlcc_status_free(mlcc_cache_explain_describe(c->graph, k, &pool->cg, w->key, w->store_key,
+                                                 rid, &rec, NULL, 0));
+    if (rec != NULL) mlcc_cache_record_put(pool->cache, rid, rec);
+    free(rec);
+  }
 }
 
 static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
@@ -993,6 +1078,9 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
   c->n_kernels_total = g->n_kernels;
   kernel_work_t* work = (kernel_work_t*)calloc(g->n_kernels ? g->n_kernels : 1, sizeof(*work));
   if (work == NULL) return oom();
+  // shared[k] = 1 + the work item of a kernel whose key kernel k shares
+  // (0: its own); only for explain records, so NULL on OOM is fine.
+  uint32_t* shared = (uint32_t*)calloc(g->n_kernels ? g->n_kernels : 1, sizeof(*shared));
   uint32_t n_work = 0;
   mlcc_status_t s = mlcc_ok_status();
   // Keys first (cheap, serial): dedupe in first-appearance order.
@@ -1001,7 +1089,10 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
     s = mlcc_codegen_kernel_key(g, k, &cg, key);
     if (s != NULL) break;
     bool seen = false;
-    for (uint32_t j = 0; j < n_work && !seen; ++j) seen = strcmp(work[j].key, key) == 0;
+    for (uint32_t j = 0; j < n_work && !seen; ++j) {
+      seen = strcmp(work[j].key, key) == 0;
+      if (seen && shared != NULL) shared[k] = j + 1;
+    }
     if (seen) continue;
     kernel_work_t* w = &work[n_work++];
     w->kernel_index = k;
@@ -1058,6 +1149,7 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
       s = mlcc_make_status(MLCC_STATUS_INTERNAL, "kernel workers stopped early");
     }
     if (s == NULL) report_kernels(c, &pool);
+    if (s == NULL) record_shared_kernels(c, &pool, shared);
     for (uint32_t i = 0; i < n_work && s == NULL; ++i) s = add_member(c, work[i].path);
     c->n_kernels_distinct = n_work;
     for (uint32_t i = 0; i < n_work; ++i) {
@@ -1065,9 +1157,15 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
       if (work[i].origin == KERNEL_HIT_LOCAL) c->n_cache_hits++;
       if (work[i].origin == KERNEL_HIT_REMOTE) c->n_remote_hits++;
     }
+    if (pool.remote != NULL && pool.cache != NULL) {
+      mlcc_remote_stats_t rs;
+      mlcc_remote_cache_stats(pool.remote, &rs);
+      mlcc_cache_count_remote(pool.cache, rs.errors, rs.rejected, rs.wait_ms);
+    }
     mlcc_remote_cache_close(pool.remote);  // the local store stays open for the entry
     pthread_mutex_destroy(&pool.status_mu);
   }
+  free(shared);
   free(work);
   return mlcc_status_annotate(s, "%s", c->input);
 }

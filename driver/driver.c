@@ -64,23 +64,66 @@ static void print_version(FILE* out) {
   mlcc_target_print_all(out);
 }
 
-// --cache-clear (before compiling) or --cache-stats (after): the local
-// kernel cache of --cache-dir / the environment (driver/cache.h).
-static mlcc_status_t cache_command(const mlcc_options_t* o, bool clear) {
-  uint64_t max_size = 0;
-  MLCC_RETURN_IF_ERROR(mlcc_cache_resolve_max_size(o->cache_max_size, &max_size));
+// The cache commands, in the order they run: --set-config, -z and
+// --cache-clear before compiling; --cleanup, --show-config, --cache-stats
+// and --print-stats after it. They act on the local kernel cache of
+// --cache-dir / the environment (driver/cache.h).
+typedef enum cache_phase_e { CACHE_BEFORE = 0, CACHE_AFTER } cache_phase_t;
+
+static bool has_cache_command(const mlcc_options_t* o, cache_phase_t phase) {
+  if (phase == CACHE_BEFORE) return o->n_set_config != 0 || o->zero_stats || o->cache_clear;
+  return o->cache_cleanup || o->show_config || o->cache_stats || o->print_stats;
+}
+
+static mlcc_status_t cache_command(const mlcc_options_t* o, cache_phase_t phase) {
+  if (!has_cache_command(o, phase)) return mlcc_ok_status();
   char* dir = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_cache_resolve_dir(o->cache_dir, &dir));
-  mlcc_status_t s;
-  if (clear) {
-    uint64_t removed = 0;
-    s = mlcc_cache_clear(dir, &removed);
-    if (s == NULL) {
-      printf("Cleared the kernel cache %s (%llu entr%s removed)\n", dir,
-             (unsigned long long)removed, removed == 1 ? "y" : "ies");
+  mlcc_status_t s = mlcc_ok_status();
+  if (phase == CACHE_BEFORE) {
+    for (uint32_t i = 0; i < o->n_set_config && s == NULL; ++i) {
+      s = mlcc_cache_config_set(dir, o->set_config[i], stdout);
+    }
+    if (s == NULL && o->zero_stats) {
+      s = mlcc_cache_zero_stats(dir);
+      if (s == NULL) printf("Statistics zeroed\n");
+    }
+    if (s == NULL && o->cache_clear) {
+      uint64_t removed = 0;
+      s = mlcc_cache_clear(dir, &removed);
+      if (s == NULL) {
+        printf("Cleared the kernel cache %s (%llu entr%s removed)\n", dir,
+               (unsigned long long)removed, removed == 1 ? "y" : "ies");
+      }
     }
   } else {
-    s = mlcc_cache_print_stats(dir, max_size, stdout);
+    mlcc_cache_config_t config;
+    s = mlcc_cache_config_load(dir, o->cache_max_size, stderr, &config);
+    if (s == NULL && o->cache_cleanup) {
+      uint64_t evicted = 0, temporaries = 0;
+      s = mlcc_cache_cleanup(dir, config.max_size, &evicted, &temporaries);
+      mlcc_cache_usage_t u;
+      if (s == NULL) s = mlcc_cache_scan(dir, &u);
+      if (s == NULL) {
+        char size[32], limit[32];
+        mlcc_cache_format_size(u.bytes, size, sizeof(size));
+        if (config.max_size != 0) {
+          mlcc_cache_format_size(config.max_size, limit, sizeof(limit));
+        } else {
+          snprintf(limit, sizeof(limit), "unlimited");
+        }
+        printf("Cleaned up the kernel cache %s: %llu entr%s evicted, %llu temporar%s removed; "
+               "%llu entr%s, %s / %s\n",
+               dir, (unsigned long long)evicted, evicted == 1 ? "y" : "ies",
+               (unsigned long long)temporaries, temporaries == 1 ? "y" : "ies",
+               (unsigned long long)u.entries, u.entries == 1 ? "y" : "ies", size, limit);
+      }
+    }
+    if (s == NULL && o->show_config) mlcc_cache_config_print(&config, dir, stdout);
+    if (s == NULL && o->cache_stats) s = mlcc_cache_print_stats(dir, config.max_size, stdout);
+    if (s == NULL && o->print_stats) {
+      s = mlcc_cache_print_stats_tsv(dir, config.max_size, stdout);
+    }
   }
   free(dir);
   if (fflush(stdout) != 0 && s == NULL) {
@@ -97,18 +140,16 @@ int mlcc_driver_main(int argc, char** argv) {
     return report_usage(s);
   }
   int code = 0;
-  if (options.cache_clear && !options.print_jobs_only) {
-    s = cache_command(&options, true);
+  if (!options.print_jobs_only) {
+    s = cache_command(&options, CACHE_BEFORE);
     if (s != NULL) {
       mlcc_options_deinit(&options);
       return report(s);
     }
   }
   if (mlcc_options_info_only(&options)) {
-    if (options.cache_stats) {
-      s = cache_command(&options, false);
-      if (s != NULL) code = report(s);
-    }
+    s = cache_command(&options, CACHE_AFTER);
+    if (s != NULL) code = report(s);
     if (options.help) mlcc_options_print_help(stdout);
     if (options.version || (options.verbose && options.input == NULL)) print_version(stdout);
     if (options.print_targets) mlcc_target_print_all(stdout);
@@ -128,8 +169,8 @@ int mlcc_driver_main(int argc, char** argv) {
   }
   mlcc_compilation_destroy(compilation);
   if (s != NULL) code = report(s);
-  if (s == NULL && options.cache_stats && !options.print_jobs_only) {
-    s = cache_command(&options, false);
+  if (s == NULL && !options.print_jobs_only) {
+    s = cache_command(&options, CACHE_AFTER);
     if (s != NULL) code = report(s);
   }
   mlcc_options_deinit(&options);

@@ -393,6 +393,18 @@ static mlcc_status_t apply(mlcc_options_t* o, mlcc_option_id_t id, const char* v
     case MLCC_OPT_NO_CACHE: o->no_cache = true; break;
     case MLCC_OPT_CACHE_STATS: o->cache_stats = true; break;
     case MLCC_OPT_CACHE_CLEAR: o->cache_clear = true; break;
+    case MLCC_OPT_PRINT_STATS: o->print_stats = true; break;
+    case MLCC_OPT_ZERO_STATS:
+    case MLCC_OPT_ZERO_STATS_LONG: o->zero_stats = true; break;
+    case MLCC_OPT_CLEANUP:
+    case MLCC_OPT_CACHE_TRIM: o->cache_cleanup = true; break;
+    case MLCC_OPT_SHOW_CONFIG: o->show_config = true; break;
+    case MLCC_OPT_SET_CONFIG:
+      if (o->n_set_config == MLCC_OPTIONS_MAX_SET_CONFIG) {
+        return usage("too many --set-config options in '%s'%s (at most 16)", arg, "");
+      }
+      o->set_config[o->n_set_config++] = value;  // validated by the driver (driver/cache.h)
+      break;
     case MLCC_OPT_CACHE_MAX_SIZE:
       if (*value == '\0') return usage("empty size in '%s'%s", arg, "");
       o->cache_max_size = value;  // validated by the driver (driver/cache.h)
@@ -522,7 +534,9 @@ void mlcc_options_deinit(mlcc_options_t* options) {
 bool mlcc_options_info_only(const mlcc_options_t* o) {
   // gcc: -v without an input prints the version.
   return o->help || o->version || o->print_targets || (o->verbose && o->input == NULL) ||
-         ((o->cache_stats || o->cache_clear) && o->input == NULL);
+         ((o->cache_stats || o->cache_clear || o->print_stats || o->zero_stats ||
+           o->cache_cleanup || o->show_config || o->n_set_config != 0) &&
+          o->input == NULL);
 }
 
 void mlcc_options_print_help(FILE* out) {

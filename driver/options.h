@@ -40,6 +40,8 @@ typedef enum mlcc_emit_kind_e {
 // "lib", "obj", ... (the --emit spelling).
 const char* mlcc_emit_kind_name(mlcc_emit_kind_t kind);
 
+#define MLCC_OPTIONS_MAX_SET_CONFIG 16
+
 typedef struct mlcc_options_t {
   mlcc_arena_t arena;             // owns input_shapes and their names
   const char* input;              // the model path (borrowed from argv); NULL if none
@@ -68,6 +70,11 @@ typedef struct mlcc_options_t {
   const char* remote_cache;       // --remote-cache; NULL = $MLCC_REMOTE_CACHE
   bool remote_cache_readonly;     // --remote-cache-readonly
   bool no_cache, cache_stats, cache_clear, explain_cache;
+  // Cache administration (driver/cache.h): --print-stats, -z, --cleanup,
+  // --show-config, and the --set-config assignments in command-line order.
+  bool print_stats, zero_stats, cache_cleanup, show_config;
+  const char* set_config[MLCC_OPTIONS_MAX_SET_CONFIG];
+  uint32_t n_set_config;
   bool print_jobs_only;           // -###
   bool verbose;                   // -v
   bool version, help, print_targets;
@@ -84,7 +91,8 @@ mlcc_status_t mlcc_options_parse(int argc, char** argv, mlcc_options_t* out_opti
 void mlcc_options_deinit(mlcc_options_t* options);
 
 // True if the options ask for no compilation (--version, --help,
-// --print-targets, --cache-stats/--cache-clear alone), so a missing input is fine.
+// --print-targets, cache commands such as --cache-stats alone), so a missing
+// input is fine.
 bool mlcc_options_info_only(const mlcc_options_t* options);
 
 // Parses one --input-value argument, NAME=V1,V2,... or NAME=@FILE (split at

@@ -191,6 +191,18 @@ static void test_info_and_cache_flags(void) {
   CHECK_OK(PARSE(&o, "--", "-weird.onnx"));
   CHECK_STREQ(o.input, "-weird.onnx");
   mlcc_options_deinit(&o);
+  // Cache administration: alone they need no input; --set-config repeats.
+  CHECK_OK(PARSE(&o, "-z", "--cleanup", "--print-stats", "--show-config", "--set-config",
+                 "max_size=1G", "--set-config=read_only=true"));
+  CHECK(o.zero_stats && o.cache_cleanup && o.print_stats && o.show_config);
+  CHECK_EQ_INT(o.n_set_config, 2);
+  CHECK_STREQ(o.set_config[0], "max_size=1G");
+  CHECK_STREQ(o.set_config[1], "read_only=true");
+  CHECK(mlcc_options_info_only(&o));
+  mlcc_options_deinit(&o);
+  CHECK_OK(PARSE(&o, "--zero-stats", "--cache-trim", "m.onnx"));
+  CHECK(o.zero_stats && o.cache_cleanup && !mlcc_options_info_only(&o));
+  mlcc_options_deinit(&o);
 }
 
 static void test_suggest(void) {

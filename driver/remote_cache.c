@@ -2,10 +2,12 @@
 // The remote kernel cache over HTTP (bazel-remote protocol): see remote_cache.h.
 #include "driver/remote_cache.h"
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/evp.h>
 
@@ -19,9 +21,16 @@
 enum { kMaxActionResult = 1 << 20 };
 
 struct mlcc_remote_cache_t {
-  char* url;  // without a trailing '/'
-  bool read_only;
+  char* url;       // without a trailing '/' and without userinfo: safe to print
+  char* user;      // from the URL's userinfo or $MLCC_REMOTE_CACHE_CREDENTIALS; NULL: none
+  char* password;  // (both percent-decoded); never printed
+  char* netrc;     // $MLCC_REMOTE_CACHE_NETRC; NULL: libcurl's default ~/.netrc
+  mlcc_remote_options_t options;
   atomic_bool disabled;
+  atomic_flag reason_set;
+  char reason[400];  // why the store was switched off (written once, before |disabled|)
+  atomic_uint_fast64_t errors, rejected, wait_ms, requests;
+  atomic_uint consecutive_errors;
 };
 
 struct mlcc_remote_session_t {
@@ -104,17 +113,82 @@ mlcc_status_t mlcc_remote_decode_action_result(const uint8_t* data, size_t size,
 // Store and sessions
 //===----------------------------------------------------------------------===//
 
+void mlcc_remote_redact_url(const char* url, char* buf, size_t buf_size) {
+  const char* auth = strstr(url, "://");
+  auth = auth != NULL ? auth + 3 : url;
+  size_t auth_len = strcspn(auth, "/?#");
+  const char* at = NULL;
+  for (const char* p = auth; p < auth + auth_len; ++p) {
+    if (*p == '@') at = p;
+  }
+  if (at == NULL) {
+    snprintf(buf, buf_size, "%s", url);
+  } else {
+    snprintf(buf, buf_size, "%.*s%s", (int)(auth - url), url, at + 1);
+  }
+}
+
+static int hex_value(char ch) {
+  if (ch >= '0' && ch <= '9') return ch - '0';
+  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+  return -1;
+}
+
+// A malloc'ed, percent-decoded copy of |n| bytes at |s|.
+static char* decode_part(const char* s, size_t n) {
+  char* d = (char*)malloc(n + 1);
+  if (d == NULL) return NULL;
+  size_t j = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (s[i] == '%' && i + 2 < n && hex_value(s[i + 1]) >= 0 && hex_value(s[i + 2]) >= 0) {
+      d[j++] = (char)(hex_value(s[i + 1]) << 4 | hex_value(s[i + 2]));
+      i += 2;
+    } else {
+      d[j++] = s[i];
+    }
+  }
+  d[j] = '\0';
+  return d;
+}
+
+// Splits "user:password" (|n| bytes) into the store's credentials.
+static bool set_credentials(mlcc_remote_cache_t* r, const char* s, size_t n, bool decode) {
+  const char* colon = memchr(s, ':', n);
+  size_t ul = colon ? (size_t)(colon - s) : n;
+  const char* pw = colon ? colon + 1 : "";
+  size_t pl = colon ? n - ul - 1 : 0;
+  if (decode) {
+    r->user = decode_part(s, ul);
+    r->password = decode_part(pw, pl);
+  } else {
+    r->user = strndup(s, ul);
+    r->password = strndup(pw, pl);
+  }
+  return r->user != NULL && r->password != NULL;
+}
+
 mlcc_status_t mlcc_remote_cache_open(const char* url, bool read_only,
                                      mlcc_remote_cache_t** out) {
+  mlcc_remote_options_t o = {MLCC_REMOTE_DEFAULT_TIMEOUT_MS, MLCC_REMOTE_DEFAULT_BUDGET_MS,
+                             MLCC_REMOTE_DEFAULT_MAX_ERRORS, read_only};
+  return mlcc_remote_cache_open_with(url, &o, out);
+}
+
+mlcc_status_t mlcc_remote_cache_open_with(const char* url, const mlcc_remote_options_t* options,
+                                          mlcc_remote_cache_t** out) {
   *out = NULL;
   if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
+    char shown[512];
+    mlcc_remote_redact_url(url, shown, sizeof(shown));
     return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
                             "invalid remote cache URL '%s'; expected http://host:port[/instance]",
-                            url);
+                            shown);
   }
 #ifndef MLCC_HAVE_CURL
+  (void)options;
   return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                          "this mlcc was built without libcurl: no remote cache ('%s')", url);
+                          "this mlcc was built without libcurl: no remote cache");
 #else
   static atomic_bool curl_ready;
   if (!atomic_load(&curl_ready)) {
@@ -125,17 +199,37 @@ mlcc_status_t mlcc_remote_cache_open(const char* url, bool read_only,
   }
   mlcc_remote_cache_t* r = (mlcc_remote_cache_t*)calloc(1, sizeof(*r));
   if (r == NULL) return oom();
-  size_t n = strlen(url);
-  while (n > 0 && url[n - 1] == '/') --n;
-  r->url = (char*)malloc(n + 1);
+  r->options = *options;
+  if (r->options.timeout_ms == 0) r->options.timeout_ms = MLCC_REMOTE_DEFAULT_TIMEOUT_MS;
+  if (r->options.max_errors == 0) r->options.max_errors = 1;
+  atomic_init(&r->disabled, false);
+  atomic_flag_clear(&r->reason_set);
+  // The userinfo leaves the URL here: it goes to libcurl as credentials and
+  // is never part of a printed URL.
+  const char* auth = strstr(url, "://") + 3;
+  size_t auth_len = strcspn(auth, "/?#");
+  const char* at = NULL;
+  for (const char* p = auth; p < auth + auth_len; ++p) {
+    if (*p == '@') at = p;
+  }
+  bool ok = true;
+  if (at != NULL) {
+    ok = set_credentials(r, auth, (size_t)(at - auth), true);
+  } else {
+    const char* env = getenv("MLCC_REMOTE_CACHE_CREDENTIALS");
+    if (env != NULL && env[0] != '\0') ok = set_credentials(r, env, strlen(env), false);
+  }
+  const char* netrc = getenv("MLCC_REMOTE_CACHE_NETRC");
+  if (ok && netrc != NULL && netrc[0] != '\0') ok = (r->netrc = strdup(netrc)) != NULL;
+  size_t cap = strlen(url) + 1;
+  r->url = ok ? (char*)malloc(cap) : NULL;
   if (r->url == NULL) {
-    free(r);
+    mlcc_remote_cache_close(r);
     return oom();
   }
-  memcpy(r->url, url, n);
-  r->url[n] = '\0';
-  r->read_only = read_only;
-  atomic_init(&r->disabled, false);
+  mlcc_remote_redact_url(url, r->url, cap);
+  size_t n = strlen(r->url);
+  while (n > 0 && r->url[n - 1] == '/') r->url[--n] = '\0';
   *out = r;
   return mlcc_ok_status();
 #endif
@@ -144,13 +238,44 @@ mlcc_status_t mlcc_remote_cache_open(const char* url, bool read_only,
 void mlcc_remote_cache_close(mlcc_remote_cache_t* remote) {
   if (remote == NULL) return;
   free(remote->url);
+  if (remote->password != NULL) memset(remote->password, 0, strlen(remote->password));
+  free(remote->user);
+  free(remote->password);
+  free(remote->netrc);
   free(remote);
 }
 
-bool mlcc_remote_cache_read_only(const mlcc_remote_cache_t* remote) { return remote->read_only; }
+bool mlcc_remote_cache_read_only(const mlcc_remote_cache_t* remote) {
+  return remote->options.read_only;
+}
 const char* mlcc_remote_cache_url(const mlcc_remote_cache_t* remote) { return remote->url; }
 bool mlcc_remote_cache_disabled(const mlcc_remote_cache_t* remote) {
   return atomic_load(&((mlcc_remote_cache_t*)remote)->disabled);
+}
+
+const char* mlcc_remote_cache_disabled_reason(const mlcc_remote_cache_t* remote) {
+  mlcc_remote_cache_t* r = (mlcc_remote_cache_t*)remote;
+  return atomic_load(&r->disabled) ? r->reason : NULL;
+}
+
+void mlcc_remote_cache_stats(const mlcc_remote_cache_t* remote, mlcc_remote_stats_t* out) {
+  mlcc_remote_cache_t* r = (mlcc_remote_cache_t*)remote;
+  out->requests = atomic_load(&r->requests);
+  out->errors = atomic_load(&r->errors);
+  out->rejected = atomic_load(&r->rejected);
+  out->wait_ms = atomic_load(&r->wait_ms);
+}
+
+// Switches the store off for the rest of the run; the first reason wins.
+static void disable(mlcc_remote_cache_t* r, const char* fmt, ...) MLCC_PRINTF(2, 3);
+static void disable(mlcc_remote_cache_t* r, const char* fmt, ...) {
+  if (!atomic_flag_test_and_set(&r->reason_set)) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+    va_end(ap);
+    atomic_store(&r->disabled, true);
+  }
 }
 
 mlcc_remote_session_t* mlcc_remote_session_create(mlcc_remote_cache_t* remote) {
@@ -203,14 +328,85 @@ static size_t on_body(char* ptr, size_t size, size_t nmemb, void* userdata) {
   return n;
 }
 
-// Common options of every request on a reset handle.
-static void setup(CURL* c, const char* url) {
+static uint64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+// Common options of every request on a reset handle. |timeout_ms| bounds
+// the connect and the whole transfer.
+static void setup(mlcc_remote_session_t* s, const char* url, long timeout_ms) {
+  CURL* c = s->curl;
+  mlcc_remote_cache_t* r = s->remote;
   curl_easy_reset(c);
   curl_easy_setopt(c, CURLOPT_URL, url);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM timeouts
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
   curl_easy_setopt(c, CURLOPT_USERAGENT, "mlcc");
+  if (r->user != NULL) {
+    curl_easy_setopt(c, CURLOPT_USERNAME, r->user);
+    curl_easy_setopt(c, CURLOPT_PASSWORD, r->password);
+  } else {
+    curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+    if (r->netrc != NULL) curl_easy_setopt(c, CURLOPT_NETRC_FILE, r->netrc);
+  }
+}
+
+// The time one request may take: the per-request timeout, cut to what is
+// left of the budget. 0 when the budget is spent (the store is then off).
+static long request_timeout(mlcc_remote_cache_t* r) {
+  long t = (long)r->options.timeout_ms;
+  if (r->options.budget_ms != 0) {
+    uint64_t spent = atomic_load(&r->wait_ms);
+    if (spent >= r->options.budget_ms) {
+      disable(r, "spent its time budget of %.1f s for this run", r->options.budget_ms / 1000.0);
+      return 0;
+    }
+    if ((uint64_t)t > r->options.budget_ms - spent) t = (long)(r->options.budget_ms - spent);
+  }
+  return t;
+}
+
+// Runs the prepared request, accounts its time, and classifies a transport
+// failure: a timeout or a connection failure switches the store off at once.
+static CURLcode perform(mlcc_remote_session_t* s, const char* url, long timeout_ms) {
+  mlcc_remote_cache_t* r = s->remote;
+  uint64_t t0 = now_ms();
+  CURLcode rc = curl_easy_perform(s->curl);
+  uint64_t spent = now_ms() - t0;
+  atomic_fetch_add(&r->requests, 1);
+  uint64_t total = atomic_fetch_add(&r->wait_ms, spent) + spent;
+  if (rc != CURLE_OK) {
+    atomic_fetch_add(&r->errors, 1);
+    bool budget = r->options.budget_ms != 0 && total >= r->options.budget_ms;
+    if (rc == CURLE_OPERATION_TIMEDOUT && budget && timeout_ms < (long)r->options.timeout_ms) {
+      disable(r, "spent its time budget of %.1f s for this run (%s)",
+              r->options.budget_ms / 1000.0, url);
+    } else if (rc == CURLE_OPERATION_TIMEDOUT) {
+      disable(r, "%s: timed out after %.1f s", url, timeout_ms / 1000.0);
+    } else {
+      disable(r, "%s: %s", url, curl_easy_strerror(rc));
+    }
+  } else if (r->options.budget_ms != 0 && total >= r->options.budget_ms) {
+    disable(r, "spent its time budget of %.1f s for this run", r->options.budget_ms / 1000.0);
+  }
+  return rc;
+}
+
+// Counts an HTTP-level answer: errors in a row switch the store off.
+static void http_outcome(mlcc_remote_cache_t* r, bool error, const char* url, long http) {
+  if (!error) {
+    atomic_store(&r->consecutive_errors, 0);
+    return;
+  }
+  atomic_fetch_add(&r->errors, 1);
+  unsigned run = atomic_fetch_add(&r->consecutive_errors, 1) + 1;
+  if (run >= r->options.max_errors) {
+    disable(r, "%u requests in a row failed (last: %s: HTTP status %ld%s)", run, url, http,
+            http == 401 || http == 403 ? "; check the credentials" : "");
+  }
 }
 
 // Drops the response body of PUTs (nginx answers with an HTML page).
@@ -233,10 +429,15 @@ static mlcc_remote_result_t get(mlcc_remote_session_t* s, const char* what, cons
   memset(body, 0, sizeof(*body));
   body->limit = limit;
   long http = 0;
-  setup(s->curl, url);
+  long timeout = request_timeout(s->remote);
+  if (timeout == 0) {  // |reason| may still be being written by another thread
+    snprintf(why, why_size, "the remote cache's time budget for this run is spent");
+    return MLCC_REMOTE_ERROR;
+  }
+  setup(s, url, timeout);
   curl_easy_setopt(s->curl, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(s->curl, CURLOPT_WRITEDATA, body);
-  CURLcode rc = curl_easy_perform(s->curl);
+  CURLcode rc = perform(s, url, timeout);
   curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &http);
   if (rc == CURLE_WRITE_ERROR && body->too_big) {
     snprintf(why, why_size, "%s %s is larger than %zu bytes", what, url, limit);
@@ -244,16 +445,15 @@ static mlcc_remote_result_t get(mlcc_remote_session_t* s, const char* what, cons
   }
   if (rc != CURLE_OK) {
     snprintf(why, why_size, "%s: %s", url, curl_easy_strerror(rc));
-    atomic_store(&s->remote->disabled, true);
     return MLCC_REMOTE_ERROR;
   }
+  http_outcome(s->remote, http != 200 && http != 404, url, http);
   if (http == 404) {
     snprintf(why, why_size, "no %s at %s", what, url);
     return MLCC_REMOTE_MISS;
   }
   if (http != 200) {
     snprintf(why, why_size, "%s: HTTP status %ld", url, http);
-    if (http >= 500) atomic_store(&s->remote->disabled, true);
     return MLCC_REMOTE_ERROR;
   }
   return MLCC_REMOTE_HIT;
@@ -286,7 +486,7 @@ mlcc_remote_result_t mlcc_remote_cache_get(mlcc_remote_session_t* session, const
 #else
   mlcc_remote_cache_t* r = session->remote;
   if (atomic_load(&r->disabled)) {
-    snprintf(why, why_size, "remote cache disabled after an earlier error");
+    snprintf(why, why_size, "remote cache off after an earlier error: %s", r->reason);
     return MLCC_REMOTE_ERROR;
   }
   if (!mlcc_cache_key_is_valid(key)) {
@@ -314,6 +514,7 @@ mlcc_remote_result_t mlcc_remote_cache_get(mlcc_remote_session_t* session, const
   }
   free(ac.data);
   free(ac_url);
+  if (res == MLCC_REMOTE_REJECTED) atomic_fetch_add(&r->rejected, 1);
   if (res != MLCC_REMOTE_HIT) return res;
 
   char* cas_url = make_url(r, "cas", hash);
@@ -343,6 +544,7 @@ mlcc_remote_result_t mlcc_remote_cache_get(mlcc_remote_session_t* session, const
   free(cas_url);
   if (res != MLCC_REMOTE_HIT) {
     free(blob.data);
+    if (res == MLCC_REMOTE_REJECTED) atomic_fetch_add(&r->rejected, 1);
     return res;
   }
   if (blob.data == NULL) blob.data = (uint8_t*)malloc(1);
@@ -362,9 +564,10 @@ mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* 
   return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "built without libcurl");
 #else
   mlcc_remote_cache_t* r = session->remote;
-  if (r->read_only) return mlcc_ok_status();
+  if (r->options.read_only) return mlcc_ok_status();
   if (atomic_load(&r->disabled)) {
-    return mlcc_make_status(MLCC_STATUS_IO, "remote cache disabled after an earlier error");
+    return mlcc_make_status(MLCC_STATUS_IO, "remote cache off after an earlier error: %s",
+                            r->reason);
   }
   if (!mlcc_cache_key_is_valid(key)) {
     return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "invalid cache key");
@@ -388,8 +591,14 @@ mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* 
     long http = 0;
     CURL* c = session->curl;
     CURLcode rc;
+    long timeout = request_timeout(r);
+    if (timeout == 0) {
+      s = mlcc_make_status(MLCC_STATUS_IO, "the remote cache's time budget for this run is spent");
+      free(url);
+      break;
+    }
     {
-      setup(c, url);
+      setup(session, url, timeout);
       struct curl_slist* headers = NULL;
       headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
       headers = curl_slist_append(headers, "Expect:");
@@ -398,16 +607,18 @@ mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* 
       curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)sizes[i]);
       curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
       curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-      rc = curl_easy_perform(c);
+      rc = perform(session, url, timeout);
       curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http);
       curl_slist_free_all(headers);
     }
     if (rc != CURLE_OK) {
-      atomic_store(&r->disabled, true);
       s = mlcc_make_status(MLCC_STATUS_IO, "cannot upload to %s: %s", url,
                            curl_easy_strerror(rc));
-    } else if (http < 200 || http > 299) {
-      s = mlcc_make_status(MLCC_STATUS_IO, "cannot upload to %s: HTTP status %ld", url, http);
+    } else {
+      http_outcome(r, http < 200 || http > 299, url, http);
+      if (http < 200 || http > 299) {
+        s = mlcc_make_status(MLCC_STATUS_IO, "cannot upload to %s: HTTP status %ld", url, http);
+      }
     }
     free(url);
   }

@@ -16,6 +16,19 @@
 // and the kernel is rebuilt. HTTP uses libcurl; without it (MLCC_HAVE_CURL
 // unset) opening fails with UNIMPLEMENTED.
 //
+// Deadlines: every request has a connect and transfer timeout
+// (mlcc_remote_options_t.timeout_ms, a few seconds by default) and all
+// requests of a run share a budget of waiting time. The store is switched
+// off for the rest of the run after the first timeout or connection
+// failure, after max_errors HTTP errors in a row, or when the budget is
+// spent; mlcc_remote_cache_disabled_reason then says why, in one line.
+//
+// Credentials: the userinfo of the URL (http://user:password@host/...),
+// else $MLCC_REMOTE_CACHE_CREDENTIALS ("user:password"), else a netrc file
+// ($MLCC_REMOTE_CACHE_NETRC, else libcurl's default ~/.netrc), sent as HTTP
+// Basic authentication. No URL this module prints or returns contains the
+// userinfo.
+//
 // Thread-safety: one mlcc_remote_cache_t is shared; each thread makes its own
 // session (one libcurl handle, kept-alive connections).
 #ifndef MLCC_DRIVER_REMOTE_CACHE_H_
@@ -37,8 +50,28 @@ typedef struct mlcc_remote_session_t mlcc_remote_session_t;
 // The output file name recorded in action results.
 #define MLCC_REMOTE_OUTPUT_PATH "kernel.o"
 
+#define MLCC_REMOTE_DEFAULT_TIMEOUT_MS 5000u
+#define MLCC_REMOTE_DEFAULT_BUDGET_MS 60000u
+#define MLCC_REMOTE_DEFAULT_MAX_ERRORS 3u
+
+typedef struct mlcc_remote_options_t {
+  uint32_t timeout_ms;   // per request, connect and whole transfer; 0 = the default
+  uint32_t budget_ms;    // total waiting per run (all threads); 0 = no budget
+  uint32_t max_errors;   // HTTP errors in a row that switch the store off (0 = 1)
+  bool read_only;        // never upload
+} mlcc_remote_options_t;
+
+// Copies |url| into |buf| without its userinfo ("http://u:p@h/x" ->
+// "http://h/x"), for messages. Always NUL-terminates.
+void mlcc_remote_redact_url(const char* url, char* buf, size_t buf_size);
+
+// As mlcc_remote_cache_open with every option.
+mlcc_status_t mlcc_remote_cache_open_with(const char* url, const mlcc_remote_options_t* options,
+                                          mlcc_remote_cache_t** out);
+
 // Opens the remote store at |url| ("http://host:port[/instance]" or https;
-// a trailing '/' is dropped). |read_only| never uploads. Call from one
+// a trailing '/' is dropped; userinfo becomes the credentials). |read_only|
+// never uploads; the deadlines are the defaults. Call from one
 // thread before any session exists (initializes libcurl). INVALID_ARGUMENT
 // naming the URL for another scheme; UNIMPLEMENTED when built without
 // libcurl. Caller owns |*out| (NULL on failure).
@@ -48,7 +81,7 @@ mlcc_status_t mlcc_remote_cache_open(const char* url, bool read_only,
 void mlcc_remote_cache_close(mlcc_remote_cache_t* remote);
 
 bool mlcc_remote_cache_read_only(const mlcc_remote_cache_t* remote);
-// The base URL (borrowed).
+// The base URL without userinfo (borrowed).
 const char* mlcc_remote_cache_url(const mlcc_remote_cache_t* remote);
 
 // A per-thread session; NULL on OOM. Destroy with mlcc_remote_session_destroy (NULL-safe).
@@ -59,7 +92,7 @@ typedef enum mlcc_remote_result_e {
   MLCC_REMOTE_HIT = 0,
   MLCC_REMOTE_MISS,      // 404 for the action result or its blob
   MLCC_REMOTE_REJECTED,  // something came back but failed verification
-  MLCC_REMOTE_ERROR,     // transport or server error (the store is then disabled)
+  MLCC_REMOTE_ERROR,     // transport or server error, or the store is off
 } mlcc_remote_result_t;
 
 // Fetches the kernel object for |key| (64 hex). |symbol| (may be NULL) must
@@ -74,8 +107,20 @@ mlcc_remote_result_t mlcc_remote_cache_get(mlcc_remote_session_t* session, const
 mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* key,
                                     const void* data, size_t size);
 
-// True once a transport error disabled the store for the rest of the run.
+// True once the store is off for the rest of the run (see Deadlines).
 bool mlcc_remote_cache_disabled(const mlcc_remote_cache_t* remote);
+// Why it is off (borrowed, one line without credentials), or NULL.
+const char* mlcc_remote_cache_disabled_reason(const mlcc_remote_cache_t* remote);
+
+typedef struct mlcc_remote_stats_t {
+  uint64_t requests;  // HTTP requests made
+  uint64_t errors;    // requests that failed: transport, timeout or HTTP error status
+  uint64_t rejected;  // downloads that failed verification
+  uint64_t wait_ms;   // time spent in requests, summed over threads
+} mlcc_remote_stats_t;
+
+// This run's counters so far (thread-safe).
+void mlcc_remote_cache_stats(const mlcc_remote_cache_t* remote, mlcc_remote_stats_t* out);
 
 // The serialized ActionResult pointing at a blob (|hash| 64 hex, |size|).
 // |*out| is malloc'ed. RESOURCE_EXHAUSTED on OOM.

@@ -10,3 +10,15 @@ foreach(case cold_warm weights_changed shape_changed concurrent killed damaged s
   set_tests_properties(cache.${case} PROPERTIES LABELS cache TIMEOUT 1800
     SKIP_RETURN_CODE 77)
 endforeach()
+
+# Cache administration (issue 12 item 5) and the cache/remote regressions of
+# issue 14 (items 2, 3, 4, 9, 10): admin_test.py, a few seconds each (its
+# HTTP servers are local Python threads with bounded waits).
+set(MLCC_CACHE_ADMIN_TEST ${CMAKE_CURRENT_LIST_DIR}/admin_test.py)
+foreach(case fifo remote_slow remote_errors credentials readonly rejected_warning config
+             zero_stats cleanup print_stats explain)
+  add_test(NAME cache.admin.${case}
+    COMMAND /usr/bin/python3 ${MLCC_CACHE_ADMIN_TEST} $<TARGET_FILE:mlcc> ${case})
+  set_tests_properties(cache.admin.${case} PROPERTIES LABELS cache TIMEOUT 300
+    SKIP_RETURN_CODE 77)
+endforeach()
