@@ -239,7 +239,10 @@ function(add_ml_model name model)
     MLCC_MODEL "${model_abs}" MLCC_ALIASES "${aliases}" MLCC_COMMAND "${mlcc}")
   foreach(a IN LISTS aliases)
     set(dir "${CMAKE_CURRENT_BINARY_DIR}/mlcc/${name}/${a}")
+    set(lib "${dir}/lib${name}.a")
     set(hdr "${dir}/${name}.h")
+    set(desc "${dir}/${name}.json")
+    set(stamp "${dir}/${name}.stamp")
     set(flags "--name=${name}" "--target=${spec_${a}}")
     if(DEFINED cpu_${a})
       list(APPEND flags "-mcpu=${cpu_${a}}")
@@ -249,60 +252,47 @@ function(add_ml_model name model)
     endif()
     list(APPEND flags ${common})
     file(MAKE_DIRECTORY "${dir}")
+    # One mlcc run per variant writes the library, its header and its JSON
+    # description together (every variant alike, archived by mlcc, so a
+    # bundle's bytes do not depend on the toolchain that configured the
+    # build). mlcc keeps an output whose bytes did not change, mtime and all;
+    # the stamp records that the run happened. With Ninja the files are
+    # byproducts (CMake gives the rule restat, so nothing downstream of an
+    # unchanged file reruns); Make sees only the stamp and compares the
+    # files' own mtimes. The depfile names the stamp (_mlcc_stamp.cmake).
+    set(byproducts "")
+    if(CMAKE_GENERATOR MATCHES "Ninja")
+      set(byproducts BYPRODUCTS "${lib}" "${hdr}" "${desc}")
+    endif()
+    add_custom_command(
+      OUTPUT "${stamp}"
+      ${byproducts}
+      COMMAND ${mlcc} "${model_abs}" -o "${lib}" ${flags} "--describe=${desc}"
+              -MD -MF "${dir}/${name}.d"
+      COMMAND "${CMAKE_COMMAND}" "-DDEPFILE=${dir}/${name}.d" "-DSTAMP=${stamp}"
+              -P "${_MLCC_MODULE_DIR}/_mlcc_stamp.cmake"
+      DEPENDS ${depends}
+      DEPFILE "${dir}/${name}.d"
+      COMMENT "mlcc ${model_file} -> lib${name}.a (${a})"
+      VERBATIM COMMAND_EXPAND_LISTS)
+    set(owner mlcc_gen_${name}_${a})
+    add_custom_target(${owner} ${all_flag} DEPENDS "${stamp}")
+    add_library(${name}_${a} STATIC IMPORTED GLOBAL)
+    set_target_properties(${name}_${a} PROPERTIES
+      IMPORTED_LOCATION "${lib}"
+      INTERFACE_INCLUDE_DIRECTORIES "${dir}")
+    if(UNIX)
+      set_target_properties(${name}_${a} PROPERTIES INTERFACE_LINK_LIBRARIES m)
+    endif()
+    add_dependencies(${name}_${a} ${owner})
     if(a STREQUAL current)
-      # The toolchain's own variant: a normal STATIC library archived by the
-      # toolchain from mlcc's single relocatable object.
-      set(obj "${dir}/${name}.o")
-      add_custom_command(
-        OUTPUT "${obj}" "${hdr}"
-        COMMAND ${mlcc} "${model_abs}" -c -o "${obj}" ${flags} -MD -MF "${dir}/${name}.d"
-        COMMAND ${mlcc} "${model_abs}" --emit=header -o "${hdr}" ${flags}
-        DEPENDS ${depends}
-        DEPFILE "${dir}/${name}.d"
-        COMMENT "mlcc ${model_file} -> ${name} (${a})"
-        VERBATIM COMMAND_EXPAND_LISTS)
-      add_library(${name} STATIC "${obj}" "${hdr}")
-      set_source_files_properties("${obj}" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
-      get_property(langs GLOBAL PROPERTY ENABLED_LANGUAGES)
-      if("C" IN_LIST langs)
-        set_target_properties(${name} PROPERTIES LINKER_LANGUAGE C)
-      elseif("CXX" IN_LIST langs)
-        set_target_properties(${name} PROPERTIES LINKER_LANGUAGE CXX)
-      endif()
-      target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${dir}>")
-      if(UNIX)
-        target_link_libraries(${name} PUBLIC m)
-      endif()
-      if(ARG_EXCLUDE_FROM_ALL)
-        set_target_properties(${name} PROPERTIES EXCLUDE_FROM_ALL TRUE)
-      endif()
-      add_library(${name}_${a} ALIAS ${name})
-      set(lib "$<TARGET_FILE:${name}>")
-      set(owner ${name})
-    else()
-      set(lib "${dir}/lib${name}.a")
-      add_custom_command(
-        OUTPUT "${lib}" "${hdr}"
-        COMMAND ${mlcc} "${model_abs}" -o "${lib}" ${flags} -MD -MF "${dir}/${name}.d"
-        DEPENDS ${depends}
-        DEPFILE "${dir}/${name}.d"
-        COMMENT "mlcc ${model_file} -> lib${name}.a (${a})"
-        VERBATIM COMMAND_EXPAND_LISTS)
-      set(owner mlcc_gen_${name}_${a})
-      add_custom_target(${owner} ${all_flag} DEPENDS "${lib}" "${hdr}")
-      add_library(${name}_${a} STATIC IMPORTED GLOBAL)
-      set_target_properties(${name}_${a} PROPERTIES
-        IMPORTED_LOCATION "${lib}"
-        INTERFACE_INCLUDE_DIRECTORIES "${dir}")
-      if(UNIX)
-        set_target_properties(${name}_${a} PROPERTIES INTERFACE_LINK_LIBRARIES m)
-      endif()
-      add_dependencies(${name}_${a} ${owner})
+      # The toolchain's own variant, linked as target_link_libraries(app <name>).
+      add_library(${name} ALIAS ${name}_${a})
     endif()
     add_dependencies(${name}_all ${owner})
     set_target_properties(${name}_all PROPERTIES
-      MLCC_LIB_${a} "${lib}" MLCC_HEADER_${a} "${hdr}" MLCC_OWNER_${a} ${owner}
-      MLCC_FLAGS_${a} "${flags}")
+      MLCC_LIB_${a} "${lib}" MLCC_HEADER_${a} "${hdr}" MLCC_DESCRIPTION_${a} "${desc}"
+      MLCC_OWNER_${a} ${owner} MLCC_FLAGS_${a} "${flags}")
   endforeach()
 endfunction()
 
@@ -361,13 +351,13 @@ function(ml_model_bundle bundle)
         message(FATAL_ERROR "ml_model_bundle(${bundle}): model '${m}' was not added with "
           "target ${a} (it has: ${have})")
       endif()
-      foreach(p LIB HEADER FLAGS OWNER)
+      foreach(p LIB HEADER DESCRIPTION OWNER)
         get_target_property(v_${p} ${m}_all MLCC_${p}_${a})
       endforeach()
       string(APPEND spec "set(BUNDLE_${m}_${a}_LIB [==[${v_LIB}]==])\n")
       string(APPEND spec "set(BUNDLE_${m}_${a}_HEADER [==[${v_HEADER}]==])\n")
-      string(APPEND spec "set(BUNDLE_${m}_${a}_FLAGS [==[${v_FLAGS}]==])\n")
-      list(APPEND depends "${v_LIB}" "${v_HEADER}")
+      string(APPEND spec "set(BUNDLE_${m}_${a}_DESCRIPTION [==[${v_DESCRIPTION}]==])\n")
+      list(APPEND depends "${v_LIB}" "${v_HEADER}" "${v_DESCRIPTION}")
       list(APPEND owners ${v_OWNER})
     endforeach()
   endforeach()

@@ -10,6 +10,8 @@
 #   cmake.install        cmake --install to a scratch prefix + find_package(mlcc)
 #   cmake.example        examples/detector: all three targets in one build, same top boxes
 #   cmake.errors         wrong add_ml_model()/ml_model_bundle() calls fail at configure time
+#   cmake.bundle.identity  the fleet bundle from a host and an aarch64-toolchain configuration:
+#                        libraries, headers, manifest and tarball byte-identical
 set(MLCC_DRIVER_TARGETS_TEST ${CMAKE_CURRENT_LIST_DIR}/driver_targets_test.py)
 foreach(case print_targets jobs bad_target depfile)
   add_test(NAME driver.targets.${case}
@@ -20,9 +22,10 @@ endforeach()
 set(MLCC_CONSUMER_TEST ${MLCC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/consumer_test.py
   --mlcc $<TARGET_FILE:mlcc> --source ${PROJECT_SOURCE_DIR} --build ${PROJECT_BINARY_DIR})
 foreach(case native-ninja native-make toolchain-x86_64 toolchain-aarch64 toolchain-riscv64
-             install example errors)
+             install example errors bundle-identity)
   string(REPLACE "native-" "consumer." name ${case})
   string(REPLACE "toolchain-" "toolchain." name ${name})
+  string(REPLACE "bundle-" "bundle." name ${name})
   add_test(NAME cmake.${name} COMMAND ${MLCC_CONSUMER_TEST} ${case})
   set(labels cmake)
   if(case MATCHES "aarch64|riscv64|install|example")
