@@ -19,8 +19,10 @@ CASE is one of:
                               consumer with find_package(mlcc) via CMAKE_PREFIX_PATH, natively
                               and with the aarch64 toolchain file
   errors                      wrong add_ml_model()/ml_model_bundle() calls fail at configure time
-  bundle-identity             the fleet bundle from CMake for the host and with the aarch64
-                              toolchain file: libraries, headers, manifest and tarball identical
+  bundle-identity             the fleet bundle from CMake for the host, with the aarch64
+                              toolchain file, and from bazel/fleet_bundle.py (ml_model_fleet's
+                              bundler) on the same variants: libraries, headers, manifest and
+                              tarball identical
   example                     examples/detector built once: the detector for x86, aarch64 and
                               riscv, each app run (natively / under qemu), same top boxes
 
@@ -435,12 +437,27 @@ def case_bundle_identity(work):
             check(k == [0, 0, 0], "%s: every variant from the shared cache (%s)" % (config, k))
         check_bundle(bld, src, "x86" if config == "host" else "aarch64")
         results[config] = (bundle_files(bld), sha256(os.path.join(bld, "fleet.tar.gz")))
-    (fa, ta), (fb, tb) = results["host"], results["aarch64-toolchain"]
-    check(sorted(fa) == sorted(fb), "the same files: %s" % ", ".join(sorted(fa)))
-    for p in sorted(fa):
-        check(fa[p] == fb[p], "%s: byte-identical" % p)
-    print("  tarball sha256: host %s / aarch64 toolchain %s" % (ta, tb))
-    check(ta == tb, "fleet.tar.gz: byte-identical")
+    # Bazel's bundler (ml_model_fleet's action) on the host build's variants.
+    py = os.path.join(work, "bazel-bundler")
+    os.mkdir(py)
+    cmd = [sys.executable, os.path.join(ARGS.source, "bazel", "fleet_bundle.py"),
+           "--mlcc", ARGS.mlcc, "--out-dir", os.path.join(py, "fleet"),
+           "--tarball", os.path.join(py, "fleet.tar.gz"), "--symbol", "tiny",
+           "--model", os.path.join(src, "tiny.onnx")]
+    for a in ("riscv", "x86", "aarch64"):   # any order: the bundler sorts by alias
+        v = os.path.join(work, "build-host", "mlcc", "tiny", a)
+        cmd += ["--member", ",".join([a] + [os.path.join(v, f) for f in
+                                             ("libtiny.a", "tiny.h", "tiny.json")])]
+    sh(cmd)
+    results["bazel-bundler"] = (bundle_files(py), sha256(os.path.join(py, "fleet.tar.gz")))
+    fa, ta = results["host"]
+    for config in ("aarch64-toolchain", "bazel-bundler"):
+        fb, tb = results[config]
+        check(sorted(fa) == sorted(fb), "%s: the same files: %s" % (config, ", ".join(sorted(fa))))
+        for p in sorted(fa):
+            check(fa[p] == fb[p], "%s: %s byte-identical to the host build's" % (config, p))
+        print("  tarball sha256: host %s / %s %s" % (ta, config, tb))
+        check(ta == tb, "%s: fleet.tar.gz byte-identical to the host build's" % config)
 
 
 def case_install(work):
