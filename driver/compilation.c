@@ -1150,18 +1150,9 @@ static mlcc_status_t run_archive(mlcc_compilation_t* c) {
 }
 
 static mlcc_status_t run_header(mlcc_compilation_t* c) {
-  char sha[65];
-  // The importer hashed the bytes it decoded; re-read only if it did not.
-  mlcc_status_t s = mlcc_ok_status();
-  if (strlen(c->model_sha256) == 64) {
-    memcpy(sha, c->model_sha256, sizeof(sha));
-  } else {
-    s = mlcc_fs_sha256_file(c->input, sha);
-  }
+  // No model hash in the header: weights that change leave its bytes alone.
   char* text = NULL;
-  if (s == NULL) {
-    s = mlcc_header_render(c->graph, c->name, mlcc_fs_basename(c->input), sha, &text);
-  }
+  mlcc_status_t s = mlcc_header_render(c->graph, c->name, mlcc_fs_basename(c->input), NULL, &text);
   if (s == NULL && c->options->profile) s = mlcc_header_add_profile(c->name, &text);
   if (s != NULL) {
     free(text);
