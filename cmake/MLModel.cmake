@@ -28,24 +28,30 @@ add_ml_model
 (``<name>_run``, ``<NAME>_WORKSPACE_SIZE``, header ``<name>.h``); it must be a
 C identifier. A relative ``<model.onnx>`` is relative to the current source
 directory. For every entry of ``TARGETS`` one ``add_custom_command`` runs
-``mlcc ... -MD -MF <depfile>``, so the model, its external data files and mlcc
-itself are dependencies: edit any of them and only the libraries built from
-them are rebuilt; touch nothing and the build does nothing.
+``mlcc ... -o lib<name>.a --describe=<name>.json -MD -MF <depfile>`` once, which
+writes the library, ``<name>.h`` and the JSON description (docs/bundle.md)
+together, through the kernel cache. The model, its external data files and
+mlcc itself are dependencies: edit any of them and only the libraries built
+from them are rebuilt; touch nothing and the build does nothing. mlcc leaves
+an output whose bytes did not change untouched (same mtime): the rule's
+output is a stamp, the files are Ninja ``BYPRODUCTS`` (CMake gives the rule
+``restat``), so ``touch model.onnx`` or new weights relink at most the
+library's users and recompile no C file that includes the header.
 
 Targets created:
 
-``<name>``
-  the variant for the processor of the current toolchain
-  (``CMAKE_SYSTEM_PROCESSOR``: x86_64 -> x86, aarch64 -> aarch64,
-  riscv64 -> riscv): a normal STATIC library archived by the toolchain's
-  ``ar`` from mlcc's relocatable object (``mlcc -c``). Link it with
-  ``target_link_libraries(app PRIVATE <name>)``: it carries the include
-  directory of ``<name>.h`` and ``-lm``. Only created when that target is in
-  ``TARGETS``; ``<name>_<alias>`` is an ALIAS of it.
 ``<name>_<alias>``
-  every other variant, as an IMPORTED STATIC library (``lib<name>.a`` written
-  by mlcc) with its include directory, built by its own custom target (one
-  owning target per output, so parallel Make never races).
+  every variant, as an IMPORTED STATIC GLOBAL library (``lib<name>.a``
+  written and archived by mlcc) with its include directory and ``-lm``,
+  built by its own custom target (one owning target per output, so parallel
+  Make never races).
+``<name>``
+  an ALIAS of the variant for the processor of the current toolchain
+  (``CMAKE_SYSTEM_PROCESSOR``: x86_64 -> x86, aarch64 -> aarch64,
+  riscv64 -> riscv). Link it with ``target_link_libraries(app PRIVATE
+  <name>)``. Only created when that target is in ``TARGETS``. Every variant
+  is made the same way, so the bundle's bytes do not depend on the toolchain
+  that configured the build.
 ``<name>_all``
   builds every variant of the model.
 
@@ -74,14 +80,18 @@ A custom target ``<bundle>`` that lays out, under
   <triple>/include/<name>.h
 
 and packs that folder as ``<bundle>.tar.gz`` (default, in the current binary
-directory). ``manifest.json`` records per model its file name and sha256, and
-per target the triple, CPU, features, the workspace size and alignment, and the
-sha256 of the library and header, plus the mlcc and LLVM versions. The tarball
-is byte-identical when rebuilt from the same inputs (sorted names, mtime 0,
-owner and group 0, fixed modes, gzip without a timestamp; needs GNU tar and
-gzip). ``TARGETS`` defaults to the targets of the first model; every model
-must have been added with all of them. ``ALL`` adds the bundle to the default
-build.
+directory). ``manifest.json`` (format 1, docs/bundle.md) records per model its
+name, file name, sha256 and size; per target the alias, triple, CPU, features,
+opt level, code-changing options, entry ABI, workspace size and alignment,
+stack size, input/output signature and the sha256 of the library and header
+(copied from mlcc's ``--describe`` files); and mlcc's version, commit,
+codegen hash and LLVM version. The tarball is byte-identical when rebuilt
+from the same inputs (sorted names, mtime 0, owner and group 0, fixed modes,
+gzip without a timestamp; needs GNU tar and gzip), whatever toolchain
+configured the build, and equal to Bazel's ``ml_model_fleet`` of the same
+model and targets. ``TARGETS`` defaults to the targets of the first model;
+every model must have been added with all of them. ``ALL`` adds the bundle
+to the default build.
 #]=======================================================================]
 
 cmake_minimum_required(VERSION 3.20)
