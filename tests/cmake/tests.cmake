@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Tests of cross targets, depfiles and the CMake rules (cmake/MLModel.cmake).
 # Included from tests/CMakeLists.txt.
-#   driver.targets.*     --print-targets, -### per target, bad --target, depfile text
+#   driver.targets.*     --print-targets, -### per target, bad --target, depfile text, -c and
+#                        libraries through the kernel cache, --describe
 #   cmake.consumer.*     tests/cmake/consumer with Ninja / Unix Makefiles: build, ctest,
 #                        no-op rebuild, touch model/external data -> mlcc once per target,
 #                        reproducible fleet bundle
@@ -13,7 +14,7 @@
 #   cmake.bundle.identity  the fleet bundle from a host and an aarch64-toolchain configuration:
 #                        libraries, headers, manifest and tarball byte-identical
 set(MLCC_DRIVER_TARGETS_TEST ${CMAKE_CURRENT_LIST_DIR}/driver_targets_test.py)
-foreach(case print_targets jobs bad_target depfile)
+foreach(case print_targets jobs bad_target depfile outputs_cache describe)
   add_test(NAME driver.targets.${case}
     COMMAND ${MLCC_PYTHON} ${MLCC_DRIVER_TARGETS_TEST} $<TARGET_FILE:mlcc> ${case})
   set_tests_properties(driver.targets.${case} PROPERTIES LABELS driver TIMEOUT 300)
