@@ -1160,13 +1160,9 @@ static mlcc_status_t run_header(mlcc_compilation_t* c) {
   }
   bool beside = uses_kernel_objects(c->options->emit);
   const char* path = beside ? c->header_path : c->output;
-  s = mlcc_fs_sha256_buffer(text, strlen(text), c->header_sha256);
-  if (s != NULL) {
-    // (only on OOM)
-  } else if (beside) {
-    s = stage(c, path, text, strlen(text));
-  } else {
-    s = emit_output(c, text, strlen(text));
+  s = mlcc_fs_sha256_buffer(text, strlen(text), c->header_sha256);  // for --describe
+  if (s == NULL) {
+    s = beside ? stage(c, path, text, strlen(text)) : emit_output(c, text, strlen(text));
   }
   free(text);
   return s;
