@@ -53,7 +53,9 @@ struct mlcc_compilation_t {
   const char* out_dir;            // where temporaries go
   const char* ar_tool;
   const char* ld_tool;            // OBJ: joins the objects (ld -r)
+  bool obj_whole;                 // OBJ without a linker: one module, no kernel cache
   char header_sha256[65];         // of NAME.h as written ("" before)
+  char whole_sha256[65];          // of a whole-module output (obj_whole), for --describe
   mlcc_target_t target;
   mlcc_pass_id_t passes[kMaxPasses];
   uint32_t n_passes;
@@ -120,6 +122,12 @@ static const char* arena_adopt(mlcc_arena_t* arena, char* s) {
 // a library, or one relocatable object joined by the linker.
 static bool uses_kernel_objects(mlcc_emit_kind_t kind) {
   return kind == MLCC_EMIT_LIB || kind == MLCC_EMIT_OBJ;
+}
+
+// The kernel pipeline (separate objects through the cache) for this run:
+// every library, and -c unless no linker was found to join the objects.
+static bool kernel_pipeline(const mlcc_compilation_t* c) {
+  return uses_kernel_objects(c->options->emit) && !c->obj_whole;
 }
 
 static bool emits_objects(mlcc_emit_kind_t kind) {
@@ -366,14 +374,25 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
       push(&b, c->output);
       MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_EMIT_GRAPH, false, b.argv));
       break;
+    case MLCC_EMIT_OBJ:
     case MLCC_EMIT_LL:
     case MLCC_EMIT_ASM:
+      // -c is one whole module only without a linker (mlcc_compilation_create).
+      if (o->emit == MLCC_EMIT_OBJ && !c->obj_whole) goto kernel_objects;
       push_cc1(&b, "codegen");
       push(&b, arena_printf(&c->arena, "--emit=%s", mlcc_emit_kind_name(o->emit)));
       push_target(c, &b);
       push(&b, "-o");
       push(&b, c->output);
       MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_CODEGEN_WHOLE, false, b.argv));
+      if (o->emit == MLCC_EMIT_OBJ && c->header_path != NULL) {
+        push_cc1(&b, "header");
+        push(&b, arena_printf(&c->arena, "--name=%s", c->name));
+        push(&b, c->input);
+        push(&b, "-o");
+        push(&b, c->header_path);
+        MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_HEADER, false, b.argv));
+      }
       break;
     case MLCC_EMIT_HEADER:
       push_cc1(&b, "header");
@@ -383,8 +402,8 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
       push(&b, c->output);
       MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_HEADER, false, b.argv));
       break;
-    case MLCC_EMIT_OBJ:
-    case MLCC_EMIT_LIB: {
+    case MLCC_EMIT_LIB:
+    kernel_objects: {
       char file[300];
       const char* kernels_pattern = temp_file(c, tmpdir, "mlcc_k_*.o");
       snprintf(file, sizeof(file), "%s_weights.o", c->name);
@@ -456,7 +475,7 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
 static mlcc_status_t resolve_cache(mlcc_compilation_t* c) {
   const mlcc_options_t* o = c->options;
   MLCC_RETURN_IF_ERROR(mlcc_cache_resolve_max_size(o->cache_max_size, &c->cache_max_size));
-  if (o->no_cache || !uses_kernel_objects(o->emit)) return mlcc_ok_status();
+  if (o->no_cache || !kernel_pipeline(c)) return mlcc_ok_status();
   char* dir = NULL;
   mlcc_status_t s = mlcc_cache_resolve_dir(o->cache_dir, &dir);
   if (s != NULL && mlcc_status_code(s) == MLCC_STATUS_INVALID_ARGUMENT) return s;
@@ -509,6 +528,17 @@ mlcc_status_t mlcc_compilation_create(const mlcc_options_t* options, FILE* diag,
   c->ar_tool = arena_adopt(&c->arena, mlcc_archive_tool());
   c->ld_tool = arena_adopt(&c->arena, mlcc_link_tool());
   if (c->ar_tool == NULL || c->ld_tool == NULL) return oom();
+  const char* ld_env = getenv("MLCC_LD");
+  bool ld_given = ld_env != NULL && ld_env[0] != '\0';
+  if (options->emit == MLCC_EMIT_OBJ && !ld_given && strchr(c->ld_tool, '/') == NULL) {
+    // No ld.lld in $PATH and no $MLCC_LD: -c still works, as one module
+    // compiled whole, without the kernel cache (install lld-16 for it).
+    c->obj_whole = true;
+    if (options->verbose) {
+      fprintf(diag, "mlcc: note: no linker to join the kernel objects (ld.lld-16, ld.lld or "
+                    "$MLCC_LD): -c compiles the whole model without the kernel cache\n");
+    }
+  }
   return resolve_cache(c);
 }
 
@@ -696,6 +726,7 @@ static mlcc_status_t run_codegen_whole(mlcc_compilation_t* c) {
   // -S/--emit=ll|asm compile every kernel into one module, without the cache.
   c->n_kernels_total = c->n_kernels_distinct = c->n_kernels_compiled = c->graph->n_kernels;
   s = mlcc_status_annotate(s, "%s", c->input);
+  if (s == NULL) s = mlcc_fs_sha256_buffer(buf.data, buf.size, c->whole_sha256);
   if (s == NULL) s = emit_output(c, buf.data, buf.size);
   mlcc_buffer_deinit(&buf);
   return s;
@@ -1158,7 +1189,7 @@ static mlcc_status_t run_header(mlcc_compilation_t* c) {
     free(text);
     return mlcc_status_annotate(s, "%s", c->input);
   }
-  bool beside = uses_kernel_objects(c->options->emit);
+  bool beside = uses_kernel_objects(c->options->emit);  // NAME.h beside the lib / object
   const char* path = beside ? c->header_path : c->output;
   s = mlcc_fs_sha256_buffer(text, strlen(text), c->header_sha256);  // for --describe
   if (s == NULL) {
@@ -1173,7 +1204,11 @@ static mlcc_status_t run_header(mlcc_compilation_t* c) {
 static mlcc_status_t run_describe(mlcc_compilation_t* c) {
   const mlcc_options_t* o = c->options;
   char lib_sha[65], model_sha[65];
-  MLCC_RETURN_IF_ERROR(mlcc_fs_sha256_file(c->archive_tmp, lib_sha));
+  if (c->obj_whole) {
+    memcpy(lib_sha, c->whole_sha256, sizeof(lib_sha));
+  } else {
+    MLCC_RETURN_IF_ERROR(mlcc_fs_sha256_file(c->archive_tmp, lib_sha));
+  }
   if (strlen(c->model_sha256) == 64) {
     memcpy(model_sha, c->model_sha256, sizeof(model_sha));
   } else {
@@ -1272,7 +1307,7 @@ static mlcc_status_t setup_outputs(mlcc_compilation_t* c, const char** tmpdir) {
     MLCC_RETURN_IF_ERROR(s);
   }
   for (uint32_t i = 0; i < c->n_created_dirs; ++i) mlcc_cleanup_add_empty_dir(c->created_dirs[i]);
-  if (uses_kernel_objects(c->options->emit)) {
+  if (kernel_pipeline(c)) {
     MLCC_RETURN_IF_ERROR(mlcc_tempdir_create(c->out_dir, &c->tempdir));
     *tmpdir = c->tempdir.path;
     mlcc_cleanup_add_dir_tree(c->tempdir.path);

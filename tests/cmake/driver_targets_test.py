@@ -218,6 +218,19 @@ def case_outputs_cache(d):
     check(rc == 0 and kernels_line(err) == (0, 1), "-c, new weights: 0 kernels compiled")
     check(open(o, "rb").read() != before_obj and os.stat(hdr).st_mtime_ns == before_hdr,
           "-c, new weights: the object changed, the header kept its mtime")
+    # No linker in $PATH and no $MLCC_LD: -c still works (one whole module, no cache).
+    nold = os.path.join(d, "no-linker")
+    os.mkdir(nold)
+    whole = os.path.join(d, "whole", "tiny.o")
+    p = subprocess.run([MLCC, model, "-c", "-o", whole, "-v", "--describe",
+                        os.path.join(d, "whole", "tiny.json")],
+                       env=dict(os.environ, PATH=nold, MLCC_LD=""), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    err = p.stderr.decode()
+    check(p.returncode == 0 and open(whole, "rb").read(4) == b"\x7fELF"
+          and os.path.exists(os.path.join(d, "whole", "tiny.h"))
+          and "no linker to join the kernel objects" in err,
+          "-c without a linker: a whole-module object and its header, with a -v note")
     # The object and the library of the same model give the same values.
     lib = os.path.join(d, "x86", "lib", "libtiny.a")
     run(model, "-o", lib, "--target=x86")
@@ -230,7 +243,8 @@ def case_outputs_cache(d):
                 '  if (tiny_run(x, y, w)) return 1;\n'
                 '  for (int i = 0; i < 6; ++i) printf("%.6g\\n", y[i]); return 0; }\n')
     outs = []
-    for name, link, inc in (("obj", o, os.path.dirname(o)), ("lib", lib, os.path.dirname(lib))):
+    for name, link, inc in (("obj", o, os.path.dirname(o)), ("lib", lib, os.path.dirname(lib)),
+                            ("whole", whole, os.path.dirname(whole))):
         exe = os.path.join(d, "app_" + name)
         subprocess.run(["cc", "-I", inc, app, link, "-lm", "-o", exe], check=True)
         outs.append(subprocess.run([exe], check=True, stdout=subprocess.PIPE).stdout.decode())
@@ -239,6 +253,8 @@ def case_outputs_cache(d):
     got = np.array([float(v) for v in outs[0].split()]).reshape(2, 3)
     check(outs[0] == outs[1] and np.allclose(got, want, atol=1e-5),
           "the -c object and the library give the reference values %s" % got.tolist())
+    got = np.array([float(v) for v in outs[2].split()]).reshape(2, 3)
+    check(np.allclose(got, want, atol=1e-5), "the whole-module -c object too")
 
 
 def case_describe(d):
