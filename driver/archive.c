@@ -29,7 +29,7 @@ const char** mlcc_archive_argv(const char* tool, const char* archive,
   return argv;
 }
 
-char* mlcc_link_tool(void) {
+char* mlcc_archive_linker(void) {
   const char* env = getenv("MLCC_LD");
   if (env != NULL && env[0] != '\0') return strdup(env);
   static const char* const kCandidates[] = {"ld.lld-16", "ld.lld"};
@@ -40,7 +40,7 @@ char* mlcc_link_tool(void) {
   return strdup("ld.lld-16");
 }
 
-const char** mlcc_link_argv(const char* tool, const char* object, const char* const* members,
+const char** mlcc_archive_link_argv(const char* tool, const char* object, const char* const* members,
                             size_t n_members) {
   const char** argv = (const char**)calloc(n_members + 7, sizeof(char*));
   if (argv == NULL) return NULL;

@@ -28,12 +28,12 @@ const char** mlcc_archive_argv(const char* tool, const char* archive,
 // ld.lld-16, ld.lld found in $PATH (as a full path; lld handles every mlcc
 // target), else "ld.lld-16" (running it then reports NOT_FOUND).
 // Malloc'ed; NULL on OOM.
-char* mlcc_link_tool(void);
+char* mlcc_archive_linker(void);
 
 // The linker's argv for the relocatable |object| from |members| (in this
 // order): `<tool> -r -o <object> <members...>`. lld's output depends only on
 // its inputs. Malloc'ed NULL-terminated array of borrowed strings; NULL on OOM.
-const char** mlcc_link_argv(const char* tool, const char* object, const char* const* members,
+const char** mlcc_archive_link_argv(const char* tool, const char* object, const char* const* members,
                             size_t n_members);
 
 #ifdef __cplusplus

@@ -436,7 +436,7 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
       const char* placeholder[3] = {entry, weights, kernels_pattern};
       const char** argv =
           o->emit == MLCC_EMIT_OBJ
-              ? mlcc_link_argv(c->ld_tool, c->archive_tmp, members ? members : placeholder,
+              ? mlcc_archive_link_argv(c->ld_tool, c->archive_tmp, members ? members : placeholder,
                                members ? n_members : 3)
               : mlcc_archive_argv(c->ar_tool, c->archive_tmp, members ? members : placeholder,
                                   members ? n_members : 3);
@@ -526,7 +526,7 @@ mlcc_status_t mlcc_compilation_create(const mlcc_options_t* options, FILE* diag,
   MLCC_RETURN_IF_ERROR(resolve_target(c));
   MLCC_RETURN_IF_ERROR(resolve_pipeline(c));
   c->ar_tool = arena_adopt(&c->arena, mlcc_archive_tool());
-  c->ld_tool = arena_adopt(&c->arena, mlcc_link_tool());
+  c->ld_tool = arena_adopt(&c->arena, mlcc_archive_linker());
   if (c->ar_tool == NULL || c->ld_tool == NULL) return oom();
   const char* ld_env = getenv("MLCC_LD");
   bool ld_given = ld_env != NULL && ld_env[0] != '\0';
@@ -1146,7 +1146,7 @@ static mlcc_status_t run_archive(mlcc_compilation_t* c) {
   }
   // Re-bind the archiver (linker) job now that the members are known, for -v.
   bool link = c->options->emit == MLCC_EMIT_OBJ;
-  const char** argv = link ? mlcc_link_argv(c->ld_tool, archive, members, c->n_members)
+  const char** argv = link ? mlcc_archive_link_argv(c->ld_tool, archive, members, c->n_members)
                            : mlcc_archive_argv(c->ar_tool, archive, members, c->n_members);
   if (argv == NULL) return oom();
   if (c->options->verbose) {
