@@ -40,8 +40,8 @@ char* mlcc_archive_linker(void) {
   return strdup("ld.lld-16");
 }
 
-const char** mlcc_archive_link_argv(const char* tool, const char* object, const char* const* members,
-                            size_t n_members) {
+const char** mlcc_archive_link_argv(const char* tool, const char* object,
+                                    const char* const* members, size_t n_members) {
   const char** argv = (const char**)calloc(n_members + 7, sizeof(char*));
   if (argv == NULL) return NULL;
   size_t n = 0;
