@@ -83,6 +83,9 @@ def main():
         with open(desc_path, encoding="utf-8") as f:
             text = f.read()
         desc = json.loads(text)
+        if desc.get("format") != 1:
+            sys.exit("fleet_bundle: %s has format %r; this bundler writes format 1 "
+                     "(docs/bundle.md)" % (desc_path, desc.get("format")))
         t = desc["target"]
         if desc["model"]["sha256"] != model_sha:
             sys.exit("fleet_bundle: %s describes another model than %s" % (desc_path, a.model))
