@@ -1,28 +1,26 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Lays out an mlcc fleet bundle (ml_model_fleet's action; see docs/bazel.md).
+"""Lays out an mlcc fleet bundle (ml_model_fleet's action; docs/bundle.md, format 1).
 
-  OUT/<alias>/lib/lib<symbol>.a
-  OUT/<alias>/include/<symbol>.h
-  OUT/manifest.json      model name + sha256, mlcc + LLVM versions, and per target: triple,
-                         CPU, features, workspace size/alignment, library + header sha256
-and a tarball of the same tree. Both are byte-identical when rebuilt (sorted entries, fixed
-mtimes/owners, gzip without a timestamp).
+  OUT/<triple>/lib/lib<symbol>.a
+  OUT/<triple>/include/<symbol>.h
+  OUT/manifest.json
+and a tarball of OUT. The same bytes as CMake's ml_model_bundle() (cmake/MLModelBundle.cmake)
+for the same model, targets and bundle name: the manifest copies each variant's `mlcc
+--describe` JSON line for line, and the tarball is GNU tar | gzip -n with the same flags.
+Keep the two in step.
 
-Usage: fleet_bundle.py --mlcc MLCC --out-dir DIR --tarball FILE.tar.gz --symbol S
-                       (--model M.onnx --member ALIAS,LIB,HEADER,CPU,FEATURES)...
+Usage: fleet_bundle.py --mlcc MLCC --out-dir DIR --tarball FILE.tar.gz --symbol S --model M.onnx
+                       (--member ALIAS,LIB,HEADER,DESCRIPTION)...
 """
 import argparse
-import gzip
 import hashlib
-import io
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tarfile
 
 
 def sha256(path):
@@ -33,29 +31,32 @@ def sha256(path):
     return h.hexdigest()
 
 
-def mlcc_facts(mlcc):
-    """Returns (mlcc version, LLVM version, {alias: (triple, cpu, features)})."""
-    version = subprocess.run([mlcc, "--version"], check=True, capture_output=True, text=True).stdout
-    m = re.search(r"mlcc version (\S+)", version)
-    l = re.search(r"LLVM (\S+)", version)
-    if not m or not l:
-        sys.exit("fleet_bundle: cannot parse `mlcc --version`:\n" + version)
-    targets = {}
-    listing = subprocess.run([mlcc, "--print-targets"], check=True, capture_output=True,
-                             text=True).stdout
-    for line in listing.splitlines():
-        f = line.split()
-        if len(f) == 4:
-            targets[f[0]] = (f[1], f[2], "" if f[3] == "-" else f[3])
-    return m.group(1), l.group(1), targets
+def mlcc_identity(mlcc):
+    """{version, commit, codegen, llvm} from `mlcc --version`; "unknown" where a line is missing."""
+    text = subprocess.run([mlcc, "--version"], check=True, capture_output=True, text=True).stdout
+    out = {}
+    for key, pattern in (("version", r"mlcc version ([^\n ]+)"),
+                         ("commit", r"(?:^|\n)commit: ([^\n ]+)"),
+                         ("codegen", r"(?:^|\n)codegen: ([^\n ]+)"),
+                         ("llvm", r"(?:^|\n)LLVM:? ([0-9][^\n ]*)")):
+        m = re.search(pattern, text)
+        out[key] = m.group(1) if m else "unknown"
+    return out
 
 
-def header_define(path, symbol, what):
-    with open(path, encoding="utf-8") as f:
-        m = re.search(r"#define %s_%s (\d+)" % (re.escape(symbol.upper()), what), f.read())
-    if not m:
-        sys.exit("fleet_bundle: %s has no %s_%s" % (path, symbol.upper(), what))
-    return int(m.group(1))
+def json_str(s):
+    # The CMake bundler escapes exactly \\, ", newline and tab; names hold no other control bytes.
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace(
+        "\t", "\\t") + '"'
+
+
+def target_body(text, path):
+    """The lines of the description's "target" object, re-indented for the manifest."""
+    begin = text.find('\n  "target": {\n')
+    end = text.rfind("\n  }\n}")
+    if begin < 0 or end < begin:
+        sys.exit("fleet_bundle: %s is not an mlcc --describe file" % path)
+    return text[begin + 15:end].replace("\n", "\n      ")
 
 
 def main():
@@ -63,76 +64,72 @@ def main():
     p.add_argument("--mlcc", required=True)
     p.add_argument("--out-dir", required=True)
     p.add_argument("--tarball", required=True)
-    p.add_argument("--symbol", action="append", required=True)
-    p.add_argument("--model", action="append", required=True)
+    p.add_argument("--symbol", required=True)
+    p.add_argument("--model", required=True)
     p.add_argument("--member", action="append", required=True)
     a = p.parse_args()
-    if len(set(a.symbol)) != 1 or len(set(a.model)) != 1:
-        sys.exit("fleet_bundle: every member must come from the same model and symbol")
-    symbol, model = a.symbol[0], a.model[0]
-    mlcc_version, llvm_version, defaults = mlcc_facts(a.mlcc)
-
+    ident = mlcc_identity(a.mlcc)
     out = a.out_dir
     if os.path.exists(out):
         shutil.rmtree(out)
     os.makedirs(out)
-    targets = []
-    for member in a.member:
-        alias, lib, header, cpu, features = member.split(",", 4)
-        if alias not in defaults:
-            sys.exit("fleet_bundle: mlcc does not list target %s" % alias)
-        triple, default_cpu, default_features = defaults[alias]
-        lib_rel = "%s/lib/%s" % (alias, os.path.basename(lib))
-        hdr_rel = "%s/include/%s" % (alias, os.path.basename(header))
-        for src, rel in ((lib, lib_rel), (header, hdr_rel)):
-            os.makedirs(os.path.join(out, os.path.dirname(rel)), exist_ok=True)
-            shutil.copyfile(src, os.path.join(out, rel))
-        targets.append({
-            "target": alias,
-            "triple": triple,
-            "cpu": cpu or default_cpu,
-            "features": features or default_features,
-            "workspace_size": header_define(header, symbol, "WORKSPACE_SIZE"),
-            "workspace_align": header_define(header, symbol, "WORKSPACE_ALIGN"),
-            "library": lib_rel,
-            "library_sha256": sha256(lib),
-            "header": hdr_rel,
-            "header_sha256": sha256(header),
-        })
-    manifest = {
-        "format": 1,
-        "model": {"name": symbol, "file": os.path.basename(model), "sha256": sha256(model)},
-        "mlcc_version": mlcc_version,
-        "llvm_version": llvm_version,
-        "targets": sorted(targets, key=lambda t: t["target"]),
-    }
-    with open(os.path.join(out, "manifest.json"), "w", encoding="utf-8") as f:
-        json.dump(manifest, f, indent=2, sort_keys=True)
-        f.write("\n")
+    bundle = os.path.basename(os.path.normpath(out))
+    model_sha = sha256(a.model)
 
-    # A reproducible tarball: sorted paths, mtime 0, root-owned, no gzip timestamp.
-    prefix = os.path.basename(os.path.normpath(out))
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as tar:
-        paths = []
-        for root, dirs, files in os.walk(out):
-            dirs.sort()
-            for name in dirs + files:
-                paths.append(os.path.join(root, name))
-        for path in sorted(paths):
-            info = tar.gettarinfo(path, arcname=os.path.join(prefix, os.path.relpath(path, out)))
-            info.mtime = 0
-            info.uid = info.gid = 0
-            info.uname = info.gname = "root"
-            info.mode = 0o755 if info.isdir() else 0o644
-            if info.isfile():
-                with open(path, "rb") as f:
-                    tar.addfile(info, f)
-            else:
-                tar.addfile(info)
-    with open(a.tarball, "wb") as f:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0) as gz:
-            gz.write(raw.getvalue())
+    bodies = []
+    triples = set()
+    for member in sorted(a.member, key=lambda m: m.split(",", 1)[0]):
+        alias, lib, header, desc_path = member.split(",", 3)
+        with open(desc_path, encoding="utf-8") as f:
+            text = f.read()
+        desc = json.loads(text)
+        if desc.get("format") != 1:
+            sys.exit("fleet_bundle: %s has format %r; this bundler writes format 1 "
+                     "(docs/bundle.md)" % (desc_path, desc.get("format")))
+        t = desc["target"]
+        if desc["model"]["sha256"] != model_sha:
+            sys.exit("fleet_bundle: %s describes another model than %s" % (desc_path, a.model))
+        if t["alias"] != alias or t["triple"] in triples:
+            sys.exit("fleet_bundle: %s: unexpected or repeated target %s" % (desc_path, alias))
+        triples.add(t["triple"])
+        for src, rel, want in ((lib, t["library"], t["library_sha256"]),
+                               (header, t["header"], t["header_sha256"])):
+            dst = os.path.join(out, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copyfile(src, dst)
+            os.chmod(dst, 0o644)
+            if sha256(dst) != want:
+                sys.exit("fleet_bundle: %s does not describe %s" % (desc_path, src))
+        bodies.append("\n        {\n      " + target_body(text, desc_path) + "\n        }")
+
+    j = "{\n  \"format\": 1,\n  \"bundle\": %s,\n  \"mlcc\": {\n" % json_str(bundle)
+    keys = ("version", "commit", "codegen", "llvm")
+    j += "".join("    \"%s\": %s%s\n" % (k, json_str(ident[k]), "" if k == "llvm" else ",")
+                 for k in keys)
+    j += "  },\n  \"models\": ["
+    j += ("\n    {\n      \"name\": %s,\n      \"file\": %s,\n      \"sha256\": \"%s\",\n"
+          "      \"size\": %d,\n      \"targets\": [" %
+          (json_str(a.symbol), json_str(os.path.basename(a.model)), model_sha,
+           os.path.getsize(a.model)))
+    j += ",".join(bodies) + "\n      ]\n    }"
+    j += "\n  ]\n}\n"
+    json.loads(j)  # well-formed
+    with open(os.path.join(out, "manifest.json"), "w", encoding="utf-8", newline="\n") as f:
+        f.write(j)
+
+    # The tarball exactly as cmake/MLModelBundle.cmake makes it.
+    tmp = a.tarball + ".tmp"
+    with open(tmp, "wb") as f:
+        tar = subprocess.Popen(
+            ["tar", "--sort=name", "--format=gnu", "--owner=0", "--group=0", "--numeric-owner",
+             "--mtime=@0", "--mode=u=rwX,go=rX", "-C", os.path.dirname(os.path.abspath(out)),
+             "-cf", "-", bundle], stdout=subprocess.PIPE)
+        gz = subprocess.run(["gzip", "-9", "-n"], stdin=tar.stdout, stdout=f)
+        tar.stdout.close()
+        if tar.wait() != 0 or gz.returncode != 0:
+            os.unlink(tmp)
+            sys.exit("fleet_bundle: tar | gzip failed")
+    os.replace(tmp, a.tarball)
     return 0
 
 

@@ -18,8 +18,8 @@ with the toolchain's own `ar` (mlcc's $MLCC_AR).
 
 ml_model_fleet builds the library for several targets in one build (a split transition of
 the C++ toolchain on --cpu/--crosstool_top; mlcc is built once) and lays them out like the
-CMake fleet bundle:
-<name>/<alias>/lib/lib<symbol>.a, <name>/<alias>/include/<symbol>.h, <name>/manifest.json,
+CMake fleet bundle, in the same bytes (docs/bundle.md):
+<name>/<triple>/lib/lib<symbol>.a, <name>/<triple>/include/<symbol>.h, <name>/manifest.json,
 plus <name>.tar.gz. See docs/bazel.md.
 """
 
@@ -63,8 +63,14 @@ def _mlcc_target(cc_toolchain):
              "(known: %s)" % ", ".join(sorted(_CPU_TO_TARGET.keys())))
     return target
 
-def _mlcc_compile(ctx, mlcc, cc_toolchain, model, data, symbol, cpu, mattr, opts, out_dir):
-    """Registers one mlcc action; returns (target alias, library File, header File)."""
+def _mlcc_compile(ctx, mlcc, cc_toolchain, model, data, symbol, cpu, mattr, opts, out_dir,
+                  description = None):
+    """Registers one mlcc action; returns (target alias, library File, header File).
+
+    With `description` (a declared File) mlcc also writes its --describe JSON there and
+    archives with its own llvm-ar, as CMake's add_ml_model() does, so a fleet bundle's
+    bytes do not depend on the build system (docs/bundle.md); else the toolchain's ar.
+    """
     target = _mlcc_target(cc_toolchain)
     library = ctx.actions.declare_file("%s/lib%s.a" % (out_dir, symbol))
     header = ctx.actions.declare_file("%s/%s.h" % (out_dir, symbol))
@@ -85,12 +91,18 @@ def _mlcc_compile(ctx, mlcc, cc_toolchain, model, data, symbol, cpu, mattr, opts
 
     # Inputs: the model, its data, and the toolchain's files (its ar). mlcc itself and its
     # runfiles come with `executable`. The archiver is the target toolchain's own.
+    outputs = [library, header]
+    env = {"MLCC_AR": cc_toolchain.ar_executable}
+    if description:
+        args.add("--describe=" + description.path)
+        outputs.append(description)
+        env = {}
     ctx.actions.run(
         executable = mlcc,
         arguments = [args],
         inputs = depset([model] + data, transitive = [cc_toolchain.all_files]),
-        outputs = [library, header],
-        env = {"MLCC_AR": cc_toolchain.ar_executable},
+        outputs = outputs,
+        env = env,
         mnemonic = "MlccCompile",
         progress_message = "Compiling model %s for %s with mlcc" % (model.short_path, target),
     )
@@ -264,8 +276,11 @@ def _ml_model_fleet_impl(ctx):
     toolchains = ctx.split_attr._cc_toolchain
     libraries = []
     headers = []
+    descriptions = []
     for alias in ctx.attr.targets:
         cc_toolchain = toolchains[alias][cc_common.CcToolchainInfo]
+        out_dir = "_mlcc_fleet/%s/%s" % (ctx.label.name, alias)
+        description = ctx.actions.declare_file("%s/%s.json" % (out_dir, symbol))
         target, library, header = _mlcc_compile(
             ctx,
             mlcc = ctx.executable._mlcc,
@@ -276,23 +291,19 @@ def _ml_model_fleet_impl(ctx):
             cpu = ctx.attr.cpu.get(alias, ""),
             mattr = ctx.attr.mattr.get(alias, ""),
             opts = ctx.attr.opts,
-            out_dir = "_mlcc_fleet/%s/%s" % (ctx.label.name, alias),
+            out_dir = out_dir,
+            description = description,
         )
         if target != alias:
             fail("ml_model_fleet: the toolchain for %s targets %s" % (alias, target))
-        args.add("--member", "%s,%s,%s,%s,%s" % (
-            alias,
-            library.path,
-            header.path,
-            ctx.attr.cpu.get(alias, ""),
-            ctx.attr.mattr.get(alias, ""),
-        ))
+        args.add("--member", "%s,%s,%s,%s" % (alias, library.path, header.path, description.path))
         libraries.append(library)
         headers.append(header)
+        descriptions.append(description)
     ctx.actions.run(
         executable = ctx.executable._bundler,
         arguments = [args],
-        inputs = [ctx.file.model] + libraries + headers,
+        inputs = [ctx.file.model] + libraries + headers + descriptions,
         tools = [ctx.executable._mlcc],
         outputs = [bundle, tarball],
         mnemonic = "MlccFleetBundle",
@@ -305,6 +316,7 @@ def _ml_model_fleet_impl(ctx):
             tarball = depset([tarball]),
             libraries = depset(libraries),
             headers = depset(headers),
+            descriptions = depset(descriptions),
         ),
     ]
 
@@ -352,9 +364,10 @@ def ml_model_fleet(
         **kwargs):
     """One model compiled for several targets in one build, bundled like the CMake fleet.
 
-    Produces the directory <name>/ (<alias>/lib/lib<symbol>.a, <alias>/include/<symbol>.h,
-    manifest.json) and <name>.tar.gz, both byte-identical when rebuilt. Output groups
-    `libraries` and `headers` name the per-target files without the bundle.
+    Produces the directory <name>/ (<triple>/lib/lib<symbol>.a, <triple>/include/<symbol>.h,
+    manifest.json; docs/bundle.md) and <name>.tar.gz, byte-identical when rebuilt and to
+    CMake's ml_model_bundle(<name> ...) of the same model and targets. Output groups
+    `libraries`, `headers` and `descriptions` (mlcc --describe) name the per-target files.
 
     Args:
       name: the bundle's name.

@@ -28,24 +28,30 @@ add_ml_model
 (``<name>_run``, ``<NAME>_WORKSPACE_SIZE``, header ``<name>.h``); it must be a
 C identifier. A relative ``<model.onnx>`` is relative to the current source
 directory. For every entry of ``TARGETS`` one ``add_custom_command`` runs
-``mlcc ... -MD -MF <depfile>``, so the model, its external data files and mlcc
-itself are dependencies: edit any of them and only the libraries built from
-them are rebuilt; touch nothing and the build does nothing.
+``mlcc ... -o lib<name>.a --describe=<name>.json -MD -MF <depfile>`` once, which
+writes the library, ``<name>.h`` and the JSON description (docs/bundle.md)
+together, through the kernel cache. The model, its external data files and
+mlcc itself are dependencies: edit any of them and only the libraries built
+from them are rebuilt; touch nothing and the build does nothing. mlcc leaves
+an output whose bytes did not change untouched (same mtime): the rule's
+output is a stamp, the files are Ninja ``BYPRODUCTS`` (CMake gives the rule
+``restat``), so ``touch model.onnx`` or new weights relink at most the
+library's users and recompile no C file that includes the header.
 
 Targets created:
 
-``<name>``
-  the variant for the processor of the current toolchain
-  (``CMAKE_SYSTEM_PROCESSOR``: x86_64 -> x86, aarch64 -> aarch64,
-  riscv64 -> riscv): a normal STATIC library archived by the toolchain's
-  ``ar`` from mlcc's relocatable object (``mlcc -c``). Link it with
-  ``target_link_libraries(app PRIVATE <name>)``: it carries the include
-  directory of ``<name>.h`` and ``-lm``. Only created when that target is in
-  ``TARGETS``; ``<name>_<alias>`` is an ALIAS of it.
 ``<name>_<alias>``
-  every other variant, as an IMPORTED STATIC library (``lib<name>.a`` written
-  by mlcc) with its include directory, built by its own custom target (one
-  owning target per output, so parallel Make never races).
+  every variant, as an IMPORTED STATIC GLOBAL library (``lib<name>.a``
+  written and archived by mlcc) with its include directory and ``-lm``,
+  built by its own custom target (one owning target per output, so parallel
+  Make never races).
+``<name>``
+  an ALIAS of the variant for the processor of the current toolchain
+  (``CMAKE_SYSTEM_PROCESSOR``: x86_64 -> x86, aarch64 -> aarch64,
+  riscv64 -> riscv). Link it with ``target_link_libraries(app PRIVATE
+  <name>)``. Only created when that target is in ``TARGETS``. Every variant
+  is made the same way, so the bundle's bytes do not depend on the toolchain
+  that configured the build.
 ``<name>_all``
   builds every variant of the model.
 
@@ -74,14 +80,18 @@ A custom target ``<bundle>`` that lays out, under
   <triple>/include/<name>.h
 
 and packs that folder as ``<bundle>.tar.gz`` (default, in the current binary
-directory). ``manifest.json`` records per model its file name and sha256, and
-per target the triple, CPU, features, the workspace size and alignment, and the
-sha256 of the library and header, plus the mlcc and LLVM versions. The tarball
-is byte-identical when rebuilt from the same inputs (sorted names, mtime 0,
-owner and group 0, fixed modes, gzip without a timestamp; needs GNU tar and
-gzip). ``TARGETS`` defaults to the targets of the first model; every model
-must have been added with all of them. ``ALL`` adds the bundle to the default
-build.
+directory). ``manifest.json`` (format 1, docs/bundle.md) records per model its
+name, file name, sha256 and size; per target the alias, triple, CPU, features,
+opt level, code-changing options, entry ABI, workspace size and alignment,
+stack size, input/output signature and the sha256 of the library and header
+(copied from mlcc's ``--describe`` files); and mlcc's version, commit,
+codegen hash and LLVM version. The tarball is byte-identical when rebuilt
+from the same inputs (sorted names, mtime 0, owner and group 0, fixed modes,
+gzip without a timestamp; needs GNU tar and gzip), whatever toolchain
+configured the build, and equal to Bazel's ``ml_model_fleet`` of the same
+model and targets. ``TARGETS`` defaults to the targets of the first model;
+every model must have been added with all of them. ``ALL`` adds the bundle
+to the default build.
 #]=======================================================================]
 
 cmake_minimum_required(VERSION 3.20)
@@ -239,7 +249,10 @@ function(add_ml_model name model)
     MLCC_MODEL "${model_abs}" MLCC_ALIASES "${aliases}" MLCC_COMMAND "${mlcc}")
   foreach(a IN LISTS aliases)
     set(dir "${CMAKE_CURRENT_BINARY_DIR}/mlcc/${name}/${a}")
+    set(lib "${dir}/lib${name}.a")
     set(hdr "${dir}/${name}.h")
+    set(desc "${dir}/${name}.json")
+    set(stamp "${dir}/${name}.stamp")
     set(flags "--name=${name}" "--target=${spec_${a}}")
     if(DEFINED cpu_${a})
       list(APPEND flags "-mcpu=${cpu_${a}}")
@@ -249,60 +262,47 @@ function(add_ml_model name model)
     endif()
     list(APPEND flags ${common})
     file(MAKE_DIRECTORY "${dir}")
+    # One mlcc run per variant writes the library, its header and its JSON
+    # description together (every variant alike, archived by mlcc, so a
+    # bundle's bytes do not depend on the toolchain that configured the
+    # build). mlcc keeps an output whose bytes did not change, mtime and all;
+    # the stamp records that the run happened. With Ninja the files are
+    # byproducts (CMake gives the rule restat, so nothing downstream of an
+    # unchanged file reruns); Make sees only the stamp and compares the
+    # files' own mtimes. The depfile names the stamp (_mlcc_stamp.cmake).
+    set(byproducts "")
+    if(CMAKE_GENERATOR MATCHES "Ninja")
+      set(byproducts BYPRODUCTS "${lib}" "${hdr}" "${desc}")
+    endif()
+    add_custom_command(
+      OUTPUT "${stamp}"
+      ${byproducts}
+      COMMAND ${mlcc} "${model_abs}" -o "${lib}" ${flags} "--describe=${desc}"
+              -MD -MF "${dir}/${name}.d"
+      COMMAND "${CMAKE_COMMAND}" "-DDEPFILE=${dir}/${name}.d" "-DSTAMP=${stamp}"
+              -P "${_MLCC_MODULE_DIR}/_mlcc_stamp.cmake"
+      DEPENDS ${depends}
+      DEPFILE "${dir}/${name}.d"
+      COMMENT "mlcc ${model_file} -> lib${name}.a (${a})"
+      VERBATIM COMMAND_EXPAND_LISTS)
+    set(owner mlcc_gen_${name}_${a})
+    add_custom_target(${owner} ${all_flag} DEPENDS "${stamp}")
+    add_library(${name}_${a} STATIC IMPORTED GLOBAL)
+    set_target_properties(${name}_${a} PROPERTIES
+      IMPORTED_LOCATION "${lib}"
+      INTERFACE_INCLUDE_DIRECTORIES "${dir}")
+    if(UNIX)
+      set_target_properties(${name}_${a} PROPERTIES INTERFACE_LINK_LIBRARIES m)
+    endif()
+    add_dependencies(${name}_${a} ${owner})
     if(a STREQUAL current)
-      # The toolchain's own variant: a normal STATIC library archived by the
-      # toolchain from mlcc's single relocatable object.
-      set(obj "${dir}/${name}.o")
-      add_custom_command(
-        OUTPUT "${obj}" "${hdr}"
-        COMMAND ${mlcc} "${model_abs}" -c -o "${obj}" ${flags} -MD -MF "${dir}/${name}.d"
-        COMMAND ${mlcc} "${model_abs}" --emit=header -o "${hdr}" ${flags}
-        DEPENDS ${depends}
-        DEPFILE "${dir}/${name}.d"
-        COMMENT "mlcc ${model_file} -> ${name} (${a})"
-        VERBATIM COMMAND_EXPAND_LISTS)
-      add_library(${name} STATIC "${obj}" "${hdr}")
-      set_source_files_properties("${obj}" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
-      get_property(langs GLOBAL PROPERTY ENABLED_LANGUAGES)
-      if("C" IN_LIST langs)
-        set_target_properties(${name} PROPERTIES LINKER_LANGUAGE C)
-      elseif("CXX" IN_LIST langs)
-        set_target_properties(${name} PROPERTIES LINKER_LANGUAGE CXX)
-      endif()
-      target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${dir}>")
-      if(UNIX)
-        target_link_libraries(${name} PUBLIC m)
-      endif()
-      if(ARG_EXCLUDE_FROM_ALL)
-        set_target_properties(${name} PROPERTIES EXCLUDE_FROM_ALL TRUE)
-      endif()
-      add_library(${name}_${a} ALIAS ${name})
-      set(lib "$<TARGET_FILE:${name}>")
-      set(owner ${name})
-    else()
-      set(lib "${dir}/lib${name}.a")
-      add_custom_command(
-        OUTPUT "${lib}" "${hdr}"
-        COMMAND ${mlcc} "${model_abs}" -o "${lib}" ${flags} -MD -MF "${dir}/${name}.d"
-        DEPENDS ${depends}
-        DEPFILE "${dir}/${name}.d"
-        COMMENT "mlcc ${model_file} -> lib${name}.a (${a})"
-        VERBATIM COMMAND_EXPAND_LISTS)
-      set(owner mlcc_gen_${name}_${a})
-      add_custom_target(${owner} ${all_flag} DEPENDS "${lib}" "${hdr}")
-      add_library(${name}_${a} STATIC IMPORTED GLOBAL)
-      set_target_properties(${name}_${a} PROPERTIES
-        IMPORTED_LOCATION "${lib}"
-        INTERFACE_INCLUDE_DIRECTORIES "${dir}")
-      if(UNIX)
-        set_target_properties(${name}_${a} PROPERTIES INTERFACE_LINK_LIBRARIES m)
-      endif()
-      add_dependencies(${name}_${a} ${owner})
+      # The toolchain's own variant, linked as target_link_libraries(app <name>).
+      add_library(${name} ALIAS ${name}_${a})
     endif()
     add_dependencies(${name}_all ${owner})
     set_target_properties(${name}_all PROPERTIES
-      MLCC_LIB_${a} "${lib}" MLCC_HEADER_${a} "${hdr}" MLCC_OWNER_${a} ${owner}
-      MLCC_FLAGS_${a} "${flags}")
+      MLCC_LIB_${a} "${lib}" MLCC_HEADER_${a} "${hdr}" MLCC_DESCRIPTION_${a} "${desc}"
+      MLCC_OWNER_${a} ${owner} MLCC_FLAGS_${a} "${flags}")
   endforeach()
 endfunction()
 
@@ -361,13 +361,13 @@ function(ml_model_bundle bundle)
         message(FATAL_ERROR "ml_model_bundle(${bundle}): model '${m}' was not added with "
           "target ${a} (it has: ${have})")
       endif()
-      foreach(p LIB HEADER FLAGS OWNER)
+      foreach(p LIB HEADER DESCRIPTION OWNER)
         get_target_property(v_${p} ${m}_all MLCC_${p}_${a})
       endforeach()
       string(APPEND spec "set(BUNDLE_${m}_${a}_LIB [==[${v_LIB}]==])\n")
       string(APPEND spec "set(BUNDLE_${m}_${a}_HEADER [==[${v_HEADER}]==])\n")
-      string(APPEND spec "set(BUNDLE_${m}_${a}_FLAGS [==[${v_FLAGS}]==])\n")
-      list(APPEND depends "${v_LIB}" "${v_HEADER}")
+      string(APPEND spec "set(BUNDLE_${m}_${a}_DESCRIPTION [==[${v_DESCRIPTION}]==])\n")
+      list(APPEND depends "${v_LIB}" "${v_HEADER}" "${v_DESCRIPTION}")
       list(APPEND owners ${v_OWNER})
     endforeach()
   endforeach()

@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
-# Packs a fleet bundle; run by the custom command of ml_model_bundle() (see
-# MLModel.cmake) as `cmake -DSPEC=<spec.cmake> -P MLModelBundle.cmake`.
+# Packs a fleet bundle (docs/bundle.md); run by the custom command of
+# ml_model_bundle() (see MLModel.cmake) as `cmake -DSPEC=<spec.cmake> -P MLModelBundle.cmake`.
+# bazel/fleet_bundle.py writes the same bytes for Bazel's ml_model_fleet: keep
+# the two in step.
 #
 # The spec (written by ml_model_bundle with file(GENERATE)) sets BUNDLE_NAME,
 # BUNDLE_DIR (the folder to lay out, recreated), BUNDLE_OUTPUT (the .tar.gz),
 # BUNDLE_TAR, BUNDLE_GZIP, BUNDLE_MLCC, BUNDLE_MODELS, BUNDLE_TARGETS and, per
-# model m and alias a: BUNDLE_<m>_MODEL, BUNDLE_<m>_<a>_LIB, _HEADER, _FLAGS.
+# model m and alias a: BUNDLE_<m>_MODEL, BUNDLE_<m>_<a>_LIB, _HEADER and
+# _DESCRIPTION (mlcc --describe's JSON for that library).
 #
 # Output: BUNDLE_DIR/manifest.json, BUNDLE_DIR/<triple>/lib/lib<m>.a,
 # BUNDLE_DIR/<triple>/include/<m>.h, and BUNDLE_OUTPUT, a gzip'd tar of
@@ -27,18 +30,27 @@ function(_json_str out text)
   set(${out} "\"${text}\"" PARENT_SCOPE)
 endfunction()
 
+# mlcc's identity from `mlcc --version`: "mlcc version V", "commit: C",
+# "codegen: H", "LLVM[:] L"; a line that is missing reads "unknown".
 execute_process(COMMAND "${BUNDLE_MLCC}" --version
   OUTPUT_VARIABLE version_text RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "bundle ${BUNDLE_NAME}: '${BUNDLE_MLCC} --version' failed: ${rc} ${err}")
 endif()
-if(NOT version_text MATCHES "mlcc version ([^\n]+)")
-  message(FATAL_ERROR "bundle ${BUNDLE_NAME}: no version in: ${version_text}")
+foreach(field version commit codegen llvm)
+  set(mlcc_${field} "unknown")
+endforeach()
+if(version_text MATCHES "mlcc version ([^\n ]+)")
+  set(mlcc_version "${CMAKE_MATCH_1}")
 endif()
-set(mlcc_version "${CMAKE_MATCH_1}")
-set(llvm_version "unknown")
-if(version_text MATCHES "LLVM ([0-9][^\n ]*)")
-  set(llvm_version "${CMAKE_MATCH_1}")
+if(version_text MATCHES "(^|\n)commit: ([^\n ]+)")
+  set(mlcc_commit "${CMAKE_MATCH_2}")
+endif()
+if(version_text MATCHES "(^|\n)codegen: ([^\n ]+)")
+  set(mlcc_codegen "${CMAKE_MATCH_2}")
+endif()
+if(version_text MATCHES "(^|\n)LLVM:? ([0-9][^\n ]*)")
+  set(mlcc_llvm "${CMAKE_MATCH_2}")
 endif()
 
 file(REMOVE_RECURSE "${BUNDLE_DIR}")
@@ -47,90 +59,77 @@ get_filename_component(bundle_parent "${BUNDLE_DIR}" DIRECTORY)
 get_filename_component(bundle_leaf "${BUNDLE_DIR}" NAME)
 
 _json_str(j "${BUNDLE_NAME}")
-set(json "{\n  \"bundle\": ${j},\n")
-_json_str(j "${mlcc_version}")
-string(APPEND json "  \"mlcc_version\": ${j},\n")
-_json_str(j "${llvm_version}")
-string(APPEND json "  \"llvm_version\": ${j},\n  \"models\": [")
+set(json "{\n  \"format\": 1,\n  \"bundle\": ${j},\n  \"mlcc\": {\n")
+foreach(field version commit codegen llvm)
+  _json_str(j "${mlcc_${field}}")
+  set(sep ",")
+  if(field STREQUAL "llvm")
+    set(sep "")
+  endif()
+  string(APPEND json "    \"${field}\": ${j}${sep}\n")
+endforeach()
+string(APPEND json "  },\n  \"models\": [")
+list(SORT BUNDLE_TARGETS)   # aliases: the order of targets in the manifest
 set(msep "")
 foreach(m IN LISTS BUNDLE_MODELS)
   set(model "${BUNDLE_${m}_MODEL}")
   file(SHA256 "${model}" model_sha)
+  file(SIZE "${model}" model_size)
   get_filename_component(model_file "${model}" NAME)
-  string(TOUPPER "${m}" upper)
   _json_str(jn "${m}")
   _json_str(jf "${model_file}")
-  string(APPEND json "${msep}\n    {\n      \"name\": ${jn},\n      \"model\": ${jf},\n"
-    "      \"model_sha256\": \"${model_sha}\",\n      \"targets\": [")
+  string(APPEND json "${msep}\n    {\n      \"name\": ${jn},\n      \"file\": ${jf},\n"
+    "      \"sha256\": \"${model_sha}\",\n      \"size\": ${model_size},\n      \"targets\": [")
   set(msep ",")
   set(tsep "")
   set(seen_triples "")
   foreach(a IN LISTS BUNDLE_TARGETS)
-    # The resolved triple, CPU and features, exactly as mlcc reports them for
-    # the flags the library was built with (-### runs nothing).
-    execute_process(COMMAND "${BUNDLE_MLCC}" "-###" ${BUNDLE_${m}_${a}_FLAGS} "${model}"
-      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE jobs)
-    if(NOT rc EQUAL 0)
-      message(FATAL_ERROR "bundle ${BUNDLE_NAME}: mlcc -### for ${m} (${a}) failed: ${jobs}")
+    set(desc_file "${BUNDLE_${m}_${a}_DESCRIPTION}")
+    file(READ "${desc_file}" desc)
+    string(JSON triple ERROR_VARIABLE jerr GET "${desc}" target triple)
+    if(jerr)
+      message(FATAL_ERROR "bundle ${BUNDLE_NAME}: ${desc_file}: ${jerr}")
     endif()
-    set(triple "")
-    set(cpu "")
-    set(features "")
-    if(jobs MATCHES "(^|\n)Target: ([^\n]*)")
-      set(triple "${CMAKE_MATCH_2}")
+    string(JSON desc_format GET "${desc}" format)
+    if(NOT desc_format EQUAL 1)
+      message(FATAL_ERROR "bundle ${BUNDLE_NAME}: ${desc_file} has format ${desc_format}; "
+        "this bundler writes format 1 (docs/bundle.md)")
     endif()
-    if(jobs MATCHES "(^|\n)CPU: ([^\n]*)")
-      set(cpu "${CMAKE_MATCH_2}")
-    endif()
-    if(jobs MATCHES "(^|\n)Features: ([^\n]*)")
-      set(features "${CMAKE_MATCH_2}")
-      string(STRIP "${features}" features)
-    endif()
-    if(NOT triple MATCHES "^[A-Za-z0-9_.-]+$")
-      message(FATAL_ERROR "bundle ${BUNDLE_NAME}: no target triple for ${m} (${a}) in: ${jobs}")
+    string(JSON lib_rel GET "${desc}" target library)
+    string(JSON hdr_rel GET "${desc}" target header)
+    string(JSON lib_want GET "${desc}" target library_sha256)
+    string(JSON hdr_want GET "${desc}" target header_sha256)
+    string(JSON desc_model_sha GET "${desc}" model sha256)
+    if(NOT desc_model_sha STREQUAL model_sha)
+      message(FATAL_ERROR "bundle ${BUNDLE_NAME}: ${desc_file} describes another model "
+        "than ${model} (rebuild ${m})")
     endif()
     if(triple IN_LIST seen_triples)
       message(FATAL_ERROR "bundle ${BUNDLE_NAME}: two variants of ${m} for ${triple}")
     endif()
     list(APPEND seen_triples "${triple}")
-
-    set(lib_rel "${triple}/lib/lib${m}.a")
-    set(hdr_rel "${triple}/include/${m}.h")
-    file(MAKE_DIRECTORY "${BUNDLE_DIR}/${triple}/lib" "${BUNDLE_DIR}/${triple}/include")
+    get_filename_component(lib_dir "${BUNDLE_DIR}/${lib_rel}" DIRECTORY)
+    get_filename_component(hdr_dir "${BUNDLE_DIR}/${hdr_rel}" DIRECTORY)
+    file(MAKE_DIRECTORY "${lib_dir}" "${hdr_dir}")
     configure_file("${BUNDLE_${m}_${a}_LIB}" "${BUNDLE_DIR}/${lib_rel}" COPYONLY)
     configure_file("${BUNDLE_${m}_${a}_HEADER}" "${BUNDLE_DIR}/${hdr_rel}" COPYONLY)
     file(SHA256 "${BUNDLE_DIR}/${lib_rel}" lib_sha)
     file(SHA256 "${BUNDLE_DIR}/${hdr_rel}" hdr_sha)
-    file(READ "${BUNDLE_DIR}/${hdr_rel}" header)
-    set(ws 0)
-    set(align 0)
-    if(header MATCHES "#define ${upper}_WORKSPACE_SIZE ([0-9]+)")
-      set(ws "${CMAKE_MATCH_1}")
-    else()
-      message(FATAL_ERROR "bundle ${BUNDLE_NAME}: no ${upper}_WORKSPACE_SIZE in "
-        "${BUNDLE_${m}_${a}_HEADER}")
+    if(NOT lib_sha STREQUAL lib_want OR NOT hdr_sha STREQUAL hdr_want)
+      message(FATAL_ERROR "bundle ${BUNDLE_NAME}: ${desc_file} does not describe "
+        "${BUNDLE_${m}_${a}_LIB} and ${BUNDLE_${m}_${a}_HEADER} (rebuild ${m})")
     endif()
-    if(header MATCHES "#define ${upper}_WORKSPACE_ALIGN ([0-9]+)")
-      set(align "${CMAKE_MATCH_1}")
+    # The description's "target" object, copied line for line (docs/bundle.md).
+    string(FIND "${desc}" "\n  \"target\": {\n" begin)
+    string(FIND "${desc}" "\n  }\n}" end REVERSE)
+    if(begin LESS 0 OR end LESS begin)
+      message(FATAL_ERROR "bundle ${BUNDLE_NAME}: ${desc_file} is not an mlcc --describe file")
     endif()
-    _json_str(ja "${a}")
-    _json_str(jt "${triple}")
-    _json_str(jc "${cpu}")
-    _json_str(jfe "${features}")
-    _json_str(jl "${lib_rel}")
-    _json_str(jh "${hdr_rel}")
-    string(APPEND json "${tsep}\n        {\n"
-      "          \"alias\": ${ja},\n"
-      "          \"triple\": ${jt},\n"
-      "          \"cpu\": ${jc},\n"
-      "          \"features\": ${jfe},\n"
-      "          \"workspace_size\": ${ws},\n"
-      "          \"workspace_align\": ${align},\n"
-      "          \"library\": ${jl},\n"
-      "          \"library_sha256\": \"${lib_sha}\",\n"
-      "          \"header\": ${jh},\n"
-      "          \"header_sha256\": \"${hdr_sha}\"\n"
-      "        }")
+    math(EXPR begin "${begin} + 15")
+    math(EXPR len "${end} - ${begin}")
+    string(SUBSTRING "${desc}" ${begin} ${len} body)
+    string(REPLACE "\n" "\n      " body "${body}")
+    string(APPEND json "${tsep}\n        {\n      ${body}\n        }")
     set(tsep ",")
   endforeach()
   string(APPEND json "\n      ]\n    }")

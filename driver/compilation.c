@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "driver/compilation.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -14,6 +15,7 @@
 #include "driver/archive.h"
 #include "driver/cache.h"
 #include "driver/cache_explain.h"
+#include "driver/describe.h"
 #include "driver/cleanup.h"
 #include "driver/depfile.h"
 #include "driver/fsutil.h"
@@ -37,7 +39,7 @@
 enum {
   kMaxDeps = 1024,                      // external data files reported by the importer
   kMaxPasses = MLCC_PASS_COUNT * 2 + 64,
-  kMaxStaged = 3,                       // output, header, depfile
+  kMaxStaged = 4,                       // output, header, description, depfile
 };
 
 struct mlcc_compilation_t {
@@ -47,10 +49,14 @@ struct mlcc_compilation_t {
   char name[256];                 // C symbol prefix
   const char* input;
   const char* output;             // "-" means standard output
-  const char* header_path;        // LIB only: <dir of output>/NAME.h (NULL for -o /dev/null)
+  const char* header_path;        // LIB, OBJ: <dir of output>/NAME.h (NULL for -o /dev/null)
   const char* depfile_path;       // NULL unless -MD/-MF
   const char* out_dir;            // where temporaries go
   const char* ar_tool;
+  const char* ld_tool;            // OBJ: joins the objects (ld -r)
+  bool obj_whole;                 // OBJ without a linker: one module, no kernel cache
+  char header_sha256[65];         // of NAME.h as written ("" before)
+  char whole_sha256[65];          // of a whole-module output (obj_whole), for --describe
   mlcc_target_t target;
   mlcc_pass_id_t passes[kMaxPasses];
   uint32_t n_passes;
@@ -112,6 +118,18 @@ static const char* arena_adopt(mlcc_arena_t* arena, char* s) {
   const char* copy = mlcc_arena_strdup(arena, s);
   free(s);
   return copy;
+}
+
+// The outputs built from separately compiled (and cached) kernel objects:
+// a library, or one relocatable object joined by the linker.
+static bool uses_kernel_objects(mlcc_emit_kind_t kind) {
+  return kind == MLCC_EMIT_LIB || kind == MLCC_EMIT_OBJ;
+}
+
+// The kernel pipeline (separate objects through the cache) for this run:
+// every library, and -c unless no linker was found to join the objects.
+static bool kernel_pipeline(const mlcc_compilation_t* c) {
+  return uses_kernel_objects(c->options->emit) && !c->obj_whole;
 }
 
 static bool emits_objects(mlcc_emit_kind_t kind) {
@@ -197,11 +215,21 @@ static mlcc_status_t resolve_paths(mlcc_compilation_t* c) {
                : special ? mlcc_arena_strdup(&c->arena, mlcc_fs_temp_root())
                          : arena_adopt(&c->arena, mlcc_fs_dirname(c->output));
   if (c->out_dir == NULL) return oom();
-  if (o->emit == MLCC_EMIT_LIB && !special) {
+  if (uses_kernel_objects(o->emit) && !special && !to_stdout) {
     char file[300];
     snprintf(file, sizeof(file), "%s.h", c->name);
     c->header_path = arena_adopt(&c->arena, mlcc_fs_join(c->out_dir, file));
     if (c->header_path == NULL) return oom();
+  }
+  if (o->describe != NULL && !uses_kernel_objects(o->emit)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "--describe needs a library or an object (-c), not --emit=%s",
+                            mlcc_emit_kind_name(o->emit));
+  }
+  if (o->describe != NULL && names_directory(o->describe)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "the description '%s' is a directory; --describe names a file",
+                            o->describe);
   }
   if (o->write_depfile) {
     if (o->depfile != NULL) {
@@ -351,12 +379,22 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
     case MLCC_EMIT_OBJ:
     case MLCC_EMIT_LL:
     case MLCC_EMIT_ASM:
+      // -c is one whole module only without a linker (mlcc_compilation_create).
+      if (o->emit == MLCC_EMIT_OBJ && !c->obj_whole) goto kernel_objects;
       push_cc1(&b, "codegen");
       push(&b, arena_printf(&c->arena, "--emit=%s", mlcc_emit_kind_name(o->emit)));
       push_target(c, &b);
       push(&b, "-o");
       push(&b, c->output);
       MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_CODEGEN_WHOLE, false, b.argv));
+      if (o->emit == MLCC_EMIT_OBJ && c->header_path != NULL) {
+        push_cc1(&b, "header");
+        push(&b, arena_printf(&c->arena, "--name=%s", c->name));
+        push(&b, c->input);
+        push(&b, "-o");
+        push(&b, c->header_path);
+        MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_HEADER, false, b.argv));
+      }
       break;
     case MLCC_EMIT_HEADER:
       push_cc1(&b, "header");
@@ -366,7 +404,8 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
       push(&b, c->output);
       MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_HEADER, false, b.argv));
       break;
-    case MLCC_EMIT_LIB: {
+    case MLCC_EMIT_LIB:
+    kernel_objects: {
       char file[300];
       const char* kernels_pattern = temp_file(c, tmpdir, "mlcc_k_*.o");
       snprintf(file, sizeof(file), "%s_weights.o", c->name);
@@ -397,9 +436,12 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
       MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_CODEGEN_ENTRY, false, b.argv));
 
       const char* placeholder[3] = {entry, weights, kernels_pattern};
-      const char** argv = mlcc_archive_argv(c->ar_tool, c->archive_tmp,
-                                            members ? members : placeholder,
-                                            members ? n_members : 3);
+      const char** argv =
+          o->emit == MLCC_EMIT_OBJ
+              ? mlcc_archive_link_argv(c->ld_tool, c->archive_tmp, members ? members : placeholder,
+                               members ? n_members : 3)
+              : mlcc_archive_argv(c->ar_tool, c->archive_tmp, members ? members : placeholder,
+                                  members ? n_members : 3);
       if (argv == NULL) return oom();
       mlcc_status_t s = mlcc_job_list_add(&c->jobs, MLCC_JOB_ARCHIVE, true, argv);
       free(argv);
@@ -435,7 +477,7 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
 static mlcc_status_t resolve_cache(mlcc_compilation_t* c) {
   const mlcc_options_t* o = c->options;
   MLCC_RETURN_IF_ERROR(mlcc_cache_resolve_max_size(o->cache_max_size, &c->cache_max_size));
-  if (o->no_cache || o->emit != MLCC_EMIT_LIB) return mlcc_ok_status();
+  if (o->no_cache || !kernel_pipeline(c)) return mlcc_ok_status();
   char* dir = NULL;
   mlcc_status_t s = mlcc_cache_resolve_dir(o->cache_dir, &dir);
   if (s != NULL && mlcc_status_code(s) == MLCC_STATUS_INVALID_ARGUMENT) return s;
@@ -491,7 +533,19 @@ mlcc_status_t mlcc_compilation_create(const mlcc_options_t* options, FILE* diag,
   MLCC_RETURN_IF_ERROR(resolve_target(c));
   MLCC_RETURN_IF_ERROR(resolve_pipeline(c));
   c->ar_tool = arena_adopt(&c->arena, mlcc_archive_tool());
-  if (c->ar_tool == NULL) return oom();
+  c->ld_tool = arena_adopt(&c->arena, mlcc_archive_linker());
+  if (c->ar_tool == NULL || c->ld_tool == NULL) return oom();
+  const char* ld_env = getenv("MLCC_LD");
+  bool ld_given = ld_env != NULL && ld_env[0] != '\0';
+  if (options->emit == MLCC_EMIT_OBJ && !ld_given && strchr(c->ld_tool, '/') == NULL) {
+    // No ld.lld in $PATH and no $MLCC_LD: -c still works, as one module
+    // compiled whole, without the kernel cache (install lld-16 for it).
+    c->obj_whole = true;
+    if (options->verbose) {
+      fprintf(diag, "mlcc: note: no linker to join the kernel objects (ld.lld-16, ld.lld or "
+                    "$MLCC_LD): -c compiles the whole model without the kernel cache\n");
+    }
+  }
   return resolve_cache(c);
 }
 
@@ -676,7 +730,10 @@ static mlcc_status_t run_codegen_whole(mlcc_compilation_t* c) {
                                                                : MLCC_OUTPUT_ASM;
   mlcc_buffer_t buf = {0};
   mlcc_status_t s = mlcc_codegen_whole(c->graph, &cg, kind, &buf);
+  // -S/--emit=ll|asm compile every kernel into one module, without the cache.
+  c->n_kernels_total = c->n_kernels_distinct = c->n_kernels_compiled = c->graph->n_kernels;
   s = mlcc_status_annotate(s, "%s", c->input);
+  if (s == NULL) s = mlcc_fs_sha256_buffer(buf.data, buf.size, c->whole_sha256);
   if (s == NULL) s = emit_output(c, buf.data, buf.size);
   mlcc_buffer_deinit(&buf);
   return s;
@@ -1185,8 +1242,10 @@ static mlcc_status_t run_archive(mlcc_compilation_t* c) {
     if (members == NULL) return oom();
     for (uint32_t i = 0; i < c->n_members; ++i) members[i] = mlcc_fs_basename(c->members[i]);
   }
-  // Re-bind the archiver job now that the members are known, for -v.
-  const char** argv = mlcc_archive_argv(c->ar_tool, archive, members, c->n_members);
+  // Re-bind the archiver (linker) job now that the members are known, for -v.
+  bool link = c->options->emit == MLCC_EMIT_OBJ;
+  const char** argv = link ? mlcc_archive_link_argv(c->ld_tool, archive, members, c->n_members)
+                           : mlcc_archive_argv(c->ar_tool, archive, members, c->n_members);
   if (argv == NULL) return oom();
   if (c->options->verbose) {
     if (in_tmp) fprintf(c->diag, " cd \"%s\" &&", c->tempdir.path);
@@ -1198,9 +1257,20 @@ static mlcc_status_t run_archive(mlcc_compilation_t* c) {
     bool not_found = mlcc_status_code(s) == MLCC_STATUS_NOT_FOUND;
     mlcc_status_t r = mlcc_make_status(mlcc_status_code(s), "cannot create '%s': %s%s",
                                        c->output, mlcc_status_message(s),
-                                       not_found ? " (set $MLCC_AR to choose the archiver)" : "");
+                                       !not_found ? ""
+                                       : link ? " (set $MLCC_LD to choose the linker; -c joins "
+                                                "the objects with ld.lld -r)"
+                                              : " (set $MLCC_AR to choose the archiver)");
     mlcc_status_free(s);
     return r;
+  }
+  if (strcmp(c->output, "-") == 0) {  // -c -o -: the joined object to standard output
+    uint8_t* data = NULL;
+    size_t size = 0;
+    MLCC_RETURN_IF_ERROR(mlcc_fs_read_file(c->archive_tmp, &data, &size));
+    s = emit_output(c, data, size);
+    free(data);
+    return s;
   }
   if (c->n_staged >= kMaxStaged) return mlcc_make_status(MLCC_STATUS_INTERNAL, "too many outputs");
   MLCC_RETURN_IF_ERROR(mlcc_fs_stage_existing(c->archive_tmp, c->output, &c->staged[c->n_staged]));
@@ -1209,31 +1279,76 @@ static mlcc_status_t run_archive(mlcc_compilation_t* c) {
 }
 
 static mlcc_status_t run_header(mlcc_compilation_t* c) {
-  char sha[65];
-  // The importer hashed the bytes it decoded; re-read only if it did not.
-  mlcc_status_t s = mlcc_ok_status();
-  if (strlen(c->model_sha256) == 64) {
-    memcpy(sha, c->model_sha256, sizeof(sha));
-  } else {
-    s = mlcc_fs_sha256_file(c->input, sha);
-  }
+  // No model hash in the header: weights that change leave its bytes alone.
   char* text = NULL;
-  if (s == NULL) {
-    s = mlcc_header_render(c->graph, c->name, mlcc_fs_basename(c->input), sha, &text);
-  }
+  mlcc_status_t s = mlcc_header_render(c->graph, c->name, mlcc_fs_basename(c->input), NULL, &text);
   if (s == NULL && c->options->profile) s = mlcc_header_add_profile(c->name, &text);
   if (s != NULL) {
     free(text);
     return mlcc_status_annotate(s, "%s", c->input);
   }
-  const char* path = c->options->emit == MLCC_EMIT_LIB ? c->header_path : c->output;
-  if (c->options->emit == MLCC_EMIT_LIB) {
-    s = stage(c, path, text, strlen(text));
-  } else {
-    s = emit_output(c, text, strlen(text));
+  bool beside = uses_kernel_objects(c->options->emit);  // NAME.h beside the lib / object
+  const char* path = beside ? c->header_path : c->output;
+  s = mlcc_fs_sha256_buffer(text, strlen(text), c->header_sha256);  // for --describe
+  if (s == NULL) {
+    s = beside ? stage(c, path, text, strlen(text)) : emit_output(c, text, strlen(text));
   }
   free(text);
   return s;
+}
+
+// --describe: the variant's facts as JSON (driver/describe.h), staged like
+// the other outputs. Runs after the archive (or link) and the header.
+static mlcc_status_t run_describe(mlcc_compilation_t* c) {
+  const mlcc_options_t* o = c->options;
+  char lib_sha[65], model_sha[65];
+  if (c->obj_whole) {
+    memcpy(lib_sha, c->whole_sha256, sizeof(lib_sha));
+  } else {
+    MLCC_RETURN_IF_ERROR(mlcc_fs_sha256_file(c->archive_tmp, lib_sha));
+  }
+  if (strlen(c->model_sha256) == 64) {
+    memcpy(model_sha, c->model_sha256, sizeof(model_sha));
+  } else {
+    MLCC_RETURN_IF_ERROR(mlcc_fs_sha256_file(c->input, model_sha));
+  }
+  struct stat st;
+  if (stat(c->input, &st) != 0) {
+    return mlcc_make_status(MLCC_STATUS_IO, "cannot stat '%s': %s", c->input, strerror(errno));
+  }
+  // The options besides target, CPU, features and -O that change the code.
+  const char* opts[136];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < c->jobs.n_jobs; ++i) {
+    const mlcc_job_t* j = &c->jobs.jobs[i];
+    if (j->kind != MLCC_JOB_IMPORT) continue;
+    for (uint32_t a = 3; a < j->argc && n < 128; ++a) {
+      if (strncmp(j->argv[a], "--input-", 8) == 0) opts[n++] = j->argv[a];
+    }
+  }
+  if (o->passes != NULL) opts[n++] = arena_printf(&c->arena, "--passes=%s", o->passes);
+  if (o->no_winograd) opts[n++] = "-fno-winograd";
+  if (o->profile) opts[n++] = "--profile";
+  for (uint32_t i = 0; i < n; ++i) {
+    if (opts[i] == NULL) return oom();
+  }
+  mlcc_describe_info_t info = {
+      .name = c->name,
+      .model_file = mlcc_fs_basename(c->input),
+      .model_sha256 = model_sha,
+      .model_size = (uint64_t)st.st_size,
+      .target = &c->target,
+      .opt_level = o->opt_level,
+      .options = opts,
+      .n_options = n,
+      .library_sha256 = lib_sha,
+      .header_sha256 = c->header_sha256,
+  };
+  char* text = NULL;
+  mlcc_status_t s = mlcc_describe_render(c->graph, &info, &text);
+  if (s == NULL) s = stage(c, o->describe, text, strlen(text));
+  free(text);
+  return mlcc_status_annotate(s, "%s", c->input);
 }
 
 static mlcc_status_t run_depfile(mlcc_compilation_t* c) {
@@ -1290,7 +1405,7 @@ static mlcc_status_t setup_outputs(mlcc_compilation_t* c, const char** tmpdir) {
     MLCC_RETURN_IF_ERROR(s);
   }
   for (uint32_t i = 0; i < c->n_created_dirs; ++i) mlcc_cleanup_add_empty_dir(c->created_dirs[i]);
-  if (c->options->emit == MLCC_EMIT_LIB) {
+  if (kernel_pipeline(c)) {
     MLCC_RETURN_IF_ERROR(mlcc_tempdir_create(c->out_dir, &c->tempdir));
     *tmpdir = c->tempdir.path;
     mlcc_cleanup_add_dir_tree(c->tempdir.path);
@@ -1350,12 +1465,17 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
       }
       case MLCC_JOB_ARCHIVE: s = run_archive(c); break;
       case MLCC_JOB_HEADER: s = run_header(c); break;
-      case MLCC_JOB_DEPFILE: s = run_depfile(c); break;
+      case MLCC_JOB_DEPFILE:
+        // The description goes before the depfile: the depfile is published last.
+        if (o->describe != NULL) s = run_describe(c);
+        if (s == NULL) s = run_depfile(c);
+        break;
       case MLCC_JOB_KIND_COUNT: break;
     }
     MLCC_RETURN_IF_ERROR(s);
     if (o->time_report) time_report_line(c->diag, mlcc_job_kind_name(kind), before, phase_clock_now());
   }
+  if (o->describe != NULL && c->depfile_path == NULL) MLCC_RETURN_IF_ERROR(run_describe(c));
   // Everything succeeded: publish the outputs (output, header, depfile last).
   for (uint32_t i = 0; i < c->n_staged; ++i) {
     mlcc_cleanup_remove(c->staged[i].tmp_path);

@@ -64,6 +64,61 @@ const char* mlcc_fs_temp_root(void) {
   return t != NULL && t[0] != '\0' ? t : "/tmp";
 }
 
+mlcc_status_t mlcc_fs_sha256_buffer(const void* data, size_t size, char out_hex[65]) {
+  out_hex[0] = '\0';
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int dlen = 0;
+  if (EVP_Digest(data, size, digest, &dlen, EVP_sha256(), NULL) != 1 || dlen != 32) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "SHA-256 failed");
+  }
+  static const char hex[] = "0123456789abcdef";
+  for (unsigned i = 0; i < 32; ++i) {
+    out_hex[2 * i] = hex[digest[i] >> 4];
+    out_hex[2 * i + 1] = hex[digest[i] & 15];
+  }
+  out_hex[64] = '\0';
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_fs_read_file(const char* path, uint8_t** out_data, size_t* out_size) {
+  *out_data = NULL;
+  *out_size = 0;
+  FILE* f = fopen(path, "rb");
+  if (f == NULL) {
+    return mlcc_make_status(MLCC_STATUS_IO, "cannot open '%s': %s", path, strerror(errno));
+  }
+  size_t cap = 1 << 16, size = 0;
+  uint8_t* data = (uint8_t*)malloc(cap);
+  mlcc_status_t s = data ? mlcc_ok_status() : oom();
+  while (s == NULL) {
+    if (size == cap) {
+      uint8_t* grown = (uint8_t*)realloc(data, cap * 2);
+      if (grown == NULL) {
+        s = oom();
+        break;
+      }
+      data = grown;
+      cap *= 2;
+    }
+    size_t n = fread(data + size, 1, cap - size, f);
+    size += n;
+    if (n == 0) {
+      if (ferror(f)) {
+        s = mlcc_make_status(MLCC_STATUS_IO, "cannot read '%s': %s", path, strerror(errno));
+      }
+      break;
+    }
+  }
+  fclose(f);
+  if (s != NULL) {
+    free(data);
+    return s;
+  }
+  *out_data = data;
+  *out_size = size;
+  return s;
+}
+
 mlcc_status_t mlcc_fs_sha256_file(const char* path, char out_hex[65]) {
   out_hex[0] = '\0';
   FILE* f = fopen(path, "rb");
@@ -262,9 +317,45 @@ static mlcc_status_t copy_into_special(const char* src, const char* dst) {
   return s;
 }
 
+// True when |a| and |b| are both readable regular files (|b| not a symlink)
+// with the same bytes. Any error reads as "different".
+static bool same_contents(const char* a, const char* b) {
+  struct stat sa, sb;
+  if (stat(a, &sa) != 0 || lstat(b, &sb) != 0) return false;
+  if (!S_ISREG(sa.st_mode) || !S_ISREG(sb.st_mode) || sa.st_size != sb.st_size) return false;
+  int fa = open(a, O_RDONLY | O_CLOEXEC);
+  if (fa < 0) return false;
+  int fb = open(b, O_RDONLY | O_CLOEXEC);
+  if (fb < 0) {
+    close(fa);
+    return false;
+  }
+  bool same = true;
+  char ba[16384], bb[16384];
+  for (off_t done = 0; same && done < sa.st_size;) {
+    size_t want = sizeof(ba);
+    if ((off_t)want > sa.st_size - done) want = (size_t)(sa.st_size - done);
+    ssize_t na = read(fa, ba, want);
+    ssize_t nb = read(fb, bb, want);
+    if (na < 0 && errno == EINTR) continue;
+    same = na > 0 && na == nb && memcmp(ba, bb, (size_t)na) == 0;
+    done += na > 0 ? na : 0;
+  }
+  close(fa);
+  close(fb);
+  return same;
+}
+
 mlcc_status_t mlcc_fs_staged_commit(mlcc_staged_file_t* staged) {
   if (staged->tmp_path == NULL) return mlcc_ok_status();
   mlcc_status_t s = mlcc_ok_status();
+  if (!mlcc_fs_is_special(staged->final_path) &&
+      same_contents(staged->tmp_path, staged->final_path)) {
+    // Same bytes: keep the file and its mtime, so build tools with restat
+    // (Ninja) or content checks rebuild nothing downstream.
+    mlcc_fs_staged_discard(staged);
+    return s;
+  }
   if (mlcc_fs_is_special(staged->final_path)) {
     s = copy_into_special(staged->tmp_path, staged->final_path);
   } else if (rename(staged->tmp_path, staged->final_path) != 0) {

@@ -41,6 +41,13 @@ const char* mlcc_fs_temp_root(void);
 // SHA-256 of the bytes of |path| as 64 lowercase hex digits + NUL.
 mlcc_status_t mlcc_fs_sha256_file(const char* path, char out_hex[65]);
 
+// SHA-256 of |size| bytes at |data| as 64 lowercase hex digits + NUL.
+mlcc_status_t mlcc_fs_sha256_buffer(const void* data, size_t size, char out_hex[65]);
+
+// Reads the whole file |path| into a malloc'ed buffer (*out_data, freed by
+// the caller; *out_size bytes). IO naming the path, or RESOURCE_EXHAUSTED.
+mlcc_status_t mlcc_fs_read_file(const char* path, uint8_t** out_data, size_t* out_size);
+
 // Writes |size| bytes to the open descriptor |fd| (retrying short writes).
 mlcc_status_t mlcc_fs_write_fd(int fd, const void* data, size_t size, const char* path_for_errors);
 
@@ -68,7 +75,9 @@ mlcc_status_t mlcc_fs_stage(const char* final_path, const void* data, size_t siz
 // Adopts an already written temporary |tmp_path| (copied) as staged for |final_path|.
 mlcc_status_t mlcc_fs_stage_existing(const char* tmp_path, const char* final_path,
                                      mlcc_staged_file_t* out_staged);
-// Atomically renames the temporary over the destination; when the
+// Atomically renames the temporary over the destination, unless the
+// destination is a regular file with the same bytes: then the temporary is
+// removed and the destination keeps its inode and mtime. When the
 // destination is special (/dev/null, a FIFO) its bytes are written into it
 // instead, so a device node is never replaced by a regular file. On failure
 // the temporary is removed. Either way the struct is released.

@@ -4,7 +4,7 @@
 // Thread-safe (no shared state).
 //
 // The header is a pure function of (graph after passes, NAME, model file
-// name, model sha256): no timestamps, no absolute paths, no target, so it is
+// name[, model sha256]): no timestamps, no absolute paths, no target, so it is
 // byte-identical for every target and every run.
 #ifndef MLCC_DRIVER_HEADER_H_
 #define MLCC_DRIVER_HEADER_H_
@@ -39,7 +39,10 @@ mlcc_status_t mlcc_header_check_name(const char* name);
 // shapes, workspace_size/align from plan-memory, NAME_STACK_SIZE from
 // mlcc_stack_size) into a malloc'ed string
 // |*out_text| the caller frees. |model_file_name| is the model's file name
-// (no directory); |model_sha256_hex| 64 hex digits. INTERNAL if an input or
+// (no directory); |model_sha256_hex| 64 hex digits, or NULL to leave the
+// hash out (the driver does: then a weights-only change to the model leaves
+// the header's bytes, and so every C file that includes it, untouched; the
+// hash is in the --describe JSON and the bundle manifest). INTERNAL if an input or
 // output has no inferred shape, UNIMPLEMENTED for a dtype without a C type.
 mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
                                  const char* model_file_name, const char* model_sha256_hex,

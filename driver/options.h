@@ -58,6 +58,7 @@ typedef struct mlcc_options_t {
   uint32_t n_input_values;
   bool write_depfile;             // -MD (or -MF)
   const char* depfile;            // -MF; NULL = output with its suffix replaced by .d
+  const char* describe;           // --describe; NULL = no description (driver/describe.h)
   int jobs;                       // -j; default: online CPUs
   const char* passes;             // --passes; NULL = the -O pipeline
   bool print_after_all;

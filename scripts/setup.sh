@@ -16,6 +16,7 @@ packages=(
   # cross gcc and their C libraries: --no-install-recommends would drop the libc6-dev-*-cross
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
   clang-16 libclang-rt-16-dev  # libFuzzer targets (scripts/fuzz.sh, ctest fuzz.smoke)
+  lld-16  # mlcc -c joins the kernel objects with ld.lld -r (driver/archive.h)
   nginx  # WebDAV server for the remote kernel cache tests (tests/e2e/cache/)
   # Bazel rules (docs/bazel.md): Debian's offline Bazel 4.2.3 and its rules_java
   bazel-bootstrap bazel-rules-java

@@ -5,7 +5,8 @@
 #   2. the consumer workspace here (mlcc as external repository @mlcc): `bazel test` for the
 #      host, --config=aarch64 and --config=riscv64 (under qemu); tiny_test checks values
 #      against a numpy reference, detector_test's outputs must agree across the targets;
-#   3. ml_model_fleet: the bundle's layout and manifest.json, for x86, aarch64 and riscv;
+#   3. ml_model_fleet: the bundle's layout and manifest.json, for x86, aarch64 and riscv, and
+#      the same bytes (files and tarball) as CMake's ml_model_bundle() (docs/bundle.md);
 #   4. the objects (archive members) and the header from Bazel equal those of mlcc run
 #      directly with the same flags (sha256), for every target;
 #   5. `bazel clean`, then a rebuild is served entirely from --disk_cache.
@@ -155,20 +156,46 @@ import hashlib, json, os, sys
 bundle, model = sys.argv[1], sys.argv[2]
 sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
 m = json.load(open(os.path.join(bundle, "manifest.json")))
-assert m["model"] == {"name": "detector", "file": "detector.onnx", "sha256": sha(model)}, m["model"]
-assert m["mlcc_version"] and m["llvm_version"].startswith("16."), m
+assert m["format"] == 1 and m["bundle"] == "detector_fleet", m
+assert m["mlcc"]["version"] and m["mlcc"]["llvm"].startswith("16."), m["mlcc"]
+(d,) = m["models"]
+assert (d["name"], d["file"], d["sha256"], d["size"]) == (
+    "detector", "detector.onnx", sha(model), os.path.getsize(model)), d
 want = {"x86": "x86_64-linux-gnu", "aarch64": "aarch64-linux-gnu", "riscv": "riscv64-linux-gnu"}
-assert sorted(t["target"] for t in m["targets"]) == sorted(want), m["targets"]
-for t in m["targets"]:
-    assert t["triple"] == want[t["target"]], t
+assert [t["alias"] for t in d["targets"]] == sorted(want), d["targets"]
+for t in d["targets"]:
+    assert t["triple"] == want[t["alias"]], t
     assert t["cpu"] and t["workspace_size"] > 0 and t["workspace_align"] > 0, t
-    assert t["library"] == "%s/lib/libdetector.a" % t["target"], t
-    assert t["header"] == "%s/include/detector.h" % t["target"], t
+    assert t["stack_size"] > 0 and t["entry_abi"] == 3 and t["inputs"] and t["outputs"], t
+    assert t["library"] == "%s/lib/libdetector.a" % t["triple"], t
+    assert t["header"] == "%s/include/detector.h" % t["triple"], t
     assert sha(os.path.join(bundle, t["library"])) == t["library_sha256"], t
     assert sha(os.path.join(bundle, t["header"])) == t["header_sha256"], t
-print("   manifest.json: %s, mlcc %s, LLVM %s, %d targets, sha256s match"
-      % (m["model"]["name"], m["mlcc_version"], m["llvm_version"], len(m["targets"])))
+print("   manifest.json: format 1, %s, mlcc %s, LLVM %s, %d targets, sha256s match"
+      % (d["name"], m["mlcc"]["version"], m["mlcc"]["llvm"], len(d["targets"])))
 EOF
+# The same bundle from CMake (ml_model_bundle, host toolchain) with $mlcc: every file and the
+# tarball byte-identical (docs/bundle.md), when $mlcc is the program this snapshot builds.
+if [ -z "$stale" ] || [ "$mlcc" = "$bazel_mlcc" ]; then
+  cm="$work/cmake-bundle"
+  rm -rf "$cm" && mkdir -p "$cm/src"
+  cp "$root/examples/detector/detector.onnx" "$cm/src/"
+  {
+    echo 'cmake_minimum_required(VERSION 3.20)'
+    echo 'project(fleet LANGUAGES C)'
+    echo "include(\"$root/cmake/MLModel.cmake\")"
+    echo 'add_ml_model(detector detector.onnx TARGETS x86 aarch64 riscv)'
+    echo 'ml_model_bundle(detector_fleet MODELS detector)'
+  } >"$cm/src/CMakeLists.txt"
+  (cmake -S "$cm/src" -B "$cm/build" -G Ninja -DMLCC_EXECUTABLE="$mlcc" &&
+     cmake --build "$cm/build" --target detector_fleet) >"$work/cmake-bundle.log" 2>&1 ||
+    { tail -30 "$work/cmake-bundle.log" >&2; fail "CMake bundle (log $work/cmake-bundle.log)"; }
+  diff -r "$cm/build/detector_fleet" "$bundle" >&2 ||
+    fail "the Bazel bundle differs from CMake's ml_model_bundle()"
+  cmp "$cm/build/detector_fleet.tar.gz" "$bin/detector_fleet.tar.gz" ||
+    fail "detector_fleet.tar.gz differs between Bazel and CMake"
+  echo "   identical to CMake's ml_model_bundle(detector_fleet ...): every file and the tarball"
+fi
 tar_sha="$(sha256sum "$bin/detector_fleet.tar.gz" | cut -d' ' -f1)"
 echo "   detector_fleet.tar.gz sha256 $tar_sha"
 done_step
@@ -206,16 +233,25 @@ for reference in "${references[@]}"; do
     want_hdr="$(sha256sum <"$direct/detector.h")"
     want_objs="$(members "$work/m-direct-$alias" "$direct/libdetector.a")"
     [ -n "$want_objs" ] || fail "no members in $direct/libdetector.a"
-    for got in "$work/lib-$config" "$bundle/$alias/lib"; do
+    # The fleet archives with mlcc's own llvm-ar (like CMake), ml_model_library with the
+    # toolchain's ar: the same members either way.
+    (cd "$direct" && mkdir -p own && "$reference" "$root/examples/detector/detector.onnx" \
+       -o own/libdetector.a --name=detector --target="$alias" --no-cache)
+    triple="$(python3 -c 'import json,sys; print({t["alias"]: t["triple"] for t in json.load(open(sys.argv[1]))["models"][0]["targets"]}[sys.argv[2]])' "$bundle/manifest.json" "$alias")"
+    for got in "$work/lib-$config" "$bundle/$triple/lib"; do
       hdr="$got/detector.h"
-      [ -f "$hdr" ] || hdr="$bundle/$alias/include/detector.h"
+      want_ar="$direct/libdetector.a"
+      if [ ! -f "$hdr" ]; then
+        hdr="$bundle/$triple/include/detector.h"
+        want_ar="$direct/own/libdetector.a"
+      fi
       [ "$(sha256sum <"$hdr")" = "$want_hdr" ] || fail "$alias: $hdr differs from mlcc's header"
       got_objs="$(members "$work/m-got" "$got/libdetector.a")"
       if [ "$got_objs" != "$want_objs" ]; then
         diff <(echo "$want_objs") <(echo "$got_objs") >&2 || true
         fail "$alias: objects in $got/libdetector.a differ from those of $reference"
       fi
-      cmp -s "$got/libdetector.a" "$direct/libdetector.a" ||
+      cmp -s "$got/libdetector.a" "$want_ar" ||
         fail "$alias: $got/libdetector.a differs from the archive of $reference (same ar)"
     done
     echo "   $alias: header + $(echo "$want_objs" | wc -l) objects + archive identical" \

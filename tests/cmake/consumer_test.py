@@ -19,6 +19,10 @@ CASE is one of:
                               consumer with find_package(mlcc) via CMAKE_PREFIX_PATH, natively
                               and with the aarch64 toolchain file
   errors                      wrong add_ml_model()/ml_model_bundle() calls fail at configure time
+  bundle-identity             the fleet bundle from CMake for the host, with the aarch64
+                              toolchain file, and from bazel/fleet_bundle.py (ml_model_fleet's
+                              bundler) on the same variants: libraries, headers, manifest and
+                              tarball identical
   example                     examples/detector built once: the detector for x86, aarch64 and
                               riscv, each app run (natively / under qemu), same top boxes
 
@@ -133,14 +137,28 @@ def consumer_copy(work):
 
 
 def mlcc_wrapper(work):
-    """A shell script that logs each mlcc invocation, then runs the real mlcc."""
+    """A shell script that logs each mlcc invocation, then runs the real mlcc;
+    compile runs (those writing a depfile) get -v, their stderr going to
+    mlcc-v.log (where "mlcc: N kernels compiled" tells what each run compiled)."""
     log = os.path.join(work, "mlcc.log")
+    vlog = os.path.join(work, "mlcc-v.log")
     wrapper = os.path.join(work, "mlcc-logged")
     with open(wrapper, "w") as f:
-        f.write('#!/bin/sh\nprintf "%%s\\n" "$*" >> "%s"\nexec "%s" "$@"\n' % (log, ARGS.mlcc))
+        f.write('#!/bin/sh\nprintf "%%s\\n" "$*" >> "%s"\n'
+                'case " $* " in *" -MD "*) exec "%s" -v "$@" 2>>"%s";; esac\n'
+                'exec "%s" "$@"\n' % (log, ARGS.mlcc, vlog, ARGS.mlcc))
     os.chmod(wrapper, 0o755)
     open(log, "w").close()
+    open(vlog, "w").close()
     return wrapper, log
+
+
+def kernels_compiled(work):
+    """The N of every "mlcc: N kernels compiled" line in mlcc-v.log, then empties it."""
+    vlog = os.path.join(work, "mlcc-v.log")
+    text = open(vlog).read()
+    open(vlog, "w").close()
+    return [int(n) for n in re.findall(r"^mlcc: (\d+) kernels? compiled", text, re.M)]
 
 
 def compiles_since(log, start):
@@ -166,18 +184,20 @@ def check_variants(bld, current):
     headers = []
     for a in ("x86", "aarch64", "riscv"):
         vdir = os.path.join(bld, "mlcc", "tiny", a)
-        if a == current:
-            lib = os.path.join(bld, "libtiny.a")
-            check(os.path.exists(os.path.join(vdir, "tiny.o")), "%s: mlcc -c object" % a)
-        else:
-            lib = os.path.join(vdir, "libtiny.a")
+        lib = os.path.join(vdir, "libtiny.a")   # every variant alike, archived by mlcc
         check(os.path.exists(lib), "%s: %s exists" % (a, os.path.relpath(lib, bld)))
+        check(not os.path.exists(os.path.join(vdir, "tiny.o")), "%s: no separate object" % a)
         check(elf_machine(lib) == MACHINE[a], "%s: library is %s code" % (a, a))
+        desc = json.load(open(os.path.join(vdir, "tiny.json")))
+        check(desc["target"]["alias"] == a and desc["target"]["library_sha256"] == sha256(lib)
+              and desc["target"]["header_sha256"] == sha256(os.path.join(vdir, "tiny.h")),
+              "%s: the description names the alias and the library's and header's sha256" % a)
         dep = open(os.path.join(vdir, "tiny.d")).read()
         print("  depfile %s: %s" % (a, dep.strip()))
         first = dep.split(":", 1)[0]
-        want = os.path.join(vdir, "tiny.o" if a == current else "libtiny.a")
-        check(first == want, "%s: depfile target is the output" % a)
+        want = os.path.join(vdir, "tiny.stamp")
+        check(os.path.relpath(first, bld) == os.path.relpath(want, bld),
+              "%s: depfile target is the rule's stamp" % a)
         check("tiny.onnx" in dep and "tiny_weights.bin" in dep,
               "%s: depfile lists the model and its external data" % a)
         headers.append(open(os.path.join(vdir, "tiny.h")).read())
@@ -191,18 +211,26 @@ def build_cmd(bld, gen, target=None):
     return cmd
 
 
-def check_bundle(bld, src, current):
-    tarball = os.path.join(bld, "fleet.tar.gz")
-    manifest = json.load(open(os.path.join(bld, "fleet", "manifest.json")))
+def check_bundle(bld, src, current, name="fleet"):
+    """The bundle's manifest (docs/bundle.md, format 1) against the build, the
+    model and mlcc; returns the tarball's sha256."""
+    tarball = os.path.join(bld, name + ".tar.gz")
+    manifest = json.load(open(os.path.join(bld, name, "manifest.json")))
     print(json.dumps(manifest, indent=1)[:3000])
     _, ver = sh([ARGS.mlcc, "--version"])
-    check(manifest["mlcc_version"] == re.search(r"mlcc version (\S+)", ver).group(1),
+    check(manifest["format"] == 1 and manifest["bundle"] == name, "manifest: format 1, bundle name")
+    check(manifest["mlcc"]["version"] == re.search(r"mlcc version (\S+)", ver).group(1),
           "manifest: mlcc version")
-    check(manifest["llvm_version"] == re.search(r"LLVM (\S+)", ver).group(1),
+    check(manifest["mlcc"]["llvm"] == re.search(r"LLVM:? (\S+)", ver).group(1),
           "manifest: LLVM version")
+    for field in ("commit", "codegen"):
+        m = re.search(r"^%s: (\S+)" % field, ver, re.M)
+        check(manifest["mlcc"][field] == (m.group(1) if m else "unknown"), "manifest: " + field)
     (m,) = manifest["models"]
-    check(m["name"] == "tiny" and m["model"] == "tiny.onnx", "manifest: model name")
-    check(m["model_sha256"] == sha256(os.path.join(src, "tiny.onnx")), "manifest: model sha256")
+    model = os.path.join(src, "tiny.onnx")
+    check(m["name"] == "tiny" and m["file"] == "tiny.onnx", "manifest: model name")
+    check(m["sha256"] == sha256(model) and m["size"] == os.path.getsize(model),
+          "manifest: model sha256 and size")
     want_cpu = {"x86": "x86-64-v2", "aarch64": "cortex-a53", "riscv": "generic-rv64"}
     # FEATURES riscv=-c: mlcc merges -mattr into the target's defaults (an
     # entry for a feature already there replaces it).
@@ -219,22 +247,41 @@ def check_bundle(bld, src, current):
             check(t["cpu"] == want_cpu[a], "manifest %s: cpu %s" % (a, t["cpu"]))
             if a in want_feat:
                 check(t["features"] == want_feat[a], "manifest %s: features" % a)
+            check(t["opt_level"] == 3 and t["options"] == [] and t["entry_abi"] == 3,
+                  "manifest %s: -O3, no other code options, entry ABI 3" % a)
             vdir = os.path.join(bld, "mlcc", "tiny", a)
             hdr = open(os.path.join(vdir, "tiny.h")).read()
-            ws = int(re.search(r"#define TINY_WORKSPACE_SIZE (\d+)", hdr).group(1))
-            check(t["workspace_size"] == ws, "manifest %s: workspace size %d" % (a, ws))
-            lib_src = os.path.join(bld, "libtiny.a") if a == current else \
-                os.path.join(vdir, "libtiny.a")
+            for key, macro in (("workspace_size", "WORKSPACE_SIZE"),
+                               ("workspace_align", "WORKSPACE_ALIGN"),
+                               ("stack_size", "STACK_SIZE")):
+                v = int(re.search(r"#define TINY_%s (\d+)" % macro, hdr).group(1))
+                check(t[key] == v, "manifest %s: %s %d" % (a, key, v))
+            check(t["inputs"] == [{"name": "x", "dtype": "float32", "shape": [2, 4], "bounded": []}]
+                  and t["outputs"] == [{"name": "y", "dtype": "float32", "shape": [2, 3],
+                                        "bounded": []}],
+                  "manifest %s: input/output names, dtypes, shapes" % a)
+            lib_src = os.path.join(vdir, "libtiny.a")
             check(t["library"] == "%s/lib/libtiny.a" % TRIPLE[a], "manifest %s: layout" % a)
-            data = tf.extractfile("fleet/" + t["library"]).read()
+            data = tf.extractfile(name + "/" + t["library"]).read()
             check(hashlib.sha256(data).hexdigest() == t["library_sha256"] == sha256(lib_src),
                   "manifest %s: library sha256 matches the tarball and the build" % a)
-            hdata = tf.extractfile("fleet/" + t["header"]).read()
+            hdata = tf.extractfile(name + "/" + t["header"]).read()
             check(hashlib.sha256(hdata).hexdigest() == t["header_sha256"],
                   "manifest %s: header sha256" % a)
-        check(sorted(t["alias"] for t in m["targets"]) == ["aarch64", "riscv", "x86"],
-              "manifest: three targets")
+        check([t["alias"] for t in m["targets"]] == ["aarch64", "riscv", "x86"],
+              "manifest: three targets, sorted by alias")
     return sha256(tarball)
+
+
+def bundle_files(bld, name="fleet"):
+    """{path inside the bundle: bytes} of every file of the laid-out bundle."""
+    root = os.path.join(bld, name)
+    out = {}
+    for d, _, files in os.walk(root):
+        for f in files:
+            p = os.path.join(d, f)
+            out[os.path.relpath(p, root)] = open(p, "rb").read()
+    return out
 
 
 # --- cases -------------------------------------------------------------------------
@@ -269,15 +316,64 @@ def case_native(work, gen):
                   "%s: ninja -n -d explain: nothing to do" % what)
 
     check_noop("no change")
+    app = os.path.join(bld, "app")
+    app_obj = os.path.join(bld, "CMakeFiles", "app.dir", "main.c.o")
+    hdr = os.path.join(bld, "mlcc", "tiny", "x86", "tiny.h")
+
+    def stamps():
+        return {p: os.stat(p).st_mtime_ns for p in (app, app_obj, hdr)}
+
     for f in ("tiny.onnx", "tiny_weights.bin"):
         touch(os.path.join(src, f))
-        app = os.path.join(bld, "app")
-        t_app = os.stat(app).st_mtime
+        before = stamps()
+        kernels_compiled(work)
         _, out = sh(build_cmd(bld, gen))
         got, n = compiles_since(log, n)
         check(got == ["aarch64", "riscv", "x86"], "touch %s: mlcc reruns once per target (%s)" % (f, got))
-        check(os.stat(app).st_mtime > t_app, "touch %s: the app is relinked" % f)
+        k = kernels_compiled(work)
+        check(k == [0, 0, 0], "touch %s: every variant from the cache, 0 kernels compiled (%s)"
+              % (f, k))
+        after = stamps()
+        check(after[hdr] == before[hdr], "touch %s: the header keeps its mtime" % f)
+        check(after[app_obj] == before[app_obj], "touch %s: main.c is not recompiled" % f)
+        check(after[app] == before[app], "touch %s: the app is not relinked (same library)" % f)
         check_noop("after touching " + f)
+
+    # Weights-only changes (external data; an initializer inside the model):
+    # every variant reruns from the cache, the app relinks, no C file recompiles.
+    import onnx
+    from onnx import numpy_helper
+    saved = {f: open(os.path.join(src, f), "rb").read() for f in ("tiny.onnx", "tiny_weights.bin")}
+    for what in ("external data", "initializer"):
+        time.sleep(0.2)
+        if what == "external data":
+            w = bytearray(saved["tiny_weights.bin"])
+            w[0:4] = bytes([0, 0, 0x80, 0x3f])   # W[0][0] = 1.0
+            open(os.path.join(src, "tiny_weights.bin"), "wb").write(bytes(w))
+        else:
+            m = onnx.load(os.path.join(src, "tiny.onnx"), load_external_data=False)
+            for t in m.graph.initializer:
+                if t.name == "b":
+                    t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t) + 1, "b"))
+            open(os.path.join(src, "tiny.onnx"), "wb").write(m.SerializeToString())
+        before = stamps()
+        kernels_compiled(work)
+        sh(build_cmd(bld, gen))
+        got, n = compiles_since(log, n)
+        check(got == ["aarch64", "riscv", "x86"], "new %s: mlcc reruns once per target" % what)
+        k = kernels_compiled(work)
+        check(k == [0, 0, 0], "new %s: 0 kernels compiled for every variant (%s)" % (what, k))
+        after = stamps()
+        check(after[hdr] == before[hdr], "new %s: the header keeps its mtime" % what)
+        check(after[app_obj] == before[app_obj], "new %s: main.c is not recompiled" % what)
+        check(after[app] > before[app], "new %s: the app is relinked" % what)
+        check_noop("after new " + what)
+    for f, data in saved.items():
+        open(os.path.join(src, f), "wb").write(data)
+    sh(build_cmd(bld, gen))
+    got, n = compiles_since(log, n)
+    _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure"])
+    check("100% tests passed" in out, "weights restored: the app's values match again")
 
     # Fleet bundle: byte-identical when rebuilt from scratch.
     sh(build_cmd(bld, gen, "fleet"))
@@ -307,7 +403,7 @@ def case_toolchain(work, arch):
                                   "-DCMAKE_TOOLCHAIN_FILE=" + tc])
     sh(build_cmd(bld, "Ninja"))
     check(elf_machine(os.path.join(bld, "app")) == MACHINE[alias], "the app is %s code" % arch)
-    check(elf_machine(os.path.join(bld, "libtiny.a")) == MACHINE[alias],
+    check(elf_machine(os.path.join(bld, "mlcc", "tiny", alias, "libtiny.a")) == MACHINE[alias],
           "`tiny` is the %s variant" % alias)
     check_variants(bld, alias)
     _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure", "-V"])
@@ -316,6 +412,52 @@ def case_toolchain(work, arch):
         check("qemu-%s" % arch in out, "ctest runs the app under qemu-%s" % arch)
     check("tiny: ok" in out and "100% tests passed" in out,
           "ctest: the %s app's values match the reference" % arch)
+
+
+def case_bundle_identity(work):
+    """The same fleet bundle from CMake configured for the host and with the
+    aarch64 toolchain file: every file (libraries, headers, manifest) and the
+    tarball byte-identical. The second build shares the first's kernel cache
+    and compiles no kernel."""
+    src = consumer_copy(work)
+    env = {"MLCC_CACHE_DIR": os.path.join(work, "cache")}
+    wrapper, log = mlcc_wrapper(work)
+    results = {}
+    for config, extra in (("host", []),
+                          ("aarch64-toolchain", ["-DCMAKE_TOOLCHAIN_FILE=" + os.path.join(
+                              ARGS.source, "toolchains", "aarch64-linux-gnu.cmake")])):
+        bld = os.path.join(work, "build-" + config)
+        sh(["cmake", "-S", src, "-B", bld, "-G", "Ninja", "-DMLCC_SOURCE_DIR=" + ARGS.source,
+            "-DMLCC_EXECUTABLE=" + wrapper] + extra, env=env)
+        kernels_compiled(work)
+        sh(build_cmd(bld, "Ninja", "fleet"), env=env)
+        k = kernels_compiled(work)
+        print("  %s: kernels compiled per variant %s" % (config, k))
+        if config != "host":
+            check(k == [0, 0, 0], "%s: every variant from the shared cache (%s)" % (config, k))
+        check_bundle(bld, src, "x86" if config == "host" else "aarch64")
+        results[config] = (bundle_files(bld), sha256(os.path.join(bld, "fleet.tar.gz")))
+    # Bazel's bundler (ml_model_fleet's action) on the host build's variants.
+    py = os.path.join(work, "bazel-bundler")
+    os.mkdir(py)
+    cmd = [sys.executable, os.path.join(ARGS.source, "bazel", "fleet_bundle.py"),
+           "--mlcc", ARGS.mlcc, "--out-dir", os.path.join(py, "fleet"),
+           "--tarball", os.path.join(py, "fleet.tar.gz"), "--symbol", "tiny",
+           "--model", os.path.join(src, "tiny.onnx")]
+    for a in ("riscv", "x86", "aarch64"):   # any order: the bundler sorts by alias
+        v = os.path.join(work, "build-host", "mlcc", "tiny", a)
+        cmd += ["--member", ",".join([a] + [os.path.join(v, f) for f in
+                                             ("libtiny.a", "tiny.h", "tiny.json")])]
+    sh(cmd)
+    results["bazel-bundler"] = (bundle_files(py), sha256(os.path.join(py, "fleet.tar.gz")))
+    fa, ta = results["host"]
+    for config in ("aarch64-toolchain", "bazel-bundler"):
+        fb, tb = results[config]
+        check(sorted(fa) == sorted(fb), "%s: the same files: %s" % (config, ", ".join(sorted(fa))))
+        for p in sorted(fa):
+            check(fa[p] == fb[p], "%s: %s byte-identical to the host build's" % (config, p))
+        print("  tarball sha256: host %s / %s %s" % (ta, config, tb))
+        check(ta == tb, "%s: fleet.tar.gz byte-identical to the host build's" % config)
 
 
 def case_install(work):
@@ -422,6 +564,7 @@ def main():
         "toolchain-aarch64": lambda w: case_toolchain(w, "aarch64"),
         "toolchain-riscv64": lambda w: case_toolchain(w, "riscv64"),
         "install": case_install,
+        "bundle-identity": case_bundle_identity,
         "example": case_example,
         "errors": case_errors,
     }
@@ -429,6 +572,8 @@ def main():
         print("unknown case %s (known: %s)" % (ARGS.case, ", ".join(cases)))
         return 2
     work = tempfile.mkdtemp(prefix="mlcc-cmake-")
+    # A kernel cache of this run's own: "0 kernels compiled" then means this run's cache.
+    os.environ["MLCC_CACHE_DIR"] = os.path.join(work, "kernel-cache")
     ok = False
     try:
         cases[ARGS.case](work)

@@ -11,6 +11,11 @@ usage: driver_targets_test.py MLCC CASE
   depfile         -MD -MF with absolute paths (as add_ml_model passes them), for a library,
                   a -c object and an aarch64 library: first target = the output; prerequisites
                   = the model and its external data file; the target does not change the text
+  outputs_cache   a library and a -c object through the kernel cache alike (cold 1, warm 0,
+                  new weights 0 kernels compiled), NAME.h beside both, unchanged outputs keep
+                  inode and mtime, the -c object's values equal the library's and numpy's
+  describe        --describe=FILE for a library and a -c object: every fact against the
+                  header, the files and the options; refused (exit 2) for -S/header/asm
 Exit 0 = pass, 1 = fail.
 """
 import os
@@ -172,6 +177,131 @@ def case_depfile(d):
         check(text == want, "%s: depfile is exactly '<output>: <model> <external data>'" % name)
         texts[name] = text.replace(output, "OUT")
     check(len(set(texts.values())) == 1, "the depfile's prerequisites do not depend on the target")
+
+
+def kernels_line(err):
+    """(compiled, from cache) from -v's "mlcc: N kernels compiled[, M from the cache]"."""
+    import re
+    m = re.search(r"^mlcc: (\d+) kernels? compiled(?:, (\d+) from the cache)?", err, re.M)
+    return (int(m.group(1)), int(m.group(2) or 0)) if m else None
+
+
+def case_outputs_cache(d):
+    """Every object output goes through the kernel cache: a library and a -c object each
+    compile their kernels once, then 0 (warm, and after new weights); -c writes NAME.h
+    beside its object like a library; an output whose bytes did not change keeps its
+    inode and mtime; -c's object links into a program that gives the library's values."""
+    model = tiny_with_external_data(d)
+    for kind, flags, out in (("lib", [], "lib/libtiny.a"), ("obj", ["-c"], "obj/tiny.o")):
+        for a in ("x86", "aarch64"):
+            os.environ["MLCC_CACHE_DIR"] = os.path.join(d, "cache-%s-%s" % (kind, a))
+            o = os.path.join(d, a, out)
+            rc, _, err = run(model, "-o", o, "--target=" + a, "-v", *flags)
+            check(rc == 0 and kernels_line(err) == (1, 0),
+                  "%s %s cold: 1 kernel compiled (%s)" % (kind, a, kernels_line(err)))
+            hdr = os.path.join(os.path.dirname(o), "tiny.h")
+            check(os.path.exists(hdr), "%s %s: tiny.h written beside the output" % (kind, a))
+            st = {p: (os.stat(p).st_ino, os.stat(p).st_mtime_ns) for p in (o, hdr)}
+            rc, _, err = run(model, "-o", o, "--target=" + a, "-v", *flags)
+            check(rc == 0 and kernels_line(err) == (0, 1),
+                  "%s %s warm: 0 kernels compiled, 1 from the cache" % (kind, a))
+            check(all((os.stat(p).st_ino, os.stat(p).st_mtime_ns) == st[p] for p in st),
+                  "%s %s warm: output and header keep their inode and mtime" % (kind, a))
+    # New weights, same shapes: the -c object changes, the kernel and the header do not.
+    o = os.path.join(d, "x86", "obj", "tiny.o")
+    hdr = os.path.join(d, "x86", "obj", "tiny.h")
+    before_obj, before_hdr = open(o, "rb").read(), os.stat(hdr).st_mtime_ns
+    os.environ["MLCC_CACHE_DIR"] = os.path.join(d, "cache-obj-x86")
+    w = np.fromfile(os.path.join(d, "w.bin"), np.float32) * 2
+    w.tofile(os.path.join(d, "w.bin"))
+    rc, _, err = run(model, "-o", o, "--target=x86", "-v", "-c")
+    check(rc == 0 and kernels_line(err) == (0, 1), "-c, new weights: 0 kernels compiled")
+    check(open(o, "rb").read() != before_obj and os.stat(hdr).st_mtime_ns == before_hdr,
+          "-c, new weights: the object changed, the header kept its mtime")
+    # No linker in $PATH and no $MLCC_LD: -c still works (one whole module, no cache).
+    nold = os.path.join(d, "no-linker")
+    os.mkdir(nold)
+    whole = os.path.join(d, "whole", "tiny.o")
+    p = subprocess.run([MLCC, model, "-c", "-o", whole, "-v", "--describe",
+                        os.path.join(d, "whole", "tiny.json")],
+                       env=dict(os.environ, PATH=nold, MLCC_LD=""), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    err = p.stderr.decode()
+    check(p.returncode == 0 and open(whole, "rb").read(4) == b"\x7fELF"
+          and os.path.exists(os.path.join(d, "whole", "tiny.h"))
+          and "no linker to join the kernel objects" in err,
+          "-c without a linker: a whole-module object and its header, with a -v note")
+    # The object and the library of the same model give the same values.
+    lib = os.path.join(d, "x86", "lib", "libtiny.a")
+    run(model, "-o", lib, "--target=x86")
+    app = os.path.join(d, "app.c")
+    with open(app, "w") as f:
+        f.write('#include "tiny.h"\n#include <stdio.h>\n'
+                'static unsigned char ws[TINY_WORKSPACE_SIZE + 64];\n'
+                'int main(void) { float x[8], y[6]; for (int i = 0; i < 8; ++i) x[i] = i - 3;\n'
+                '  void *w = (void *)(((unsigned long)ws + 63) & ~63ul);\n'
+                '  if (tiny_run(x, y, w)) return 1;\n'
+                '  for (int i = 0; i < 6; ++i) printf("%.6g\\n", y[i]); return 0; }\n')
+    outs = []
+    for name, link, inc in (("obj", o, os.path.dirname(o)), ("lib", lib, os.path.dirname(lib)),
+                            ("whole", whole, os.path.dirname(whole))):
+        exe = os.path.join(d, "app_" + name)
+        subprocess.run(["cc", "-I", inc, app, link, "-lm", "-o", exe], check=True)
+        outs.append(subprocess.run([exe], check=True, stdout=subprocess.PIPE).stdout.decode())
+    x = (np.arange(8, dtype=np.float32) - 3).reshape(2, 4)
+    want = np.maximum(x @ (np.arange(12, dtype=np.float32).reshape(4, 3) / 8 * 2), 0)
+    got = np.array([float(v) for v in outs[0].split()]).reshape(2, 3)
+    check(outs[0] == outs[1] and np.allclose(got, want, atol=1e-5),
+          "the -c object and the library give the reference values %s" % got.tolist())
+    got = np.array([float(v) for v in outs[2].split()]).reshape(2, 3)
+    check(np.allclose(got, want, atol=1e-5), "the whole-module -c object too")
+
+
+def case_describe(d):
+    """--describe=FILE: the variant's facts (docs/bundle.md) for a library and a -c
+    object; refused for outputs without a library."""
+    import hashlib
+    import json
+    model = tiny_with_external_data(d)
+    sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+    for flags, out in (([], "libtiny.a"), (["-c"], "tiny.o")):
+        o = os.path.join(d, "riscv", out)
+        desc = os.path.join(d, "riscv", "tiny.json")
+        rc, _, _ = run(model, "-o", o, "--target=riscv", "-mattr=+v", "-O3",
+                       "--input-shape=x=2x4", "-fno-winograd", "--describe", desc, *flags)
+        check(rc == 0, "%s: built with --describe" % out)
+        text = open(desc).read()
+        j = json.loads(text)
+        t = j["target"]
+        check(j["format"] == 1 and j["model"] == {"name": "tiny", "file": "tiny.onnx",
+                                                  "sha256": sha(model),
+                                                  "size": os.path.getsize(model)},
+              "%s: format 1, the model's name, file, sha256 and size" % out)
+        check((t["alias"], t["triple"], t["cpu"]) == ("riscv", "riscv64-linux-gnu", "generic-rv64")
+              and "+v" in t["features"] and t["opt_level"] == 3
+              and t["options"] == ["--input-shape=x=2x4", "-fno-winograd"] and t["entry_abi"] == 3,
+              "%s: target, CPU, features, -O3, the code options, entry ABI 3" % out)
+        hdr = open(os.path.join(d, "riscv", "tiny.h")).read()
+        for key, macro in (("workspace_size", "WORKSPACE_SIZE"),
+                           ("workspace_align", "WORKSPACE_ALIGN"), ("stack_size", "STACK_SIZE")):
+            line = [l for l in hdr.splitlines() if l.startswith("#define TINY_%s " % macro)][0]
+            check(t[key] == int(line.split()[2]), "%s: %s = the header's %s" % (out, key, macro))
+        check(t["inputs"] == [{"name": "x", "dtype": "float32", "shape": [2, 4], "bounded": []}]
+              and t["outputs"] == [{"name": "y", "dtype": "float32", "shape": [2, 3],
+                                    "bounded": []}], "%s: the I/O signature" % out)
+        check(t["library_sha256"] == sha(o) and
+              t["header_sha256"] == sha(os.path.join(d, "riscv", "tiny.h")),
+              "%s: the sha256 of the output and of the header" % out)
+        check(t["library"] == "riscv64-linux-gnu/lib/libtiny.a" and
+              t["header"] == "riscv64-linux-gnu/include/tiny.h", "%s: bundle paths" % out)
+        check('\n  "target": {\n' in text and text.endswith("\n  }\n}\n"),
+              "%s: the target object's lines stand between their markers" % out)
+    for flags in (["-S"], ["--emit=header"], ["--emit=asm"]):
+        before = listing(d)
+        rc, _, err = run(model, *flags, "-o", os.path.join(d, "x.out"), "--describe",
+                         os.path.join(d, "x.json"))
+        check(rc == 2 and "--describe needs a library or an object" in err and listing(d) == before,
+              "%s --describe: usage error, nothing written" % flags[0])
 
 
 def main():

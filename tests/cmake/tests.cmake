@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Tests of cross targets, depfiles and the CMake rules (cmake/MLModel.cmake).
 # Included from tests/CMakeLists.txt.
-#   driver.targets.*     --print-targets, -### per target, bad --target, depfile text
+#   driver.targets.*     --print-targets, -### per target, bad --target, depfile text, -c and
+#                        libraries through the kernel cache, --describe
 #   cmake.consumer.*     tests/cmake/consumer with Ninja / Unix Makefiles: build, ctest,
 #                        no-op rebuild, touch model/external data -> mlcc once per target,
 #                        reproducible fleet bundle
@@ -10,8 +11,10 @@
 #   cmake.install        cmake --install to a scratch prefix + find_package(mlcc)
 #   cmake.example        examples/detector: all three targets in one build, same top boxes
 #   cmake.errors         wrong add_ml_model()/ml_model_bundle() calls fail at configure time
+#   cmake.bundle.identity  the fleet bundle from a host and an aarch64-toolchain configuration:
+#                        libraries, headers, manifest and tarball byte-identical
 set(MLCC_DRIVER_TARGETS_TEST ${CMAKE_CURRENT_LIST_DIR}/driver_targets_test.py)
-foreach(case print_targets jobs bad_target depfile)
+foreach(case print_targets jobs bad_target depfile outputs_cache describe)
   add_test(NAME driver.targets.${case}
     COMMAND ${MLCC_PYTHON} ${MLCC_DRIVER_TARGETS_TEST} $<TARGET_FILE:mlcc> ${case})
   set_tests_properties(driver.targets.${case} PROPERTIES LABELS driver TIMEOUT 300)
@@ -20,9 +23,10 @@ endforeach()
 set(MLCC_CONSUMER_TEST ${MLCC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/consumer_test.py
   --mlcc $<TARGET_FILE:mlcc> --source ${PROJECT_SOURCE_DIR} --build ${PROJECT_BINARY_DIR})
 foreach(case native-ninja native-make toolchain-x86_64 toolchain-aarch64 toolchain-riscv64
-             install example errors)
+             install example errors bundle-identity)
   string(REPLACE "native-" "consumer." name ${case})
   string(REPLACE "toolchain-" "toolchain." name ${name})
+  string(REPLACE "bundle-" "bundle." name ${name})
   add_test(NAME cmake.${name} COMMAND ${MLCC_CONSUMER_TEST} ${case})
   set(labels cmake)
   if(case MATCHES "aarch64|riscv64|install|example")
