@@ -153,27 +153,6 @@ mlcc_status_t mlcc_infer_split(mlcc_node_t* node) {
 // Slice
 //===----------------------------------------------------------------------===//
 
-// Output length of one sliced dim, exactly as the ONNX Slice spec clamps:
-// negative start/end add |dim|; for step > 0 both clamp to [0, dim], for
-// step < 0 start clamps to [0, dim-1] and end to [-1, dim-1].
-static int64_t slice_len(int64_t dim, int64_t start, int64_t end, int64_t step) {
-  if (start < 0) start += dim;  // start >= INT64_MIN and dim >= 0: no overflow
-  if (end < 0) end += dim;
-  if (step > 0) {
-    start = start < 0 ? 0 : start > dim ? dim : start;
-    end = end < 0 ? 0 : end > dim ? dim : end;
-    if (end <= start) return 0;
-    return (end - start - 1) / step + 1;
-  }
-  start = start < 0 ? 0 : start > dim - 1 ? dim - 1 : start;
-  end = end < -1 ? -1 : end > dim - 1 ? dim - 1 : end;
-  if (start <= end) return 0;
-  // start - end <= dim; -step may be INT64_MIN's magnitude: compare first.
-  int64_t span = start - end;
-  if (step == INT64_MIN) return 1;
-  return (span - 1) / (-step) + 1;
-}
-
 mlcc_status_t mlcc_infer_slice(mlcc_node_t* node) {
   mlcc_value_t* x = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "data", true, &x));
@@ -249,7 +228,14 @@ mlcc_status_t mlcc_infer_slice(mlcc_node_t* node) {
                               "Slice steps must be non-zero; got steps[%u]=0 (axis %d)", i,
                               (int)a);
     }
-    y.dims[a] = slice_len(x->shape.dims[a], starts[i], ends[i], steps[i]);
+    int64_t first = 0;
+    if (!mlcc_slice_axis(x->shape.dims[a], starts[i], ends[i], steps[i], &first, &y.dims[a])) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Slice axis %d of length %lld has no valid length for starts[%u]=%lld "
+                              "ends[%u]=%lld steps[%u]=%lld",
+                              (int)a, (long long)x->shape.dims[a], i, (long long)starts[i], i,
+                              (long long)ends[i], i, (long long)steps[i]);
+    }
   }
   return mlcc_infer_set_output(node, 0, x->dtype, &y);
 }

