@@ -1005,18 +1005,12 @@ mlcc_status_t mlcc_infer_range(mlcc_node_t* node) {
     if (d == 0) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Range needs a non-zero delta; got 0");
     }
-    // Compute in 128 bits so extreme int64 bounds cannot overflow.
-    __int128 span = (__int128)l - (__int128)s;
-    __int128 dd = d;
-    __int128 q = span / dd;
-    if (q * dd != span && ((span > 0) == (dd > 0))) q += 1;  // ceil for same signs
-    if (q < 0) q = 0;
-    if (q > (__int128)MLCC_INFER_MAX_NUMEL) {
+    // Exact for extreme int64 bounds (checked_math.h); false: over 2^63.
+    if (!mlcc_checked_stride_count(s, l, d, &count) || count > MLCC_INFER_MAX_NUMEL) {
       return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
                               "Range from %lld to %lld by %lld has more than 2^40 elements",
                               (long long)s, (long long)l, (long long)d);
     }
-    count = (int64_t)q;
   }
   mlcc_shape_t y = shape_of_rank(1);
   y.dims[0] = count;
