@@ -124,10 +124,49 @@ static bool names_directory(const char* path) {
   return (n > 0 && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
-static bool same_file(const char* a, const char* b) {
-  struct stat sa, sb;
-  if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return false;
-  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+// Refuses (INVALID_ARGUMENT naming both paths) an output that is the same
+// file as an input: the model, its external data, --input-value=@FILE and
+// that file's data (|deps|, |n_deps|). Files are compared by device and
+// inode (hard links, symlinks, "./m.onnx" vs "m.onnx"), then by path string
+// for outputs that do not exist yet. Standard output and special files
+// (/dev/null, a FIFO: written through, never replaced) are not checked.
+static mlcc_status_t check_outputs_not_inputs(const mlcc_compilation_t* c,
+                                              const char* const* deps, uint32_t n_deps) {
+  const char* outputs[4] = {c->output, c->header_path, c->depfile_path, NULL};
+  static const char* const kWhat[3] = {"output", "header", "depfile"};
+  for (int i = 0; i < 3; ++i) {
+    const char* out = outputs[i];
+    if (out == NULL || strcmp(out, "-") == 0) continue;
+    struct stat so;
+    bool exists = stat(out, &so) == 0;
+    if (exists && !S_ISREG(so.st_mode)) continue;
+    for (uint32_t j = 0; j < n_deps; ++j) {
+      const char* in = deps[j];
+      if (in == NULL) continue;
+      struct stat si;
+      bool same = strcmp(out, in) == 0 ||
+                  (exists && stat(in, &si) == 0 && si.st_dev == so.st_dev &&
+                   si.st_ino == so.st_ino);
+      if (!same) continue;
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                              "the %s '%s' is the same file as the input %s'%s'; refusing to "
+                              "overwrite it",
+                              kWhat[i], out, j == 0 ? "model " : "", in);
+    }
+  }
+  return mlcc_ok_status();
+}
+
+// The inputs known before the import: the model and --input-value=@FILE.
+static mlcc_status_t check_outputs_not_named_inputs(const mlcc_compilation_t* c) {
+  const mlcc_options_t* o = c->options;
+  const char* inputs[1 + 64];
+  uint32_t n = 0;
+  inputs[n++] = c->input;
+  for (uint32_t i = 0; i < o->n_input_values && n < 1 + 64; ++i) {
+    if (o->input_values[i].file != NULL) inputs[n++] = o->input_values[i].file;
+  }
+  return check_outputs_not_inputs(c, inputs, n);
 }
 
 //===----------------------------------------------------------------------===//
@@ -173,11 +212,6 @@ static mlcc_status_t resolve_paths(mlcc_compilation_t* c) {
     return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
                             "cannot write a library to standard output ('-o -')");
   }
-  if (!to_stdout && (strcmp(c->output, c->input) == 0 || same_file(c->output, c->input))) {
-    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
-                            "the output '%s' is the input model; refusing to overwrite it",
-                            c->output);
-  }
   if (!to_stdout && names_directory(c->output)) {
     // Refused before any work (the rename at the very end would fail).
     bool lib = o->emit == MLCC_EMIT_LIB;
@@ -221,7 +255,7 @@ static mlcc_status_t resolve_paths(mlcc_compilation_t* c) {
                               c->depfile_path);
     }
   }
-  return mlcc_ok_status();
+  return check_outputs_not_named_inputs(c);
 }
 
 static mlcc_status_t resolve_pipeline(mlcc_compilation_t* c) {
@@ -590,6 +624,13 @@ static mlcc_status_t run_import(mlcc_compilation_t* c) {
   for (uint32_t i = 0; s == NULL && i < n_values; ++i) {  // after the importer's own deps
     if (values[i].file != NULL && c->n_deps < kMaxDeps) c->deps[c->n_deps++] = values[i].file;
     if (data_files[i] != NULL && c->n_deps < kMaxDeps) c->deps[c->n_deps++] = data_files[i];
+  }
+  if (s == NULL) {
+    // External data files are known only now; nothing is written yet.
+    const char* inputs[kMaxDeps + 1];
+    inputs[0] = c->input;
+    for (uint32_t i = 0; i < c->n_deps; ++i) inputs[i + 1] = c->deps[i];
+    s = check_outputs_not_inputs(c, inputs, c->n_deps + 1);
   }
   for (uint32_t i = 0; buffers != NULL && i < n_values; ++i) free(buffers[i]);
   free(buffers);

@@ -99,6 +99,62 @@ def case_pool_huge_stride(d):
     check(got[0] == x[0] and got[1] == -12345.0, "y = [x[0,0]] and nothing written past it")
 
 
+# --- issue 14 bug 5: no output may be an input -----------------------------------
+
+def case_output_is_input(d):
+    """Every output (-o, -MF, the header beside a library, -c/-S/--emit
+    outputs) that is the same file as an input (the model, its external data,
+    --input-value=@FILE and that file's data) is refused with exit 2 naming
+    both paths, compared by device and inode; every input stays intact."""
+    tiny_model(os.path.join(d, "m.onnx"), external="m.bin")
+    shutil.copy(os.path.join(d, "m.onnx"), os.path.join(d, "m.h"))  # its header would be m.h
+    os.link(os.path.join(d, "m.onnx"), os.path.join(d, "hard.a"))
+    os.symlink("m.bin", os.path.join(d, "link.o"))
+    # A shape-input model fed through --input-value=@FILE whose data is external.
+    save([helper.make_node("Reshape", ["x", "shape"], ["y"])],
+         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6]),
+          helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+         os.path.join(d, "iv.onnx"))
+    kx = numpy_helper.from_array(np.array([3, 4], np.int64), "shape")
+    open(os.path.join(d, "k.bin"), "wb").write(kx.raw_data)
+    kx.ClearField("raw_data")
+    kx.data_location = TensorProto.EXTERNAL
+    kx.external_data.add(key="location", value="k.bin")
+    open(os.path.join(d, "k.pb"), "wb").write(kx.SerializeToString())
+    iv = ["iv.onnx", "--input-value=shape=@k.pb"]
+    snapshot = {n: open(os.path.join(d, n), "rb").read() for n in os.listdir(d)}
+    before = listing(d)
+    for args, out, inp in [
+            (["m.onnx", "-MD", "-MF", "m.onnx"], "m.onnx", "m.onnx"),
+            (["m.onnx", "-MF", "./m.onnx"], "./m.onnx", "m.onnx"),
+            (["m.onnx", "-o", "m.bin"], "m.bin", "m.bin"),
+            (["m.onnx", "-MD", "-MF", "m.bin"], "m.bin", "m.bin"),
+            (["m.onnx", "-c", "-o", "link.o"], "link.o", "m.bin"),
+            (["m.onnx", "-S", "-o", "m.bin"], "m.bin", "m.bin"),
+            (["m.h"], "m.h", "m.h"),
+            (["m.onnx", "-o", "./hard.a"], "./hard.a", "m.onnx"),
+            (["m.onnx", "--emit=header", "-o", "hard.a"], "hard.a", "m.onnx"),
+            (["m.onnx", "--emit=ir", "-o", "m.bin"], "m.bin", "m.bin"),
+            (iv + ["-o", "k.pb"], "k.pb", "k.pb"),
+            (iv + ["-MD", "-MF", "k.bin"], "k.bin", "k.bin"),
+            (iv + ["-c", "-o", "sub/../k.bin"], "sub/../k.bin", "k.bin")]:
+        if "sub/../k.bin" in args:
+            os.mkdir(os.path.join(d, "sub"))
+        rc, _, err = run(*args, cwd=d)
+        check(rc == 2, f"{args}: exit 2 (got {rc})")
+        check(f"'{out}'" in err and f"'{inp}'" in err and "refusing to overwrite" in err,
+              f"{args}: the message names '{out}' and '{inp}'")
+        if "sub/../k.bin" in args:
+            os.rmdir(os.path.join(d, "sub"))
+        check(listing(d) == before, f"{args}: nothing written ({listing(d)})")
+        for n, data in snapshot.items():
+            check(open(os.path.join(d, n), "rb").read() == data, f"{args}: {n} intact")
+    # Outputs beside the inputs that are other files still build.
+    rc, _, _ = run("m.onnx", "-o", "libm2.a", "-MD", cwd=d)
+    check(rc == 0 and os.path.exists(os.path.join(d, "libm2.a")), "a distinct output builds")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
