@@ -173,17 +173,62 @@ static mlcc_status_t check_outputs_not_named_inputs(const mlcc_compilation_t* c)
 // Creation: names, paths, target, pipeline
 //===----------------------------------------------------------------------===//
 
+// The default name that "-o [DIR/]libNAME.a" (or NAME.a) gives: NAME,
+// sanitized into |buf| like a model's stem. False when |output| does not
+// end in ".a" or leaves no name.
+static bool name_from_library_path(const char* output, char* buf, size_t buf_size) {
+  const char* base = mlcc_fs_basename(output);
+  size_t len = strlen(base);
+  if (len < 3 || strcmp(base + len - 2, ".a") != 0) return false;
+  len -= 2;
+  if (len == 3 && strncmp(base, "lib", 3) == 0) return false;  // "lib.a"
+  if (len > 3 && strncmp(base, "lib", 3) == 0) {
+    base += 3;
+    len -= 3;
+  }
+  char stem[256];
+  if (len >= sizeof(stem)) len = sizeof(stem) - 1;
+  memcpy(stem, base, len);
+  stem[len] = '\0';
+  mlcc_header_sanitize_identifier(stem, buf, buf_size);
+  return buf[0] != '\0';
+}
+
+// File stems that exporters and model zoos give every model ("model.onnx"),
+// so a name taken from them collides with the next library's.
+static bool is_generic_name(const char* name) {
+  static const char* const kGeneric[] = {"model", "net", "network", "graph", "export",
+                                         "exported", "main", "output", "out", "onnx",
+                                         "inference", "default", "test", "tmp", "temp"};
+  for (size_t i = 0; i < sizeof(kGeneric) / sizeof(kGeneric[0]); ++i) {
+    if (strcmp(name, kGeneric[i]) == 0) return true;
+  }
+  return false;
+}
+
 static mlcc_status_t resolve_paths(mlcc_compilation_t* c) {
   const mlcc_options_t* o = c->options;
   if (o->name != NULL) {
     MLCC_RETURN_IF_ERROR(mlcc_header_check_name(o->name));
     snprintf(c->name, sizeof(c->name), "%s", o->name);
   } else {
-    mlcc_header_default_name(c->input, c->name, sizeof(c->name));
+    // cc -o users expect "-o libNAME.a" to name the library NAME; else the
+    // model's file stem.
+    bool from_output = o->emit == MLCC_EMIT_LIB && o->output != NULL &&
+                       name_from_library_path(o->output, c->name, sizeof(c->name));
+    if (!from_output) mlcc_header_default_name(c->input, c->name, sizeof(c->name));
+    const char* source = from_output ? o->output : c->input;
     if (mlcc_header_is_keyword(c->name)) {
       return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
                               "the default name '%s' (from '%s') is a C keyword; pass --name",
-                              c->name, c->input);
+                              c->name, source);
+    }
+    if (!from_output && is_generic_name(c->name) &&
+        (emits_objects(o->emit) || o->emit == MLCC_EMIT_HEADER)) {
+      fprintf(c->diag,
+              "mlcc: warning: the name '%s' comes from the generic file name '%s'; two "
+              "libraries named so collide at link time (pass --name=NAME or -o libNAME.a)\n",
+              c->name, source);
     }
   }
   const char* suffix = NULL;

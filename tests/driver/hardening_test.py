@@ -155,6 +155,50 @@ def case_output_is_input(d):
     check(rc == 0 and os.path.exists(os.path.join(d, "libm2.a")), "a distinct output builds")
 
 
+# --- issue 14 weak point 11: default names ---------------------------------------
+
+def case_default_names(d):
+    """-o libNAME.a names the library NAME (header NAME.h, NAME_run), so two
+    models both called model.onnx link into one program; a name taken from a
+    generic stem like 'model' draws a warning."""
+    for sub in ("a", "b"):
+        os.mkdir(os.path.join(d, sub))
+        tiny_model(os.path.join(d, sub, "model.onnx"))
+    rc, _, err = run("a/model.onnx", "-o", "liba.a", cwd=d)
+    check(rc == 0 and "warning" not in err, "-o liba.a: exit 0, no warning")
+    rc, _, err = run("b/model.onnx", "-o", "out/libdet_b.a", cwd=d)
+    check(rc == 0 and "warning" not in err, "-o out/libdet_b.a: exit 0, no warning")
+    check(sorted(os.listdir(d)) == ["a", "a.h", "b", "liba.a", "out"],
+          f"a.h beside liba.a: {sorted(os.listdir(d))}")
+    check(sorted(os.listdir(os.path.join(d, "out"))) == ["det_b.h", "libdet_b.a"], "det_b.h")
+    hdr = open(os.path.join(d, "a.h")).read()
+    check("int a_run(" in hdr, "a.h declares a_run")
+    open(os.path.join(d, "two.c"), "w").write(
+        '#include "a.h"\n#include "out/det_b.h"\n'
+        "static _Alignas(64) unsigned char w1[A_WORKSPACE_SIZE + 64], w2[DET_B_WORKSPACE_SIZE + 64];\n"
+        "int main(void) { float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, x2[6] = {0}, y1[6], y2[6];\n"
+        "  if (a_run(x, x2, y1, w1) || det_b_run(x, x2, y2, w2)) return 2;\n"
+        "  for (int i = 0; i < 6; ++i) if (y1[i] != y2[i]) return 1; return 0; }\n")
+    p = subprocess.run(["cc", "-std=c11", "-I", d, os.path.join(d, "two.c"),
+                        os.path.join(d, "liba.a"), os.path.join(d, "out", "libdet_b.a"), "-lm",
+                        "-o", os.path.join(d, "two")])
+    check(p.returncode == 0, "both libraries link into one program")
+    check(subprocess.run([os.path.join(d, "two")]).returncode == 0, "and both give the same y")
+    # The model's stem: 'model' is generic (warning, naming the file), 'tiny' is not.
+    rc, _, err = run("a/model.onnx", "-o", "c/libm.o.a", "--emit=header", cwd=d)
+    check(rc == 0 and "warning: the name 'model' comes from the generic file name 'a/model.onnx'"
+          in err, "--emit=header keeps the model's stem and warns")
+    rc, _, err = run("a/model.onnx", "-c", cwd=d)
+    check(rc == 0 and os.path.exists(os.path.join(d, "model.o")) and "--name=NAME" in err,
+          "-c from model.onnx: model.o and a warning suggesting --name")
+    rc, _, err = run("a/model.onnx", "--name=det", "-c", "-o", "det.o", cwd=d)
+    check(rc == 0 and "warning" not in err, "--name: no warning")
+    tiny_model(os.path.join(d, "tiny.onnx"))
+    rc, _, err = run("tiny.onnx", "-o", "lib.a", cwd=d)
+    check(rc == 0 and "warning" not in err and os.path.exists(os.path.join(d, "tiny.h")),
+          "-o lib.a leaves no name: the model's stem 'tiny'")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
