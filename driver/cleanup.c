@@ -106,28 +106,63 @@ static void on_signal(int sig) {
   raise(sig);
 }
 
+// The signals whose default action ends the process and that can be caught,
+// minus the synchronous fault signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+// SIGABRT, SIGTRAP, SIGSYS): those mean a bug in mlcc, and sanitizers and
+// core dumps need their own handling of them.
+static const int kFatalSignals[] = {
+    SIGHUP,  SIGINT,    SIGQUIT,   SIGTERM, SIGUSR1, SIGUSR2,   SIGALRM,
+    SIGVTALRM, SIGPROF, SIGXCPU,   SIGPOLL, SIGPWR,
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+};
+
+// Signals that only report a failed write: SIGPIPE (a closed pipe, e.g.
+// "mlcc -v 2>&1 | head -1") and SIGXFSZ (ulimit -f). Their handler returns,
+// so the write fails with EPIPE or EFBIG instead: a diagnostic is dropped and
+// the build goes on, or an output write fails and the run cleans up.
+static const int kWriteSignals[] = {SIGPIPE, SIGXFSZ};
+
+static void fatal_set(sigset_t* set) {
+  sigemptyset(set);
+  for (size_t i = 0; i < sizeof(kFatalSignals) / sizeof(kFatalSignals[0]); ++i) {
+    sigaddset(set, kFatalSignals[i]);
+  }
+  for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) sigaddset(set, s);
+}
+
 void mlcc_cleanup_block(sigset_t* old) {
   sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
+  fatal_set(&set);
   pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
 void mlcc_cleanup_unblock(const sigset_t* old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
 
+static void on_write_signal(int sig) { (void)sig; }
+
+// Installs |handler| for |sig| unless the signal is inherited as ignored
+// (nohup, or a parent that ignores SIGPIPE: keep it as it is).
+static void install(int sig, void (*handler)(int), int flags) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = handler;
+  sa.sa_flags = flags;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old;
+  if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN) return;
+  sigaction(sig, &sa, NULL);
+}
+
 void mlcc_cleanup_install(void) {
   if (atomic_exchange(&installed, true)) return;
-  static const int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
-  for (size_t i = 0; i < sizeof(kSignals) / sizeof(kSignals[0]); ++i) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    // Keep an inherited "ignore" (e.g. nohup) as it is.
-    struct sigaction old;
-    if (sigaction(kSignals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-    sigaction(kSignals[i], &sa, NULL);
+  sigset_t fatal;
+  fatal_set(&fatal);
+  for (int s = 1; s <= SIGRTMAX; ++s) {
+    if (sigismember(&fatal, s) == 1) install(s, on_signal, 0);
+  }
+  for (size_t i = 0; i < sizeof(kWriteSignals) / sizeof(kWriteSignals[0]); ++i) {
+    install(kWriteSignals[i], on_write_signal, SA_RESTART);
   }
 }

@@ -1278,6 +1278,15 @@ static mlcc_status_t setup_outputs(mlcc_compilation_t* c, const char** tmpdir) {
     MLCC_RETURN_IF_ERROR(s);
   }
   for (uint32_t i = 0; i < c->n_created_dirs; ++i) mlcc_cleanup_add_empty_dir(c->created_dirs[i]);
+  // What runs killed by SIGKILL left where this run writes (driver/fsutil.h).
+  mlcc_fs_remove_stale_temporaries(c->out_dir);
+  if (c->depfile_path != NULL) {
+    char* dep_dir = mlcc_fs_dirname(c->depfile_path);
+    if (dep_dir != NULL && strcmp(dep_dir, c->out_dir) != 0) {
+      mlcc_fs_remove_stale_temporaries(dep_dir);
+    }
+    free(dep_dir);
+  }
   if (c->options->emit == MLCC_EMIT_LIB) {
     MLCC_RETURN_IF_ERROR(mlcc_tempdir_create(c->out_dir, &c->tempdir));
     *tmpdir = c->tempdir.path;

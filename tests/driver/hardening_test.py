@@ -199,6 +199,156 @@ def case_default_names(d):
           "-o lib.a leaves no name: the model's stem 'tiny'")
 
 
+# --- issue 14 bug 6 / issue 12 item 6: signals, closed pipes, stale temporaries ---
+
+def no_core():
+    import resource
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def start_and_wait_for_temp(d, args, preexec=None, **kw):
+    """Starts mlcc |args| in |d| and returns once its temporary folder exists
+    (or it ended)."""
+    p = subprocess.Popen([dt.MLCC, *args], cwd=d, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, preexec_fn=preexec, **kw)
+    out_dir = os.path.join(d, "out")
+    deadline = time.time() + 60
+    while time.time() < deadline and p.poll() is None:
+        if os.path.isdir(out_dir) and any(n.startswith(".mlcc-tmp-") for n in os.listdir(out_dir)):
+            break
+        time.sleep(0.005)
+    return p
+
+
+def temporaries(d):
+    return [n for n in listing(d) if ".mlcc-" in n]
+
+
+def case_fatal_signals(d):
+    """SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU, SIGPROF and a
+    real-time signal in the middle of codegen: mlcc dies by that signal and
+    leaves nothing behind (only SIGINT, SIGTERM and SIGHUP were handled)."""
+    dt.chain_model(os.path.join(d, "chain.onnx"))
+    before = listing(d)
+    sigs = [signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM, signal.SIGVTALRM,
+            signal.SIGXCPU, signal.SIGPROF, signal.SIGRTMIN + 3, signal.SIGTERM]
+    killed = 0
+    for sig in sigs:
+        p = start_and_wait_for_temp(d, ["chain.onnx", "-o", "out/libchain.a", "-MD", "-j1",
+                                        "--no-cache"], preexec=no_core)
+        p.send_signal(sig)
+        rc = p.wait()
+        err = p.stderr.read().decode(errors="replace")
+        print(f"signal {int(sig)}: rc {rc} {err[:200]}")
+        if rc == 0:
+            print("note: mlcc finished before the signal")
+            shutil.rmtree(os.path.join(d, "out"))
+            continue
+        killed += 1
+        check(rc == -sig, f"signal {int(sig)}: killed by it (rc {rc})")
+        check(listing(d) == before, f"signal {int(sig)}: nothing left behind: {listing(d)}")
+    check(killed >= len(sigs) - 2, f"most runs were interrupted ({killed}/{len(sigs)})")
+
+
+def case_closed_pipe(d):
+    """mlcc -v 2>&1 | head -1: the diagnostics pipe closes after the first
+    line; the build finishes (the diagnostics are dropped), exit 0, a good
+    library, no temporaries (SIGPIPE killed it and left .mlcc-tmp-*)."""
+    dt.chain_model(os.path.join(d, "chain.onnx"), n=12)
+    before = listing(d)
+    p = subprocess.Popen([dt.MLCC, "chain.onnx", "-v", "-o", "out/libchain.a", "-MD", "-j1",
+                          "--no-cache"], cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    first = p.stdout.readline()
+    p.stdout.close()  # head -1 exits
+    rc = p.wait()
+    print("first line:", first, "rc", rc)
+    check(first.startswith(b"mlcc version"), "the first line came")
+    check(rc == 0, f"exit 0 after the pipe closed (got {rc})")
+    check(temporaries(d) == [], f"no temporaries: {temporaries(d)}")
+    check(sorted(os.listdir(os.path.join(d, "out"))) == ["chain.h", "libchain.a", "libchain.d"],
+          "library, header, depfile")
+    rc, _, _ = run("chain.onnx", "-o", "ref/libchain.a", "--no-cache", cwd=d)
+    check(rc == 0 and open(os.path.join(d, "out", "libchain.a"), "rb").read() ==
+          open(os.path.join(d, "ref", "libchain.a"), "rb").read(),
+          "the library is byte-identical to a build with an open pipe")
+    # stdout closed while writing the output itself: a failure, not a partial file.
+    shutil.rmtree(os.path.join(d, "out"))
+    shutil.rmtree(os.path.join(d, "ref"))
+    p = subprocess.Popen([dt.MLCC, "chain.onnx", "--emit=ir"], cwd=d, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    p.stdout.close()
+    rc = p.wait()
+    err = p.stderr.read().decode(errors="replace")
+    check(rc == 1 and "standard output" in err, f"--emit=ir into a closed pipe: exit 1 ({rc})")
+    check(listing(d) == before, "nothing written")
+
+
+def case_file_size_limit(d):
+    """ulimit -f: the write fails with EFBIG instead of SIGXFSZ killing mlcc;
+    exit 1 with the reason, nothing left behind."""
+    import resource
+    dt.chain_model(os.path.join(d, "chain.onnx"))
+    before = listing(d)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
+        no_core()
+    p = subprocess.run([dt.MLCC, "chain.onnx", "-o", "out/libchain.a", "-MD", "--no-cache"],
+                       cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit)
+    err = p.stderr.decode(errors="replace")
+    print("rc", p.returncode, err[:500])
+    check(p.returncode == 1, f"exit 1 (got {p.returncode})")
+    check("File too large" in err, "the reason is given")
+    check(listing(d) == before, f"nothing left behind: {listing(d)}")
+
+
+def case_stale_temporaries(d):
+    """A run killed by SIGKILL leaves its temporaries; the next run in that
+    folder removes them, and only them: never a live run's (pid alive, or
+    locked by an owner in another pid namespace) or someone else's file."""
+    import fcntl
+    dt.chain_model(os.path.join(d, "chain.onnx"))
+    p = start_and_wait_for_temp(d, ["chain.onnx", "-o", "out/libchain.a", "-j1", "--no-cache"])
+    p.kill()
+    p.wait()
+    out = os.path.join(d, "out")
+    left = [n for n in os.listdir(out) if n.startswith(".mlcc-")]
+    print("left by SIGKILL:", left)
+    check(left and all(n.startswith(".mlcc-tmp-%d-" % p.pid) for n in left),
+          f"SIGKILL leaves a temporary named with its pid: {left}")
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    alive = subprocess.Popen(["sleep", "60"])
+    try:
+        keep = [".mlcc-tmp-%d-abcdef" % alive.pid,      # owner alive
+                ".mlcc-tmp-%d-locked" % dead.pid,       # owner elsewhere, holds its lock
+                ".mlcc-tmp-%d-young0" % dead.pid,       # just created
+                ".mlcc-tmp-x-abcdef", "mlcc-tmp-%d-abcdef" % dead.pid, "notes.txt"]
+        gone = [".mlcc-out-%d-abcdef" % dead.pid, ".mlcc-tmp-%d-emptyd" % dead.pid]
+        for n in keep[:4] + gone[1:]:
+            os.mkdir(os.path.join(out, n))
+            open(os.path.join(out, n, "k.o"), "w").write("partial")
+        for n in keep[4:] + gone[:1]:
+            open(os.path.join(out, n), "w").write("x")
+        old = time.time() - 30
+        for n in left + keep + gone:
+            if n != keep[2]:
+                os.utime(os.path.join(out, n), (old, old))
+        lock = os.open(os.path.join(out, keep[1]), os.O_RDONLY)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        rc, _, _ = run("chain.onnx", "-o", "out/libchain.a", "-j2", cwd=d)
+        check(rc == 0, "the next run builds")
+        os.close(lock)
+        now = sorted(os.listdir(out))
+        print("after:", now)
+        check(not any(n in now for n in left + gone), "the dead runs' temporaries are removed")
+        check(all(n in now for n in keep), "everything else stays")
+        check(os.path.exists(os.path.join(out, keep[0], "k.o")), "with its contents")
+    finally:
+        alive.kill()
+        alive.wait()
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
