@@ -497,8 +497,15 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
 
   if (c->depfile_path != NULL) {
     push_cc1(&b, "depfile");
-    push(&b, "-MT");
-    push(&b, c->output);
+    for (uint32_t i = 0; i < o->n_dep_targets && i < 16; ++i) {
+      push(&b, o->dep_targets[i].quote ? "-MQ" : "-MT");
+      push(&b, o->dep_targets[i].text);
+    }
+    if (o->n_dep_targets == 0) {
+      push(&b, "-MQ");
+      push(&b, c->output);
+    }
+    if (o->dep_phony) push(&b, "-MP");
     push(&b, "-o");
     push(&b, c->depfile_path);
     MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_DEPFILE, false, b.argv));
@@ -1228,8 +1235,24 @@ static mlcc_status_t run_depfile(mlcc_compilation_t* c) {
   const char* deps[kMaxDeps + 1];
   deps[0] = c->input;
   for (uint32_t i = 0; i < c->n_deps; ++i) deps[i + 1] = c->deps[i];
+  // -MT/-MQ in command-line order, else the output (escaped), as gcc does.
+  const mlcc_options_t* o = c->options;
+  mlcc_depfile_target_t one = {c->output, true};
+  mlcc_depfile_target_t* targets = &one;
+  size_t n_targets = 1;
+  if (o->n_dep_targets > 0) {
+    targets = (mlcc_depfile_target_t*)mlcc_arena_alloc(
+        &c->arena, o->n_dep_targets * sizeof(*targets), _Alignof(mlcc_depfile_target_t));
+    if (targets == NULL) return oom();
+    for (uint32_t i = 0; i < o->n_dep_targets; ++i) {
+      targets[i].text = o->dep_targets[i].text;
+      targets[i].quote = o->dep_targets[i].quote;
+    }
+    n_targets = o->n_dep_targets;
+  }
   char* text = NULL;
-  MLCC_RETURN_IF_ERROR(mlcc_depfile_render(c->output, deps, c->n_deps + 1, &text));
+  MLCC_RETURN_IF_ERROR(mlcc_depfile_render_rule(targets, n_targets, deps, c->n_deps + 1,
+                                                o->dep_phony, &text));
   mlcc_status_t s = stage(c, c->depfile_path, text, strlen(text));
   free(text);
   return s;

@@ -40,6 +40,12 @@ typedef enum mlcc_emit_kind_e {
 // "lib", "obj", ... (the --emit spelling).
 const char* mlcc_emit_kind_name(mlcc_emit_kind_t kind);
 
+// One -MT or -MQ target of the depfile, in command-line order.
+typedef struct mlcc_dep_target_t {
+  const char* text;  // borrowed from argv
+  bool quote;        // -MQ: escape for Make; -MT: written as given
+} mlcc_dep_target_t;
+
 typedef struct mlcc_options_t {
   mlcc_arena_t arena;             // owns input_shapes and their names
   const char* input;              // the model path (borrowed from argv); NULL if none
@@ -54,8 +60,11 @@ typedef struct mlcc_options_t {
   uint32_t n_input_shapes;
   mlcc_input_value_t* input_values;  // --input-value, arena-owned; files not yet read
   uint32_t n_input_values;
-  bool write_depfile;             // -MD (or -MF)
+  bool write_depfile;             // -MD, -MMD (or -MF)
   const char* depfile;            // -MF; NULL = output with its suffix replaced by .d
+  mlcc_dep_target_t* dep_targets;  // -MT/-MQ, arena-owned; none = the output (quoted)
+  uint32_t n_dep_targets;
+  bool dep_phony;                 // -MP
   int jobs;                       // -j; default: online CPUs
   const char* passes;             // --passes; NULL = the -O pipeline
   bool print_after_all;

@@ -349,6 +349,71 @@ def case_stale_temporaries(d):
         alive.wait()
 
 
+# --- issue 12 item 6: gcc's depfile flags ------------------------------------------
+
+def make_rules(text):
+    """A depfile as its rules: one list of tokens per logical line (escaped
+    blanks stay inside a token; backslash-newline joins lines)."""
+    rules = []
+    for line in text.replace("\\\n", " ").splitlines():
+        if line.strip():
+            rules.append(re.split(r"(?<!\\)[ \t]+", line.strip()))
+    return rules
+
+
+def case_depfile_gcc(d):
+    """-MD, -MMD, -MF, -MT, -MQ and -MP against gcc's own depfile for the same
+    options: a C file at the model's path that includes a file at the
+    external data's path gives the same rules, token for token (targets,
+    escaping of blanks, '#' and '$', the phony rules of -MP, the default
+    depfile path)."""
+    ext = "tiny w#e$ight.bin"
+    os.makedirs(os.path.join(d, "m", "my models"))
+    tiny_model(os.path.join(d, "m", "my models", "tiny.onnx"), external=ext)
+    g = os.path.join(d, "g")
+    os.makedirs(os.path.join(g, "my models"))
+    os.makedirs(os.path.join(g, "out lib"))
+    open(os.path.join(g, "my models", "tiny.onnx"), "w").write('#include "%s"\n' % ext)
+    open(os.path.join(g, "my models", ext), "w").write("int x;\n")
+    model = "my models/tiny.onnx"
+    for mlcc_flags in (["-MD", "-MF", "deps.d"], ["-MMD", "-MF", "deps.d"],
+                       ["-MMD", "-MP", "-MF", "deps.d"],
+                       ["-MD", "-MT", "a$b c", "-MQ", "q$r s#t", "-MP", "-MF", "deps.d"],
+                       ["-MD", "-MQ", "x y", "-MTz", "-MFdeps.d"],
+                       ["-MD", "-MQ", "q1", "-MQ", "q 2", "-MT", "t1", "-MQ", "q3", "-MT", "t2",
+                        "-MF", "deps.d"],
+                       ["-MD", "-MT", "t1", "-MQ", "q1", "-MQ", "q2", "-MQ", "q3", "-MT", "t2",
+                        "-MT", "t3", "-MF", "deps.d"],
+                       ["-MQ", "first", "-MD", "-MP", "-MF", "deps.d", "-c", "-o", "out lib/t.o"],
+                       ["-MMD"], ["-MD", "-MP", "-c", "-o", "out lib/t.o"]):
+        out = ["-o", "out lib/libtiny.a"] if "-o" not in mlcc_flags else []
+        rc, _, err = run(model, *out, *mlcc_flags, cwd=os.path.join(d, "m"))
+        check(rc == 0, f"{mlcc_flags}: exit 0")
+        gcc_flags = ["-MMD" if f == "-MD" else f for f in mlcc_flags]
+        if "-c" not in gcc_flags:
+            gcc_flags = ["-c"] + gcc_flags
+        p = subprocess.run(["gcc", "-x", "c", model, *out, *gcc_flags], cwd=g,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        check(p.returncode == 0, f"gcc {gcc_flags}: {p.stderr.decode()[:300]}")
+        dep = "deps.d" if any(f.endswith("deps.d") for f in mlcc_flags) else \
+            ("out lib/t.d" if "out lib/t.o" in mlcc_flags else "out lib/libtiny.d")
+        check(os.path.exists(os.path.join(g, dep)), f"gcc wrote {dep}")
+        check(os.path.exists(os.path.join(d, "m", dep)), f"{mlcc_flags}: mlcc wrote {dep} too")
+        mine = open(os.path.join(d, "m", dep)).read()
+        theirs = open(os.path.join(g, dep)).read()
+        print(f"{mlcc_flags}:\n  mlcc: {mine!r}\n  gcc:  {theirs!r}")
+        check(make_rules(mine) == make_rules(theirs), f"{mlcc_flags}: the same rules as gcc's")
+        check(mine.endswith("\n") and "\n\n" not in mine, "one rule per line, no blank lines")
+        os.unlink(os.path.join(d, "m", dep))
+        os.unlink(os.path.join(g, dep))
+    # -MT and -MQ without -MD write nothing (gcc too).
+    before = listing(os.path.join(d, "m"))
+    rc, _, _ = run(model, "-MT", "x", "-MP", "-o", "out lib/libtiny.a", cwd=os.path.join(d, "m"))
+    check(rc == 0 and listing(os.path.join(d, "m")) == before, "-MT/-MP alone: no depfile")
+    rc, _, err = run(model, "-MD", "-MT", "", cwd=os.path.join(d, "m"))
+    check(rc == 2 and "empty target" in err, "an empty -MT is a usage error")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)

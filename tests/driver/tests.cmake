@@ -12,7 +12,8 @@ endforeach()
 # Regression tests of issue 14 (bugs 1, 5, 6, weak point 11) and issue 12 item 6.
 set(MLCC_HARDENING_TEST ${CMAKE_CURRENT_LIST_DIR}/hardening_test.py)
 foreach(case slice_huge_step pool_huge_stride output_is_input
-             default_names fatal_signals closed_pipe file_size_limit stale_temporaries)
+             default_names fatal_signals closed_pipe file_size_limit stale_temporaries
+             depfile_gcc)
   add_test(NAME driver.${case}
     COMMAND /usr/bin/python3 ${MLCC_HARDENING_TEST} $<TARGET_FILE:mlcc> ${case})
   set_tests_properties(driver.${case} PROPERTIES LABELS driver TIMEOUT 300)
