@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -886,13 +887,41 @@ static void append(char* buf, size_t cap, const char* fmt, ...) {
   va_end(ap);
 }
 
+// The terminal's width in columns (80 when unknown).
+static int terminal_columns(FILE* f) {
+  struct winsize ws;
+  if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+  return 80;
+}
+
+// "[n/N] compiled Conv+Relu 'conv1' for x86_64-linux-gnu (mlcc_k_...)": the
+// kernel's ops (at most 3, then "+N"), its anchor node's name and the
+// target, cut to the terminal's width like ninja's status line.
 static void print_status(kernel_pool_t* pool, const kernel_work_t* w) {
   if (!pool->status_line) return;
+  mlcc_compilation_t* c = pool->c;
+  const mlcc_kernel_t* k = &c->graph->kernels[w->kernel_index];
+  char ops[160] = "";
+  for (uint32_t i = 0; i < k->n_nodes && i < 3; ++i) {
+    append(ops, sizeof(ops), "%s%s", i ? "+" : "", mlcc_op_name(k->nodes[i]->op));
+  }
+  if (k->n_nodes > 3) append(ops, sizeof(ops), "+%u", k->n_nodes - 3);
+  const char* node = k->n_nodes > 0 ? k->nodes[0]->name : "";
   pthread_mutex_lock(&pool->status_mu);
   pool->n_done++;
-  fprintf(pool->c->diag, "\r[%u/%u] %s %s\x1b[K", pool->n_done, pool->n_work,
-          w->origin == KERNEL_COMPILED ? "compiled" : "cached", w->symbol);
-  fflush(pool->c->diag);
+  char line[512];
+  int n = snprintf(line, sizeof(line), "[%u/%u] %s %s%s%s%s for %s (%s)", pool->n_done,
+                   pool->n_work, w->origin == KERNEL_COMPILED ? "compiled" : "cached", ops,
+                   node[0] ? " '" : "", node, node[0] ? "'" : "", c->target.triple, w->symbol);
+  for (char* p = line; *p; ++p) {  // a model's node name must not drive the terminal
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+  }
+  int cols = terminal_columns(c->diag) - 1;
+  if (n > cols && cols > 3 && (size_t)cols < sizeof(line)) {
+    memcpy(line + cols - 3, "...", 4);
+  }
+  fprintf(c->diag, "\r%s\x1b[K", line);
+  fflush(c->diag);
   pthread_mutex_unlock(&pool->status_mu);
 }
 

@@ -414,6 +414,63 @@ def case_depfile_gcc(d):
     check(rc == 2 and "empty target" in err, "an empty -MT is a usage error")
 
 
+# --- issue 12 item 6: the terminal status line ----------------------------------------
+
+def run_on_tty(d, args, cols):
+    """Runs mlcc with stderr on a pseudo-terminal |cols| wide; returns
+    (exit code, the bytes it wrote there)."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
+    p = subprocess.Popen([dt.MLCC, *args], cwd=d, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=slave, env=dict(os.environ, TERM="xterm"))
+    os.close(slave)
+    buf = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        buf += chunk
+    os.close(master)
+    return p.wait(), buf
+
+
+def case_progress_line(d):
+    """On a terminal, each kernel's status line names its ops, its anchor
+    node and the target (not only the kernel's hash), cut to the terminal's
+    width; a node name cannot send control characters to the terminal."""
+    tiny_model(os.path.join(d, "tiny.onnx"))
+    m = onnx.load(os.path.join(d, "tiny.onnx"))
+    m.graph.node[0].name = "mm\x1b]0;pwned\x07"
+    onnx.save(m, os.path.join(d, "esc.onnx"))
+    rc, out = run_on_tty(d, ["tiny.onnx", "-o", "o1/libtiny.a", "-j1"], 200)
+    lines = [l for l in out.decode(errors="replace").split("\r") if l.startswith("[")]
+    print("status lines:", lines)
+    check(rc == 0 and lines, "exit 0 with status lines")
+    check(all(re.fullmatch(r"\[\d/\d\] compiled [A-Za-z+0-9]+( '[^']*')? for x86_64-linux-gnu "
+                           r"\(mlcc_k_[0-9a-f]{24}\)\x1b\[K", l) for l in lines),
+          "each line: [n/N] compiled OPS 'node' for TRIPLE (symbol)")
+    check(any("compiled MatMul+Add+Relu+1 'mm' for x86_64-linux-gnu" in l for l in lines),
+          "the fused MatMul kernel is named by its ops and its anchor node")
+    rc, out = run_on_tty(d, ["tiny.onnx", "-o", "o2/libtiny.a", "-j1"], 200)
+    check(rc == 0 and b"cached MatMul+Add+Relu+1 'mm'" in out, "a cache hit says cached")
+    rc, out = run_on_tty(d, ["tiny.onnx", "--target=aarch64", "-o", "o3/libtiny.a"], 200)
+    check(rc == 0 and b" for aarch64-linux-gnu (" in out, "the target is named")
+    rc, out = run_on_tty(d, ["esc.onnx", "-o", "o4/libesc.a", "--no-cache"], 200)
+    check(rc == 0 and b"\x1b]" not in out and b"'mm?]0;pwned?'" in out,
+          "control characters in a node name are replaced")
+    rc, out = run_on_tty(d, ["tiny.onnx", "-o", "o5/libtiny.a", "--no-cache"], 40)
+    lines = [l for l in out.split(b"\r") if l.startswith(b"[")]
+    check(rc == 0 and lines and all(len(l) - len(b"\x1b[K") <= 39 and l.endswith(b"...\x1b[K")
+                                    for l in lines), f"cut to 40 columns: {lines}")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
