@@ -422,6 +422,7 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
     case MLCC_EMIT_DOT:
       push_cc1(&b, "emit-graph");
       push(&b, arena_printf(&c->arena, "--emit=%s", mlcc_emit_kind_name(o->emit)));
+      if (o->emit == MLCC_EMIT_DOT && o->dot_all_constants) push(&b, "--dot-all-constants");
       push(&b, "-o");
       push(&b, c->output);
       MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_EMIT_GRAPH, false, b.argv));
@@ -733,7 +734,8 @@ static mlcc_status_t run_emit_graph(mlcc_compilation_t* c) {
   FILE* f = tmpfile();
   if (f == NULL) return mlcc_make_status(MLCC_STATUS_IO, "cannot create a temporary file");
   if (c->options->emit == MLCC_EMIT_DOT) {
-    mlcc_graph_print_dot(c->graph, f);
+    mlcc_dot_options_t dot = {.all_constants = c->options->dot_all_constants};
+    mlcc_graph_print_dot_with(c->graph, f, &dot);
   } else {
     mlcc_graph_print(c->graph, f);
   }

@@ -404,6 +404,7 @@ static mlcc_status_t apply(mlcc_options_t* o, mlcc_option_id_t id, const char* v
     case MLCC_OPT_WINOGRAD: o->no_winograd = false; break;
     case MLCC_OPT_NO_WINOGRAD: o->no_winograd = true; break;
     case MLCC_OPT_PROFILE: o->profile = true; break;
+    case MLCC_OPT_DOT_ALL_CONSTANTS: o->dot_all_constants = true; break;
     case MLCC_OPT_CACHE_DIR: o->cache_dir = value; break;
     case MLCC_OPT_NO_CACHE: o->no_cache = true; break;
     case MLCC_OPT_CACHE_STATS: o->cache_stats = true; break;
