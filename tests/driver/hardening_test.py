@@ -97,6 +97,25 @@ def case_pool_huge_stride(d):
     print("y =", got.tolist())
     # The window covers rows/cols -2..0: only x[0,0]; y[1] is the canary.
     check(got[0] == x[0] and got[1] == -12345.0, "y = [x[0,0]] and nothing written past it")
+    # The same window through Conv (direct and depthwise) and the other pools.
+    x2 = (np.arange(50) % 7 + 1).astype(np.float32)  # [1,2,5,5]: x2[0,c,0,0] = 1, 5
+    big = dict(strides=[INT64_MAX, INT64_MAX], pads=[2, 2, 2, 2])
+    for i, (op, attrs, inits, ins, want) in enumerate([
+            ("Conv", dict(kernel_shape=[3, 3], **big),
+             [numpy_helper.from_array(np.ones((2, 2, 3, 3), np.float32), "w")], ["x", "w"], [6, 6]),
+            ("Conv", dict(kernel_shape=[3, 3], group=2, **big),
+             [numpy_helper.from_array(np.ones((2, 1, 3, 3), np.float32), "w")], ["x", "w"], [1, 5]),
+            ("AveragePool", dict(kernel_shape=[3, 3], **big), [], ["x"], [1, 5]),
+            ("AveragePool", dict(kernel_shape=[3, 3], count_include_pad=1, **big), [], ["x"],
+             [1 / 9, 5 / 9])]):
+        save([helper.make_node(op, ins, ["y"], **attrs)],
+             [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 5])],
+             [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+             os.path.join(d, f"w{i}.onnx"), inits)
+        got = build_and_run(d, f"w{i}.onnx", f"w{i}", x2, 3)
+        print(op, attrs, "y =", got.tolist())
+        check(np.allclose(got[:2], want, rtol=1e-6) and got[2] == -12345.0,
+              f"{op} {attrs}: y = {want}, nothing written past it")
 
 
 # --- issue 14 bug 5: no output may be an input -----------------------------------
