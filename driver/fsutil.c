@@ -385,8 +385,9 @@ void mlcc_tempdir_remove(mlcc_tempdir_t* tempdir) {
   tempdir->path = NULL;
 }
 
-// The owner pid in ".mlcc-tmp-<pid>-XXXXXX" / ".mlcc-out-<pid>-XXXXXX", or 0
-// for any other name; |*out_dir| tells which kind.
+// The owner pid in ".mlcc-tmp-<pid>-XXXXXX" / ".mlcc-out-<pid>-XXXXXX"; -1
+// for the names of mlcc versions before the pid (".mlcc-tmp-XXXXXX"), 0 for
+// any other name; |*out_dir| tells which kind.
 static long temp_owner(const char* name, bool* out_dir) {
   const char* p;
   if (strncmp(name, ".mlcc-tmp-", 10) == 0) {
@@ -396,6 +397,7 @@ static long temp_owner(const char* name, bool* out_dir) {
   } else {
     return 0;
   }
+  if (strlen(name + 10) == 6 && strchr(name + 10, '-') == NULL) return -1;
   long pid = 0;
   for (p = name + 10; *p >= '0' && *p <= '9' && pid < (1L << 30); ++p) pid = pid * 10 + (*p - '0');
   return (p > name + 10 && *p == '-' && strlen(p) == 7) ? pid : 0;
@@ -427,8 +429,10 @@ void mlcc_fs_remove_stale_temporaries(const char* dir) {
   while ((e = readdir(d)) != NULL) {
     bool is_dir = false;
     long pid = temp_owner(e->d_name, &is_dir);
-    if (pid <= 0 || pid == (long)getpid()) continue;
-    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to ask)
+    if (pid == 0 || pid == (long)getpid()) continue;
+    if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)) continue;  // alive (or not ours)
+    // A name without a pid tells nothing about its owner: only a day-old one goes.
+    const time_t min_age = pid > 0 ? 2 : 24 * 3600;
     int fd = openat(dfd, e->d_name,
                     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (is_dir ? O_DIRECTORY : 0));
     if (fd < 0) continue;
@@ -438,7 +442,7 @@ void mlcc_fs_remove_stale_temporaries(const char* dir) {
     // unlocked: its owner is gone.
     bool stale = fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
                  (is_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)) &&
-                 now - st.st_mtime >= 2 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+                 now - st.st_mtime >= min_age && flock(fd, LOCK_EX | LOCK_NB) == 0;
     if (stale) {
       if (is_dir) empty_dir_fd(fd);
       unlinkat(dfd, e->d_name, is_dir ? AT_REMOVEDIR : 0);

@@ -111,7 +111,9 @@ void mlcc_tempdir_remove(mlcc_tempdir_t* tempdir);
 // (SIGKILL, a power cut) left in |dir|: ".mlcc-tmp-<pid>-*" folders and
 // ".mlcc-out-<pid>-*" files owned by this user whose pid is gone (kill(pid,
 // 0) says ESRCH), that are at least 2 s old and that no process holds
-// locked (flock: an owner alive in another pid namespace keeps its lock).
+// locked (flock: an owner alive in another pid namespace keeps its lock);
+// and the pid-less ".mlcc-tmp-XXXXXX" / ".mlcc-out-XXXXXX" of older mlcc
+// versions once they are a day old and unlocked.
 // Best effort: never fails, never follows symlinks, touches nothing else.
 void mlcc_fs_remove_stale_temporaries(const char* dir);
 

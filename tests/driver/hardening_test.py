@@ -343,16 +343,18 @@ def case_stale_temporaries(d):
                 ".mlcc-tmp-%d-locked" % dead.pid,       # owner elsewhere, holds its lock
                 ".mlcc-tmp-%d-young0" % dead.pid,       # just created
                 ".mlcc-tmp-x-abcdef", "mlcc-tmp-%d-abcdef" % dead.pid, "notes.txt"]
-        gone = [".mlcc-out-%d-abcdef" % dead.pid, ".mlcc-tmp-%d-emptyd" % dead.pid]
-        for n in keep[:4] + gone[1:]:
+        keep.append(".mlcc-tmp-Ab12cD")                 # pid-less (older mlcc), an hour old
+        gone = [".mlcc-out-%d-abcdef" % dead.pid, ".mlcc-out-Zz99yY",  # pid-less, 2 days old
+                ".mlcc-tmp-%d-emptyd" % dead.pid, ".mlcc-tmp-Xy34zW"]
+        for n in keep[:4] + keep[6:] + gone[2:]:
             os.mkdir(os.path.join(out, n))
             open(os.path.join(out, n, "k.o"), "w").write("partial")
-        for n in keep[4:] + gone[:1]:
+        for n in keep[4:6] + gone[:2]:
             open(os.path.join(out, n), "w").write("x")
-        old = time.time() - 30
         for n in left + keep + gone:
+            age = 2 * 86400 if n in (gone[1], gone[3]) else 3600 if n == keep[6] else 30
             if n != keep[2]:
-                os.utime(os.path.join(out, n), (old, old))
+                os.utime(os.path.join(out, n), (time.time() - age, time.time() - age))
         lock = os.open(os.path.join(out, keep[1]), os.O_RDONLY)
         fcntl.flock(lock, fcntl.LOCK_EX)
         rc, _, _ = run("chain.onnx", "-o", "out/libchain.a", "-j2", cwd=d)
