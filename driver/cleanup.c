@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -140,7 +141,25 @@ void mlcc_cleanup_block(sigset_t* old) {
 
 void mlcc_cleanup_unblock(const sigset_t* old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
 
-static void on_write_signal(int sig) { (void)sig; }
+// Returns, so the write fails with EPIPE/EFBIG. When the diagnostics pipe
+// (fd 2) is the one that broke, it becomes /dev/null: later diagnostics and
+// the archiver's stderr go nowhere instead of failing (a child writing to a
+// closed pipe would die of SIGPIPE). fd 1 is left alone: it may carry the
+// output (-o -), whose failed write must fail the run.
+static void on_write_signal(int sig) {
+  int saved = errno;  // the interrupted write's EPIPE must reach its caller
+  if (sig == SIGPIPE) {
+    struct pollfd p = {.fd = 2, .events = 0, .revents = 0};
+    if (poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0) {
+      int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+      if (fd >= 0) {
+        dup2(fd, 2);
+        close(fd);
+      }
+    }
+  }
+  errno = saved;
+}
 
 // Installs |handler| for |sig| unless the signal is inherited as ignored
 // (nohup, or a parent that ignores SIGPIPE: keep it as it is).

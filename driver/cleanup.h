@@ -7,8 +7,9 @@
 // re-raises the signal with the default action (the exit status stays
 // "killed by signal N"). SIGPIPE and SIGXFSZ get a handler that returns, so
 // the write that caused them fails with EPIPE/EFBIG: a closed diagnostics
-// pipe ("mlcc -v 2>&1 | head -1") drops the diagnostics and the build goes
-// on; a failed output write fails the run, which removes its temporaries.
+// pipe ("mlcc -v 2>&1 | head -1") drops the diagnostics (fd 2 becomes
+// /dev/null, for the archiver too) and the build goes on; a failed output
+// write fails the run, which removes its temporaries.
 // The fault signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP,
 // SIGSYS) keep their default action. Signals inherited as ignored stay
 // ignored. A SIGKILL cannot be caught: a later run removes what it left

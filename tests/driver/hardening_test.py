@@ -290,6 +290,22 @@ def case_closed_pipe(d):
     check(rc == 0 and open(os.path.join(d, "out", "libchain.a"), "rb").read() ==
           open(os.path.join(d, "ref", "libchain.a"), "rb").read(),
           "the library is byte-identical to a build with an open pipe")
+    # The archiver writes to the closed pipe too: it must not die of SIGPIPE.
+    ar = os.path.join(d, "noisy-ar")
+    open(ar, "w").write('#!/bin/sh\nsleep 0.2\necho "ar: note" >&2\nexec llvm-ar-16 "$@"\n')
+    os.chmod(ar, 0o755)
+    shutil.rmtree(os.path.join(d, "out"))
+    p = subprocess.Popen([dt.MLCC, "chain.onnx", "-v", "-o", "out/libchain.a", "--no-cache"],
+                         cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         env=dict(os.environ, MLCC_AR=ar))
+    p.stdout.readline()
+    p.stdout.close()
+    rc = p.wait()
+    check(rc == 0 and open(os.path.join(d, "out", "libchain.a"), "rb").read() ==
+          open(os.path.join(d, "ref", "libchain.a"), "rb").read(),
+          f"a noisy archiver after the pipe closed: exit 0, the same library (rc {rc})")
+    check(temporaries(d) == [], f"no temporaries: {temporaries(d)}")
+    os.unlink(ar)
     # stdout closed while writing the output itself: a failure, not a partial file.
     shutil.rmtree(os.path.join(d, "out"))
     shutil.rmtree(os.path.join(d, "ref"))
