@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-enum { kSlots = 16 };
+enum { kSlots = 64 };  // folders made by mkdir -p (up to 32), the temporary folder, staged files
 enum { KIND_NONE = 0, KIND_TREE, KIND_FILE, KIND_DIR };
 
 typedef struct slot_t {

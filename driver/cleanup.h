@@ -28,7 +28,7 @@ extern "C" {
 void mlcc_cleanup_install(void);
 // Registers a temporary directory (its files and itself are removed) or a
 // temporary file / created folder. |path| is borrowed and must stay valid
-// until unregistered. Slots are limited (16); extra paths are not tracked.
+// until unregistered. Slots are limited (64); extra paths are not tracked.
 void mlcc_cleanup_add_dir_tree(const char* path);
 void mlcc_cleanup_add_file(const char* path);
 void mlcc_cleanup_add_empty_dir(const char* path);
