@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -12,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-enum { kSlots = 16 };
+enum { kSlots = 64 };  // folders made by mkdir -p (up to 32), the temporary folder, staged files
 enum { KIND_NONE = 0, KIND_TREE, KIND_FILE, KIND_DIR };
 
 typedef struct slot_t {
@@ -106,28 +107,81 @@ static void on_signal(int sig) {
   raise(sig);
 }
 
+// The signals whose default action ends the process and that can be caught,
+// minus the synchronous fault signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+// SIGABRT, SIGTRAP, SIGSYS): those mean a bug in mlcc, and sanitizers and
+// core dumps need their own handling of them.
+static const int kFatalSignals[] = {
+    SIGHUP,  SIGINT,    SIGQUIT,   SIGTERM, SIGUSR1, SIGUSR2,   SIGALRM,
+    SIGVTALRM, SIGPROF, SIGXCPU,   SIGPOLL, SIGPWR,
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+};
+
+// Signals that only report a failed write: SIGPIPE (a closed pipe, e.g.
+// "mlcc -v 2>&1 | head -1") and SIGXFSZ (ulimit -f). Their handler returns,
+// so the write fails with EPIPE or EFBIG instead: a diagnostic is dropped and
+// the build goes on, or an output write fails and the run cleans up.
+static const int kWriteSignals[] = {SIGPIPE, SIGXFSZ};
+
+static void fatal_set(sigset_t* set) {
+  sigemptyset(set);
+  for (size_t i = 0; i < sizeof(kFatalSignals) / sizeof(kFatalSignals[0]); ++i) {
+    sigaddset(set, kFatalSignals[i]);
+  }
+  for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) sigaddset(set, s);
+}
+
 void mlcc_cleanup_block(sigset_t* old) {
   sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
+  fatal_set(&set);
   pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
 void mlcc_cleanup_unblock(const sigset_t* old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
 
+// Returns, so the write fails with EPIPE/EFBIG. When the diagnostics pipe
+// (fd 2) is the one that broke, it becomes /dev/null: later diagnostics and
+// the archiver's stderr go nowhere instead of failing (a child writing to a
+// closed pipe would die of SIGPIPE). fd 1 is left alone: it may carry the
+// output (-o -), whose failed write must fail the run.
+static void on_write_signal(int sig) {
+  int saved = errno;  // the interrupted write's EPIPE must reach its caller
+  if (sig == SIGPIPE) {
+    struct pollfd p = {.fd = 2, .events = 0, .revents = 0};
+    if (poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0) {
+      int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+      if (fd >= 0) {
+        dup2(fd, 2);
+        close(fd);
+      }
+    }
+  }
+  errno = saved;
+}
+
+// Installs |handler| for |sig| unless the signal is inherited as ignored
+// (nohup, or a parent that ignores SIGPIPE: keep it as it is).
+static void install(int sig, void (*handler)(int), int flags) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = handler;
+  sa.sa_flags = flags;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old;
+  if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN) return;
+  sigaction(sig, &sa, NULL);
+}
+
 void mlcc_cleanup_install(void) {
   if (atomic_exchange(&installed, true)) return;
-  static const int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
-  for (size_t i = 0; i < sizeof(kSignals) / sizeof(kSignals[0]); ++i) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    // Keep an inherited "ignore" (e.g. nohup) as it is.
-    struct sigaction old;
-    if (sigaction(kSignals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-    sigaction(kSignals[i], &sa, NULL);
+  sigset_t fatal;
+  fatal_set(&fatal);
+  for (int s = 1; s <= SIGRTMAX; ++s) {
+    if (sigismember(&fatal, s) == 1) install(s, on_signal, 0);
+  }
+  for (size_t i = 0; i < sizeof(kWriteSignals) / sizeof(kWriteSignals[0]); ++i) {
+    install(kWriteSignals[i], on_write_signal, SA_RESTART);
   }
 }

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -144,15 +145,88 @@ static bool names_directory(const char* path) {
   return (n > 0 && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
-static bool same_file(const char* a, const char* b) {
-  struct stat sa, sb;
-  if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return false;
-  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+// Refuses (INVALID_ARGUMENT naming both paths) an output that is the same
+// file as an input: the model, its external data, --input-value=@FILE and
+// that file's data (|deps|, |n_deps|). Files are compared by device and
+// inode (hard links, symlinks, "./m.onnx" vs "m.onnx"), then by path string
+// for outputs that do not exist yet. Standard output and special files
+// (/dev/null, a FIFO: written through, never replaced) are not checked.
+static mlcc_status_t check_outputs_not_inputs(const mlcc_compilation_t* c,
+                                              const char* const* deps, uint32_t n_deps) {
+  const char* outputs[4] = {c->output, c->header_path, c->depfile_path,
+                            c->options->describe};
+  static const char* const kWhat[4] = {"output", "header", "depfile", "description"};
+  for (int i = 0; i < 4; ++i) {
+    const char* out = outputs[i];
+    if (out == NULL || strcmp(out, "-") == 0) continue;
+    struct stat so;
+    bool exists = stat(out, &so) == 0;
+    if (exists && !S_ISREG(so.st_mode)) continue;
+    for (uint32_t j = 0; j < n_deps; ++j) {
+      const char* in = deps[j];
+      if (in == NULL) continue;
+      struct stat si;
+      bool same = strcmp(out, in) == 0 ||
+                  (exists && stat(in, &si) == 0 && si.st_dev == so.st_dev &&
+                   si.st_ino == so.st_ino);
+      if (!same) continue;
+      return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                              "the %s '%s' is the same file as the input %s'%s'; refusing to "
+                              "overwrite it",
+                              kWhat[i], out, j == 0 ? "model " : "", in);
+    }
+  }
+  return mlcc_ok_status();
+}
+
+// The inputs known before the import: the model and --input-value=@FILE.
+static mlcc_status_t check_outputs_not_named_inputs(const mlcc_compilation_t* c) {
+  const mlcc_options_t* o = c->options;
+  const char* inputs[1 + 64];
+  uint32_t n = 0;
+  inputs[n++] = c->input;
+  for (uint32_t i = 0; i < o->n_input_values && n < 1 + 64; ++i) {
+    if (o->input_values[i].file != NULL) inputs[n++] = o->input_values[i].file;
+  }
+  return check_outputs_not_inputs(c, inputs, n);
 }
 
 //===----------------------------------------------------------------------===//
 // Creation: names, paths, target, pipeline
 //===----------------------------------------------------------------------===//
+
+// The default name that "-o [DIR/]libNAME.a" (or NAME.a) gives: NAME,
+// sanitized into |buf| like a model's stem. False when |output| does not
+// end in ".a" or leaves no name.
+static bool name_from_library_path(const char* output, char* buf, size_t buf_size) {
+  const char* base = mlcc_fs_basename(output);
+  size_t len = strlen(base);
+  if (len < 3 || strcmp(base + len - 2, ".a") != 0) return false;
+  len -= 2;
+  if (len == 3 && strncmp(base, "lib", 3) == 0) return false;  // "lib.a"
+  if (len > 3 && strncmp(base, "lib", 3) == 0) {
+    base += 3;
+    len -= 3;
+  }
+  char stem[256];
+  if (len >= sizeof(stem)) len = sizeof(stem) - 1;
+  memcpy(stem, base, len);
+  stem[len] = '\0';
+  mlcc_header_sanitize_identifier(stem, buf, buf_size);
+  return buf[0] != '\0';
+}
+
+// File stems that exporters and model zoos give every model ("model.onnx"),
+// so a name taken from them collides with the next library's.
+static bool is_generic_name(const char* name) {
+  static const char* const kGeneric[] = {"model", "net", "network", "graph", "export",
+                                         "exported", "main", "output", "out", "onnx",
+                                         "inference", "default", "test", "tmp", "temp"};
+  for (size_t i = 0; i < sizeof(kGeneric) / sizeof(kGeneric[0]); ++i) {
+    if (strcmp(name, kGeneric[i]) == 0) return true;
+  }
+  return false;
+}
 
 static mlcc_status_t resolve_paths(mlcc_compilation_t* c) {
   const mlcc_options_t* o = c->options;
@@ -160,11 +234,23 @@ static mlcc_status_t resolve_paths(mlcc_compilation_t* c) {
     MLCC_RETURN_IF_ERROR(mlcc_header_check_name(o->name));
     snprintf(c->name, sizeof(c->name), "%s", o->name);
   } else {
-    mlcc_header_default_name(c->input, c->name, sizeof(c->name));
+    // cc -o users expect "-o libNAME.a" to name the library NAME; else the
+    // model's file stem.
+    bool from_output = o->emit == MLCC_EMIT_LIB && o->output != NULL &&
+                       name_from_library_path(o->output, c->name, sizeof(c->name));
+    if (!from_output) mlcc_header_default_name(c->input, c->name, sizeof(c->name));
+    const char* source = from_output ? o->output : c->input;
     if (mlcc_header_is_keyword(c->name)) {
       return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
                               "the default name '%s' (from '%s') is a C keyword; pass --name",
-                              c->name, c->input);
+                              c->name, source);
+    }
+    if (!from_output && is_generic_name(c->name) &&
+        (emits_objects(o->emit) || o->emit == MLCC_EMIT_HEADER)) {
+      fprintf(c->diag,
+              "mlcc: warning: the name '%s' comes from the generic file name '%s'; two "
+              "libraries named so collide at link time (pass --name=NAME or -o libNAME.a)\n",
+              c->name, source);
     }
   }
   const char* suffix = NULL;
@@ -192,11 +278,6 @@ static mlcc_status_t resolve_paths(mlcc_compilation_t* c) {
   if (to_stdout && o->emit == MLCC_EMIT_LIB) {
     return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
                             "cannot write a library to standard output ('-o -')");
-  }
-  if (!to_stdout && (strcmp(c->output, c->input) == 0 || same_file(c->output, c->input))) {
-    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
-                            "the output '%s' is the input model; refusing to overwrite it",
-                            c->output);
   }
   if (!to_stdout && names_directory(c->output)) {
     // Refused before any work (the rename at the very end would fail).
@@ -251,7 +332,7 @@ static mlcc_status_t resolve_paths(mlcc_compilation_t* c) {
                               c->depfile_path);
     }
   }
-  return mlcc_ok_status();
+  return check_outputs_not_named_inputs(c);
 }
 
 static mlcc_status_t resolve_pipeline(mlcc_compilation_t* c) {
@@ -372,6 +453,7 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
     case MLCC_EMIT_DOT:
       push_cc1(&b, "emit-graph");
       push(&b, arena_printf(&c->arena, "--emit=%s", mlcc_emit_kind_name(o->emit)));
+      if (o->emit == MLCC_EMIT_DOT && o->dot_all_constants) push(&b, "--dot-all-constants");
       push(&b, "-o");
       push(&b, c->output);
       MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_EMIT_GRAPH, false, b.argv));
@@ -462,8 +544,15 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
 
   if (c->depfile_path != NULL) {
     push_cc1(&b, "depfile");
-    push(&b, "-MT");
-    push(&b, c->output);
+    for (uint32_t i = 0; i < o->n_dep_targets && i < 16; ++i) {
+      push(&b, o->dep_targets[i].quote ? "-MQ" : "-MT");
+      push(&b, o->dep_targets[i].text);
+    }
+    if (o->n_dep_targets == 0) {
+      push(&b, "-MQ");
+      push(&b, c->output);
+    }
+    if (o->dep_phony) push(&b, "-MP");
     push(&b, "-o");
     push(&b, c->depfile_path);
     MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_DEPFILE, false, b.argv));
@@ -652,6 +741,13 @@ static mlcc_status_t run_import(mlcc_compilation_t* c) {
     if (values[i].file != NULL && c->n_deps < kMaxDeps) c->deps[c->n_deps++] = values[i].file;
     if (data_files[i] != NULL && c->n_deps < kMaxDeps) c->deps[c->n_deps++] = data_files[i];
   }
+  if (s == NULL) {
+    // External data files are known only now; nothing is written yet.
+    const char* inputs[kMaxDeps + 1];
+    inputs[0] = c->input;
+    for (uint32_t i = 0; i < c->n_deps; ++i) inputs[i + 1] = c->deps[i];
+    s = check_outputs_not_inputs(c, inputs, c->n_deps + 1);
+  }
   for (uint32_t i = 0; buffers != NULL && i < n_values; ++i) free(buffers[i]);
   free(buffers);
   free(data_files);
@@ -700,7 +796,8 @@ static mlcc_status_t run_emit_graph(mlcc_compilation_t* c) {
   FILE* f = tmpfile();
   if (f == NULL) return mlcc_make_status(MLCC_STATUS_IO, "cannot create a temporary file");
   if (c->options->emit == MLCC_EMIT_DOT) {
-    mlcc_graph_print_dot(c->graph, f);
+    mlcc_dot_options_t dot = {.all_constants = c->options->dot_all_constants};
+    mlcc_graph_print_dot_with(c->graph, f, &dot);
   } else {
     mlcc_graph_print(c->graph, f);
   }
@@ -860,13 +957,41 @@ static void append(char* buf, size_t cap, const char* fmt, ...) {
   va_end(ap);
 }
 
+// The terminal's width in columns (80 when unknown).
+static int terminal_columns(FILE* f) {
+  struct winsize ws;
+  if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+  return 80;
+}
+
+// "[n/N] compiled Conv+Relu 'conv1' for x86_64-linux-gnu (mlcc_k_...)": the
+// kernel's ops (at most 3, then "+N"), its anchor node's name and the
+// target, cut to the terminal's width like ninja's status line.
 static void print_status(kernel_pool_t* pool, const kernel_work_t* w) {
   if (!pool->status_line) return;
+  mlcc_compilation_t* c = pool->c;
+  const mlcc_kernel_t* k = &c->graph->kernels[w->kernel_index];
+  char ops[160] = "";
+  for (uint32_t i = 0; i < k->n_nodes && i < 3; ++i) {
+    append(ops, sizeof(ops), "%s%s", i ? "+" : "", mlcc_op_name(k->nodes[i]->op));
+  }
+  if (k->n_nodes > 3) append(ops, sizeof(ops), "+%u", k->n_nodes - 3);
+  const char* node = k->n_nodes > 0 ? k->nodes[0]->name : "";
   pthread_mutex_lock(&pool->status_mu);
   pool->n_done++;
-  fprintf(pool->c->diag, "\r[%u/%u] %s %s\x1b[K", pool->n_done, pool->n_work,
-          w->origin == KERNEL_COMPILED ? "compiled" : "cached", w->symbol);
-  fflush(pool->c->diag);
+  char line[512];
+  int n = snprintf(line, sizeof(line), "[%u/%u] %s %s%s%s%s for %s (%s)", pool->n_done,
+                   pool->n_work, w->origin == KERNEL_COMPILED ? "compiled" : "cached", ops,
+                   node[0] ? " '" : "", node, node[0] ? "'" : "", c->target.triple, w->symbol);
+  for (char* p = line; *p; ++p) {  // a model's node name must not drive the terminal
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+  }
+  int cols = terminal_columns(c->diag) - 1;
+  if (n > cols && cols > 3 && (size_t)cols < sizeof(line)) {
+    memcpy(line + cols - 3, "...", 4);
+  }
+  fprintf(c->diag, "\r%s\x1b[K", line);
+  fflush(c->diag);
   pthread_mutex_unlock(&pool->status_mu);
 }
 
@@ -1355,8 +1480,24 @@ static mlcc_status_t run_depfile(mlcc_compilation_t* c) {
   const char* deps[kMaxDeps + 1];
   deps[0] = c->input;
   for (uint32_t i = 0; i < c->n_deps; ++i) deps[i + 1] = c->deps[i];
+  // -MT/-MQ in command-line order, else the output (escaped), as gcc does.
+  const mlcc_options_t* o = c->options;
+  mlcc_depfile_target_t one = {c->output, true};
+  mlcc_depfile_target_t* targets = &one;
+  size_t n_targets = 1;
+  if (o->n_dep_targets > 0) {
+    targets = (mlcc_depfile_target_t*)mlcc_arena_alloc(
+        &c->arena, o->n_dep_targets * sizeof(*targets), _Alignof(mlcc_depfile_target_t));
+    if (targets == NULL) return oom();
+    for (uint32_t i = 0; i < o->n_dep_targets; ++i) {
+      targets[i].text = o->dep_targets[i].text;
+      targets[i].quote = o->dep_targets[i].quote;
+    }
+    n_targets = o->n_dep_targets;
+  }
   char* text = NULL;
-  MLCC_RETURN_IF_ERROR(mlcc_depfile_render(c->output, deps, c->n_deps + 1, &text));
+  MLCC_RETURN_IF_ERROR(mlcc_depfile_render_rule(targets, n_targets, deps, c->n_deps + 1,
+                                                o->dep_phony, &text));
   mlcc_status_t s = stage(c, c->depfile_path, text, strlen(text));
   free(text);
   return s;
@@ -1405,6 +1546,15 @@ static mlcc_status_t setup_outputs(mlcc_compilation_t* c, const char** tmpdir) {
     MLCC_RETURN_IF_ERROR(s);
   }
   for (uint32_t i = 0; i < c->n_created_dirs; ++i) mlcc_cleanup_add_empty_dir(c->created_dirs[i]);
+  // What runs killed by SIGKILL left where this run writes (driver/fsutil.h).
+  mlcc_fs_remove_stale_temporaries(c->out_dir);
+  if (c->depfile_path != NULL) {
+    char* dep_dir = mlcc_fs_dirname(c->depfile_path);
+    if (dep_dir != NULL && strcmp(dep_dir, c->out_dir) != 0) {
+      mlcc_fs_remove_stale_temporaries(dep_dir);
+    }
+    free(dep_dir);
+  }
   if (kernel_pipeline(c)) {
     MLCC_RETURN_IF_ERROR(mlcc_tempdir_create(c->out_dir, &c->tempdir));
     *tmpdir = c->tempdir.path;

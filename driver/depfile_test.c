@@ -40,8 +40,28 @@ static void test_render(void) {
   CHECK(text == NULL);
 }
 
+static void test_render_rule(void) {
+  char* text = NULL;
+  const char* deps[] = {"m.onnx", "w b.bin", "m.onnx", "w b.bin"};
+  // gcc's order (gcc -MQ q1 -MQ q2 -MT t1 -MQ q3 -MT t2 writes "t1 t2 q3 q1 q2").
+  mlcc_depfile_target_t t[] = {
+      {"q 1", true}, {"q2", true}, {"t$1", false}, {"q3", true}, {"t 2", false}};
+  CHECK_OK(mlcc_depfile_render_rule(t, 5, deps, 4, true, &text));
+  CHECK_STREQ(text, "t$1 t 2 q3 q\\ 1 q2: m.onnx \\\n  w\\ b.bin\nw\\ b.bin:\n");
+  free(text);
+  mlcc_depfile_target_t one = {"out.a", true};
+  CHECK_OK(mlcc_depfile_render_rule(&one, 1, deps, 1, true, &text));
+  CHECK_STREQ(text, "out.a: m.onnx\n");  // -MP: no rule for the model itself
+  free(text);
+  mlcc_depfile_target_t bad = {"a\nb", false};
+  CHECK_STATUS(mlcc_depfile_render_rule(&bad, 1, deps, 1, false, &text),
+               MLCC_STATUS_INVALID_ARGUMENT);
+  CHECK(text == NULL);
+}
+
 int main(void) {
   RUN(test_escape);
   RUN(test_render);
+  RUN(test_render_rule);
   return TEST_EXIT();
 }

@@ -7,8 +7,11 @@
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static mlcc_status_t oom(void) {
@@ -221,6 +224,12 @@ mlcc_status_t mlcc_fs_write_fd(int fd, const void* data, size_t size,
 }
 
 
+// Closes the lock descriptor of a non-empty staged file.
+static void staged_unlock(mlcc_staged_file_t* staged) {
+  if (staged->tmp_path != NULL && staged->lock_fd >= 0) close(staged->lock_fd);
+  staged->lock_fd = -1;
+}
+
 mlcc_status_t mlcc_fs_stage(const char* final_path, const void* data, size_t size,
                             mlcc_staged_file_t* out_staged) {
   memset(out_staged, 0, sizeof(*out_staged));
@@ -228,7 +237,9 @@ mlcc_status_t mlcc_fs_stage(const char* final_path, const void* data, size_t siz
   char* dir = mlcc_fs_is_special(final_path) ? strdup(mlcc_fs_temp_root())
                                              : mlcc_fs_dirname(final_path);
   if (dir == NULL) return oom();
-  char* tmpl = mlcc_fs_join(dir, ".mlcc-out-XXXXXX");
+  char name[64];
+  snprintf(name, sizeof(name), ".mlcc-out-%ld-XXXXXX", (long)getpid());
+  char* tmpl = mlcc_fs_join(dir, name);
   free(dir);
   char* final_copy = strdup(final_path);
   if (tmpl == NULL || final_copy == NULL) {
@@ -236,7 +247,7 @@ mlcc_status_t mlcc_fs_stage(const char* final_path, const void* data, size_t siz
     free(final_copy);
     return oom();
   }
-  int fd = mkstemp(tmpl);
+  int fd = mkostemp(tmpl, O_CLOEXEC);
   if (fd < 0) {
     mlcc_status_t s = mlcc_make_status(MLCC_STATUS_IO, "cannot create a temporary file for '%s': %s",
                                        final_path, strerror(errno));
@@ -244,6 +255,10 @@ mlcc_status_t mlcc_fs_stage(const char* final_path, const void* data, size_t siz
     free(final_copy);
     return s;
   }
+  // The lock (on a second descriptor, so close() still reports write
+  // errors) tells a later run that the temporary's owner is alive.
+  flock(fd, LOCK_EX | LOCK_NB);
+  int lock_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
   mlcc_status_t s = mlcc_fs_write_fd(fd, data, size, final_path);
   if (s == NULL && fchmod(fd, create_mode()) != 0) {
     s = mlcc_make_status(MLCC_STATUS_IO, "cannot set the mode of '%s': %s", tmpl, strerror(errno));
@@ -253,18 +268,21 @@ mlcc_status_t mlcc_fs_stage(const char* final_path, const void* data, size_t siz
   }
   if (s != NULL) {
     unlink(tmpl);
+    if (lock_fd >= 0) close(lock_fd);
     free(tmpl);
     free(final_copy);
     return s;
   }
   out_staged->tmp_path = tmpl;
   out_staged->final_path = final_copy;
+  out_staged->lock_fd = lock_fd;
   return mlcc_ok_status();
 }
 
 mlcc_status_t mlcc_fs_stage_existing(const char* tmp_path, const char* final_path,
                                      mlcc_staged_file_t* out_staged) {
   memset(out_staged, 0, sizeof(*out_staged));
+  out_staged->lock_fd = -1;  // inside a (locked) temporary directory
   out_staged->tmp_path = strdup(tmp_path);
   out_staged->final_path = strdup(final_path);
   if (out_staged->tmp_path == NULL || out_staged->final_path == NULL) {
@@ -278,6 +296,7 @@ mlcc_status_t mlcc_fs_stage_existing(const char* tmp_path, const char* final_pat
 
 void mlcc_fs_staged_discard(mlcc_staged_file_t* staged) {
   if (staged->tmp_path != NULL) unlink(staged->tmp_path);
+  staged_unlock(staged);
   free(staged->tmp_path);
   free(staged->final_path);
   memset(staged, 0, sizeof(*staged));
@@ -362,6 +381,7 @@ mlcc_status_t mlcc_fs_staged_commit(mlcc_staged_file_t* staged) {
     s = mlcc_make_status(MLCC_STATUS_IO, "cannot write '%s': rename failed: %s",
                          staged->final_path, strerror(errno));
   } else {
+    staged_unlock(staged);
     free(staged->tmp_path);
     staged->tmp_path = NULL;
   }
@@ -413,7 +433,10 @@ void mlcc_fs_remove_dirs(char** dirs, uint32_t n_dirs) {
 
 mlcc_status_t mlcc_tempdir_create(const char* dir, mlcc_tempdir_t* out_tempdir) {
   out_tempdir->path = NULL;
-  char* tmpl = mlcc_fs_join(dir, ".mlcc-tmp-XXXXXX");
+  out_tempdir->lock_fd = -1;
+  char name[64];
+  snprintf(name, sizeof(name), ".mlcc-tmp-%ld-XXXXXX", (long)getpid());
+  char* tmpl = mlcc_fs_join(dir, name);
   if (tmpl == NULL) return oom();
   if (mkdtemp(tmpl) == NULL) {
     mlcc_status_t s = mlcc_make_status(MLCC_STATUS_IO,
@@ -423,6 +446,9 @@ mlcc_status_t mlcc_tempdir_create(const char* dir, mlcc_tempdir_t* out_tempdir) 
     return s;
   }
   out_tempdir->path = tmpl;
+  // Held until the folder is removed: a later run sees its owner is alive.
+  out_tempdir->lock_fd = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (out_tempdir->lock_fd >= 0) flock(out_tempdir->lock_fd, LOCK_EX | LOCK_NB);
   return mlcc_ok_status();
 }
 
@@ -444,6 +470,75 @@ void mlcc_tempdir_remove(mlcc_tempdir_t* tempdir) {
     closedir(d);
   }
   rmdir(tempdir->path);
+  if (tempdir->lock_fd >= 0) close(tempdir->lock_fd);
+  tempdir->lock_fd = -1;
   free(tempdir->path);
   tempdir->path = NULL;
+}
+
+// The owner pid in ".mlcc-tmp-<pid>-XXXXXX" / ".mlcc-out-<pid>-XXXXXX"; -1
+// for the names of mlcc versions before the pid (".mlcc-tmp-XXXXXX"), 0 for
+// any other name; |*out_dir| tells which kind.
+static long temp_owner(const char* name, bool* out_dir) {
+  const char* p;
+  if (strncmp(name, ".mlcc-tmp-", 10) == 0) {
+    *out_dir = true;
+  } else if (strncmp(name, ".mlcc-out-", 10) == 0) {
+    *out_dir = false;
+  } else {
+    return 0;
+  }
+  if (strlen(name + 10) == 6 && strchr(name + 10, '-') == NULL) return -1;
+  long pid = 0;
+  for (p = name + 10; *p >= '0' && *p <= '9' && pid < (1L << 30); ++p) pid = pid * 10 + (*p - '0');
+  return (p > name + 10 && *p == '-' && strlen(p) == 7) ? pid : 0;
+}
+
+// Empties the flat folder open as |fd| (unlinkat each entry).
+static void empty_dir_fd(int fd) {
+  int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  if (dup_fd < 0) return;
+  DIR* d = fdopendir(dup_fd);
+  if (d == NULL) {
+    close(dup_fd);
+    return;
+  }
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    unlinkat(fd, e->d_name, 0);
+  }
+  closedir(d);
+}
+
+void mlcc_fs_remove_stale_temporaries(const char* dir) {
+  DIR* d = opendir(dir);
+  if (d == NULL) return;
+  int dfd = dirfd(d);
+  time_t now = time(NULL);
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL) {
+    bool is_dir = false;
+    long pid = temp_owner(e->d_name, &is_dir);
+    if (pid == 0 || pid == (long)getpid()) continue;
+    if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)) continue;  // alive (or not ours)
+    // A name without a pid tells nothing about its owner: only a day-old one goes.
+    const time_t min_age = pid > 0 ? 2 : 24 * 3600;
+    int fd = openat(dfd, e->d_name,
+                    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (is_dir ? O_DIRECTORY : 0));
+    if (fd < 0) continue;
+    struct stat st;
+    // Ours, of the right type, past its creation instant (an owner in
+    // another pid namespace takes its lock right after creating it), and
+    // unlocked: its owner is gone.
+    bool stale = fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+                 (is_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)) &&
+                 now - st.st_mtime >= min_age && flock(fd, LOCK_EX | LOCK_NB) == 0;
+    if (stale) {
+      if (is_dir) empty_dir_fd(fd);
+      unlinkat(dfd, e->d_name, is_dir ? AT_REMOVEDIR : 0);
+    }
+    close(fd);
+  }
+  closedir(d);
 }

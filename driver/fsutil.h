@@ -64,9 +64,11 @@ mlcc_status_t mlcc_fs_read_stream(FILE* stream, char** out_data, size_t* out_siz
 typedef struct mlcc_staged_file_t {
   char* tmp_path;    // NULL when nothing is staged
   char* final_path;
+  int lock_fd;       // holds a flock on the temporary (-1: none); closed at commit/discard
 } mlcc_staged_file_t;
 
-// Writes |data| to a fresh temporary in the directory of |final_path| (mode
+// Writes |data| to a fresh temporary ".mlcc-out-<pid>-XXXXXX", locked
+// (flock) while it is staged, in the directory of |final_path| (mode
 // 0666 & ~umask, like a normal create), or in mlcc_fs_temp_root() when
 // |final_path| is special (mlcc_fs_is_special). On failure nothing is left
 // behind and |*out_staged| is empty.
@@ -101,16 +103,28 @@ void mlcc_fs_remove_dirs(char** dirs, uint32_t n_dirs);
 
 // A private directory (mkdtemp) for intermediate files.
 typedef struct mlcc_tempdir_t {
-  char* path;  // owned; NULL when not created
+  char* path;   // owned; NULL when not created
+  int lock_fd;  // holds a flock on the folder (-1: none); valid only when |path| is set
 } mlcc_tempdir_t;
 
-// Creates "<dir>/.mlcc-tmp-XXXXXX" with mode 0700.
+// Creates "<dir>/.mlcc-tmp-<pid>-XXXXXX" with mode 0700 and locks it (flock)
+// until mlcc_tempdir_remove.
 mlcc_status_t mlcc_tempdir_create(const char* dir, mlcc_tempdir_t* out_tempdir);
 // "<tempdir>/<name>" as a malloc'ed string (NULL on OOM).
 char* mlcc_tempdir_file(const mlcc_tempdir_t* tempdir, const char* name);
 // Removes every entry of the directory (files only; it is flat) and the
 // directory itself; releases the struct. Safe on an empty struct.
 void mlcc_tempdir_remove(mlcc_tempdir_t* tempdir);
+
+// Removes the temporaries that runs killed by an uncatchable signal
+// (SIGKILL, a power cut) left in |dir|: ".mlcc-tmp-<pid>-*" folders and
+// ".mlcc-out-<pid>-*" files owned by this user whose pid is gone (kill(pid,
+// 0) says ESRCH), that are at least 2 s old and that no process holds
+// locked (flock: an owner alive in another pid namespace keeps its lock);
+// and the pid-less ".mlcc-tmp-XXXXXX" / ".mlcc-out-XXXXXX" of older mlcc
+// versions once they are a day old and unlocked.
+// Best effort: never fails, never follows symlinks, touches nothing else.
+void mlcc_fs_remove_stale_temporaries(const char* dir);
 
 #ifdef __cplusplus
 }

@@ -369,7 +369,22 @@ static mlcc_status_t apply(mlcc_options_t* o, mlcc_option_id_t id, const char* v
       break;
     case MLCC_OPT_INPUT_SHAPE: return add_input_shape(o, value);
     case MLCC_OPT_INPUT_VALUE: return add_input_value(o, value);
-    case MLCC_OPT_MD: o->write_depfile = true; break;
+    case MLCC_OPT_MD:
+    case MLCC_OPT_MMD: o->write_depfile = true; break;
+    case MLCC_OPT_MT:
+    case MLCC_OPT_MQ: {
+      if (*value == '\0') return usage("empty target in '%s'%s", arg, "");
+      mlcc_dep_target_t* grown = (mlcc_dep_target_t*)mlcc_arena_alloc(
+          &o->arena, (o->n_dep_targets + 1) * sizeof(*grown), _Alignof(mlcc_dep_target_t));
+      if (grown == NULL) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+      if (o->n_dep_targets) memcpy(grown, o->dep_targets, o->n_dep_targets * sizeof(*grown));
+      grown[o->n_dep_targets].text = value;
+      grown[o->n_dep_targets].quote = id == MLCC_OPT_MQ;
+      o->dep_targets = grown;
+      o->n_dep_targets++;
+      break;
+    }
+    case MLCC_OPT_MP: o->dep_phony = true; break;
     case MLCC_OPT_MF:
       if (*value == '\0') return usage("empty file name in '%s'%s", arg, "");
       o->depfile = value;
@@ -389,6 +404,7 @@ static mlcc_status_t apply(mlcc_options_t* o, mlcc_option_id_t id, const char* v
     case MLCC_OPT_WINOGRAD: o->no_winograd = false; break;
     case MLCC_OPT_NO_WINOGRAD: o->no_winograd = true; break;
     case MLCC_OPT_PROFILE: o->profile = true; break;
+    case MLCC_OPT_DOT_ALL_CONSTANTS: o->dot_all_constants = true; break;
     case MLCC_OPT_CACHE_DIR: o->cache_dir = value; break;
     case MLCC_OPT_DESCRIBE:
       if (*value == '\0') return usage("empty file name in '%s'%s", arg, "");

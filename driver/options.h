@@ -41,6 +41,11 @@ typedef enum mlcc_emit_kind_e {
 const char* mlcc_emit_kind_name(mlcc_emit_kind_t kind);
 
 #define MLCC_OPTIONS_MAX_SET_CONFIG 16
+// One -MT or -MQ target of the depfile, in command-line order.
+typedef struct mlcc_dep_target_t {
+  const char* text;  // borrowed from argv
+  bool quote;        // -MQ: escape for Make; -MT: written as given
+} mlcc_dep_target_t;
 
 typedef struct mlcc_options_t {
   mlcc_arena_t arena;             // owns input_shapes and their names
@@ -56,9 +61,12 @@ typedef struct mlcc_options_t {
   uint32_t n_input_shapes;
   mlcc_input_value_t* input_values;  // --input-value, arena-owned; files not yet read
   uint32_t n_input_values;
-  bool write_depfile;             // -MD (or -MF)
+  bool write_depfile;             // -MD, -MMD (or -MF)
   const char* depfile;            // -MF; NULL = output with its suffix replaced by .d
   const char* describe;           // --describe; NULL = no description (driver/describe.h)
+  mlcc_dep_target_t* dep_targets;  // -MT/-MQ, arena-owned; none = the output (quoted)
+  uint32_t n_dep_targets;
+  bool dep_phony;                 // -MP
   int jobs;                       // -j; default: online CPUs
   const char* passes;             // --passes; NULL = the -O pipeline
   bool print_after_all;
@@ -66,6 +74,7 @@ typedef struct mlcc_options_t {
   bool time_report;  // -ftime-report
   bool no_winograd;  // -fno-winograd (the last of -fwinograd/-fno-winograd wins)
   bool profile;                   // --profile: per-kernel timing in the entry
+  bool dot_all_constants;         // --dot-all-constants (--emit=dot)
   const char* cache_dir;          // --cache-dir; NULL = $MLCC_CACHE_DIR, ... (driver/cache.h)
   const char* cache_max_size;     // --cache-max-size text; NULL = $MLCC_CACHE_MAXSIZE or 5G
   const char* remote_cache;       // --remote-cache; NULL = $MLCC_REMOTE_CACHE

@@ -2,6 +2,8 @@
 // Tests for driver/options.c: parsing forms, defaults, errors, did-you-mean.
 #include "driver/options.h"
 
+#include <string.h>
+
 #include "test.h"
 
 #define ARGV(...) ((char*[]){"mlcc", __VA_ARGS__, NULL})
@@ -44,6 +46,29 @@ static void test_value_forms(void) {
   CHECK_STREQ(o.target, "riscv");
   CHECK_EQ_INT(o.jobs, 8);
   CHECK_EQ_INT(o.opt_level, 1);  // gcc: -O is -O1
+  mlcc_options_deinit(&o);
+}
+
+static void test_depfile_flags(void) {
+  mlcc_options_t o;
+  CHECK_OK(PARSE(&o, "-MT", "a b", "-MQq$", "-MMD", "-MP", "-MTc", "--dot-all-constants",
+                 "m.onnx"));
+  CHECK(o.write_depfile && o.dep_phony && o.dot_all_constants);
+  CHECK(o.depfile == NULL);
+  CHECK_EQ_INT(o.n_dep_targets, 3);
+  if (o.n_dep_targets == 3) {
+    CHECK(strcmp(o.dep_targets[0].text, "a b") == 0 && !o.dep_targets[0].quote);
+    CHECK(strcmp(o.dep_targets[1].text, "q$") == 0 && o.dep_targets[1].quote);
+    CHECK(strcmp(o.dep_targets[2].text, "c") == 0 && !o.dep_targets[2].quote);
+  }
+  mlcc_options_deinit(&o);
+  // -MT and -MP alone do not ask for a depfile (gcc neither).
+  CHECK_OK(PARSE(&o, "-MT", "x", "-MP", "m.onnx"));
+  CHECK(!o.write_depfile);
+  mlcc_options_deinit(&o);
+  CHECK_STATUS(PARSE(&o, "-MQ", "", "m.onnx"), MLCC_STATUS_INVALID_ARGUMENT);
+  mlcc_options_deinit(&o);
+  CHECK_STATUS(PARSE(&o, "m.onnx", "-MT"), MLCC_STATUS_INVALID_ARGUMENT);
   mlcc_options_deinit(&o);
 }
 
@@ -236,6 +261,7 @@ static void test_help_lists_every_option(void) {
 int main(void) {
   RUN(test_defaults);
   RUN(test_value_forms);
+  RUN(test_depfile_flags);
   RUN(test_emit_last_wins);
   RUN(test_input_shapes);
   RUN(test_input_values);

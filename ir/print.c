@@ -299,14 +299,51 @@ static void dot_value_label(FILE* out, const mlcc_value_t* v) {
           v->shape_known ? mlcc_shape_format(&v->shape, buf, sizeof(buf)) : "[?]");
 }
 
-void mlcc_graph_print_dot(const mlcc_graph_t* graph, FILE* out) {
+// |s| escaped, at most |max| bytes: a longer text keeps its end (the most
+// specific part of "/features/features.1/conv/Conv") after "...".
+static void dot_escape_elided(FILE* out, const char* s, size_t max) {
+  size_t n = strlen(s);
+  if (n > max && max > 3) {
+    fputs("...", out);
+    s += n - (max - 3);
+  }
+  dot_escape(out, s);
+}
+
+static void dot_type_label(FILE* out, const mlcc_value_t* v) {
+  char buf[256];
+  fprintf(out, "%s%s", short_dtype(v->dtype),
+          v->shape_known ? mlcc_shape_format(&v->shape, buf, sizeof(buf)) : "[?]");
+}
+
+static bool is_graph_output(const mlcc_graph_t* graph, const mlcc_value_t* v) {
+  for (uint32_t i = 0; i < graph->n_outputs; ++i) {
+    if (graph->outputs[i] == v) return true;
+  }
+  return false;
+}
+
+enum { kDotMaxName = 40, kDotMaxConsts = 2 };
+
+void mlcc_graph_print_dot_with(const mlcc_graph_t* graph, FILE* out,
+                               const mlcc_dot_options_t* options) {
+  const bool all = options == NULL || options->all_constants;
   fputs("digraph \"", out);
   dot_escape(out, graph->name ? graph->name : "");
-  fputs("\" {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n", out);
-  // Inputs and constants are ellipses / notes named v<id>.
+  if (all) {
+    fputs("\" {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n", out);
+  } else {
+    fputs("\" {\n  rankdir=TB;\n  ranksep=0.3;\n  nodesep=0.25;\n"
+          "  node [shape=box, fontname=\"monospace\", fontsize=10];\n"
+          "  edge [fontname=\"monospace\", fontsize=8];\n",
+          out);
+  }
+  // Inputs and constants are ellipses / notes named v<id>. Grouped: only
+  // the constants that are graph outputs get their own note.
   for (uint32_t i = 0; i < graph->n_values; ++i) {
     const mlcc_value_t* v = graph->values[i];
     if (v->kind == MLCC_VALUE_INTERMEDIATE) continue;
+    if (!all && v->kind == MLCC_VALUE_CONSTANT && !is_graph_output(graph, v)) continue;
     fprintf(out, "  v%u [shape=%s, label=\"", v->id,
             v->kind == MLCC_VALUE_INPUT ? "ellipse" : "note");
     dot_value_label(out, v);
@@ -318,7 +355,25 @@ void mlcc_graph_print_dot(const mlcc_graph_t* graph, FILE* out) {
     fprintf(out, "  n%u [label=\"%s", n->id, mlcc_op_name(n->op));
     if (n->name && n->name[0]) {
       fputs("\\n", out);
-      dot_escape(out, n->name);
+      if (all) {
+        dot_escape(out, n->name);
+      } else {
+        dot_escape_elided(out, n->name, kDotMaxName);
+      }
+    }
+    if (!all) {
+      // The node's constant inputs (weights, shapes) as one line of types.
+      uint32_t n_consts = 0;
+      for (uint32_t j = 0; j < n->n_inputs; ++j) {
+        const mlcc_value_t* v = n->inputs[j];
+        if (v == NULL || v->kind != MLCC_VALUE_CONSTANT) continue;
+        if (n_consts < kDotMaxConsts) {
+          fputs(n_consts == 0 ? "\\nconst " : " ", out);
+          dot_type_label(out, v);
+        }
+        n_consts++;
+      }
+      if (n_consts > kDotMaxConsts) fprintf(out, " +%u", n_consts - kDotMaxConsts);
     }
     fputs("\"];\n", out);
   }
@@ -330,7 +385,8 @@ void mlcc_graph_print_dot(const mlcc_graph_t* graph, FILE* out) {
     for (uint32_t i = 0; i < kern->n_nodes; ++i) fprintf(out, "    n%u;\n", kern->nodes[i]->id);
     fputs("  }\n", out);
   }
-  // Edges: producer (node or input/constant) -> consumer, labeled by value.
+  // Edges: producer (node or input/constant) -> consumer, labeled by value
+  // (grouped: by its type only; constants are in the consumer's label).
   for (uint32_t i = 0; i < graph->n_nodes; ++i) {
     const mlcc_node_t* n = graph->nodes[i];
     if (n->dead) continue;
@@ -338,10 +394,16 @@ void mlcc_graph_print_dot(const mlcc_graph_t* graph, FILE* out) {
       const mlcc_value_t* v = n->inputs[j];
       if (v == NULL) continue;
       if (v->kind != MLCC_VALUE_INTERMEDIATE) {
-        fprintf(out, "  v%u -> n%u;\n", v->id, n->id);
+        if (all || v->kind == MLCC_VALUE_INPUT || is_graph_output(graph, v)) {
+          fprintf(out, "  v%u -> n%u;\n", v->id, n->id);
+        }
       } else if (v->producer != NULL) {
         fprintf(out, "  n%u -> n%u [label=\"", v->producer->id, n->id);
-        dot_value_label(out, v);
+        if (all) {
+          dot_value_label(out, v);
+        } else {
+          dot_type_label(out, v);
+        }
         fputs("\"];\n", out);
       }
     }
@@ -360,4 +422,9 @@ void mlcc_graph_print_dot(const mlcc_graph_t* graph, FILE* out) {
     }
   }
   fputs("}\n", out);
+}
+
+void mlcc_graph_print_dot(const mlcc_graph_t* graph, FILE* out) {
+  mlcc_dot_options_t o = {.all_constants = true};
+  mlcc_graph_print_dot_with(graph, out, &o);
 }

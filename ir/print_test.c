@@ -142,6 +142,22 @@ static void test_print_kernels_and_workspace(void) {
     CHECK(strcmp(dot + strlen(dot) - 2, "}\n") == 0);
   }
   free(dot);
+  // Grouped (--emit=dot's default): constants in the reader's label.
+  mlcc_dot_options_t grouped = {.all_constants = false};
+  char* gdot = NULL;
+  size_t gsize = 0;
+  FILE* gf = open_memstream(&gdot, &gsize);
+  CHECK(gf != NULL);
+  if (gf) {
+    mlcc_graph_print_dot_with(f.g, gf, &grouped);
+    fclose(gf);
+    CHECK(strstr(gdot, "  n0 [label=\"Conv\\nconv_0\\nconst f32[4,3,3,3] f32[4]\"];\n") != NULL);
+    CHECK(strstr(gdot, "shape=note") == NULL);
+    CHECK(strstr(gdot, "  v1 -> n0;\n") == NULL);
+    CHECK(strstr(gdot, "  v0 -> n0;\n") != NULL);
+    CHECK(strstr(gdot, "  n0 -> n1 [label=\"?[?]\"];\n") != NULL);
+  }
+  free(gdot);
   // A single-node kernel gets no cluster.
   k.n_nodes = 1;
   f.relu->kernel = -1;

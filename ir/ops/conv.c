@@ -62,7 +62,7 @@ static mlcc_status_t forward_dim(const mlcc_node_t* node, mlcc_spatial_t* g, int
                                  auto_pad_t pad, int64_t dk) {
   int64_t in = g->in[i], s = g->strides[i];
   if (pad == PAD_SAME_UPPER || pad == PAD_SAME_LOWER) {
-    int64_t out = in / s + (in % s != 0);  // ceil(in / s)
+    int64_t out = mlcc_ceil_div_nonneg(in, s);
     int64_t total = 0;
     MLCC_RETURN_IF_ERROR(mlcc_infer_mul(node, "padding", out > 0 ? out - 1 : 0, s, &total));
     MLCC_RETURN_IF_ERROR(mlcc_infer_add(node, "padding", total, dk - in, &total));

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ir/base/checked_math.h"
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "ir/ops/spatial.h"
@@ -461,6 +462,37 @@ static void test_slice(void) {
   end();
 }
 
+// The shared length helpers (ir/base/checked_math.h) at the int64 limits,
+// against the counts numpy's x[s:e:st] gives for len(x) == 10.
+static void test_stride_count_limits(void) {
+  int64_t c = -1, s = -1;
+  CHECK(mlcc_checked_stride_count(0, 10, INT64_MAX - 4, &c) && c == 1);
+  CHECK(mlcc_checked_stride_count(INT64_MIN, INT64_MAX, INT64_MAX, &c) && c == 3);
+  CHECK(mlcc_checked_stride_count(INT64_MAX, INT64_MIN, INT64_MIN, &c) && c == 2);
+  CHECK(mlcc_checked_stride_count(5, 5, 1, &c) && c == 0);
+  CHECK(mlcc_checked_stride_count(5, 6, -1, &c) && c == 0);
+  CHECK(!mlcc_checked_stride_count(INT64_MIN, INT64_MAX, 1, &c));  // 2^64 - 1 terms
+  CHECK(!mlcc_checked_stride_count(0, 1, 0, &c));
+  CHECK(mlcc_slice_axis(10, 0, 10, INT64_MAX, &s, &c) && s == 0 && c == 1);
+  CHECK(mlcc_slice_axis(10, 9, -11, INT64_MIN, &s, &c) && s == 9 && c == 1);
+  CHECK(mlcc_slice_axis(10, INT64_MAX, INT64_MIN, INT64_MIN, &s, &c) && s == 9 && c == 1);
+  CHECK(mlcc_slice_axis(10, INT64_MIN, INT64_MAX, 3, &s, &c) && s == 0 && c == 4);
+  CHECK(mlcc_slice_axis(10, -1, -11, -2, &s, &c) && s == 9 && c == 5);
+  CHECK(mlcc_slice_axis(0, -5, INT64_MIN, -1, &s, &c) && c == 0);  // numpy: empty
+  CHECK(!mlcc_slice_axis(10, 0, 10, 0, &s, &c));
+  CHECK(mlcc_ceil_div_nonneg(INT64_MAX, INT64_MAX) == 1 && mlcc_ceil_div_nonneg(2, INT64_MAX) == 1 &&
+        mlcc_ceil_div_nonneg(0, 7) == 0 && mlcc_ceil_div_nonneg(15, 7) == 3);
+  // Through shape inference: x[0:10:2^63-5] has one element.
+  begin();
+  mlcc_node_t* n = NULL;
+  mlcc_value_t* x = inp(F32, DIMS(10));
+  mlcc_value_t* ins[5] = {x, ci64(DIMS(0)), ci64(DIMS(10)), ci64(DIMS(0)),
+                          ci64(DIMS(INT64_MAX - 4))};
+  CHECK_OK(run(MLCC_OP_SLICE, 13, ins, 5, 1, NULL, 0, &n));
+  EXPECT_OUT(n, 0, F32, DIMS(1));
+  end();
+}
+
 static void test_resize(void) {
   begin();
   mlcc_node_t* n = NULL;
@@ -696,6 +728,7 @@ int main(void) {
   RUN(test_broadcast);
   RUN(test_reshape);
   RUN(test_slice);
+  RUN(test_stride_count_limits);
   RUN(test_resize);
   RUN(test_concat_split);
   RUN(test_squeeze_unsqueeze);

@@ -153,27 +153,6 @@ mlcc_status_t mlcc_infer_split(mlcc_node_t* node) {
 // Slice
 //===----------------------------------------------------------------------===//
 
-// Output length of one sliced dim, exactly as the ONNX Slice spec clamps:
-// negative start/end add |dim|; for step > 0 both clamp to [0, dim], for
-// step < 0 start clamps to [0, dim-1] and end to [-1, dim-1].
-static int64_t slice_len(int64_t dim, int64_t start, int64_t end, int64_t step) {
-  if (start < 0) start += dim;  // start >= INT64_MIN and dim >= 0: no overflow
-  if (end < 0) end += dim;
-  if (step > 0) {
-    start = start < 0 ? 0 : start > dim ? dim : start;
-    end = end < 0 ? 0 : end > dim ? dim : end;
-    if (end <= start) return 0;
-    return (end - start - 1) / step + 1;
-  }
-  start = start < 0 ? 0 : start > dim - 1 ? dim - 1 : start;
-  end = end < -1 ? -1 : end > dim - 1 ? dim - 1 : end;
-  if (start <= end) return 0;
-  // start - end <= dim; -step may be INT64_MIN's magnitude: compare first.
-  int64_t span = start - end;
-  if (step == INT64_MIN) return 1;
-  return (span - 1) / (-step) + 1;
-}
-
 mlcc_status_t mlcc_infer_slice(mlcc_node_t* node) {
   mlcc_value_t* x = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "data", true, &x));
@@ -249,7 +228,14 @@ mlcc_status_t mlcc_infer_slice(mlcc_node_t* node) {
                               "Slice steps must be non-zero; got steps[%u]=0 (axis %d)", i,
                               (int)a);
     }
-    y.dims[a] = slice_len(x->shape.dims[a], starts[i], ends[i], steps[i]);
+    int64_t first = 0;
+    if (!mlcc_slice_axis(x->shape.dims[a], starts[i], ends[i], steps[i], &first, &y.dims[a])) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Slice axis %d of length %lld has no valid length for starts[%u]=%lld "
+                              "ends[%u]=%lld steps[%u]=%lld",
+                              (int)a, (long long)x->shape.dims[a], i, (long long)starts[i], i,
+                              (long long)ends[i], i, (long long)steps[i]);
+    }
   }
   return mlcc_infer_set_output(node, 0, x->dtype, &y);
 }
@@ -1019,18 +1005,12 @@ mlcc_status_t mlcc_infer_range(mlcc_node_t* node) {
     if (d == 0) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Range needs a non-zero delta; got 0");
     }
-    // Compute in 128 bits so extreme int64 bounds cannot overflow.
-    __int128 span = (__int128)l - (__int128)s;
-    __int128 dd = d;
-    __int128 q = span / dd;
-    if (q * dd != span && ((span > 0) == (dd > 0))) q += 1;  // ceil for same signs
-    if (q < 0) q = 0;
-    if (q > (__int128)MLCC_INFER_MAX_NUMEL) {
+    // Exact for extreme int64 bounds (checked_math.h); false: over 2^63.
+    if (!mlcc_checked_stride_count(s, l, d, &count) || count > MLCC_INFER_MAX_NUMEL) {
       return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
                               "Range from %lld to %lld by %lld has more than 2^40 elements",
                               (long long)s, (long long)l, (long long)d);
     }
-    count = (int64_t)q;
   }
   mlcc_shape_t y = shape_of_rank(1);
   y.dims[0] = count;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ir/base/checked_math.h"
 #include "ir/dtype.h"
 #include "ir/graph.h"
 #include "ir/ops.h"
@@ -1350,7 +1351,7 @@ static mlcc_status_t emit_conv_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   // input one at a time with checks; the rows between in blocks of nr
   // sharing input rows (kDwMaxRows with stride 1, 2 otherwise; leftover rows
   // one at a time).
-  int64_t oh_lo = (g->pb[1] + g->s[1] - 1) / g->s[1];
+  int64_t oh_lo = mlcc_ceil_div_nonneg(g->pb[1], g->s[1]);
   int64_t lim = g->in[1] - 1 + g->pb[1] - (g->k[1] - 1) * g->d[1];
   int64_t oh_hi = lim < 0 ? 0 : lim / g->s[1] + 1;
   if (oh_hi > g->out[1]) oh_hi = g->out[1];
@@ -1503,7 +1504,7 @@ mlcc_status_t mlcc_emit_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   // Interior columns [ow_lo, ow_hi): all kw taps in range.
   int64_t sw = g.s[2], pw = g.pb[2];
   int64_t span = (g.k[2] - 1) * g.d[2];
-  int64_t ow_lo = (pw + sw - 1) / sw;
+  int64_t ow_lo = mlcc_ceil_div_nonneg(pw, sw);
   int64_t lim = g.in[2] - 1 + pw - span;  // ow*sw <= lim
   int64_t ow_hi = lim < 0 ? 0 : lim / sw + 1;
   if (ow_hi > g.out[2]) ow_hi = g.out[2];

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ir/base/checked_math.h"
 #include "ir/dtype.h"
 #include "ir/graph.h"
 #include "ir/ops.h"
@@ -270,7 +271,7 @@ mlcc_status_t mlcc_emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   bool interior = !ind && g.out[0] == 1 && g.in[0] == 1 && g.k[0] == 1 &&
                   (dt == MLCC_DTYPE_F32 || dt == MLCC_DTYPE_F64) && g.k[1] * g.k[2] <= 64;
   for (int j = 1; j < 3 && interior; ++j) {
-    lo[j] = (g.pb[j] + g.s[j] - 1) / g.s[j];
+    lo[j] = mlcc_ceil_div_nonneg(g.pb[j], g.s[j]);
     int64_t num = g.in[j] - 1 - (g.k[j] - 1) * g.d[j] + g.pb[j];
     hi[j] = num < 0 ? 0 : num / g.s[j] + 1;
     if (hi[j] > g.out[j]) hi[j] = g.out[j];

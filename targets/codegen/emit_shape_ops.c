@@ -471,21 +471,13 @@ mlcc_status_t mlcc_emit_slice(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     }
     seen[axis] = true;
     if (st == 0) return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Slice step is 0");
-    const int64_t dim = in->shape.dims[axis];
-    if (s < 0) s = s < INT64_MIN + dim ? INT64_MIN : s + dim;
-    if (e < 0) e = e < INT64_MIN + dim ? INT64_MIN : e + dim;
-    int64_t c;
-    if (st > 0) {
-      s = clamp64(s, 0, dim);
-      e = clamp64(e, 0, dim);
-      c = e > s ? (e - s + st - 1) / st : 0;
-    } else {
-      s = clamp64(s, 0, dim - 1);
-      e = clamp64(e, -1, dim - 1);
-      c = s > e ? (s - e + (-st) - 1) / (-st) : 0;
+    int64_t c = 0;
+    if (!mlcc_slice_axis(in->shape.dims[axis], s, e, st, &s, &c)) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Slice axis %d has no valid length",
+                              axis);
     }
     start[axis] = s;
-    step[axis] = st;
+    step[axis] = c == 1 ? 1 : st;  // one element: a huge step must not scale a stride
     count[axis] = c;
   }
   mlcc_shape_t want = {.rank = rank};

@@ -9,3 +9,14 @@ foreach(case version help print_targets print_jobs bad_flag missing_input trunca
     COMMAND /usr/bin/python3 ${MLCC_DRIVER_TEST} $<TARGET_FILE:mlcc> ${case})
   set_tests_properties(driver.${case} PROPERTIES LABELS driver TIMEOUT 300)
 endforeach()
+# Regression tests of issue 14 (bugs 1, 5, 6, weak point 11) and issue 12 item 6.
+set(MLCC_HARDENING_TEST ${CMAKE_CURRENT_LIST_DIR}/hardening_test.py)
+foreach(case slice_huge_step pool_huge_stride output_is_input
+             default_names fatal_signals closed_pipe file_size_limit stale_temporaries
+             depfile_gcc progress_line emit_dot)
+  add_test(NAME driver.${case}
+    COMMAND /usr/bin/python3 ${MLCC_HARDENING_TEST} $<TARGET_FILE:mlcc> ${case})
+  set_tests_properties(driver.${case} PROPERTIES LABELS driver TIMEOUT 300)
+endforeach()
+set_tests_properties(driver.emit_dot PROPERTIES
+  ENVIRONMENT "MLCC_SHARED_MODELS=${PROJECT_SOURCE_DIR}/../shared/models")
