@@ -37,7 +37,7 @@ def mlcc_facts(mlcc):
     """Returns (mlcc version, LLVM version, {alias: (triple, cpu, features)})."""
     version = subprocess.run([mlcc, "--version"], check=True, capture_output=True, text=True).stdout
     m = re.search(r"mlcc version (\S+)", version)
-    l = re.search(r"LLVM (\S+)", version)
+    l = re.search(r"^LLVM:? (\S+)", version, re.M)
     if not m or not l:
         sys.exit("fleet_bundle: cannot parse `mlcc --version`:\n" + version)
     targets = {}

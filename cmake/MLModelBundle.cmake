@@ -37,7 +37,7 @@ if(NOT version_text MATCHES "mlcc version ([^\n]+)")
 endif()
 set(mlcc_version "${CMAKE_MATCH_1}")
 set(llvm_version "unknown")
-if(version_text MATCHES "LLVM ([0-9][^\n ]*)")
+if(version_text MATCHES "LLVM:? ([0-9][^\n ]*)")
   set(llvm_version "${CMAKE_MATCH_1}")
 endif()
 

@@ -198,7 +198,7 @@ def check_bundle(bld, src, current):
     _, ver = sh([ARGS.mlcc, "--version"])
     check(manifest["mlcc_version"] == re.search(r"mlcc version (\S+)", ver).group(1),
           "manifest: mlcc version")
-    check(manifest["llvm_version"] == re.search(r"LLVM (\S+)", ver).group(1),
+    check(manifest["llvm_version"] == re.search(r"^LLVM:? (\S+)", ver, re.M).group(1),
           "manifest: LLVM version")
     (m,) = manifest["models"]
     check(m["name"] == "tiny" and m["model"] == "tiny.onnx", "manifest: model name")
