@@ -56,6 +56,36 @@ MlModelInfo = provider(
     },
 )
 
+# --- the kernel cache setting ------------------------------------------------
+
+KernelCacheInfo = provider(
+    doc = "The value of //bazel:kernel_cache (see kernel_cache_setting).",
+    fields = {"value": "'' (no kernel cache), an http(s):// URL or an absolute directory"},
+)
+
+def _kernel_cache_setting_impl(ctx):
+    value = ctx.build_setting_value
+    if value and not (value.startswith("http://") or value.startswith("https://") or
+                      value.startswith("/")):
+        fail("%s: '%s' is neither an http(s):// URL nor an absolute directory" %
+             (ctx.label, value))
+    return KernelCacheInfo(value = value)
+
+kernel_cache_setting = rule(
+    implementation = _kernel_cache_setting_impl,
+    build_setting = config.string(flag = True),
+    doc = """The kernel cache mlcc uses inside model actions (//bazel:kernel_cache).
+
+    --@mlcc//bazel:kernel_cache=http://cache:8080/mlcc   mlcc --remote-cache=<URL> (recommended:
+                                                         the HTTP cache of --remote_cache)
+    --@mlcc//bazel:kernel_cache=/var/cache/mlcc          mlcc --cache-dir=<DIR> (a shared disk
+                                                         directory; writable by the sandbox)
+    unset (default)                                      mlcc --no-cache
+
+    The cache only saves compile time: mlcc's outputs are byte-identical whether a kernel
+    comes from it or is compiled, so the actions' outputs stay hermetic.""",
+)
+
 def _mlcc_target(cc_toolchain):
     target = _CPU_TO_TARGET.get(cc_toolchain.cpu)
     if target == None:
@@ -63,7 +93,8 @@ def _mlcc_target(cc_toolchain):
              "(known: %s)" % ", ".join(sorted(_CPU_TO_TARGET.keys())))
     return target
 
-def _mlcc_compile(ctx, mlcc, cc_toolchain, model, data, symbol, cpu, mattr, opts, out_dir):
+def _mlcc_compile(ctx, mlcc, cc_toolchain, model, data, symbol, cpu, mattr, opts, out_dir,
+                  kernel_cache = ""):
     """Registers one mlcc action; returns (target alias, library File, header File)."""
     target = _mlcc_target(cc_toolchain)
     library = ctx.actions.declare_file("%s/lib%s.a" % (out_dir, symbol))
@@ -79,8 +110,18 @@ def _mlcc_compile(ctx, mlcc, cc_toolchain, model, data, symbol, cpu, mattr, opts
     if mattr:
         args.add("-mattr=" + mattr)
 
-    # mlcc's kernel cache lives outside the sandbox; Bazel's own (remote) cache replaces it.
-    args.add("--no-cache")
+    # The kernel cache only when the user gives one (//bazel:kernel_cache): mlcc's default
+    # cache (~/.cache/mlcc) is outside the action's declared world, and the environment has
+    # no HOME. A kernel from the cache is byte-identical to a compiled one (mlcc verifies
+    # each entry's content hash), so the outputs do not depend on the cache's state.
+    execution_requirements = {}
+    if kernel_cache.startswith("http://") or kernel_cache.startswith("https://"):
+        args.add("--remote-cache=" + kernel_cache)
+        execution_requirements["requires-network"] = "1"
+    elif kernel_cache:
+        args.add("--cache-dir=" + kernel_cache)
+    else:
+        args.add("--no-cache")
     args.add_all(opts)
 
     # Inputs: the model, its data, and the toolchain's files (its ar). mlcc itself and its
@@ -91,6 +132,7 @@ def _mlcc_compile(ctx, mlcc, cc_toolchain, model, data, symbol, cpu, mattr, opts
         inputs = depset([model] + data, transitive = [cc_toolchain.all_files]),
         outputs = [library, header],
         env = {"MLCC_AR": cc_toolchain.ar_executable},
+        execution_requirements = execution_requirements,
         mnemonic = "MlccCompile",
         progress_message = "Compiling model %s for %s with mlcc" % (model.short_path, target),
     )
@@ -120,6 +162,7 @@ def _ml_model_library_impl(ctx):
         mattr = features,
         opts = ctx.attr.opts,
         out_dir = "_mlcc/" + ctx.label.name,
+        kernel_cache = ctx.attr._kernel_cache[KernelCacheInfo].value,
     )
 
     compilation_context = cc_common.create_compilation_context(
@@ -183,6 +226,7 @@ _LIBRARY_ATTRS = {
     "_cc_toolchain": attr.label(
         default = Label("@bazel_tools//tools/cpp:current_cc_toolchain"),
     ),
+    "_kernel_cache": attr.label(default = Label("//bazel:kernel_cache")),
 }
 
 _ml_model_library = rule(
@@ -277,6 +321,7 @@ def _ml_model_fleet_impl(ctx):
             mattr = ctx.attr.mattr.get(alias, ""),
             opts = ctx.attr.opts,
             out_dir = "_mlcc_fleet/%s/%s" % (ctx.label.name, alias),
+            kernel_cache = ctx.attr._kernel_cache[KernelCacheInfo].value,
         )
         if target != alias:
             fail("ml_model_fleet: the toolchain for %s targets %s" % (alias, target))
@@ -333,6 +378,7 @@ _ml_model_fleet = rule(
             executable = True,
             cfg = "exec",
         ),
+        "_kernel_cache": attr.label(default = Label("//bazel:kernel_cache")),
         "_allowlist_function_transition": attr.label(
             default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
         ),
