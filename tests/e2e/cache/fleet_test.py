@@ -486,13 +486,14 @@ mlcc_dependencies()
 
 
 def changed_weights(src, dst):
-    """|src| with every float initializer scaled by 1.5 (same graph, other weights)."""
+    """|src| with every float weight tensor (2-D or more: not a shape, scale or bias
+    vector, which may steer shapes) scaled by 1.5: same graph, other weights."""
     code = ("import sys, onnx, numpy as np\n"
             "from onnx import numpy_helper\n"
             "m = onnx.load(sys.argv[1])\n"
             "for i, t in enumerate(m.graph.initializer):\n"
             "    a = numpy_helper.to_array(t)\n"
-            "    if a.dtype == np.float32:\n"
+            "    if a.dtype == np.float32 and a.ndim >= 2:\n"
             "        m.graph.initializer[i].CopyFrom(numpy_helper.from_array(a * 1.5, t.name))\n"
             "onnx.save(m, sys.argv[2])\n")
     must(["/usr/bin/python3", "-c", code, src, dst], "changing the weights")

@@ -22,10 +22,12 @@ foreach(case twin_build twin_share emitter_edit two_host two_host_bazel)
   add_test(NAME cache.fleet.${case}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/fleet_test.py ${case} ${_mlcc_fleet_args})
   set_tests_properties(cache.fleet.${case} PROPERTIES LABELS cache TIMEOUT 600
-    SKIP_RETURN_CODE 77 RESOURCE_LOCK mlcc_fleet_twin)
+    SKIP_RETURN_CODE 77)
   if(NOT case STREQUAL "twin_build" AND NOT case STREQUAL "two_host_bazel")
-    set_tests_properties(cache.fleet.${case} PROPERTIES FIXTURES_REQUIRED mlcc_fleet_twin)
+    set_tests_properties(cache.fleet.${case} PROPERTIES FIXTURES_REQUIRED mlcc_fleet_twin
+      RESOURCE_LOCK mlcc_fleet_twin)
   endif()
 endforeach()
-set_tests_properties(cache.fleet.twin_build PROPERTIES FIXTURES_SETUP mlcc_fleet_twin)
+set_tests_properties(cache.fleet.twin_build PROPERTIES FIXTURES_SETUP mlcc_fleet_twin
+  RESOURCE_LOCK mlcc_fleet_twin)
 # <<< fleet <<<
