@@ -14,7 +14,9 @@ of the C/C++ toolchain that the target configuration resolves, so `--config=aarc
 compiles the model for aarch64 and links it into aarch64 binaries. The action is hermetic:
 its inputs are the model, its data files, mlcc and the toolchain's files; it has no `local`
 or `no-remote` tag, so a remote cache or remote executors share it. The archive is made
-with the toolchain's own `ar` (mlcc's $MLCC_AR).
+with the toolchain's own `ar` (mlcc's $MLCC_AR). mlcc's kernel cache is off unless the
+build setting //bazel:kernel_cache names one (an http(s):// URL, best the HTTP cache of
+--remote_cache, or an absolute directory); the outputs are the same bytes either way.
 
 ml_model_fleet builds the library for several targets in one build (a split transition of
 the C++ toolchain on --cpu/--crosstool_top; mlcc is built once) and lays them out like the

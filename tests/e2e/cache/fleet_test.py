@@ -532,13 +532,13 @@ def case_two_host_bazel():
                 run([bazel, *startup, "shutdown"], env=env, cwd=ws, netns=ns, timeout=60)
             hosts.cleanups.append(shutdown)
 
-        def bazel_build(host, what):
+        def bazel_build(host, what, flags=()):
             ns, ws, startup = hosts_dirs[host]
             before = len(hosts.requests())
             t0 = time.time()
             rc, out, err = run([bazel, *startup, "build", "--color=no", "--curses=no",
-                                "--symlink_prefix=/", "//:m"], env=env, cwd=ws, netns=ns,
-                               timeout=600)
+                                "--symlink_prefix=/", *flags, "//:m"], env=env, cwd=ws,
+                               netns=ns, timeout=600)
             dt = time.time() - t0
             if rc != 0:
                 raise Failure("host %s: bazel build //:m (%s) failed:\n%s" % (host, what,
@@ -580,6 +580,14 @@ def case_two_host_bazel():
                  "direct compile", env=e)
             check(same_outputs(direct, c_dir),
                   "its library and header equal mlcc --no-cache run directly")
+        if os.environ.get("MLCC_FLEET_MEASURE"):
+            # For BENCHMARKS.md: host A rebuilt unchanged, then host B's next weights-only
+            # change without the kernel cache (every kernel compiled).
+            bazel_build("a", "warm (unchanged)")
+            changed_weights(os.path.join(ws_b, "m.onnx"), os.path.join(ws_b, "m.onnx.new"))
+            os.replace(os.path.join(ws_b, "m.onnx.new"), os.path.join(ws_b, "m.onnx"))
+            bazel_build("b", "weights changed, no kernel cache",
+                        ["--@mlcc//bazel:kernel_cache="])
 
 
 def main():
