@@ -55,8 +55,13 @@ sources=$(
 count=$(printf '%s\n' "$sources" | wc -l)
 hash=$(printf 'mlcc-codegen-sources-v1\n%s\n' "$sources" | sha256sum | cut -c1-64)
 
+# Only ROOT's own checkout: a source tarball unpacked inside another repository is
+# "unknown", not that repository's commit.
 if [ -z "$commit" ]; then
-  commit=$(git -C "$root" rev-parse HEAD 2>/dev/null || true)
+  top=$(git -C "$root" rev-parse --show-toplevel 2>/dev/null || true)
+  if [ -n "$top" ] && [ "$(cd "$top" && pwd -P)" = "$(cd "$root" && pwd -P)" ]; then
+    commit=$(git -C "$root" rev-parse HEAD 2>/dev/null || true)
+  fi
 fi
 case "$commit" in
   *[!0-9a-f]* | "") commit=unknown ;;

@@ -343,6 +343,10 @@ class Hosts:
         if rc != 0:
             raise Skip("`ip netns add` is not permitted here (%s)" % err.strip())
         self.created.append(self.a)
+        rc, _, err = run(["ip", "netns", "exec", self.a, "true"])
+        if rc != 0:
+            self.__exit__(None, None, None)
+            raise Skip("`ip netns exec` is not permitted here (%s)" % err.strip())
         try:
             must(["ip", "netns", "add", self.b], "netns add")
             self.created.append(self.b)
