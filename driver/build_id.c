@@ -91,7 +91,8 @@ static void compute_codegen_hash(void) {
   codegen_hex[64] = '\0';
 }
 
-const char* mlcc_build_commit(void) { return MLCC_GIT_COMMIT; }
+// The mlcc executable links driver/build_commit.c, whose definition wins.
+__attribute__((weak)) const char* mlcc_build_commit(void) { return "unknown"; }
 
 const char* mlcc_build_codegen_hash(void) {
   pthread_once(&codegen_once, compute_codegen_hash);

@@ -31,7 +31,8 @@ extern "C" {
 #endif
 
 // The git commit mlcc was built from: 40 lowercase hex digits, or "unknown"
-// (built outside a git checkout, or by Bazel, which does not stamp).
+// (built outside a git checkout, by Bazel, which does not stamp, or in a
+// program other than the mlcc executable: driver/build_commit.c).
 const char* mlcc_build_commit(void);
 
 // The codegen hash described above: 64 lowercase hex digits.
