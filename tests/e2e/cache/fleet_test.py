@@ -27,7 +27,8 @@ Cases (one CTest test each, tests/e2e/cache/tests.cmake):
                   --remote_cache and --@mlcc//bazel:kernel_cache at that nginx; host B
                   (its own workspace and output root) rebuilds it from the caches, then a
                   weights-only change compiles 0 kernels on host B and matches mlcc run
-                  directly with --no-cache.
+                  directly with --no-cache. The mlcc Bazel built has the CMake build's
+                  codegen hash when the compiler settings agree.
 
 The namespace cases skip (77) with a message when `ip netns add` is not permitted (or
 nginx/bazel is missing); they delete their namespaces and stop their servers at the end,
@@ -36,6 +37,7 @@ gone). Every address is inside those namespaces. MLCC_FLEET_MODEL=path replaces 
 detector example (for measurements). Exit 0 pass, 1 fail, 77 skip.
 """
 import argparse
+import glob
 import hashlib
 import os
 import re
@@ -561,6 +563,21 @@ def case_two_host_bazel():
         a_dir, a_put, _, _ = bazel_build("a", "cold")
         check(a_put > 0, "host A, cold: mlcc compiled %d kernels and uploaded them" % a_put)
         a_files = {f: sha(os.path.join(a_dir, f)) for f in ("libm.a", "m.h")}
+        # The mlcc Bazel built (exec configuration) against the CMake one: with the same
+        # compiler settings (the "Codegen hash inputs" line), the same codegen hash.
+        bazel_mlcc = glob.glob(os.path.join(d, "a", "root", "*", "execroot", "fleet_consumer",
+                                            "bazel-out", "*", "bin", "external", "mlcc", "mlcc"))
+        check(len(bazel_mlcc) == 1, "host A's Bazel-built mlcc: %s" % bazel_mlcc)
+        inputs = lambda m: [l for l in must([m, "--version"], "version")[0].splitlines()
+                            if l.startswith("Codegen hash inputs:")]
+        vb, vc = version(bazel_mlcc[0]), version(ARGS.mlcc)
+        if inputs(bazel_mlcc[0]) == inputs(ARGS.mlcc):
+            check(vb["codegen"] == vc["codegen"] and vb["commit"] == "unknown",
+                  "Bazel's mlcc: commit unknown, the CMake build's codegen hash %s..."
+                  % vc["codegen"][:16])
+        else:
+            print("  note: Bazel's and CMake's mlcc were built with other compiler settings "
+                  "(%s / %s)" % (inputs(bazel_mlcc[0]), inputs(ARGS.mlcc)))
         b_dir, b_put, _, b_summary = bazel_build("b", "second host")
         check(b_put == 0, "host B: 0 kernels compiled")
         check("remote cache hit" in b_summary and "processwrapper-sandbox" not in b_summary,
