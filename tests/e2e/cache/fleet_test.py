@@ -534,8 +534,22 @@ def case_two_host_bazel():
             startup = ["--output_user_root=" + os.path.join(h, "root")]
             hosts_dirs[host] = (ns, ws, startup)
 
-            def shutdown(ns=ns, ws=ws, startup=startup):
-                run([bazel, *startup, "shutdown"], env=env, cwd=ws, netns=ns, timeout=60)
+            def shutdown(ns=ns, ws=ws, startup=startup, h=h):
+                try:
+                    run([bazel, *startup, "shutdown"], env=env, cwd=ws, netns=ns, timeout=60)
+                finally:
+                    # A server that did not stop (this run started it) would keep the
+                    # namespace alive.
+                    for pid_file in glob.glob(os.path.join(h, "root", "*", "server",
+                                                           "server.pid.txt")):
+                        try:
+                            pid = int(open(pid_file).read().strip())
+                            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                                ours = os.path.join(h, "root").encode() in f.read()
+                            if ours:
+                                os.kill(pid, signal.SIGKILL)
+                        except (OSError, ValueError):
+                            pass
             hosts.cleanups.append(shutdown)
 
         def bazel_build(host, what, flags=()):
@@ -628,7 +642,12 @@ def main():
         print("unknown case " + ARGS.case)
         return 2
     # CTest's timeout and ^C: run the cleanups (namespaces, servers) before exiting.
-    signal.signal(signal.SIGTERM, lambda *a: sys.exit(1))
+    sys.stdout.reconfigure(line_buffering=True)
+
+    def terminated(*_):
+        print("FAIL: terminated (SIGTERM); cleaning up")
+        sys.exit(1)
+    signal.signal(signal.SIGTERM, terminated)
     t0 = time.time()
     try:
         fn()
