@@ -14,7 +14,9 @@ of the C/C++ toolchain that the target configuration resolves, so `--config=aarc
 compiles the model for aarch64 and links it into aarch64 binaries. The action is hermetic:
 its inputs are the model, its data files, mlcc and the toolchain's files; it has no `local`
 or `no-remote` tag, so a remote cache or remote executors share it. The archive is made
-with the toolchain's own `ar` (mlcc's $MLCC_AR).
+with the toolchain's own `ar` (mlcc's $MLCC_AR). mlcc's kernel cache is off unless the
+build setting //bazel:kernel_cache names one (an http(s):// URL, best the HTTP cache of
+--remote_cache, or an absolute directory); the outputs are the same bytes either way.
 
 ml_model_fleet builds the library for several targets in one build (a split transition of
 the C++ toolchain on --cpu/--crosstool_top; mlcc is built once) and lays them out like the
@@ -56,6 +58,36 @@ MlModelInfo = provider(
     },
 )
 
+# --- the kernel cache setting ------------------------------------------------
+
+KernelCacheInfo = provider(
+    doc = "The value of //bazel:kernel_cache (see kernel_cache_setting).",
+    fields = {"value": "'' (no kernel cache), an http(s):// URL or an absolute directory"},
+)
+
+def _kernel_cache_setting_impl(ctx):
+    value = ctx.build_setting_value
+    if value and not (value.startswith("http://") or value.startswith("https://") or
+                      value.startswith("/")):
+        fail("%s: '%s' is neither an http(s):// URL nor an absolute directory" %
+             (ctx.label, value))
+    return KernelCacheInfo(value = value)
+
+kernel_cache_setting = rule(
+    implementation = _kernel_cache_setting_impl,
+    build_setting = config.string(flag = True),
+    doc = """The kernel cache mlcc uses inside model actions (//bazel:kernel_cache).
+
+    --@mlcc//bazel:kernel_cache=http://cache:8080/mlcc   mlcc --remote-cache=<URL> (recommended:
+                                                         the HTTP cache of --remote_cache)
+    --@mlcc//bazel:kernel_cache=/var/cache/mlcc          mlcc --cache-dir=<DIR> (a shared disk
+                                                         directory; writable by the sandbox)
+    unset (default)                                      mlcc --no-cache
+
+    The cache only saves compile time: mlcc's outputs are byte-identical whether a kernel
+    comes from it or is compiled, so the actions' outputs stay hermetic.""",
+)
+
 def _mlcc_target(cc_toolchain):
     target = _CPU_TO_TARGET.get(cc_toolchain.cpu)
     if target == None:
@@ -64,12 +96,13 @@ def _mlcc_target(cc_toolchain):
     return target
 
 def _mlcc_compile(ctx, mlcc, cc_toolchain, model, data, symbol, cpu, mattr, opts, out_dir,
-                  description = None):
+                  description = None, kernel_cache = ""):
     """Registers one mlcc action; returns (target alias, library File, header File).
 
     With `description` (a declared File) mlcc also writes its --describe JSON there and
     archives with its own llvm-ar, as CMake's add_ml_model() does, so a fleet bundle's
     bytes do not depend on the build system (docs/bundle.md); else the toolchain's ar.
+    `kernel_cache` is the value of //bazel:kernel_cache ('' = no kernel cache).
     """
     target = _mlcc_target(cc_toolchain)
     library = ctx.actions.declare_file("%s/lib%s.a" % (out_dir, symbol))
@@ -85,8 +118,18 @@ def _mlcc_compile(ctx, mlcc, cc_toolchain, model, data, symbol, cpu, mattr, opts
     if mattr:
         args.add("-mattr=" + mattr)
 
-    # mlcc's kernel cache lives outside the sandbox; Bazel's own (remote) cache replaces it.
-    args.add("--no-cache")
+    # The kernel cache only when the user gives one (//bazel:kernel_cache): mlcc's default
+    # cache (~/.cache/mlcc) is outside the action's declared world, and the environment has
+    # no HOME. A kernel from the cache is byte-identical to a compiled one (mlcc verifies
+    # each entry's content hash), so the outputs do not depend on the cache's state.
+    execution_requirements = {}
+    if kernel_cache.startswith("http://") or kernel_cache.startswith("https://"):
+        args.add("--remote-cache=" + kernel_cache)
+        execution_requirements["requires-network"] = "1"
+    elif kernel_cache:
+        args.add("--cache-dir=" + kernel_cache)
+    else:
+        args.add("--no-cache")
     args.add_all(opts)
 
     # Inputs: the model, its data, and the toolchain's files (its ar). mlcc itself and its
@@ -103,6 +146,7 @@ def _mlcc_compile(ctx, mlcc, cc_toolchain, model, data, symbol, cpu, mattr, opts
         inputs = depset([model] + data, transitive = [cc_toolchain.all_files]),
         outputs = outputs,
         env = env,
+        execution_requirements = execution_requirements,
         mnemonic = "MlccCompile",
         progress_message = "Compiling model %s for %s with mlcc" % (model.short_path, target),
     )
@@ -132,6 +176,7 @@ def _ml_model_library_impl(ctx):
         mattr = features,
         opts = ctx.attr.opts,
         out_dir = "_mlcc/" + ctx.label.name,
+        kernel_cache = ctx.attr._kernel_cache[KernelCacheInfo].value,
     )
 
     compilation_context = cc_common.create_compilation_context(
@@ -195,6 +240,7 @@ _LIBRARY_ATTRS = {
     "_cc_toolchain": attr.label(
         default = Label("@bazel_tools//tools/cpp:current_cc_toolchain"),
     ),
+    "_kernel_cache": attr.label(default = Label("//bazel:kernel_cache")),
 }
 
 _ml_model_library = rule(
@@ -293,6 +339,7 @@ def _ml_model_fleet_impl(ctx):
             opts = ctx.attr.opts,
             out_dir = out_dir,
             description = description,
+            kernel_cache = ctx.attr._kernel_cache[KernelCacheInfo].value,
         )
         if target != alias:
             fail("ml_model_fleet: the toolchain for %s targets %s" % (alias, target))
@@ -345,6 +392,7 @@ _ml_model_fleet = rule(
             executable = True,
             cfg = "exec",
         ),
+        "_kernel_cache": attr.label(default = Label("//bazel:kernel_cache")),
         "_allowlist_function_transition": attr.label(
             default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
         ),

@@ -18,6 +18,7 @@
 
 #include <openssl/evp.h>
 
+#include "driver/build_id.h"
 #include "driver/fsutil.h"
 #include "driver/strbuf.h"
 
@@ -1396,7 +1397,7 @@ static void clear_records(const char* dir) {
 //===----------------------------------------------------------------------===//
 
 static pthread_once_t identity_once = PTHREAD_ONCE_INIT;
-static char identity_hex[65];
+static char identity_hex[8 + 65];  // "codegen:"|"content:" + hex, or "version"
 
 static void hex_digest(const unsigned char* md, char out_hex[65]) {
   static const char digits[] = "0123456789abcdef";
@@ -1407,10 +1408,24 @@ static void hex_digest(const unsigned char* md, char out_hex[65]) {
   out_hex[64] = '\0';
 }
 
+// The compiler identity for MLCC_CACHE_COMPILER_CHECK (ccache's compiler_check):
+//   unset, "" or "codegen"  "codegen:" + the codegen hash (driver/build_id.h):
+//                           builds of one commit share, any emitter edit misses;
+//   "content"               "content:" + SHA-256 of the running executable: only
+//                           the very same binary shares (the strictest check);
+//   "version"               nothing beyond the mlcc and LLVM versions already in
+//                           the kernel key (emitter edits without an emit_version
+//                           bump then reuse stale kernels: for experiments only).
+// Any other value is treated as "content". An unreadable executable under
+// "content" falls back to the codegen hash.
 static void compute_identity(void) {
-  strcpy(identity_hex, "version");
   const char* check = getenv("MLCC_CACHE_COMPILER_CHECK");
-  if (check != NULL && strcmp(check, "version") == 0) return;
+  if (check != NULL && strcmp(check, "version") == 0) {
+    strcpy(identity_hex, "version");
+    return;
+  }
+  snprintf(identity_hex, sizeof(identity_hex), "codegen:%s", mlcc_build_codegen_hash());
+  if (check == NULL || check[0] == '\0' || strcmp(check, "codegen") == 0) return;
   FILE* f = fopen("/proc/self/exe", "rb");
   if (f == NULL) return;
   EVP_MD_CTX* md = EVP_MD_CTX_new();
@@ -1423,7 +1438,8 @@ static void compute_identity(void) {
   unsigned char digest[32];
   unsigned int len = 0;
   if (ok && !ferror(f) && EVP_DigestFinal_ex(md, digest, &len) == 1 && len == 32) {
-    hex_digest(digest, identity_hex);
+    memcpy(identity_hex, "content:", 8);
+    hex_digest(digest, identity_hex + 8);
   }
   EVP_MD_CTX_free(md);
   fclose(f);

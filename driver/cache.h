@@ -86,14 +86,19 @@ mlcc_status_t mlcc_cache_resolve_max_size(const char* option, uint64_t* out_byte
 void mlcc_cache_format_size(uint64_t bytes, char* buf, size_t buf_size);
 
 // The key a kernel is stored under: SHA-256 (hex) over |kernel_key| (the
-// code generator's key, mlcc_codegen_kernel_key) and the compiler identity,
-// so that a rebuilt mlcc whose emitters changed never reuses an older build's
-// kernels (ccache's compiler_check). The identity is the SHA-256 of the
-// running executable (/proc/self/exe), read once per process; with
-// MLCC_CACHE_COMPILER_CHECK=version it is only the mlcc and LLVM versions
-// already in |kernel_key| (for sharing a remote cache between separately
-// built but identical mlcc binaries). Never fails: an unreadable executable
-// falls back to the version check.
+// code generator's key, mlcc_codegen_kernel_key) and the compiler identity
+// (ccache's compiler_check), chosen once per process by
+// $MLCC_CACHE_COMPILER_CHECK:
+//   unset or "codegen"  the codegen hash (driver/build_id.h): a hash, fixed at
+//                       build time, of every source that can change emitted
+//                       code, LLVM's version and the codegen-relevant compiler
+//                       settings. Two builds of one commit (two CI hosts, two
+//                       build folders, CMake and Bazel with the same compiler
+//                       settings) share entries; any emitter edit misses.
+//   "content"           the SHA-256 of the running executable (/proc/self/exe):
+//                       only the same binary shares (the strictest check).
+//   "version"           only the mlcc and LLVM versions already in |kernel_key|.
+// Other values mean "content". Never fails.
 void mlcc_cache_store_key(const char kernel_key[65], char out_store_key[65]);
 
 // True if |key| is 64 lowercase hex digits.

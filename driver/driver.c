@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/build_id.h"
 #include "driver/cache.h"
 #include "driver/cleanup.h"
 #include "driver/compilation.h"
@@ -54,14 +55,18 @@ static int report(mlcc_status_t status) {
 }
 
 static void print_version(FILE* out) {
+  // The first four lines are a stable interface (release manifests parse them).
   fprintf(out, "mlcc version %s\n", MLCC_VERSION);
-  fprintf(out, "LLVM %s\n", mlcc_codegen_llvm_version());
+  fprintf(out, "commit: %s\n", mlcc_build_commit());
+  fprintf(out, "codegen: %s\n", mlcc_build_codegen_hash());
+  fprintf(out, "LLVM: %s\n", mlcc_codegen_llvm_version());
   mlcc_target_t host;
   mlcc_status_t s = mlcc_target_resolve(NULL, NULL, NULL, &host);
   if (s == NULL) fprintf(out, "Default target: %s\n", host.triple);
   mlcc_status_free(s);
   fprintf(out, "Registered targets:\n");
   mlcc_target_print_all(out);
+  fprintf(out, "Codegen hash inputs: %s\n", mlcc_build_codegen_flags());
 }
 
 // The cache commands, in the order they run: --set-config, -z and

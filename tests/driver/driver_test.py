@@ -9,6 +9,7 @@ needs with the onnx package, runs mlcc as a subprocess and checks exit codes,
 messages and files. Exit 0 = pass, 1 = fail.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -109,8 +110,21 @@ def unsupported_model(path):
 def case_version(d):
     rc, out, _ = run("--version")
     check(rc == 0, "exit 0")
-    check("mlcc version 0.1.0" in out, "version line")
-    check("LLVM 16." in out, "LLVM version")
+    lines = out.splitlines()
+    check(len(lines) >= 4, "at least four lines")
+    check(lines[0] == "mlcc version 0.1.0", "line 1: version")
+    check(re.fullmatch(r"commit: ([0-9a-f]{40}|unknown)", lines[1]) is not None,
+          "line 2: commit (40 hex or unknown): " + lines[1])
+    check(re.fullmatch(r"codegen: [0-9a-f]{64}", lines[2]) is not None,
+          "line 3: codegen hash (64 hex): " + lines[2])
+    check(re.fullmatch(r"LLVM: 16\.\d+\.\d+", lines[3]) is not None, "line 4: LLVM: " + lines[3])
+    git = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(__file__)), "rev-parse",
+                          "HEAD"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if git.returncode == 0 and lines[1] != "commit: unknown":
+        # The build records HEAD at build time; a commit made since is newer.
+        log = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(__file__)),
+                              "merge-base", "--is-ancestor", lines[1][8:], "HEAD"])
+        check(log.returncode == 0, "the commit is HEAD or an ancestor of it")
     for t in ("x86_64-linux-gnu", "aarch64-linux-gnu", "riscv64-linux-gnu"):
         check(t in out, f"target {t} listed")
 

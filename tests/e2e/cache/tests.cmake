@@ -22,3 +22,24 @@ foreach(case fifo remote_slow remote_errors credentials readonly rejected_warnin
   set_tests_properties(cache.admin.${case} PROPERTIES LABELS cache TIMEOUT 300
     SKIP_RETURN_CODE 77)
 endforeach()
+
+# >>> fleet: one cache for builds and hosts of one commit (issue 12 item 3; fleet_test.py) >>>
+# cache.fleet.twin_build builds a second mlcc from a copy of the sources in its own build
+# folder (the fixture); the others compare it with this build's mlcc, edit one emitter line
+# in the copy (RESOURCE_LOCK: one at a time), and run two hosts in network namespaces.
+set(_mlcc_fleet_args --mlcc $<TARGET_FILE:mlcc> --src ${PROJECT_SOURCE_DIR}
+  --twin ${CMAKE_BINARY_DIR}/fleet-twin --build-type "${CMAKE_BUILD_TYPE}"
+  --cc "${CMAKE_C_COMPILER}" "--c-flags=${CMAKE_C_FLAGS}")
+foreach(case twin_build twin_share emitter_edit two_host two_host_bazel)
+  add_test(NAME cache.fleet.${case}
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/fleet_test.py ${case} ${_mlcc_fleet_args})
+  set_tests_properties(cache.fleet.${case} PROPERTIES LABELS cache TIMEOUT 600
+    SKIP_RETURN_CODE 77)
+  if(NOT case STREQUAL "twin_build" AND NOT case STREQUAL "two_host_bazel")
+    set_tests_properties(cache.fleet.${case} PROPERTIES FIXTURES_REQUIRED mlcc_fleet_twin
+      RESOURCE_LOCK mlcc_fleet_twin)
+  endif()
+endforeach()
+set_tests_properties(cache.fleet.twin_build PROPERTIES FIXTURES_SETUP mlcc_fleet_twin
+  RESOURCE_LOCK mlcc_fleet_twin)
+# <<< fleet <<<
