@@ -30,6 +30,43 @@ _standin_repository = repository_rule(
     doc = "A repository made of one directory of the mlcc source tree (a stand-in).",
 )
 
+def _mlcc_build_info_impl(rctx):
+    # The git commit of the mlcc source tree, for `mlcc --version` and the fleet manifests
+    # (driver/build_id.h), so a Bazel-built and a CMake-built mlcc of one commit print the
+    # same commit. $MLCC_GIT_COMMIT overrides it (source tarballs); outside a git checkout,
+    # or without git, it is "unknown". A repository rule may run git where an action may
+    # not (sandbox, no .git among its inputs); Bazel re-runs it when the server restarts or
+    # $MLCC_GIT_COMMIT changes (`bazel sync --configure` forces it).
+    commit = rctx.os.environ.get("MLCC_GIT_COMMIT", "")
+    if not commit:
+        root = rctx.path(rctx.attr.marker).dirname
+        git = rctx.which("git")
+        if git != None:
+            r = rctx.execute([git, "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"])
+            if r.return_code == 0:
+                commit = r.stdout.strip()
+    if not commit or not all([c in "0123456789abcdef" for c in commit.elems()]):
+        commit = "unknown"
+    rctx.file("WORKSPACE", "workspace(name = \"%s\")\n" % rctx.name)
+    rctx.file("build_commit_gen.h", "#define MLCC_GIT_COMMIT \"%s\"\n" % commit)
+    rctx.file("BUILD.bazel", "\n".join([
+        "cc_library(",
+        "    name = \"commit\",",
+        "    hdrs = [\"build_commit_gen.h\"],",
+        "    include_prefix = \"driver\",",
+        "    visibility = [\"//visibility:public\"],",
+        ")",
+        "",
+    ]))
+
+_mlcc_build_info = repository_rule(
+    implementation = _mlcc_build_info_impl,
+    attrs = {"marker": attr.label(mandatory = True, allow_single_file = True)},
+    environ = ["MLCC_GIT_COMMIT"],
+    local = True,
+    doc = "@mlcc_build_info: the git commit of the mlcc sources (driver/build_commit.c).",
+)
+
 def _define(name, rule, **kwargs):
     if not native.existing_rule(name):
         rule(name = name, **kwargs)
@@ -38,7 +75,8 @@ def mlcc_dependencies(
         platforms_path = "/usr/share/bazel/platforms",
         rules_java_path = "/usr/share/bazel/rules/java",
         llvm_path = "/usr/lib/llvm-16"):
-    """Defines @platforms, @rules_java, @rules_cc, @remote_coverage_tools and @mlcc_llvm16.
+    """Defines @platforms, @rules_java, @rules_cc, @remote_coverage_tools, @mlcc_llvm16 and
+    @mlcc_build_info.
 
     Args:
       platforms_path: a checkout of bazelbuild/platforms (Debian: bazel-bootstrap-data).
@@ -56,6 +94,11 @@ def mlcc_dependencies(
         "remote_coverage_tools",
         _standin_repository,
         marker = Label("//third_party/remote_coverage_tools:BUILD.bazel"),
+    )
+    _define(
+        "mlcc_build_info",
+        _mlcc_build_info,
+        marker = Label("//:WORKSPACE"),
     )
     _define(
         "mlcc_llvm16",

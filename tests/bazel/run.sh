@@ -54,6 +54,13 @@ else
   (cd "$src_root" && tar --exclude='./build*' --exclude='./bazel-*' -cf - .) | tar -xf - -C "$root"
 fi
 
+# The snapshot has no .git: give @mlcc_build_info (bazel/deps.bzl) the commit, as a source
+# tarball's packager would, so the Bazel-built mlcc prints the same commit as the CMake one
+# and the two fleet manifests agree.
+if commit="$(git -C "$src_root" rev-parse --verify -q HEAD 2>/dev/null)"; then
+  export MLCC_GIT_COMMIT="$commit"
+fi
+
 # No network: a repository that is not defined locally must fail, not download.
 export HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9
 export http_proxy=$HTTP_PROXY https_proxy=$HTTPS_PROXY
