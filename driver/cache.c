@@ -32,7 +32,7 @@ struct mlcc_cache_t {
   char* dir;
   uint64_t max_size;
   mode_t file_mode;  // 0666 & ~umask, read once at open
-  atomic_uint_fast64_t hits, remote_hits, misses, damaged, stores;
+  atomic_uint_fast64_t hits, remote_hits, misses, damaged, stores, rejected;
   atomic_uint tmp_counter;
 };
 
@@ -486,17 +486,26 @@ void mlcc_cache_count_remote_hit(mlcc_cache_t* cache) {
   atomic_fetch_add(&cache->remote_hits, 1);
 }
 
+void mlcc_cache_count_rejected(mlcc_cache_t* cache, bool local_hit) {
+  if (cache == NULL) return;
+  if (local_hit) {  // the lookup counted a hit: it is a miss after all
+    atomic_fetch_sub(&cache->hits, 1);
+    atomic_fetch_add(&cache->misses, 1);
+  }
+  atomic_fetch_add(&cache->rejected, 1);
+}
+
 //===----------------------------------------------------------------------===//
 // Stats file
 //===----------------------------------------------------------------------===//
 
 static const char* const kCounterNames[] = {"hits", "remote_hits", "misses",
-                                            "damaged", "stores", "evictions"};
-enum { kNumCounters = 6 };
+                                            "damaged", "stores", "evictions", "rejected"};
+enum { kNumCounters = 7 };
 
 static uint64_t* counter_slot(mlcc_cache_counters_t* c, int i) {
   uint64_t* slots[kNumCounters] = {&c->hits, &c->remote_hits, &c->misses,
-                                   &c->damaged, &c->stores, &c->evictions};
+                                   &c->damaged, &c->stores, &c->evictions, &c->rejected};
   return slots[i];
 }
 
@@ -744,6 +753,7 @@ void mlcc_cache_close(mlcc_cache_t* cache) {
   delta.misses = atomic_load(&cache->misses);
   delta.damaged = atomic_load(&cache->damaged);
   delta.stores = atomic_load(&cache->stores);
+  delta.rejected = atomic_load(&cache->rejected);
   bool used = delta.hits || delta.remote_hits || delta.misses || delta.stores;
   if (used) {
     uint64_t evicted = 0;
@@ -778,6 +788,7 @@ mlcc_status_t mlcc_cache_print_stats(const char* dir, uint64_t max_size, FILE* o
   fprintf(out, "    Remote:         %llu\n", (unsigned long long)c.remote_hits);
   fprintf(out, "  Misses:           %llu\n", (unsigned long long)c.misses);
   fprintf(out, "  Damaged entries:  %llu (rebuilt)\n", (unsigned long long)c.damaged);
+  fprintf(out, "  Rejected objects: %llu (foreign code, rebuilt)\n", (unsigned long long)c.rejected);
   fprintf(out, "Entries stored:     %llu\n", (unsigned long long)c.stores);
   fprintf(out, "Entries evicted:    %llu\n", (unsigned long long)c.evictions);
   fprintf(out, "Entries:            %llu\n", (unsigned long long)u.entries);

@@ -120,6 +120,11 @@ mlcc_status_t mlcc_cache_store(mlcc_cache_t* cache, const char* key, const void*
 // after a local lookup of the same key missed (that miss is uncounted).
 void mlcc_cache_count_remote_hit(mlcc_cache_t* cache);
 
+// Counts an object from the local (|local_hit|: the lookup's hit becomes a
+// miss) or remote store that mlcc_object_check refused (driver/object_check.h).
+// NULL-safe.
+void mlcc_cache_count_rejected(mlcc_cache_t* cache, bool local_hit);
+
 // Adds this process's counters to the stats file, then evicts least
 // recently used entries while the cache is above its limit (down to 90% of
 // it) and removes temporaries older than an hour (left by killed
@@ -140,6 +145,7 @@ typedef struct mlcc_cache_counters_t {
   uint64_t damaged;       // damaged entries found (and rebuilt)
   uint64_t stores;        // entries written
   uint64_t evictions;     // entries removed by the size limit
+  uint64_t rejected;      // cached objects refused by mlcc_object_check (rebuilt)
 } mlcc_cache_counters_t;
 
 // What is on disk now.

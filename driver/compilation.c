@@ -18,6 +18,7 @@
 #include "driver/fsutil.h"
 #include "driver/header.h"
 #include "driver/jobs.h"
+#include "driver/object_check.h"
 #include "driver/remote_cache.h"
 #include "driver/strbuf.h"
 #include "ir/graph.h"
@@ -715,6 +716,18 @@ static bool entry_cache_lookup(void* ctx, const char key_hex[65], mlcc_buffer_t*
     fprintf(c->diag, "mlcc: note: entry object: %s; rebuilding it\n", why);
   }
   if (r != MLCC_CACHE_HIT) return false;
+  // Issue 14: the entry object is checked like a kernel (object_check.h).
+  mlcc_object_expect_t expect;
+  mlcc_status_t s = mlcc_object_expect_for_target(&c->target, MLCC_OBJECT_ENTRY, c->name, &expect);
+  if (s == NULL) s = mlcc_object_check(data, size, &expect);
+  if (s != NULL) {
+    fprintf(c->diag, "mlcc: warning: the cached entry object %s: rejected and rebuilt\n",
+            mlcc_status_message(s));
+    mlcc_status_free(s);
+    mlcc_cache_count_rejected(c->cache, true);
+    free(data);
+    return false;
+  }
   out->data = data;
   out->size = size;
   c->entry_origin = 2;
@@ -766,6 +779,7 @@ typedef struct kernel_work_t {
   char note[512];     // -v: a damaged local entry / rejected remote entry
   char explain[1024];  // -d explain-cache: why the lookups missed
   char warning[512];  // a failed store or upload (printed once per kind)
+  char rejected[400];  // why a cached object was refused (object_check.h)
 } kernel_work_t;
 
 typedef struct kernel_pool_t {
@@ -803,6 +817,25 @@ static void print_status(kernel_pool_t* pool, const kernel_work_t* w) {
   pthread_mutex_unlock(&pool->status_mu);
 }
 
+// Issue 14: every object from a cache, local or remote, passes
+// mlcc_object_check before use. False (with |w->rejected| and the -v note
+// set) when it does not: the caller then treats it as a miss.
+static bool object_acceptable(kernel_pool_t* pool, kernel_work_t* w, const uint8_t* data,
+                              size_t size, const char* from) {
+  mlcc_object_expect_t expect;
+  mlcc_status_t s =
+      mlcc_object_expect_for_target(&pool->c->target, MLCC_OBJECT_KERNEL, w->symbol, &expect);
+  if (s == NULL) s = mlcc_object_check(data, size, &expect);
+  if (s == NULL) return true;
+  snprintf(w->rejected, sizeof(w->rejected), "the %s object for %s %s", from, w->symbol,
+           mlcc_status_message(s));
+  snprintf(w->note, sizeof(w->note), "%s: rejected; rebuilding", w->rejected);
+  append(w->explain, sizeof(w->explain), "%s%s: rejected (%s)", w->explain[0] ? "; " : "",
+         from, mlcc_status_message(s));
+  mlcc_status_free(s);
+  return false;
+}
+
 // Local lookup, then remote. True when |w->path| holds the object.
 static bool fetch_cached(kernel_pool_t* pool, mlcc_remote_session_t* session, kernel_work_t* w,
                          mlcc_status_t* out_status) {
@@ -812,14 +845,19 @@ static bool fetch_cached(kernel_pool_t* pool, mlcc_remote_session_t* session, ke
   char why[400];
   if (pool->cache != NULL) {
     mlcc_cache_result_t r = mlcc_cache_lookup(pool->cache, w->store_key, &data, &size, why, sizeof(why));
-    if (r == MLCC_CACHE_HIT) {
+    if (r == MLCC_CACHE_HIT && !object_acceptable(pool, w, data, size, "local cache")) {
+      mlcc_cache_count_rejected(pool->cache, true);
+      free(data);
+      data = NULL;
+      r = MLCC_CACHE_DAMAGED;
+    } else if (r == MLCC_CACHE_HIT) {
       *out_status = mlcc_fs_write_file(w->path, data, size);
       free(data);
       w->origin = KERNEL_HIT_LOCAL;
       return true;
     }
-    append(w->explain, sizeof(w->explain), "local: %s", why);
-    if (r == MLCC_CACHE_DAMAGED) {
+    if (w->rejected[0] == '\0') append(w->explain, sizeof(w->explain), "local: %s", why);
+    if (r == MLCC_CACHE_DAMAGED && w->rejected[0] == '\0') {
       snprintf(w->note, sizeof(w->note), "kernel cache %s; rebuilding", why);
     }
   } else {
@@ -828,6 +866,11 @@ static bool fetch_cached(kernel_pool_t* pool, mlcc_remote_session_t* session, ke
   if (session == NULL) return false;
   mlcc_remote_result_t rr =
       mlcc_remote_cache_get(session, w->store_key, w->symbol, &data, &size, why, sizeof(why));
+  if (rr == MLCC_REMOTE_HIT && !object_acceptable(pool, w, data, size, "remote cache")) {
+    if (pool->cache != NULL) mlcc_cache_count_rejected(pool->cache, false);
+    free(data);
+    return false;
+  }
   if (rr == MLCC_REMOTE_HIT) {
     if (pool->cache != NULL) {
       mlcc_status_t st = mlcc_cache_store(pool->cache, w->store_key, data, size);
@@ -961,6 +1004,18 @@ static void open_caches(mlcc_compilation_t* c, kernel_pool_t* pool) {
 static void report_kernels(mlcc_compilation_t* c, const kernel_pool_t* pool) {
   const mlcc_options_t* o = c->options;
   bool warned_store = false, warned_remote = false;
+  uint32_t n_rejected = 0;
+  const char* first_rejected = NULL;
+  for (uint32_t i = 0; i < pool->n_work; ++i) {
+    if (pool->work[i].status == NULL && pool->work[i].rejected[0] != '\0') {
+      if (n_rejected++ == 0) first_rejected = pool->work[i].rejected;
+    }
+  }
+  if (n_rejected != 0) {  // once per run (issue 14): foreign code in a cache
+    fprintf(c->diag,
+            "mlcc: warning: %u cached kernel object%s rejected and rebuilt (first: %s)\n",
+            n_rejected, n_rejected == 1 ? "" : "s", first_rejected);
+  }
   for (uint32_t i = 0; i < pool->n_work; ++i) {
     const kernel_work_t* w = &pool->work[i];
     if (w->status != NULL) continue;
