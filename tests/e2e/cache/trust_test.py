@@ -1,0 +1,266 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Trust tests of the kernel cache (issue 14 items 7 and 8, docs/cache.md).
+
+usage: trust_test.py MLCC CASE      (CASE: one of the functions named case_*)
+
+A cache entry is code that every build links, so these cases forge entries
+the way an attacker who can write to a cache would: objects with the right
+digest and a valid cache checksum whose code calls system(), or that carry a
+constructor or an extra global. Every forged object must be rejected (warned
+once, counted in --cache-stats), the kernel rebuilt, and the library must be
+byte-identical to a clean build and compute the right values. The remote
+cases run nginx (WebDAV) on a loopback port, like cache_test.py's. Exit 0
+pass, 1 fail, 77 skip.
+"""
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import cache_test as ct  # noqa: E402  (helpers: mlcc runs, entries, nginx)
+from cache_test import Failure, Skip, check  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+# Forged kernels: C compiled with the host compiler for x86_64 (the default
+# target). SYM is replaced by the kernel's symbol.
+FORGED = {
+    # Right symbol, but calls system(): the classic cache poisoning.
+    "system": """
+#include <stdlib.h>
+__attribute__((visibility("hidden"))) void SYM(float* out) {
+  system("touch PWNED");
+  out[0] = 0;
+}
+""",
+    # Only allowlisted calls, but a constructor runs at load time.
+    "ctor": """
+#include <string.h>
+static char buf[16];
+__attribute__((constructor)) static void init(void) { memset(buf, 1, sizeof(buf)); }
+__attribute__((visibility("hidden"))) void SYM(float* out) { out[0] = buf[0]; }
+""",
+    # An extra global that other objects could link against.
+    "extra": """
+__attribute__((visibility("hidden"))) void SYM(float* out) { out[0] = 1; }
+void mlcc_evil(void) {}
+""",
+}
+
+# Why each forged object must be refused (a part of mlcc's message).
+REASON = {
+    "system": "'system', which is not on the allowlist",
+    "ctor": "a constructor or destructor section",
+    "extra": "defines 'mlcc_evil'",
+}
+
+
+def compile_forged(d, kind, symbol):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        raise Skip("no host C compiler")
+    src = os.path.join(d, "forged_%s.c" % kind)
+    obj = os.path.join(d, "forged_%s.o" % kind)
+    with open(src, "w") as f:
+        f.write(FORGED[kind].replace("SYM", symbol))
+    subprocess.run([cc, "-O1", "-c", "-fno-stack-protector", src, "-o", obj], check=True)
+    return open(obj, "rb").read()
+
+
+def write_entry(path, key, payload):
+    """A well-formed cache entry (driver/cache.h format) holding |payload|."""
+    data = (b"MLCCKOBJ" + (1).to_bytes(4, "little") + (56).to_bytes(4, "little") +
+            bytes.fromhex(key) + len(payload).to_bytes(8, "little") + payload +
+            hashlib.sha256(payload).digest())
+    tmp = path + ".forging"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def field(num, payload):
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+
+def action_result(h, size):
+    """REv2 ActionResult with one output "kernel.o" -> Digest(h, size)."""
+    digest = field(1, h.encode()) + varint(2 << 3) + varint(size)
+    return field(2, field(1, b"kernel.o") + field(2, digest))
+
+
+def model(d):
+    path = os.path.join(d, "convnet.onnx")
+    ref = ct.conv_model(path)
+    x = np.random.default_rng(3).standard_normal((1, 3, 16, 16)).astype(np.float32)
+    return path, x, ref(x)
+
+
+def nm_undefined(lib):
+    nm = shutil.which("nm")
+    if nm is None:
+        return set()
+    out = subprocess.run([nm, "-u", lib], stdout=subprocess.PIPE, check=True).stdout.decode()
+    return {line.split()[-1] for line in out.splitlines() if line.strip() and ":" not in line}
+
+
+def check_clean_library(out_dir, first_dir, x, y, what):
+    lib = os.path.join(out_dir, "libm.a")
+    check(ct.same_bytes(lib, os.path.join(first_dir, "libm.a")),
+          what + ": archive byte-identical to the clean build")
+    check("system" not in nm_undefined(lib), what + ": the library does not call system()")
+    (got,) = ct.run_lib(out_dir, "m", [x], 1)
+    check(ct.close(got, y), what + ": output matches numpy")
+
+
+def stats(cache):
+    _, out, _ = ct.mlcc(["--cache-stats"], cache)
+    for line in out.splitlines():
+        if "Rejected objects:" in line:
+            return int(line.split(":")[1].split()[0])
+    raise Failure("--cache-stats has no 'Rejected objects' line:\n" + out)
+
+
+# --- cases -----------------------------------------------------------------------
+
+def case_forged_local(d):
+    """A forged object in the local cache, with a valid entry checksum."""
+    path, x, y = model(d)
+    cache = os.path.join(d, "cache")
+    first, _ = ct.build(path, os.path.join(d, "first"), cache)
+    check(len(ct.compiled(first)) == len(first) > 0, "first build compiles every kernel")
+    kernels = ct.kernel_entries(cache)
+    for n, kind in enumerate(sorted(FORGED)):
+        key = sorted(kernels)[n % len(kernels)]
+        entry = kernels[key]
+        original = open(entry, "rb").read()
+        symbol = ct.symbol_in(original)
+        forged = compile_forged(d, kind, symbol)
+        write_entry(entry, key, forged)
+        check(ct.verify_entry(key, entry) is None, "%s: the forged entry is well formed" % kind)
+        out = os.path.join(d, "after_" + kind)
+        kernels_seen, err = ct.build(path, out, cache)
+        check(ct.compiled(kernels_seen) == [symbol], "%s: only the forged kernel is rebuilt" % kind)
+        check(REASON[kind] in err, "%s: -v says why (%s)" % (kind, REASON[kind]))
+        check(err.count("mlcc: warning: 1 cached kernel object rejected") == 1,
+              "%s: one warning" % kind)
+        check(not os.path.exists(os.path.join(out, "PWNED")) and
+              not os.path.exists("PWNED"), "%s: nothing ran" % kind)
+        check_clean_library(out, os.path.join(d, "first"), x, y, kind)
+        check(open(entry, "rb").read() == original, "%s: the rebuild heals the entry" % kind)
+    check(stats(cache) == len(FORGED), "--cache-stats counts %d rejected objects" % len(FORGED))
+    again, err = ct.build(path, os.path.join(d, "again"), cache)
+    check(not ct.compiled(again) and "rejected" not in err, "then every kernel hits again")
+
+
+def case_forged_entry(d):
+    """The cached entry object (NAME_run...) is checked too."""
+    path, x, y = model(d)
+    cache = os.path.join(d, "cache")
+    ct.build(path, os.path.join(d, "first"), cache)
+    entry_objects = {k: p for k, p in ct.entries(cache).items() if ct.is_entry_object(p)}
+    check(len(entry_objects) == 1, "one cached entry object")
+    key, p = next(iter(entry_objects.items()))
+    original = open(p, "rb").read()
+    src = os.path.join(d, "entry.c")
+    with open(src, "w") as f:
+        f.write('#include <stdlib.h>\nvoid m_run_parallel(void) { system("touch PWNED"); }\n')
+    subprocess.run(["cc", "-O1", "-c", src, "-o", src + ".o"], check=True)
+    write_entry(p, key, open(src + ".o", "rb").read())
+    _, err = ct.build(path, os.path.join(d, "second"), cache)
+    check("the cached entry object calls or references 'system'" in err and "rejected" in err,
+          "the forged entry object is rejected with a warning")
+    check_clean_library(os.path.join(d, "second"), os.path.join(d, "first"), x, y, "entry")
+    check(open(p, "rb").read() == original, "the rebuild heals the entry object")
+
+
+def case_forged_remote(d):
+    """A forged blob with the right digest and a matching ActionResult."""
+    path, x, y = model(d)
+    srv = ct.Nginx(d)
+    try:
+        env = {"MLCC_REMOTE_CACHE": srv.url()}
+        first, _ = ct.build(path, os.path.join(d, "first"), os.path.join(d, "c1"), extra_env=env)
+        ac_dir = os.path.join(srv.root, "ci", "ac")
+        cas_dir = os.path.join(srv.root, "ci", "cas")
+        acs = sorted(os.listdir(ac_dir))
+        check(len(acs) == len(first) > 0, "every kernel uploaded")
+        for n, kind in enumerate(sorted(FORGED)):
+            key = acs[n % len(acs)]
+            h = ct.decode_action_result(open(os.path.join(ac_dir, key), "rb").read())[0][1]
+            original_ac = open(os.path.join(ac_dir, key), "rb").read()
+            symbol = ct.symbol_of_file(os.path.join(cas_dir, h))
+            forged = compile_forged(d, kind, symbol)
+            fh = hashlib.sha256(forged).hexdigest()
+            with open(os.path.join(cas_dir, fh), "wb") as f:
+                f.write(forged)
+            with open(os.path.join(ac_dir, key), "wb") as f:
+                f.write(action_result(fh, len(forged)))
+            cache = os.path.join(d, "c_" + kind)
+            out = os.path.join(d, "after_" + kind)
+            seen, err = ct.build(path, out, cache, extra_env=env)
+            check(ct.compiled(seen) == [symbol], "%s: only the forged kernel is rebuilt" % kind)
+            check("does not match its digest" not in err and REASON[kind] in err,
+                  "%s: the digest matched, the object check refused it" % kind)
+            check(err.count("mlcc: warning: 1 cached kernel object rejected") == 1,
+                  "%s: one warning" % kind)
+            check_clean_library(out, os.path.join(d, "first"), x, y, kind)
+            local = ct.kernel_entries(cache)
+            check(all(ct.verify_entry(k, p) is None and forged not in open(p, "rb").read()
+                      for k, p in local.items()),
+                  "%s: the forged object was not copied into the local cache" % kind)
+            check(stats(cache) == 1, "%s: --cache-stats counts it" % kind)
+            # The rebuild uploaded the good object again.
+            check(open(os.path.join(ac_dir, key), "rb").read() == original_ac,
+                  "%s: the rebuild repairs the remote entry" % kind)
+    finally:
+        srv.stop()
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    ct.MLCC = os.path.abspath(sys.argv[1])
+    fn = globals().get("case_" + sys.argv[2])
+    if fn is None:
+        print("unknown case " + sys.argv[2])
+        return 2
+    d = tempfile.mkdtemp(prefix="mlcc-trust-test-")
+    cwd = os.getcwd()
+    os.chdir(d)  # a forged object that ran would leave PWNED here
+    try:
+        fn(d)
+    except Skip as e:
+        print("SKIP: " + str(e))
+        os.chdir(cwd)
+        shutil.rmtree(d, ignore_errors=True)
+        return 77
+    except (Failure, AssertionError, subprocess.CalledProcessError) as e:
+        print("FAIL: " + str(e))
+        print("(left " + d + " for inspection)")
+        return 1
+    os.chdir(cwd)
+    shutil.rmtree(d, ignore_errors=True)
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
