@@ -20,6 +20,7 @@
 #include "driver/jobs.h"
 #include "driver/object_check.h"
 #include "driver/remote_cache.h"
+#include "driver/remote_sign.h"
 #include "driver/strbuf.h"
 #include "ir/graph.h"
 #include "ir/onnx/onnx_import.h"
@@ -76,6 +77,7 @@ struct mlcc_compilation_t {
   uint64_t cache_max_size;
   const char* remote_url;         // NULL: no remote store
   bool remote_read_only;
+  mlcc_remote_key_t* remote_key;  // NULL: unsigned remote entries (remote_sign.h)
   mlcc_cache_t* cache;            // the local store, opened on first use
   bool cache_opened;              // tried to open it (it may have failed)
   int entry_origin;               // -v: 0 not built, 1 compiled, 2 cache hit
@@ -464,6 +466,13 @@ static mlcc_status_t resolve_cache(mlcc_compilation_t* c) {
     const char* ro = getenv("MLCC_REMOTE_CACHE_READONLY");
     c->remote_read_only = o->remote_cache_readonly ||
                           (ro != NULL && ro[0] != '\0' && strcmp(ro, "0") != 0);
+    // Issue 14: a key that cannot be loaded is a usage error, never "unsigned".
+    const char* key_path = o->remote_cache_key;
+    if (key_path == NULL) {
+      key_path = getenv("MLCC_REMOTE_CACHE_KEY");
+      if (key_path != NULL && key_path[0] == '\0') key_path = NULL;
+    }
+    if (key_path != NULL) MLCC_RETURN_IF_ERROR(mlcc_remote_key_load(key_path, &c->remote_key));
   }
   return mlcc_ok_status();
 }
@@ -986,6 +995,9 @@ static void open_caches(mlcc_compilation_t* c, kernel_pool_t* pool) {
               mlcc_status_message(s));
       mlcc_status_free(s);
     }
+    if (pool->remote != NULL && c->remote_key != NULL) {
+      mlcc_remote_cache_set_key(pool->remote, c->remote_key);
+    }
   }
   if (c->options->verbose) {
     if (pool->cache != NULL) {
@@ -996,6 +1008,11 @@ static void open_caches(mlcc_compilation_t* c, kernel_pool_t* pool) {
     if (pool->remote != NULL) {
       fprintf(c->diag, "mlcc: remote kernel cache: %s%s\n", mlcc_remote_cache_url(pool->remote),
               c->remote_read_only ? " (read-only)" : "");
+      if (c->remote_key != NULL) {
+        fprintf(c->diag, "mlcc: remote kernel cache: signed entries only (%s key %s%s)\n",
+                mlcc_remote_key_algorithm(c->remote_key), mlcc_remote_key_id(c->remote_key),
+                mlcc_remote_key_can_sign(c->remote_key) ? "" : ", verify only: no uploads");
+      }
     }
   }
 }
@@ -1357,6 +1374,7 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
 void mlcc_compilation_destroy(mlcc_compilation_t* c) {
   if (c == NULL) return;
   mlcc_cache_close(c->cache);  // a failed run: still count its lookups
+  mlcc_remote_key_destroy(c->remote_key);
   for (uint32_t i = 0; i < c->n_staged; ++i) {
     mlcc_cleanup_remove(c->staged[i].tmp_path);
     mlcc_fs_staged_discard(&c->staged[i]);

@@ -10,6 +10,7 @@
 #include <openssl/evp.h>
 
 #include "driver/cache.h"
+#include "driver/remote_sign.h"
 #include "driver/remote_cache.pb-c.h"
 
 #ifdef MLCC_HAVE_CURL
@@ -22,6 +23,7 @@ struct mlcc_remote_cache_t {
   char* url;  // without a trailing '/'
   bool read_only;
   atomic_bool disabled;
+  const mlcc_remote_key_t* key;  // NULL: unsigned (remote_sign.h)
 };
 
 struct mlcc_remote_session_t {
@@ -148,6 +150,9 @@ void mlcc_remote_cache_close(mlcc_remote_cache_t* remote) {
 }
 
 bool mlcc_remote_cache_read_only(const mlcc_remote_cache_t* remote) { return remote->read_only; }
+void mlcc_remote_cache_set_key(mlcc_remote_cache_t* remote, const mlcc_remote_key_t* key) {
+  remote->key = key;
+}
 const char* mlcc_remote_cache_url(const mlcc_remote_cache_t* remote) { return remote->url; }
 bool mlcc_remote_cache_disabled(const mlcc_remote_cache_t* remote) {
   return atomic_load(&((mlcc_remote_cache_t*)remote)->disabled);
@@ -310,6 +315,13 @@ mlcc_remote_result_t mlcc_remote_cache_get(mlcc_remote_session_t* session, const
       snprintf(why, why_size, "%s: %s", ac_url, mlcc_status_message(s));
       mlcc_status_free(s);
       res = MLCC_REMOTE_REJECTED;
+    } else if (r->key != NULL) {  // issue 14: signed entries only
+      s = mlcc_remote_key_verify_action_result(r->key, key, ac.data, ac.size);
+      if (s != NULL) {
+        snprintf(why, why_size, "%s %s: rejected", ac_url, mlcc_status_message(s));
+        mlcc_status_free(s);
+        res = MLCC_REMOTE_REJECTED;
+      }
     }
   }
   free(ac.data);
@@ -362,7 +374,9 @@ mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* 
   return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "built without libcurl");
 #else
   mlcc_remote_cache_t* r = session->remote;
-  if (r->read_only) return mlcc_ok_status();
+  if (r->read_only || (r->key != NULL && !mlcc_remote_key_can_sign(r->key))) {
+    return mlcc_ok_status();
+  }
   if (atomic_load(&r->disabled)) {
     return mlcc_make_status(MLCC_STATUS_IO, "remote cache disabled after an earlier error");
   }
@@ -373,7 +387,10 @@ mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* 
   sha256_hex(data, size, hash);
   uint8_t* ar = NULL;
   size_t ar_size = 0;
-  MLCC_RETURN_IF_ERROR(mlcc_remote_encode_action_result(hash, size, &ar, &ar_size));
+  MLCC_RETURN_IF_ERROR(r->key != NULL ? mlcc_remote_key_sign_action_result(r->key, key, hash, size,
+                                                                           &ar, &ar_size)
+                                       : mlcc_remote_encode_action_result(hash, size, &ar,
+                                                                          &ar_size));
   const char* kinds[2] = {"cas", "ac"};
   const char* names[2] = {hash, key};
   const void* bodies[2] = {size ? data : "", ar};

@@ -48,6 +48,13 @@ mlcc_status_t mlcc_remote_cache_open(const char* url, bool read_only,
 void mlcc_remote_cache_close(mlcc_remote_cache_t* remote);
 
 bool mlcc_remote_cache_read_only(const mlcc_remote_cache_t* remote);
+
+// Issue 14: with |key| (borrowed; it must outlive |remote|; NULL = off),
+// uploads carry a signature and downloads whose action result is not signed
+// by |key| are REJECTED (driver/remote_sign.h). A verify-only key never
+// uploads. Call before any session exists.
+struct mlcc_remote_key_t;
+void mlcc_remote_cache_set_key(mlcc_remote_cache_t* remote, const struct mlcc_remote_key_t* key);
 // The base URL (borrowed).
 const char* mlcc_remote_cache_url(const mlcc_remote_cache_t* remote);
 

@@ -233,6 +233,119 @@ def case_forged_remote(d):
         srv.stop()
 
 
+def signature_of(ac_bytes):
+    """The stdout_raw (field 5) of an ActionResult, or b""."""
+    for f, wt, v in ct.proto_fields(ac_bytes):
+        if f == 5 and wt == 2:
+            return v
+    return b""
+
+
+def case_signed_remote(d):
+    """--remote-cache-key: HMAC-SHA256 and Ed25519 (private signs, public verifies)."""
+    path, x, y = model(d)
+    if shutil.which("openssl") is None:
+        raise Skip("openssl is not installed")
+    secret = os.path.join(d, "ci.key")
+    with open(secret, "w") as f:
+        f.write(hashlib.sha256(b"trust test secret").hexdigest() + "\n")
+    other = os.path.join(d, "other.key")
+    with open(other, "w") as f:
+        f.write("a different secret, long enough\n")
+    srv = ct.Nginx(d)
+    try:
+        env = {"MLCC_REMOTE_CACHE": srv.url()}
+        ac_dir = os.path.join(srv.root, "ci", "ac")
+        cas_dir = os.path.join(srv.root, "ci", "cas")
+        first, err = ct.build(path, os.path.join(d, "first"), os.path.join(d, "c1"),
+                              extra=("--remote-cache-key=" + secret,), extra_env=env)
+        check("signed entries only (hmac-sha256 key" in err, "-v names the key (by id)")
+        acs = sorted(os.listdir(ac_dir))
+        check(len(acs) == len(first) > 0, "the CI build uploads every kernel")
+        sigs = [signature_of(open(os.path.join(ac_dir, k), "rb").read()) for k in acs]
+        check(all(sg.startswith(b"mlcc-signature-v1 hmac-sha256 ") for sg in sigs),
+              "every action result carries an HMAC-SHA256 signature")
+        check(hashlib.sha256(b"trust test secret").hexdigest().encode() not in
+              b"".join(sigs), "the secret itself is not uploaded")
+        # A developer with the key gets every kernel from the server.
+        dev_env = dict(env, MLCC_REMOTE_CACHE_KEY=secret)
+        dev, _ = ct.build(path, os.path.join(d, "dev"), os.path.join(d, "c2"), extra_env=dev_env)
+        check(all(v == "hit (remote)" for v in dev.values()), "signed entries verify (env key)")
+        check_clean_library(os.path.join(d, "dev"), os.path.join(d, "first"), x, y, "signed")
+        # Someone who can only write to the HTTP server: a forged object with
+        # the right digest and an unsigned action result; a signed action
+        # result replayed under another kernel's key.
+        key0, key1, key2 = acs[0], acs[1], acs[2]
+        sym0 = ct.symbol_of_file(os.path.join(cas_dir, ct.decode_action_result(
+            open(os.path.join(ac_dir, key0), "rb").read())[0][1]))
+        sym1 = ct.symbol_of_file(os.path.join(cas_dir, ct.decode_action_result(
+            open(os.path.join(ac_dir, key1), "rb").read())[0][1]))
+        forged = compile_forged(d, "system", sym0)
+        fh = hashlib.sha256(forged).hexdigest()
+        with open(os.path.join(cas_dir, fh), "wb") as f:
+            f.write(forged)
+        with open(os.path.join(ac_dir, key0), "wb") as f:
+            f.write(action_result(fh, len(forged)))
+        shutil.copyfile(os.path.join(ac_dir, key2), os.path.join(ac_dir, key1))
+        atk, err = ct.build(path, os.path.join(d, "atk"), os.path.join(d, "c3"),
+                            extra_env=dev_env)
+        check(sorted(ct.compiled(atk)) == sorted([sym0, sym1]),
+              "the unsigned and the replayed entry are rebuilt, only they")
+        check("is not signed: rejected" in err and "has a bad signature: rejected" in err,
+              "-v says why (not signed; bad signature)")
+        check_clean_library(os.path.join(d, "atk"), os.path.join(d, "first"), x, y, "attacked")
+        sigs = [signature_of(open(os.path.join(ac_dir, k), "rb").read()) for k in (key0, key1)]
+        check(all(sg.startswith(b"mlcc-signature-v1 hmac-sha256 ") for sg in sigs),
+              "the rebuilds upload signed entries again")
+        # Another key: nothing verifies, everything is compiled.
+        oth, err = ct.build(path, os.path.join(d, "oth"), os.path.join(d, "c4"),
+                            extra=("--remote-cache-key=" + other,),
+                            extra_env=dict(env, MLCC_REMOTE_CACHE_READONLY="1"))
+        check(len(ct.compiled(oth)) == len(oth) and "is signed with hmac-sha256 key" in err,
+              "entries signed with another key are rejected")
+        # Without a key the signature is ignored (older readers keep working).
+        plain, _ = ct.build(path, os.path.join(d, "plain"), os.path.join(d, "c5"), extra_env=env)
+        check(all(v == "hit (remote)" for v in plain.values()), "unsigned readers still read")
+        # Ed25519: the CI holds the private key, developers the public one.
+        ed = dict(env, MLCC_REMOTE_CACHE=srv.url("ed"))
+        priv, pub = os.path.join(d, "ci.pem"), os.path.join(d, "ci.pub")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", priv], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(["openssl", "pkey", "-in", priv, "-pubout", "-out", pub], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        pubdev, err = ct.build(path, os.path.join(d, "pub0"), os.path.join(d, "c6"),
+                               extra=("--remote-cache-key=" + pub,), extra_env=ed)
+        check(len(ct.compiled(pubdev)) == len(pubdev) and "verify only: no uploads" in err,
+              "ed25519 public key: compiles")
+        check(not os.path.exists(os.path.join(srv.root, "ed")), "a public key never uploads")
+        ct.build(path, os.path.join(d, "ci_ed"), os.path.join(d, "c7"),
+                 extra=("--remote-cache-key=" + priv,), extra_env=ed)
+        sg = signature_of(open(os.path.join(srv.root, "ed", "ac", acs[0]), "rb").read())
+        check(sg.startswith(b"mlcc-signature-v1 ed25519 "), "the private key signs (ed25519)")
+        pubdev, _ = ct.build(path, os.path.join(d, "pub1"), os.path.join(d, "c8"),
+                             extra=("--remote-cache-key=" + pub,), extra_env=ed)
+        check(all(v == "hit (remote)" for v in pubdev.values()), "the public key verifies")
+        check_clean_library(os.path.join(d, "pub1"), os.path.join(d, "first"), x, y, "ed25519")
+        hm, err = ct.build(path, os.path.join(d, "hm"), os.path.join(d, "c9"),
+                           extra=("--remote-cache-key=" + secret, "--remote-cache-readonly"),
+                           extra_env=ed)
+        check(len(ct.compiled(hm)) == len(hm) and "is signed with ed25519 key" in err,
+              "an HMAC key does not accept Ed25519 entries")
+    finally:
+        srv.stop()
+    # A key that cannot be loaded is a usage error naming the file.
+    for bad, what in ((os.path.join(d, "missing.key"), "missing"),
+                      (os.path.join(d, "short.key"), "short")):
+        if what == "short":
+            with open(bad, "w") as f:
+                f.write("short\n")
+        rc, _, err = ct.mlcc([path, "-o", os.path.join(d, "bad", "libm.a"),
+                              "--remote-cache-key=" + bad], os.path.join(d, "c10"),
+                             {"MLCC_REMOTE_CACHE": "http://127.0.0.1:9/x"}, check_rc=False)
+        check(rc == 2 and bad in err and not os.path.exists(os.path.join(d, "bad", "libm.a")),
+              "a %s key file: exit 2 naming it, no output" % what)
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
