@@ -13,7 +13,10 @@
 // action result finds its blob. A downloaded blob is used only if its size
 // and SHA-256 match the digest, it is an ELF object, and it defines the
 // kernel's symbol: anything else is rejected (a poisoned or damaged entry)
-// and the kernel is rebuilt. HTTP uses libcurl; without it (MLCC_HAVE_CURL
+// and the kernel is rebuilt. (The symbol test here is a substring search;
+// the driver then runs the full check of driver/object_check.h on every
+// cached object, local or remote, and mlcc_remote_cache_set_key adds
+// signatures: docs/cache.md "Trust model".) HTTP uses libcurl; without it (MLCC_HAVE_CURL
 // unset) opening fails with UNIMPLEMENTED.
 //
 // Thread-safety: one mlcc_remote_cache_t is shared; each thread makes its own

@@ -26,6 +26,7 @@ import cache_test as ct  # noqa: E402  (helpers: mlcc runs, entries, nginx)
 from cache_test import Failure, Skip, check  # noqa: E402
 
 import numpy as np  # noqa: E402
+import onnx  # noqa: E402
 
 # Forged kernels: C compiled with the host compiler for x86_64 (the default
 # target). SYM is replaced by the kernel's symbol.
@@ -344,6 +345,56 @@ def case_signed_remote(d):
                              {"MLCC_REMOTE_CACHE": "http://127.0.0.1:9/x"}, check_rc=False)
         check(rc == 2 and bad in err and not os.path.exists(os.path.join(d, "bad", "libm.a")),
               "a %s key file: exit 2 naming it, no output" % what)
+
+
+def math_model(path):
+    """x[4,16] -> one output per op whose kernels call libm or compiler helpers
+    (trigonometric, hyperbolic, erf, pow, fmod, rounding, float16 and double
+    casts), the calls the allowlist must cover."""
+    from onnx import TensorProto, helper
+    unary = ["Sin", "Cos", "Tan", "Atan", "Sinh", "Cosh", "Asinh", "Erf", "Exp", "Round",
+             "Floor", "Ceil", "Softplus", "Sqrt", "Tanh", "Sigmoid", "Log"]
+    nodes = [helper.make_node("Abs", ["x"], ["ax"]),
+             helper.make_node("Sigmoid", ["x"], ["sx"])]
+    outs = []
+    for op in unary:
+        src = "ax" if op in ("Sqrt", "Log") else "x"
+        nodes.append(helper.make_node(op, [src], ["o_" + op]))
+        outs.append("o_" + op)
+    nodes += [helper.make_node("Asin", ["sx"], ["o_Asin"]), helper.make_node("Acos", ["sx"], ["o_Acos"]),
+              helper.make_node("Pow", ["ax", "x"], ["o_Pow"]),
+              helper.make_node("Mod", ["x", "ax"], ["o_Mod"], fmod=1),
+              helper.make_node("Cast", ["x"], ["h"], to=TensorProto.FLOAT16),
+              helper.make_node("Cast", ["h"], ["o_Half"], to=TensorProto.FLOAT),
+              helper.make_node("Cast", ["x"], ["dx"], to=TensorProto.DOUBLE),
+              helper.make_node("Exp", ["dx"], ["de"]),
+              helper.make_node("Cast", ["de"], ["o_Double"], to=TensorProto.FLOAT)]
+    outs += ["o_Asin", "o_Acos", "o_Pow", "o_Mod", "o_Half", "o_Double"]
+    g = helper.make_graph(nodes, "math", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16])],
+                          [helper.make_tensor_value_info(o, TensorProto.FLOAT, [4, 16]) for o in outs])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    onnx.save(m, path)
+
+
+def case_no_false_rejection(d):
+    """Real kernels for x86_64, aarch64 and riscv64 (a convnet and libm-heavy
+    elementwise ops) all pass the object check: the second build hits every
+    kernel and the entry object, and nothing is rejected."""
+    path, _, _ = model(d)
+    mpath = os.path.join(d, "math.onnx")
+    math_model(mpath)
+    for target in ("x86", "aarch64", "riscv"):
+        for m in (path, mpath):
+            cache = os.path.join(d, "c_%s_%s" % (target, os.path.basename(m)))
+            out = os.path.join(d, "o_%s_%s" % (target, os.path.basename(m)))
+            first, _ = ct.build(m, out, cache, extra=("--target=" + target,))
+            again, err = ct.build(m, out, cache, extra=("--target=" + target,))
+            check(len(first) > 0 and not ct.compiled(again) and "rejected" not in err and
+                  "entry object from the cache" in err,
+                  "%s %s: all %d kernels and the entry object pass the check"
+                  % (target, os.path.basename(m), len(again)))
+            check(stats(cache) == 0, "%s %s: no rejection counted" % (target, os.path.basename(m)))
 
 
 def main():
