@@ -93,6 +93,16 @@ static mlcc_status_t read_key_file(const char* path, uint8_t** out, size_t* out_
   return mlcc_ok_status();
 }
 
+// PEM pass-phrase callback: encrypted keys are refused instead of prompting
+// on the terminal (a build must never wait for input).
+static int no_passphrase(char* buf, int size, int rwflag, void* userdata) {
+  (void)buf;
+  (void)size;
+  (void)rwflag;
+  (void)userdata;
+  return -1;
+}
+
 mlcc_status_t mlcc_remote_key_load(const char* path, mlcc_remote_key_t** out_key) {
   *out_key = NULL;
   uint8_t* buf = NULL;
@@ -110,8 +120,8 @@ mlcc_status_t mlcc_remote_key_load(const char* path, mlcc_remote_key_t** out_key
     EVP_PKEY* pkey = NULL;
     bool priv = strstr((const char*)buf, "PRIVATE KEY") != NULL && n < kMaxKeyFile;
     if (bio != NULL) {
-      pkey = priv ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL)
-                  : PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+      pkey = priv ? PEM_read_bio_PrivateKey(bio, NULL, no_passphrase, NULL)
+                  : PEM_read_bio_PUBKEY(bio, NULL, no_passphrase, NULL);
       BIO_free(bio);
     }
     uint8_t raw[32];
@@ -120,7 +130,8 @@ mlcc_status_t mlcc_remote_key_load(const char* path, mlcc_remote_key_t** out_key
         EVP_PKEY_get_raw_public_key(pkey, raw, &raw_size) != 1) {
       EVP_PKEY_free(pkey);
       s = mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
-                           "the remote cache key '%s' is a PEM file but not an Ed25519 %s key",
+                           "the remote cache key '%s' is a PEM file but not an unencrypted "
+                           "Ed25519 %s key",
                            path, priv ? "private" : "public");
     } else {
       key->pkey = pkey;
