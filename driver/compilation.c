@@ -1030,7 +1030,7 @@ static void report_kernels(mlcc_compilation_t* c, const kernel_pool_t* pool) {
   }
   if (n_rejected != 0) {  // once per run (issue 14): foreign code in a cache
     fprintf(c->diag,
-            "mlcc: warning: %u cached kernel object%s rejected and rebuilt (first: %s)\n",
+            "mlcc: warning: %u cached kernel object%s rejected and replaced (first: %s)\n",
             n_rejected, n_rejected == 1 ? "" : "s", first_rejected);
   }
   for (uint32_t i = 0; i < pool->n_work; ++i) {
