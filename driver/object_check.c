@@ -41,7 +41,6 @@ enum {
   kShtNote = 7,
   kShtNobits = 8,
   kShtRel = 9,
-  kShtGroup = 17,
 };
 #define SHT_LLVM_ADDRSIG 0x6fff4c03u
 #define SHT_X86_64_UNWIND 0x70000001u
@@ -54,12 +53,12 @@ enum {
 #define SHF_MERGE 0x10u
 #define SHF_STRINGS 0x20u
 #define SHF_INFO_LINK 0x40u
-#define SHF_LINK_ORDER 0x80u
-#define SHF_GROUP 0x200u
 #define SHF_TLS 0x400u
-#define kAllowedFlags                                                                  \
-  (SHF_WRITE | SHF_ALLOC | SHF_EXECINSTR | SHF_MERGE | SHF_STRINGS | SHF_INFO_LINK | \
-   SHF_LINK_ORDER | SHF_GROUP)
+// No SHF_GROUP or SHF_LINK_ORDER: mlcc never emits COMDAT groups, and a
+// group in a foreign object could make the linker discard another object's
+// sections.
+#define kAllowedFlags \
+  (SHF_WRITE | SHF_ALLOC | SHF_EXECINSTR | SHF_MERGE | SHF_STRINGS | SHF_INFO_LINK)
 
 static uint16_t rd16(const uint8_t* p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static uint32_t rd32(const uint8_t* p) {
@@ -196,7 +195,6 @@ static bool allowed_section_type(uint32_t type, uint16_t machine) {
     case kShtRel:
     case kShtNote:
     case kShtNobits:
-    case kShtGroup:
     case SHT_LLVM_ADDRSIG:
       return true;
     case SHT_X86_64_UNWIND:

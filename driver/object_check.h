@@ -20,9 +20,9 @@
 //     common or absolute globals, no dynamic sections, no linker directives
 //     (.deplibs, .linker-options), no writable+executable section, and a
 //     .note.GNU-stack that is not executable;
-//   - section flags only from W, A, X, MERGE, STRINGS, INFO_LINK,
-//     LINK_ORDER and GROUP; section types only the ones LLVM writes for
-//     these targets.
+//   - section flags only from W, A, X, MERGE, STRINGS and INFO_LINK (no
+//     COMDAT groups, which could discard another object's sections);
+//     section types only the ones LLVM writes for these targets.
 // The check parses with bounds checks only: any input, however malformed,
 // gives OK or INVALID_MODEL, never a crash. It does not look at the machine
 // code itself (a forged kernel may still do anything with inline system

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/Comdat.h>
 #include <llvm-c/Core.h>
 
 #include "targets/codegen/codegen.h"
@@ -27,6 +28,7 @@ typedef enum variant_e {
   NO_KERNEL,      // defines nothing of the expected name
   ENTRY_GOOD,     // m_run calling a kernel and reading m_weights
   ENTRY_BAD,      // m_run calling a kernel, and evil()
+  COMDAT,         // the kernel in a COMDAT group
 } variant_t;
 
 static LLVMValueRef declare(LLVMModuleRef m, const char* name, LLVMTypeRef ty) {
@@ -60,6 +62,7 @@ static void build(const char* alias, variant_t variant, mlcc_buffer_t* out,
     LLVMSetLinkage(fn, LLVMWeakODRLinkage);
     LLVMSetVisibility(fn, LLVMHiddenVisibility);
   }
+  if (variant == COMDAT) LLVMSetComdat(fn, LLVMGetOrInsertComdat(m, main_name));
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, fn, "entry"));
   LLVMValueRef arg = LLVMGetParam(fn, 0);
   if (entry) {
@@ -169,6 +172,7 @@ static void test_forged_kernels(void) {
     expect_check(kAliases[t], TLS, "a thread-local section");
     expect_check(kAliases[t], NO_KERNEL, "not the kernel's symbol");
     expect_check(kAliases[t], ENTRY_BAD, "'evil', which is not on the allowlist");
+    expect_check(kAliases[t], COMDAT, ".group");
   }
 }
 
