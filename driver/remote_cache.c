@@ -29,7 +29,8 @@ struct mlcc_remote_cache_t {
 struct mlcc_remote_session_t {
   mlcc_remote_cache_t* remote;
 #ifdef MLCC_HAVE_CURL
-  CURL* curl;
+  CURL* curl;     // the current request's handle (request_handle)
+  CURLSH* share;  // the session's connections, kept alive across handles
 #endif
 };
 
@@ -163,8 +164,10 @@ mlcc_remote_session_t* mlcc_remote_session_create(mlcc_remote_cache_t* remote) {
   if (s == NULL) return NULL;
   s->remote = remote;
 #ifdef MLCC_HAVE_CURL
-  s->curl = curl_easy_init();
-  if (s->curl == NULL) {
+  s->share = curl_share_init();
+  if (s->share == NULL ||
+      curl_share_setopt(s->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT) != CURLSHE_OK) {
+    curl_share_cleanup(s->share);
     free(s);
     return NULL;
   }
@@ -176,6 +179,7 @@ void mlcc_remote_session_destroy(mlcc_remote_session_t* session) {
   if (session == NULL) return;
 #ifdef MLCC_HAVE_CURL
   curl_easy_cleanup(session->curl);
+  curl_share_cleanup(session->share);
 #endif
   free(session);
 }
@@ -218,6 +222,21 @@ static void setup(CURL* c, const char* url) {
   curl_easy_setopt(c, CURLOPT_USERAGENT, "mlcc");
 }
 
+// A fresh handle for each request, set up for |url| and sharing the
+// session's connections. Not curl_easy_reset on one handle: libcurl 7.88
+// (Debian 12) keeps the previous response's headers across a reset, and a
+// next response whose first header line is folded (starts with a space)
+// then reads freed memory (heap-use-after-free, found by cache_fuzz; issue
+// 14). NULL on OOM.
+static CURL* request_handle(mlcc_remote_session_t* s, const char* url) {
+  curl_easy_cleanup(s->curl);
+  s->curl = curl_easy_init();
+  if (s->curl == NULL) return NULL;
+  setup(s->curl, url);
+  curl_easy_setopt(s->curl, CURLOPT_SHARE, s->share);
+  return s->curl;
+}
+
 // Drops the response body of PUTs (nginx answers with an HTML page).
 static size_t discard(char* ptr, size_t size, size_t nmemb, void* userdata) {
   (void)ptr;
@@ -238,7 +257,10 @@ static mlcc_remote_result_t get(mlcc_remote_session_t* s, const char* what, cons
   memset(body, 0, sizeof(*body));
   body->limit = limit;
   long http = 0;
-  setup(s->curl, url);
+  if (request_handle(s, url) == NULL) {
+    snprintf(why, why_size, "out of memory");
+    return MLCC_REMOTE_ERROR;
+  }
   curl_easy_setopt(s->curl, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(s->curl, CURLOPT_WRITEDATA, body);
   CURLcode rc = curl_easy_perform(s->curl);
@@ -403,10 +425,14 @@ mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* 
       break;
     }
     long http = 0;
-    CURL* c = session->curl;
+    CURL* c = request_handle(session, url);
+    if (c == NULL) {
+      s = oom();
+      free(url);
+      break;
+    }
     CURLcode rc;
     {
-      setup(c, url);
       struct curl_slist* headers = NULL;
       headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
       headers = curl_slist_append(headers, "Expect:");

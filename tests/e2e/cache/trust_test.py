@@ -397,6 +397,80 @@ def case_no_false_rejection(d):
             check(stats(cache) == 0, "%s %s: no rejection counted" % (target, os.path.basename(m)))
 
 
+class RawServer:
+    """A loopback HTTP server that answers each request with raw bytes:
+    |respond(path)| returns the whole response (status line, headers, body)."""
+
+    def __init__(self, respond):
+        import socket
+        import threading
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.respond = respond
+        self.paths = []
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            with c:
+                req = b""
+                while b"\r\n\r\n" not in req:
+                    chunk = c.recv(4096)
+                    if not chunk:
+                        break
+                    req += chunk
+                path = req.split(b" ")[1].decode() if req.count(b" ") >= 2 else "/"
+                self.paths.append(path)
+                try:
+                    c.sendall(self.respond(path))
+                except OSError:
+                    pass
+
+    def url(self):
+        return "http://127.0.0.1:%d/ci" % self.port
+
+    def stop(self):
+        self.sock.close()
+
+
+def case_hostile_headers(d):
+    """A server whose blob response starts with a folded header line. libcurl
+    7.88 (Debian 12) read freed memory here when one handle was reset and
+    reused (cache_fuzz found it; mlcc now takes a fresh handle per request).
+    The build must finish with one warning and a library identical to a
+    --no-cache build; under ASan (the asan-ubsan preset) any use-after-free
+    fails the run."""
+    path, x, y = model(d)
+    ref = os.path.join(d, "ref")
+    os.makedirs(ref)
+    ct.mlcc([path, "-o", os.path.join(ref, "libm.a"), "--name=m", "--no-cache"], os.path.join(d, "c0"))
+
+    def respond(p):
+        if "/ac/" in p:
+            body = action_result("ab" * 32, 4096)
+            return (b"HTTP/1.1 200 OK\r\nX-Pad: 1\r\nContent-Length: %d\r\n\r\n" % len(body)) + body
+        return b"HTTP/1.1 200 OK\r\n hoC:t197\r\n\r\n"
+
+    srv = RawServer(respond)
+    try:
+        kernels, err = ct.build(path, os.path.join(d, "out"), os.path.join(d, "c1"),
+                                extra=("--remote-cache=" + srv.url(), "--remote-cache-readonly"))
+    finally:
+        srv.stop()
+    check(any("/cas/" in p for p in srv.paths), "mlcc fetched the blob after the action result")
+    check(len(ct.compiled(kernels)) == len(kernels) > 0, "every kernel is compiled")
+    check(err.count("mlcc: warning: remote kernel cache") == 1, "one warning about the server")
+    check(ct.same_bytes(os.path.join(d, "out", "libm.a"), os.path.join(ref, "libm.a")),
+          "the library is identical to a --no-cache build")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
