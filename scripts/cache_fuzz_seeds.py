@@ -102,7 +102,7 @@ def main():
     # header in the blob response after a normal action-result response made
     # libcurl 7.88 read freed memory when the handle was reset and reused.
     open(os.path.join(out, "seed_folded_header"), "wb").write(
-        b"HTTP/1.1 200 OK\r\nX-Pad: 1\r\nContent-Length: 2\r\n\r\nok" + b"\n--mlcc--\n" +
+        http(action_result("ab" * 32, 4096, False)) + b"\n--mlcc--\n" +
         b"HTTP/1.1 200 OK\r\n hoC:t197\r\n\r\n")
     print("cache_fuzz_seeds: %d entries" % n)
 
