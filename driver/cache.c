@@ -35,7 +35,7 @@ struct mlcc_cache_t {
   uint64_t max_size;
   mode_t file_mode;  // 0666 & ~umask, read once at open
   bool read_only;    // never written (cache.h)
-  atomic_uint_fast64_t hits, remote_hits, misses, damaged, stores;
+  atomic_uint_fast64_t hits, remote_hits, misses, damaged, stores, rejected;
   atomic_uint_fast64_t remote_errors, remote_rejected, remote_wait_ms;
   atomic_uint tmp_counter;
 };
@@ -912,6 +912,15 @@ void mlcc_cache_count_remote(mlcc_cache_t* cache, uint64_t errors, uint64_t reje
   atomic_fetch_add(&cache->remote_wait_ms, wait_ms);
 }
 
+void mlcc_cache_count_rejected(mlcc_cache_t* cache, bool local_hit) {
+  if (cache == NULL) return;
+  if (local_hit) {  // the lookup counted a hit: it is a miss after all
+    atomic_fetch_sub(&cache->hits, 1);
+    atomic_fetch_add(&cache->misses, 1);
+  }
+  atomic_fetch_add(&cache->rejected, 1);
+}
+
 //===----------------------------------------------------------------------===//
 // Stats file
 //===----------------------------------------------------------------------===//
@@ -919,15 +928,16 @@ void mlcc_cache_count_remote(mlcc_cache_t* cache, uint64_t errors, uint64_t reje
 // The stats file: "name value" lines. Files written before a counter
 // existed read as 0 for it.
 static const char* const kCounterNames[] = {
-    "hits",          "remote_hits",     "misses",         "damaged",     "stores",
-    "evictions",     "remote_errors",   "remote_rejected", "remote_wait_ms", "zeroed_time"};
-enum { kNumCounters = 10 };
+    "hits",          "remote_hits",     "misses",          "damaged",        "stores",
+    "evictions",     "remote_errors",   "remote_rejected", "remote_wait_ms", "zeroed_time",
+    "rejected"};
+enum { kNumCounters = 11 };
 
 static uint64_t* counter_slot(mlcc_cache_counters_t* c, int i) {
   uint64_t* slots[kNumCounters] = {&c->hits,          &c->remote_hits,     &c->misses,
                                    &c->damaged,       &c->stores,          &c->evictions,
                                    &c->remote_errors, &c->remote_rejected, &c->remote_wait_ms,
-                                   &c->zeroed_time};
+                                   &c->zeroed_time,   &c->rejected};
   return slots[i];
 }
 
@@ -1221,8 +1231,9 @@ void mlcc_cache_close(mlcc_cache_t* cache) {
   delta.remote_errors = atomic_load(&cache->remote_errors);
   delta.remote_rejected = atomic_load(&cache->remote_rejected);
   delta.remote_wait_ms = atomic_load(&cache->remote_wait_ms);
+  delta.rejected = atomic_load(&cache->rejected);
   bool used = delta.hits || delta.remote_hits || delta.misses || delta.stores ||
-              delta.remote_errors || delta.remote_rejected;
+              delta.remote_errors || delta.remote_rejected || delta.rejected;
   if (used && !cache->read_only) {
     uint64_t evicted = 0;
     bool trim = cache->max_size != 0;
@@ -1259,6 +1270,7 @@ mlcc_status_t mlcc_cache_print_stats(const char* dir, uint64_t max_size, FILE* o
   fprintf(out, "Remote errors:      %llu\n", (unsigned long long)c.remote_errors);
   fprintf(out, "Remote rejected:    %llu\n", (unsigned long long)c.remote_rejected);
   fprintf(out, "Remote wait:        %.1f s\n", (double)c.remote_wait_ms / 1000.0);
+  fprintf(out, "Rejected objects:   %llu (foreign code, rebuilt)\n", (unsigned long long)c.rejected);
   fprintf(out, "Entries stored:     %llu\n", (unsigned long long)c.stores);
   fprintf(out, "Entries evicted:    %llu\n", (unsigned long long)c.evictions);
   fprintf(out, "Entries:            %llu\n", (unsigned long long)u.entries);
@@ -1285,6 +1297,7 @@ mlcc_status_t mlcc_cache_print_stats_tsv(const char* dir, uint64_t max_size, FIL
       {"damaged", c.damaged},                    {"stores", c.stores},
       {"evictions", c.evictions},                {"remote_errors", c.remote_errors},
       {"remote_rejected", c.remote_rejected},    {"remote_wait_ms", c.remote_wait_ms},
+      {"rejected_objects", c.rejected},
       {"entries", u.entries},                    {"cache_size_bytes", u.bytes},
       {"max_size_bytes", max_size},              {"temporaries", u.temporaries},
   };

@@ -229,6 +229,11 @@ void mlcc_cache_count_remote(mlcc_cache_t* cache, uint64_t errors, uint64_t reje
 char* mlcc_cache_record_get(mlcc_cache_t* cache, const char* id);
 void mlcc_cache_record_put(mlcc_cache_t* cache, const char* id, const char* text);
 
+// Counts an object from the local (|local_hit|: the lookup's hit becomes a
+// miss) or remote store that mlcc_object_check refused (driver/object_check.h).
+// NULL-safe.
+void mlcc_cache_count_rejected(mlcc_cache_t* cache, bool local_hit);
+
 // Adds this process's counters to the stats file, then evicts least
 // recently used entries while the cache is above its limit (down to 90% of
 // it) and removes temporaries older than an hour (left by killed
@@ -252,6 +257,7 @@ typedef struct mlcc_cache_counters_t {
   uint64_t remote_errors;    // remote requests that failed or timed out
   uint64_t remote_rejected;  // remote downloads that failed verification
   uint64_t remote_wait_ms;   // time spent waiting for the remote store
+  uint64_t rejected;         // cached objects refused by mlcc_object_check (rebuilt)
   uint64_t zeroed_time;      // Unix time of the last -z (0: never)
 } mlcc_cache_counters_t;
 

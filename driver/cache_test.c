@@ -602,7 +602,7 @@ static void test_zero_cleanup_tsv(void) {
   snprintf(want, sizeof(want),
            "stats_zeroed_timestamp\t%llu\nlocal_hits\t0\nremote_hits\t0\nmisses\t0\n"
            "damaged\t0\nstores\t0\nevictions\t1\nremote_errors\t0\nremote_rejected\t0\n"
-           "remote_wait_ms\t0\nentries\t1\ncache_size_bytes\t%d\nmax_size_bytes\t2000\n"
+           "remote_wait_ms\t0\nrejected_objects\t0\nentries\t1\ncache_size_bytes\t%d\nmax_size_bytes\t2000\n"
            "temporaries\t0\n",
            (unsigned long long)n.zeroed_time, 56 + 32 + 1000);
   CHECK_STREQ(out, want);

@@ -22,7 +22,9 @@
 #include "driver/fsutil.h"
 #include "driver/header.h"
 #include "driver/jobs.h"
+#include "driver/object_check.h"
 #include "driver/remote_cache.h"
+#include "driver/remote_sign.h"
 #include "driver/strbuf.h"
 #include "ir/graph.h"
 #include "ir/onnx/onnx_import.h"
@@ -84,6 +86,7 @@ struct mlcc_compilation_t {
   mlcc_cache_config_t cache_config;  // mlcc.conf + environment (driver/cache.h)
   const char* remote_url;         // NULL: no remote store
   bool remote_read_only;
+  mlcc_remote_key_t* remote_key;  // NULL: unsigned remote entries (remote_sign.h)
   mlcc_cache_t* cache;            // the local store, opened on first use
   bool cache_opened;              // tried to open it (it may have failed)
   int entry_origin;               // -v: 0 not built, 1 compiled, 2 cache hit
@@ -601,6 +604,13 @@ static mlcc_status_t resolve_cache(mlcc_compilation_t* c) {
     const char* ro = getenv("MLCC_REMOTE_CACHE_READONLY");
     c->remote_read_only = o->remote_cache_readonly ||
                           (ro != NULL && ro[0] != '\0' && strcmp(ro, "0") != 0);
+    // Issue 14: a key that cannot be loaded is a usage error, never "unsigned".
+    const char* key_path = o->remote_cache_key;
+    if (key_path == NULL) {
+      key_path = getenv("MLCC_REMOTE_CACHE_KEY");
+      if (key_path != NULL && key_path[0] == '\0') key_path = NULL;
+    }
+    if (key_path != NULL) MLCC_RETURN_IF_ERROR(mlcc_remote_key_load(key_path, &c->remote_key));
   }
   return mlcc_ok_status();
 }
@@ -876,6 +886,18 @@ static bool entry_cache_lookup(void* ctx, const char key_hex[65], mlcc_buffer_t*
     fprintf(c->diag, "mlcc: note: entry object: %s; rebuilding it\n", why);
   }
   if (r != MLCC_CACHE_HIT) return false;
+  // Issue 14: the entry object is checked like a kernel (object_check.h).
+  mlcc_object_expect_t expect;
+  mlcc_status_t s = mlcc_object_expect_for_target(&c->target, MLCC_OBJECT_ENTRY, c->name, &expect);
+  if (s == NULL) s = mlcc_object_check(data, size, &expect);
+  if (s != NULL) {
+    fprintf(c->diag, "mlcc: warning: the cached entry object %s: rejected and rebuilt\n",
+            mlcc_status_message(s));
+    mlcc_status_free(s);
+    mlcc_cache_count_rejected(c->cache, true);
+    free(data);
+    return false;
+  }
   out->data = data;
   out->size = size;
   c->entry_origin = 2;
@@ -930,6 +952,7 @@ typedef struct kernel_work_t {
   char explain[2048];  // -d explain-cache: why the lookups missed
   char label[160];     // -d explain-cache: "node 'NAME', Conv+Relu"
   char warning[512];  // a failed store or upload (printed once per kind)
+  char refused[400];   // why a cached object was refused (object_check.h)
 } kernel_work_t;
 
 typedef struct kernel_pool_t {
@@ -995,6 +1018,25 @@ static void print_status(kernel_pool_t* pool, const kernel_work_t* w) {
   pthread_mutex_unlock(&pool->status_mu);
 }
 
+// Issue 14: every object from a cache, local or remote, passes
+// mlcc_object_check before use. False (with |w->refused| and the -v note
+// set) when it does not: the caller then treats it as a miss.
+static bool object_acceptable(kernel_pool_t* pool, kernel_work_t* w, const uint8_t* data,
+                              size_t size, const char* from) {
+  mlcc_object_expect_t expect;
+  mlcc_status_t s =
+      mlcc_object_expect_for_target(&pool->c->target, MLCC_OBJECT_KERNEL, w->symbol, &expect);
+  if (s == NULL) s = mlcc_object_check(data, size, &expect);
+  if (s == NULL) return true;
+  snprintf(w->refused, sizeof(w->refused), "the %s object for %s %s", from, w->symbol,
+           mlcc_status_message(s));
+  snprintf(w->note, sizeof(w->note), "%s: rejected; rebuilding", w->refused);
+  append(w->explain, sizeof(w->explain), "%s%s: rejected (%s)", w->explain[0] ? "; " : "",
+         from, mlcc_status_message(s));
+  mlcc_status_free(s);
+  return false;
+}
+
 // Local lookup, then remote. True when |w->path| holds the object.
 static bool fetch_cached(kernel_pool_t* pool, mlcc_remote_session_t* session, kernel_work_t* w,
                          mlcc_status_t* out_status) {
@@ -1004,14 +1046,19 @@ static bool fetch_cached(kernel_pool_t* pool, mlcc_remote_session_t* session, ke
   char why[400];
   if (pool->cache != NULL) {
     mlcc_cache_result_t r = mlcc_cache_lookup(pool->cache, w->store_key, &data, &size, why, sizeof(why));
-    if (r == MLCC_CACHE_HIT) {
+    if (r == MLCC_CACHE_HIT && !object_acceptable(pool, w, data, size, "local cache")) {
+      mlcc_cache_count_rejected(pool->cache, true);
+      free(data);
+      data = NULL;
+      r = MLCC_CACHE_DAMAGED;
+    } else if (r == MLCC_CACHE_HIT) {
       *out_status = mlcc_fs_write_file(w->path, data, size);
       free(data);
       w->origin = KERNEL_HIT_LOCAL;
       return true;
     }
-    append(w->explain, sizeof(w->explain), "local: %s", why);
-    if (r == MLCC_CACHE_DAMAGED) {
+    if (w->refused[0] == '\0') append(w->explain, sizeof(w->explain), "local: %s", why);
+    if (r == MLCC_CACHE_DAMAGED && w->refused[0] == '\0') {
       snprintf(w->note, sizeof(w->note), "kernel cache %s; rebuilding", why);
     }
   } else {
@@ -1020,6 +1067,11 @@ static bool fetch_cached(kernel_pool_t* pool, mlcc_remote_session_t* session, ke
   if (session == NULL) return false;
   mlcc_remote_result_t rr =
       mlcc_remote_cache_get(session, w->store_key, w->symbol, &data, &size, why, sizeof(why));
+  if (rr == MLCC_REMOTE_HIT && !object_acceptable(pool, w, data, size, "remote cache")) {
+    if (pool->cache != NULL) mlcc_cache_count_rejected(pool->cache, false);
+    free(data);
+    return false;
+  }
   if (rr == MLCC_REMOTE_HIT) {
     if (pool->cache != NULL) {
       mlcc_status_t st = mlcc_cache_store(pool->cache, w->store_key, data, size);
@@ -1171,6 +1223,9 @@ static void open_caches(mlcc_compilation_t* c, kernel_pool_t* pool) {
               mlcc_status_message(s));
       mlcc_status_free(s);
     }
+    if (pool->remote != NULL && c->remote_key != NULL) {
+      mlcc_remote_cache_set_key(pool->remote, c->remote_key);
+    }
   }
   if (c->options->verbose) {
     if (pool->cache != NULL) {
@@ -1182,6 +1237,11 @@ static void open_caches(mlcc_compilation_t* c, kernel_pool_t* pool) {
     if (pool->remote != NULL) {
       fprintf(c->diag, "mlcc: remote kernel cache: %s%s\n", mlcc_remote_cache_url(pool->remote),
               c->remote_read_only ? " (read-only)" : "");
+      if (c->remote_key != NULL) {
+        fprintf(c->diag, "mlcc: remote kernel cache: signed entries only (%s key %s%s)\n",
+                mlcc_remote_key_algorithm(c->remote_key), mlcc_remote_key_id(c->remote_key),
+                mlcc_remote_key_can_sign(c->remote_key) ? "" : ", verify only: no uploads");
+      }
     }
   }
 }
@@ -1195,6 +1255,18 @@ static void report_kernels(mlcc_compilation_t* c, const kernel_pool_t* pool) {
   bool warned_store = false, warned_remote = off != NULL;
   uint32_t n_rejected = 0;
   const char* first_rejected = NULL;
+  uint32_t n_refused = 0;
+  const char* first_refused = NULL;
+  for (uint32_t i = 0; i < pool->n_work; ++i) {
+    if (pool->work[i].status == NULL && pool->work[i].refused[0] != '\0') {
+      if (n_refused++ == 0) first_refused = pool->work[i].refused;
+    }
+  }
+  if (n_refused != 0) {  // once per run (issue 14): foreign code in a cache
+    fprintf(c->diag,
+            "mlcc: warning: %u cached kernel object%s rejected and replaced (first: %s)\n",
+            n_refused, n_refused == 1 ? "" : "s", first_refused);
+  }
   for (uint32_t i = 0; i < pool->n_work; ++i) {
     const kernel_work_t* w = &pool->work[i];
     if (w->status != NULL) continue;
@@ -1670,6 +1742,7 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
 void mlcc_compilation_destroy(mlcc_compilation_t* c) {
   if (c == NULL) return;
   mlcc_cache_close(c->cache);  // a failed run: still count its lookups
+  mlcc_remote_key_destroy(c->remote_key);
   for (uint32_t i = 0; i < c->n_staged; ++i) {
     mlcc_cleanup_remove(c->staged[i].tmp_path);
     mlcc_fs_staged_discard(&c->staged[i]);

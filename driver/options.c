@@ -434,6 +434,10 @@ static mlcc_status_t apply(mlcc_options_t* o, mlcc_option_id_t id, const char* v
       o->remote_cache = value;
       break;
     case MLCC_OPT_REMOTE_CACHE_RO: o->remote_cache_readonly = true; break;
+    case MLCC_OPT_REMOTE_CACHE_KEY:
+      if (*value == '\0') return usage("empty file name in '%s'%s", arg, "");
+      o->remote_cache_key = value;
+      break;
     case MLCC_OPT_DEBUG:
       if (strcmp(value, "explain-cache") != 0) {
         return usage("invalid value '%s' in '%s'; expected '-d explain-cache'", value, arg);

@@ -79,6 +79,7 @@ typedef struct mlcc_options_t {
   const char* cache_max_size;     // --cache-max-size text; NULL = $MLCC_CACHE_MAXSIZE or 5G
   const char* remote_cache;       // --remote-cache; NULL = $MLCC_REMOTE_CACHE
   bool remote_cache_readonly;     // --remote-cache-readonly
+  const char* remote_cache_key;   // --remote-cache-key; NULL = $MLCC_REMOTE_CACHE_KEY
   bool no_cache, cache_stats, cache_clear, explain_cache;
   // Cache administration (driver/cache.h): --print-stats, -z, --cleanup,
   // --show-config, and the --set-config assignments in command-line order.

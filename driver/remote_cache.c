@@ -12,6 +12,7 @@
 #include <openssl/evp.h>
 
 #include "driver/cache.h"
+#include "driver/remote_sign.h"
 #include "driver/remote_cache.pb-c.h"
 
 #ifdef MLCC_HAVE_CURL
@@ -31,12 +32,14 @@ struct mlcc_remote_cache_t {
   char reason[400];  // why the store was switched off (written once, before |disabled|)
   atomic_uint_fast64_t errors, rejected, wait_ms, requests;
   atomic_uint consecutive_errors;
+  const mlcc_remote_key_t* key;  // NULL: unsigned (remote_sign.h)
 };
 
 struct mlcc_remote_session_t {
   mlcc_remote_cache_t* remote;
 #ifdef MLCC_HAVE_CURL
-  CURL* curl;
+  CURL* curl;     // the current request's handle (request_handle)
+  CURLSH* share;  // the session's connections, kept alive across handles
 #endif
 };
 
@@ -248,6 +251,9 @@ void mlcc_remote_cache_close(mlcc_remote_cache_t* remote) {
 bool mlcc_remote_cache_read_only(const mlcc_remote_cache_t* remote) {
   return remote->options.read_only;
 }
+void mlcc_remote_cache_set_key(mlcc_remote_cache_t* remote, const mlcc_remote_key_t* key) {
+  remote->key = key;
+}
 const char* mlcc_remote_cache_url(const mlcc_remote_cache_t* remote) { return remote->url; }
 bool mlcc_remote_cache_disabled(const mlcc_remote_cache_t* remote) {
   return atomic_load(&((mlcc_remote_cache_t*)remote)->disabled);
@@ -283,8 +289,10 @@ mlcc_remote_session_t* mlcc_remote_session_create(mlcc_remote_cache_t* remote) {
   if (s == NULL) return NULL;
   s->remote = remote;
 #ifdef MLCC_HAVE_CURL
-  s->curl = curl_easy_init();
-  if (s->curl == NULL) {
+  s->share = curl_share_init();
+  if (s->share == NULL ||
+      curl_share_setopt(s->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT) != CURLSHE_OK) {
+    curl_share_cleanup(s->share);
     free(s);
     return NULL;
   }
@@ -296,6 +304,7 @@ void mlcc_remote_session_destroy(mlcc_remote_session_t* session) {
   if (session == NULL) return;
 #ifdef MLCC_HAVE_CURL
   curl_easy_cleanup(session->curl);
+  curl_share_cleanup(session->share);
 #endif
   free(session);
 }
@@ -337,9 +346,8 @@ static uint64_t now_ms(void) {
 // Common options of every request on a reset handle. |timeout_ms| bounds
 // the connect and the whole transfer.
 static void setup(mlcc_remote_session_t* s, const char* url, long timeout_ms) {
-  CURL* c = s->curl;
+  CURL* c = s->curl;  // a fresh handle (request_handle)
   mlcc_remote_cache_t* r = s->remote;
-  curl_easy_reset(c);
   curl_easy_setopt(c, CURLOPT_URL, url);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM timeouts
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
@@ -409,6 +417,21 @@ static void http_outcome(mlcc_remote_cache_t* r, bool error, const char* url, lo
   }
 }
 
+// A fresh handle for each request, set up for |url| and sharing the
+// session's connections. Not curl_easy_reset on one handle: libcurl 7.88
+// (Debian 12) keeps the previous response's headers across a reset, and a
+// next response whose first header line is folded (starts with a space)
+// then reads freed memory (heap-use-after-free, found by cache_fuzz; issue
+// 14). NULL on OOM.
+static CURL* request_handle(mlcc_remote_session_t* s, const char* url, long timeout_ms) {
+  curl_easy_cleanup(s->curl);
+  s->curl = curl_easy_init();
+  if (s->curl == NULL) return NULL;
+  setup(s, url, timeout_ms);
+  curl_easy_setopt(s->curl, CURLOPT_SHARE, s->share);
+  return s->curl;
+}
+
 // Drops the response body of PUTs (nginx answers with an HTML page).
 static size_t discard(char* ptr, size_t size, size_t nmemb, void* userdata) {
   (void)ptr;
@@ -434,7 +457,10 @@ static mlcc_remote_result_t get(mlcc_remote_session_t* s, const char* what, cons
     snprintf(why, why_size, "the remote cache's time budget for this run is spent");
     return MLCC_REMOTE_ERROR;
   }
-  setup(s, url, timeout);
+  if (request_handle(s, url, timeout) == NULL) {
+    snprintf(why, why_size, "out of memory");
+    return MLCC_REMOTE_ERROR;
+  }
   curl_easy_setopt(s->curl, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(s->curl, CURLOPT_WRITEDATA, body);
   CURLcode rc = perform(s, url, timeout);
@@ -510,6 +536,13 @@ mlcc_remote_result_t mlcc_remote_cache_get(mlcc_remote_session_t* session, const
       snprintf(why, why_size, "%s: %s", ac_url, mlcc_status_message(s));
       mlcc_status_free(s);
       res = MLCC_REMOTE_REJECTED;
+    } else if (r->key != NULL) {  // issue 14: signed entries only
+      s = mlcc_remote_key_verify_action_result(r->key, key, ac.data, ac.size);
+      if (s != NULL) {
+        snprintf(why, why_size, "%s %s: rejected", ac_url, mlcc_status_message(s));
+        mlcc_status_free(s);
+        res = MLCC_REMOTE_REJECTED;
+      }
     }
   }
   free(ac.data);
@@ -564,7 +597,9 @@ mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* 
   return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "built without libcurl");
 #else
   mlcc_remote_cache_t* r = session->remote;
-  if (r->options.read_only) return mlcc_ok_status();
+  if (r->options.read_only || (r->key != NULL && !mlcc_remote_key_can_sign(r->key))) {
+    return mlcc_ok_status();
+  }
   if (atomic_load(&r->disabled)) {
     return mlcc_make_status(MLCC_STATUS_IO, "remote cache off after an earlier error: %s",
                             r->reason);
@@ -576,7 +611,10 @@ mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* 
   sha256_hex(data, size, hash);
   uint8_t* ar = NULL;
   size_t ar_size = 0;
-  MLCC_RETURN_IF_ERROR(mlcc_remote_encode_action_result(hash, size, &ar, &ar_size));
+  MLCC_RETURN_IF_ERROR(r->key != NULL ? mlcc_remote_key_sign_action_result(r->key, key, hash, size,
+                                                                           &ar, &ar_size)
+                                       : mlcc_remote_encode_action_result(hash, size, &ar,
+                                                                          &ar_size));
   const char* kinds[2] = {"cas", "ac"};
   const char* names[2] = {hash, key};
   const void* bodies[2] = {size ? data : "", ar};
@@ -589,7 +627,6 @@ mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* 
       break;
     }
     long http = 0;
-    CURL* c = session->curl;
     CURLcode rc;
     long timeout = request_timeout(r);
     if (timeout == 0) {
@@ -597,8 +634,13 @@ mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* 
       free(url);
       break;
     }
+    CURL* c = request_handle(session, url, timeout);
+    if (c == NULL) {
+      s = oom();
+      free(url);
+      break;
+    }
     {
-      setup(session, url, timeout);
       struct curl_slist* headers = NULL;
       headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
       headers = curl_slist_append(headers, "Expect:");

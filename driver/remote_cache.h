@@ -13,7 +13,10 @@
 // action result finds its blob. A downloaded blob is used only if its size
 // and SHA-256 match the digest, it is an ELF object, and it defines the
 // kernel's symbol: anything else is rejected (a poisoned or damaged entry)
-// and the kernel is rebuilt. HTTP uses libcurl; without it (MLCC_HAVE_CURL
+// and the kernel is rebuilt. (The symbol test here is a substring search;
+// the driver then runs the full check of driver/object_check.h on every
+// cached object, local or remote, and mlcc_remote_cache_set_key adds
+// signatures: docs/cache.md "Trust model".) HTTP uses libcurl; without it (MLCC_HAVE_CURL
 // unset) opening fails with UNIMPLEMENTED.
 //
 // Deadlines: every request has a connect and transfer timeout
@@ -81,6 +84,13 @@ mlcc_status_t mlcc_remote_cache_open(const char* url, bool read_only,
 void mlcc_remote_cache_close(mlcc_remote_cache_t* remote);
 
 bool mlcc_remote_cache_read_only(const mlcc_remote_cache_t* remote);
+
+// Issue 14: with |key| (borrowed; it must outlive |remote|; NULL = off),
+// uploads carry a signature and downloads whose action result is not signed
+// by |key| are REJECTED (driver/remote_sign.h). A verify-only key never
+// uploads. Call before any session exists.
+struct mlcc_remote_key_t;
+void mlcc_remote_cache_set_key(mlcc_remote_cache_t* remote, const struct mlcc_remote_key_t* key);
 // The base URL without userinfo (borrowed).
 const char* mlcc_remote_cache_url(const mlcc_remote_cache_t* remote);
 

@@ -70,6 +70,11 @@ model.onnx
 --target=x86_64-linux-gnu|-mcpu=x86-64-v3|-O1|m.onnx
 SEEDS
 
+# cache_fuzz: real kernels, entries and HTTP responses (made once per output folder).
+if [ -x "$build/mlcc" ] && [ -z "$(ls -A "$out/seeds/cache" 2>/dev/null)" ]; then
+  /usr/bin/python3 scripts/cache_fuzz_seeds.py "$build/mlcc" "$out/seeds/cache" >/dev/null || true
+fi
+
 # --- run ----------------------------------------------------------------------
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
 status=0
@@ -79,6 +84,7 @@ for f in "${fuzzers[@]}"; do
   mkdir -p "$corpus"
   seeds="$out/seeds/models"
   [ "$f" = options_fuzz ] && seeds="$out/seeds/options"
+  [ "$f" = cache_fuzz ] && seeds="$out/seeds/cache"
   echo "fuzz.sh: $f for ${secs}s (log: $out/$f.log)"
   rc=0
   "$bin" "$corpus" "$seeds" -max_total_time="$secs" -timeout=30 -rss_limit_mb=3072 \

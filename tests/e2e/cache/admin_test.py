@@ -552,7 +552,7 @@ def case_print_stats(d):
     keys = [l.split("\t")[0] for l in out.splitlines()]
     check(keys == ["stats_zeroed_timestamp", "local_hits", "remote_hits", "misses", "damaged",
                    "stores", "evictions", "remote_errors", "remote_rejected",
-                   "remote_wait_ms", "entries", "cache_size_bytes", "max_size_bytes",
+                   "remote_wait_ms", "rejected_objects", "entries", "cache_size_bytes", "max_size_bytes",
                    "temporaries"],
           "--print-stats: one key per line, tab-separated, in a fixed order: %r" % keys)
     check(all(re.fullmatch(r"\d+", v) for v in stats.values()), "every value is an integer")

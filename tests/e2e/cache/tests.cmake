@@ -43,3 +43,12 @@ endforeach()
 set_tests_properties(cache.fleet.twin_build PROPERTIES FIXTURES_SETUP mlcc_fleet_twin
   RESOURCE_LOCK mlcc_fleet_twin)
 # <<< fleet <<<
+
+# Trust tests (issue 14): forged cache objects and signed remote entries.
+foreach(case forged_local forged_entry forged_remote signed_remote no_false_rejection
+             hostile_headers)
+  add_test(NAME cache.trust_${case}
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/trust_test.py $<TARGET_FILE:mlcc> ${case})
+  set_tests_properties(cache.trust_${case} PROPERTIES LABELS cache TIMEOUT 600
+    SKIP_RETURN_CODE 77)
+endforeach()
