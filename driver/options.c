@@ -349,6 +349,23 @@ static mlcc_status_t apply(mlcc_options_t* o, mlcc_option_id_t id, const char* v
     case MLCC_OPT_EMIT_LLVM_TEXT: o->emit = MLCC_EMIT_LL; break;
     case MLCC_OPT_EMIT: return set_emit(o, value);
     case MLCC_OPT_NAME: o->name = value; break;
+    case MLCC_OPT_WEIGHTS_SECTION: {
+      // An ELF section name the assembler and linker scripts accept as is.
+      size_t len = strlen(value);
+      bool ok = len > 0 && len < 200;
+      for (size_t i = 0; ok && i < len; ++i) {
+        char ch = value[i];
+        ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+             ch == '.' || ch == '_' || ch == '-' || ch == '$';
+      }
+      if (!ok) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                                "--weights-section='%s': a section name is 1-199 of "
+                                "[A-Za-z0-9._$-]", value);
+      }
+      o->weights_section = value;
+      break;
+    }
     case MLCC_OPT_TARGET:
       if (*value == '\0') return usage("empty target in '%s'%s", arg, "");
       o->target = value;

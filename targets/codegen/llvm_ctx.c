@@ -18,6 +18,13 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <llvm/Config/llvm-config.h>
 
+static LLVMValueRef splat_const(LLVMValueRef v, unsigned lanes) {
+  LLVMValueRef elems[64];
+  if (lanes > 64) lanes = 64;
+  for (unsigned i = 0; i < lanes; ++i) elems[i] = v;
+  return LLVMConstVector(elems, lanes);
+}
+
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
 static void llvm_init_once(void) {
@@ -36,6 +43,11 @@ static void llvm_init_once(void) {
   LLVMInitializeRISCVTargetMC();
   LLVMInitializeRISCVAsmPrinter();
   LLVMInitializeRISCVAsmParser();
+  LLVMInitializeARMTargetInfo();
+  LLVMInitializeARMTarget();
+  LLVMInitializeARMTargetMC();
+  LLVMInitializeARMAsmPrinter();
+  LLVMInitializeARMAsmParser();
 }
 
 void mlcc_llvm_init(void) { pthread_once(&llvm_once, llvm_init_once); }
@@ -74,9 +86,12 @@ mlcc_status_t mlcc_llvm_target_machine(const mlcc_target_t* target, int opt_leve
   if (LLVMGetTargetFromTriple(target->triple, &t, &err)) {
     return mlcc_llvm_message_status(MLCC_STATUS_NOT_FOUND, target->triple, err);
   }
+  // Bare-metal images are linked at fixed addresses (flash, SRAM): static
+  // code, no GOT; Linux libraries are PIC so they can go into a PIE.
+  LLVMRelocMode reloc = mlcc_target_is_bare_metal(target) ? LLVMRelocStatic : LLVMRelocPIC;
   LLVMTargetMachineRef tm =
       LLVMCreateTargetMachine(t, target->triple, target->cpu, target->features,
-                              cg_level(opt_level), LLVMRelocPIC, LLVMCodeModelDefault);
+                              cg_level(opt_level), reloc, LLVMCodeModelDefault);
   if (tm == NULL) {
     return mlcc_make_status(MLCC_STATUS_INTERNAL, "cannot create a target machine for %s",
                             target->triple);
@@ -195,18 +210,108 @@ void mlcc_llvm_set_module_target(LLVMModuleRef module, LLVMTargetMachineRef tm) 
   LLVMSetDataLayout(module, dls);
   LLVMDisposeMessage(dls);
   LLVMDisposeTargetData(dl);
-  // RISC-V: the float ABI must match Debian's lp64d crt files and libm; the
+  // RISC-V: the float ABI must match Debian's lp64d crt files and libm (and
+  // on rv32 the ilp32/ilp32f multilib of the bare-metal C library); the
   // backend takes it from this module flag (which also sets the ELF e_flags).
   char* tt = LLVMGetTargetMachineTriple(tm);
-  if (strncmp(tt, "riscv64", 7) == 0 && LLVMGetModuleFlag(module, "target-abi", 10) == NULL) {
+  bool rv64 = strncmp(tt, "riscv64", 7) == 0, rv32 = strncmp(tt, "riscv32", 7) == 0;
+  if ((rv64 || rv32) && LLVMGetModuleFlag(module, "target-abi", 10) == NULL) {
     char* feats = LLVMGetTargetMachineFeatureString(tm);
-    const char* abi = strstr(feats, "+d") ? "lp64d" : strstr(feats, "+f") ? "lp64f" : "lp64";
+    const char* abi = strstr(feats, "+d")   ? (rv64 ? "lp64d" : "ilp32d")
+                      : strstr(feats, "+f") ? (rv64 ? "lp64f" : "ilp32f")
+                                            : (rv64 ? "lp64" : "ilp32");
+    if (rv32) {
+      // No small-data sections: LLVM would put constant pools in writable
+      // .sdata, which a bare-metal image must copy to RAM at start-up.
+      LLVMContextRef c0 = LLVMGetModuleContext(module);
+      LLVMAddModuleFlag(module, LLVMModuleFlagBehaviorError, "SmallDataLimit", 14,
+                        LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(c0), 0, 0)));
+    }
     LLVMContextRef c = LLVMGetModuleContext(module);
     LLVMAddModuleFlag(module, LLVMModuleFlagBehaviorError, "target-abi", 10,
                       LLVMMDStringInContext2(c, abi, strlen(abi)));
     LLVMDisposeMessage(feats);
   }
   LLVMDisposeMessage(tt);
+}
+
+// sqrt(x) for float (or float vector) |x| without an FPU instruction or
+// libm: a bit-level estimate of 1/sqrt(x) refined by four Newton steps
+// (each squares the relative error: 3.4e-2, 1.8e-3, 4.7e-6, 3e-11, then
+// float rounding: within 2 ulp), times x. x = +-0 and +inf give x; x < 0
+// and NaN give NaN. Subnormal x (which a network's variances never are)
+// converge more slowly: the result can be off by ~1e-3 relative there.
+static LLVMValueRef soft_sqrt(LLVMBuilderRef b, LLVMContextRef c, LLVMValueRef x) {
+  LLVMTypeRef ft = LLVMTypeOf(x);
+  LLVMTypeRef it = LLVMInt32TypeInContext(c);
+  bool vec = LLVMGetTypeKind(ft) == LLVMVectorTypeKind;
+  unsigned lanes = vec ? LLVMGetVectorSize(ft) : 1;
+  LLVMTypeRef ivt = vec ? LLVMVectorType(it, lanes) : it;
+  LLVMTypeRef et = vec ? LLVMGetElementType(ft) : ft;
+  // Splatted constants of the float and int shapes.
+#define FC(v) (vec ? splat_const(LLVMConstReal(et, (v)), lanes) : LLVMConstReal(et, (v)))
+#define IC(v) (vec ? splat_const(LLVMConstInt(it, (v), 0), lanes) : LLVMConstInt(it, (v), 0))
+  LLVMValueRef bits = LLVMBuildBitCast(b, x, ivt, "");
+  LLVMValueRef est = LLVMBuildSub(b, IC(0x5f3759dfu), LLVMBuildLShr(b, bits, IC(1), ""), "");
+  LLVMValueRef y = LLVMBuildBitCast(b, est, ft, "rsqrt0");
+  LLVMValueRef half_x = LLVMBuildFMul(b, x, FC(0.5), "");
+  for (int i = 0; i < 4; ++i) {
+    // y = y * (1.5 - 0.5 x y^2)
+    LLVMValueRef yy = LLVMBuildFMul(b, y, y, "");
+    LLVMValueRef t = LLVMBuildFSub(b, FC(1.5), LLVMBuildFMul(b, half_x, yy, ""), "");
+    y = LLVMBuildFMul(b, y, t, "");
+  }
+  LLVMValueRef r = LLVMBuildFMul(b, x, y, "sqrt");
+  // Special cases: not (0 < x < inf).
+  LLVMValueRef normal = LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOGT, x, FC(0.0), ""),
+                                     LLVMBuildFCmp(b, LLVMRealOLT, x, FC(__builtin_inf()), ""),
+                                     "");
+  LLVMValueRef keep_x = LLVMBuildOr(b, LLVMBuildFCmp(b, LLVMRealOEQ, x, FC(0.0), ""),
+                                    LLVMBuildFCmp(b, LLVMRealOEQ, x, FC(__builtin_inf()), ""),
+                                    "");
+  LLVMValueRef special = LLVMBuildSelect(b, keep_x, x, FC(__builtin_nan("")), "");
+#undef FC
+#undef IC
+  return LLVMBuildSelect(b, normal, r, special, "");
+}
+
+void mlcc_llvm_lower_libm(LLVMModuleRef module, bool soft_float) {
+  LLVMContextRef c = LLVMGetModuleContext(module);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn != NULL;
+       fn = LLVMGetNextFunction(fn)) {
+    size_t len = 0;
+    const char* name = LLVMGetValueName2(fn, &len);
+    bool is_max = len > 12 && strncmp(name, "llvm.maxnum.", 12) == 0;
+    bool is_min = len > 12 && strncmp(name, "llvm.minnum.", 12) == 0;
+    // Only float32 sqrt: double sqrt is outside what MCU code computes.
+    bool is_sqrt = soft_float && len >= 13 && strncmp(name, "llvm.sqrt.", 10) == 0 &&
+                   strstr(name, "f32") != NULL;
+    if (!is_max && !is_min && !is_sqrt) continue;
+    LLVMUseRef use;
+    while ((use = LLVMGetFirstUse(fn)) != NULL) {
+      LLVMValueRef call = LLVMGetUser(use);
+      if (LLVMIsACallInst(call) == NULL || LLVMGetCalledValue(call) != fn) break;
+      LLVMPositionBuilderBefore(b, call);
+      LLVMValueRef x = LLVMGetOperand(call, 0);
+      LLVMValueRef r;
+      if (is_sqrt) {
+        r = soft_sqrt(b, c, x);
+      } else {
+        // maxnum(x, y): x if x > y or y is NaN, else y (so a NaN x gives y,
+        // two NaNs give NaN); minnum with <. Ties of +0/-0 may pick either,
+        // as maxnum allows.
+        LLVMValueRef y = LLVMGetOperand(call, 1);
+        LLVMValueRef better = LLVMBuildFCmp(b, is_max ? LLVMRealOGT : LLVMRealOLT, x, y, "");
+        LLVMValueRef y_nan = LLVMBuildFCmp(b, LLVMRealUNO, y, y, "");
+        LLVMValueRef pick_x = LLVMBuildOr(b, better, y_nan, "");
+        r = LLVMBuildSelect(b, pick_x, x, y, is_max ? "max" : "min");
+      }
+      LLVMReplaceAllUsesWith(call, r);
+      LLVMInstructionEraseFromParent(call);
+    }
+  }
+  LLVMDisposeBuilder(b);
 }
 
 mlcc_status_t mlcc_llvm_verify(LLVMModuleRef module, const char* what) {

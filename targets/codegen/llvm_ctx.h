@@ -41,6 +41,14 @@ void mlcc_llvm_set_module_target(LLVMModuleRef module, LLVMTargetMachineRef tm);
 mlcc_status_t mlcc_llvm_message_status(mlcc_status_code_t code, const char* what,
                                        char* message);
 
+// For the microcontroller targets, whose backends would otherwise call libm
+// (docs/mcu.md): replaces every call of llvm.maxnum/llvm.minnum (scalar or
+// vector) in |module| with compares and a select of the same NaN semantics
+// (Cortex-M4's FPv4 and soft-float rv32 have no such instruction: fmaxf,
+// fminf), and with |soft_float| (no FPU) float32 llvm.sqrt with an inline
+// Newton iteration within 2 ulp (sqrtf).
+void mlcc_llvm_lower_libm(LLVMModuleRef module, bool soft_float);
+
 // Verifies |module|; INTERNAL with LLVM's text on failure.
 mlcc_status_t mlcc_llvm_verify(LLVMModuleRef module, const char* what);
 
@@ -84,6 +92,14 @@ mlcc_status_t mlcc_codegen_weights_layout(const mlcc_graph_t* graph,
 // weight_offset on the graph's constants).
 mlcc_status_t mlcc_codegen_build_weights(mlcc_graph_t* graph, const char* name,
                                          LLVMContextRef llctx, LLVMModuleRef module);
+
+// options->weights_section, or MLCC_WEIGHTS_SECTION_DEFAULT. Borrowed.
+const char* mlcc_codegen_weights_section_name(const mlcc_codegen_options_t* options);
+
+// Puts the global "<options->name>_weights" of |module| (if present) into
+// mlcc_codegen_weights_section_name(options).
+void mlcc_codegen_set_weights_section(LLVMModuleRef module,
+                                      const mlcc_codegen_options_t* options);
 
 // Builds NAME_run, NAME_run_v and NAME_info into |module|, declaring the
 // weights and the kernels |symbols[k]| (one per graph->kernels entry) as
