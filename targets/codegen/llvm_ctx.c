@@ -232,6 +232,16 @@ void mlcc_llvm_set_module_target(LLVMModuleRef module, LLVMTargetMachineRef tm) 
                       LLVMMDStringInContext2(c, abi, strlen(abi)));
     LLVMDisposeMessage(feats);
   }
+  // Arm hard-float EABI: LLVM-C's target machines pass floats in VFP
+  // registers for an "eabihf" triple but leave Tag_ABI_VFP_args out of the
+  // build attributes (only clang and llc set the float ABI option that
+  // emits it), so GNU ld refuses to link the objects with hard-float code.
+  // A module-level directive sets the tag in the same attribute section.
+  bool arm = strncmp(tt, "thumb", 5) == 0 || strncmp(tt, "arm", 3) == 0;
+  if (arm && strstr(tt, "eabihf") != NULL) {
+    static const char kVfpArgs[] = ".eabi_attribute 28, 1  @ Tag_ABI_VFP_args: VFP registers";
+    LLVMAppendModuleInlineAsm(module, kVfpArgs, sizeof(kVfpArgs) - 1);
+  }
   LLVMDisposeMessage(tt);
 }
 
