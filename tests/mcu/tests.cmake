@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: Apache-2.0
+# Microcontroller tests (tests/mcu/README.md, label mcu): the MLPerf Tiny
+# models of ../shared/models/tiny compiled for every MCU target and run on a
+# qemu-system board through the semihosting harness (mcu.<model>.<target>),
+# nm of every archive against the allowed symbols (mcu.symbols.<target>), and
+# the weights section in the archive and the linked image
+# (mcu.weights_section.<target>). Skipped with a message when the shared
+# models are absent.
+set(MLCC_RUN_MCU ${CMAKE_CURRENT_LIST_DIR}/run_mcu.py)
+set(MLCC_TINY_MODELS "${MLCC_SHARED_MODELS}/tiny")
+set(MLCC_TINY kws_dscnn vww_mobilenet ic_resnet8 ad_autoencoder)
+foreach(target cortex-m4 cortex-m55 rv32 rv32f)
+  set(tiny_cases "")
+  foreach(model ${MLCC_TINY})
+    add_test(NAME mcu.${model}.${target}
+      COMMAND ${MLCC_PYTHON} ${MLCC_RUN_MCU} --mlcc $<TARGET_FILE:mlcc>
+              --case ${MLCC_TINY_MODELS}/${model} --target ${target} --skip-if-missing)
+    set_tests_properties(mcu.${model}.${target} PROPERTIES SKIP_RETURN_CODE 77 LABELS mcu
+      TIMEOUT 600)
+    list(APPEND tiny_cases --case ${MLCC_TINY_MODELS}/${model})
+  endforeach()
+  add_test(NAME mcu.symbols.${target}
+    COMMAND ${MLCC_PYTHON} ${MLCC_RUN_MCU} --mlcc $<TARGET_FILE:mlcc> --symbols
+            --target ${target} ${tiny_cases} --skip-if-missing)
+  set_tests_properties(mcu.symbols.${target} PROPERTIES SKIP_RETURN_CODE 77 LABELS mcu
+    TIMEOUT 600)
+endforeach()
+foreach(target cortex-m4 rv32)
+  add_test(NAME mcu.weights_section.${target}
+    COMMAND ${MLCC_PYTHON} ${MLCC_RUN_MCU} --mlcc $<TARGET_FILE:mlcc>
+            --weights-section .mlcc.flash_weights --target ${target}
+            --case ${MLCC_TINY_MODELS}/kws_dscnn --skip-if-missing)
+  set_tests_properties(mcu.weights_section.${target} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS mcu TIMEOUT 600)
+endforeach()
