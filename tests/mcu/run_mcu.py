@@ -19,6 +19,11 @@ outputs with the reference outputs of the case folder.
       (SHF_ALLOC, not SHF_WRITE), NAME_WEIGHTS_SIZE bytes, holding NAME_weights;
       the linked image has the default section's blob in the linker script's
       .mlcc_weights output section, inside the board's flash region.
+  run_mcu.py --mlcc MLCC --cmake-consumer --target T --case DIR
+      configures tests/mcu/consumer with the toolchain file of T
+      (toolchains/arm-none-eabi.cmake or riscv32-unknown-elf.cmake), builds the
+      model and the harness with it, and runs `ctest`, which starts the harness
+      through CMAKE_CROSSCOMPILING_EMULATOR (qemu-system, semihosting).
 Exit 0 = pass, 1 = fail, 77 = skipped (a case folder is absent).
 """
 import argparse
@@ -269,6 +274,49 @@ def case_section(args):
         shutil.rmtree(work, ignore_errors=True)
 
 
+TOOLCHAINS = {
+    "cortex-m4": ("arm-none-eabi.cmake", ["-DMLCC_MCU_BOARD=mps2-an386"]),
+    "cortex-m55": ("arm-none-eabi.cmake", ["-DMLCC_MCU_BOARD=mps3-an547"]),
+    "rv32": ("riscv32-unknown-elf.cmake", ["-DMLCC_RV32_FPU=OFF"]),
+    "rv32f": ("riscv32-unknown-elf.cmake", ["-DMLCC_RV32_FPU=ON"]),
+}
+
+
+def case_cmake_consumer(args):
+    case = args.case[0]
+    toolchain, defs = TOOLCHAINS[args.target]
+    work = tempfile.mkdtemp(prefix="mlcc-mcu-cmake-")
+    try:
+        data = os.path.join(work, "data")
+        os.mkdir(data)
+        for i, f in enumerate(data_files(case, "input")):
+            np.ascontiguousarray(load_pb(f)).tofile(os.path.join(data, "input_%d.bin" % i))
+        for i, f in enumerate(data_files(case, "output")):
+            np.ascontiguousarray(load_pb(f)).tofile(os.path.join(data, "ref_%d.bin" % i))
+        build = os.path.join(work, "build")
+        root = os.path.dirname(os.path.dirname(HERE))
+        rc, out, err = run(["cmake", "-S", os.path.join(HERE, "consumer"), "-B", build,
+                            "-G", "Ninja",
+                            "-DCMAKE_TOOLCHAIN_FILE=" + os.path.join(root, "toolchains", toolchain),
+                            "-DMLCC_EXECUTABLE=" + os.path.abspath(args.mlcc),
+                            "-DMODEL=" + os.path.join(case, "model.onnx"),
+                            "-DDATA_DIR=" + data] + defs)
+        check(rc == 0, "configure failed:\n%s%s" % (out[-2000:], err[-2000:]))
+        rc, out, err = run(["cmake", "--build", build])
+        check(rc == 0, "build failed:\n%s%s" % (out[-3000:], err[-2000:]))
+        rc, out, err = run(["ctest", "--test-dir", build, "--output-on-failure", "-V"])
+        sys.stdout.write(out[-2000:])
+        check(rc == 0 and "harness: PASS" in out and "100% tests passed" in out,
+              "ctest through CMAKE_CROSSCOMPILING_EMULATOR failed:\n%s" % (out + err)[-3000:])
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            cache = f.read()
+        check("MLCC_TARGET_ALIAS:STRING=%s" % args.target in cache,
+              "the toolchain's MLCC_TARGET_ALIAS is not %s" % args.target)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mlcc", required=True)
@@ -276,6 +324,7 @@ def main():
     ap.add_argument("--target", required=True, choices=sorted(BOARDS))
     ap.add_argument("--symbols", action="store_true")
     ap.add_argument("--weights-section")
+    ap.add_argument("--cmake-consumer", action="store_true")
     ap.add_argument("--skip-if-missing", action="store_true")
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--keep", action="store_true")
@@ -290,6 +339,8 @@ def main():
     try:
         if args.symbols:
             case_symbols(args)
+        elif args.cmake_consumer:
+            case_cmake_consumer(args)
         elif args.weights_section:
             case_section(args)
         else:

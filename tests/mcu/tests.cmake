@@ -4,7 +4,8 @@
 # qemu-system board through the semihosting harness (mcu.<model>.<target>),
 # nm of every archive against the allowed symbols (mcu.symbols.<target>), and
 # the weights section in the archive and the linked image
-# (mcu.weights_section.<target>). Skipped with a message when the shared
+# (mcu.weights_section.<target>), and the toolchain files
+# (mcu.cmake_toolchain.<target>). Skipped with a message when the shared
 # models are absent.
 set(MLCC_RUN_MCU ${CMAKE_CURRENT_LIST_DIR}/run_mcu.py)
 set(MLCC_TINY_MODELS "${MLCC_SHARED_MODELS}/tiny")
@@ -31,5 +32,15 @@ foreach(target cortex-m4 rv32)
             --weights-section .mlcc.flash_weights --target ${target}
             --case ${MLCC_TINY_MODELS}/kws_dscnn --skip-if-missing)
   set_tests_properties(mcu.weights_section.${target} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS mcu TIMEOUT 600)
+endforeach()
+# The toolchain files (toolchains/arm-none-eabi.cmake, riscv32-unknown-elf.cmake):
+# a consumer project built with each, its test run by ctest through
+# CMAKE_CROSSCOMPILING_EMULATOR (qemu-system with semihosting).
+foreach(target cortex-m4 cortex-m55 rv32 rv32f)
+  add_test(NAME mcu.cmake_toolchain.${target}
+    COMMAND ${MLCC_PYTHON} ${MLCC_RUN_MCU} --mlcc $<TARGET_FILE:mlcc> --cmake-consumer
+            --target ${target} --case ${MLCC_TINY_MODELS}/kws_dscnn --skip-if-missing)
+  set_tests_properties(mcu.cmake_toolchain.${target} PROPERTIES SKIP_RETURN_CODE 77
     LABELS mcu TIMEOUT 600)
 endforeach()
