@@ -629,7 +629,10 @@ static mlcc_status_t run_optimize(mlcc_compilation_t* c) {
   ctx.verify_each = c->options->verify_each;
   ctx.print_after_all = c->options->print_after_all ? stderr : NULL;
   ctx.fold_constants = true;
-  ctx.no_winograd = c->options->no_winograd;
+  // Microcontrollers default to direct convolutions: Winograd's transformed
+  // weights cost flash (ic_resnet8: +53%) and its panels stack (docs/mcu.md).
+  ctx.no_winograd = c->options->winograd_given ? c->options->no_winograd
+                                               : mlcc_target_is_bare_metal(&c->target);
   mlcc_status_t s = mlcc_pass_run_pipeline(&ctx, c->graph, c->passes, c->n_passes);
   if (s == NULL && (emits_objects(c->options->emit) || c->options->emit == MLCC_EMIT_HEADER)) {
     s = mlcc_graph_verify(c->graph, true);

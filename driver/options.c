@@ -403,8 +403,8 @@ static mlcc_status_t apply(mlcc_options_t* o, mlcc_option_id_t id, const char* v
     case MLCC_OPT_PRINT_AFTER_ALL: o->print_after_all = true; break;
     case MLCC_OPT_VERIFY_EACH: o->verify_each = true; break;
     case MLCC_OPT_TIME_REPORT: o->time_report = true; break;
-    case MLCC_OPT_WINOGRAD: o->no_winograd = false; break;
-    case MLCC_OPT_NO_WINOGRAD: o->no_winograd = true; break;
+    case MLCC_OPT_WINOGRAD: o->no_winograd = false; o->winograd_given = true; break;
+    case MLCC_OPT_NO_WINOGRAD: o->no_winograd = true; o->winograd_given = true; break;
     case MLCC_OPT_PROFILE: o->profile = true; break;
     case MLCC_OPT_CACHE_DIR: o->cache_dir = value; break;
     case MLCC_OPT_NO_CACHE: o->no_cache = true; break;

@@ -62,6 +62,7 @@ typedef struct mlcc_options_t {
   bool verify_each;
   bool time_report;  // -ftime-report
   bool no_winograd;  // -fno-winograd (the last of -fwinograd/-fno-winograd wins)
+  bool winograd_given;  // either flag was given (bare-metal targets default to -fno-winograd)
   bool profile;                   // --profile: per-kernel timing in the entry
   const char* weights_section;    // --weights-section; NULL = .rodata.mlcc_weights
   const char* cache_dir;          // --cache-dir; NULL = $MLCC_CACHE_DIR, ... (driver/cache.h)

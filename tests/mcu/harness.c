@@ -34,6 +34,22 @@ static size_t arena_used;
 extern uint32_t __stack_bottom[], __stack_top[];
 #define STACK_PAINT 0x5AC3E1F0u
 
+// Instructions retired (RISC-V minstret; with qemu's -icount shift=0 it
+// counts guest instructions), or 0 where there is no such counter.
+static uint64_t instructions_retired(void) {
+#if defined(__riscv) && __riscv_xlen == 32
+  uint32_t hi, lo, hi2;
+  do {
+    __asm__ volatile(".option push\n.option arch, +zicsr\ncsrr %0, minstreth\n"
+                     "csrr %1, minstret\ncsrr %2, minstreth\n.option pop"
+                     : "=r"(hi), "=r"(lo), "=r"(hi2));
+  } while (hi != hi2);
+  return ((uint64_t)hi << 32) | lo;
+#else
+  return 0;
+#endif
+}
+
 static void* carve(int64_t size, int64_t align) {
   if (align < 1) align = 1;
   size_t at = (arena_used + (size_t)align - 1) & ~((size_t)align - 1);
@@ -165,7 +181,9 @@ int main(void) {
   volatile uint32_t here = 0;
   uint32_t* limit = (uint32_t*)((uintptr_t)&here - 512);
   for (uint32_t* w = __stack_bottom; w < limit; ++w) *w = STACK_PAINT;
+  uint64_t insn0 = instructions_retired();
   int run_rc = info->run(inputs, outputs, workspace);
+  uint64_t insns = instructions_retired() - insn0;
   uint32_t* w = __stack_bottom;
   while (w < limit && *w == STACK_PAINT) ++w;
   unsigned long stack_used = (unsigned long)((uintptr_t)&here - (uintptr_t)w);
@@ -180,6 +198,11 @@ int main(void) {
   put_u((unsigned long)info->stack_size);
   put("), workspace ");
   put_u((unsigned long)info->workspace_size);
+  if (insns != 0) {
+    put(", minstret delta ");
+    put_u((unsigned long)(insns / 1000));
+    put(" k");
+  }
   put("\n");
   if (run_rc != 0) semihost_exit(3);
 

@@ -19,6 +19,10 @@ outputs with the reference outputs of the case folder.
       (SHF_ALLOC, not SHF_WRITE), NAME_WEIGHTS_SIZE bytes, holding NAME_weights;
       the linked image has the default section's blob in the linker script's
       .mlcc_weights output section, inside the board's flash region.
+  run_mcu.py --mlcc MLCC --workspace-bound --target T --case DIR [--case DIR ...]
+      mlcc -v's workspace equals its largest live set (the planner's lower bound
+      after fusion and in-place reuse), which is at most the manifest's
+      memory.fused.peak_live_bytes (../shared/models/tiny/manifest.json).
   run_mcu.py --mlcc MLCC --cmake-consumer --target T --case DIR
       configures tests/mcu/consumer with the toolchain file of T
       (toolchains/arm-none-eabi.cmake or riscv32-unknown-elf.cmake), builds the
@@ -144,7 +148,8 @@ def case_run(args):
     name = "model"
     work = tempfile.mkdtemp(prefix="mlcc-mcu-")
     try:
-        lib, figures = compile_model(args.mlcc, args.case[0], args.target, work, name)
+        lib, figures = compile_model(args.mlcc, args.case[0], args.target, work, name,
+                                     args.mlcc_flag)
         elf = link(board, work, name, lib)
         for i, f in enumerate(data_files(args.case[0], "input")):
             np.ascontiguousarray(load_pb(f)).tofile(os.path.join(work, "input_%d.bin" % i))
@@ -274,6 +279,31 @@ def case_section(args):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def case_workspace_bound(args):
+    work = tempfile.mkdtemp(prefix="mlcc-mcu-ws-")
+    try:
+        for case in args.case:
+            name = os.path.basename(os.path.normpath(case))
+            manifest = os.path.join(os.path.dirname(os.path.normpath(case)), "manifest.json")
+            bound = None
+            if os.path.exists(manifest):
+                import json
+                with open(manifest) as f:
+                    bound = json.load(f)["models"][name]["memory"]["fused"]["peak_live_bytes"]
+            _, figures = compile_model(args.mlcc, case, args.target, work, name)
+            m = re.search(r"workspace (\d+) bytes .*largest live set (\d+)", "\n".join(figures))
+            check(m is not None, "%s: no workspace figures in mlcc -v" % name)
+            ws, live = int(m.group(1)), int(m.group(2))
+            print("%s %s: workspace %d, largest live set %d, manifest bound %s"
+                  % (name, args.target, ws, live, bound))
+            check(ws == live, "%s: workspace %d is above the planner's live-set bound %d"
+                  % (name, ws, live))
+            check(bound is None or live <= bound, "%s: live set %d above the manifest's %d"
+                  % (name, live, bound))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 TOOLCHAINS = {
     "cortex-m4": ("arm-none-eabi.cmake", ["-DMLCC_MCU_BOARD=mps2-an386"]),
     "cortex-m55": ("arm-none-eabi.cmake", ["-DMLCC_MCU_BOARD=mps3-an547"]),
@@ -325,6 +355,9 @@ def main():
     ap.add_argument("--symbols", action="store_true")
     ap.add_argument("--weights-section")
     ap.add_argument("--cmake-consumer", action="store_true")
+    ap.add_argument("--workspace-bound", action="store_true")
+    ap.add_argument("--mlcc-flag", action="append", default=[],
+                    help="extra mlcc flag for the run (repeatable), e.g. -fno-winograd")
     ap.add_argument("--skip-if-missing", action="store_true")
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--keep", action="store_true")
@@ -339,6 +372,8 @@ def main():
     try:
         if args.symbols:
             case_symbols(args)
+        elif args.workspace_bound:
+            case_workspace_bound(args)
         elif args.cmake_consumer:
             case_cmake_consumer(args)
         elif args.weights_section:

@@ -5,7 +5,8 @@
 # nm of every archive against the allowed symbols (mcu.symbols.<target>), and
 # the weights section in the archive and the linked image
 # (mcu.weights_section.<target>), and the toolchain files
-# (mcu.cmake_toolchain.<target>). Skipped with a message when the shared
+# (mcu.cmake_toolchain.<target>), and the workspace against the planner's
+# live-set bound (mcu.workspace_bound). Skipped with a message when the shared
 # models are absent.
 set(MLCC_RUN_MCU ${CMAKE_CURRENT_LIST_DIR}/run_mcu.py)
 set(MLCC_TINY_MODELS "${MLCC_SHARED_MODELS}/tiny")
@@ -44,3 +45,13 @@ foreach(target cortex-m4 cortex-m55 rv32 rv32f)
   set_tests_properties(mcu.cmake_toolchain.${target} PROPERTIES SKIP_RETURN_CODE 77
     LABELS mcu TIMEOUT 600)
 endforeach()
+# The planned workspace of every tiny model equals the planner's live-set lower
+# bound (and that is within the manifest's memory.fused.peak_live_bytes).
+set(tiny_cases "")
+foreach(model ${MLCC_TINY})
+  list(APPEND tiny_cases --case ${MLCC_TINY_MODELS}/${model})
+endforeach()
+add_test(NAME mcu.workspace_bound
+  COMMAND ${MLCC_PYTHON} ${MLCC_RUN_MCU} --mlcc $<TARGET_FILE:mlcc> --workspace-bound
+          --target cortex-m4 ${tiny_cases} --skip-if-missing)
+set_tests_properties(mcu.workspace_bound PROPERTIES SKIP_RETURN_CODE 77 LABELS mcu TIMEOUT 600)
