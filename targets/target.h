@@ -28,7 +28,8 @@ typedef struct mlcc_target_t {
   char triple[64];         // "x86_64-linux-gnu"
   char cpu[64];            // LLVM CPU name, e.g. "x86-64-v3"
   char features[512];      // LLVM feature string, e.g. "+neon" (may be "")
-  int32_t vector_bytes;    // preferred SIMD register width in bytes (16, 32, 64)
+  int32_t vector_bytes;    // preferred SIMD register width in bytes (16, 32, 64;
+                           // 4 on microcontrollers without float SIMD)
 } mlcc_target_t;
 
 // Resolves |name| (an alias from targets.def, a full triple whose arch we

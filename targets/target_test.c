@@ -93,6 +93,7 @@ static void test_microcontrollers(void) {
   CHECK(mlcc_target_is_bare_metal(&t));
   CHECK_EQ_INT(mlcc_target_fpu(&t), MLCC_FPU_SINGLE);
   CHECK(!mlcc_target_wide_sums(&t));
+  CHECK_EQ_INT(t.vector_bytes, 4);  // no float SIMD: the scalar kernels
   // cortex-m7's FPv5-D16 has double precision; -fpregs removes the FPU.
   CHECK_OK(mlcc_target_resolve("cortex-m4", "cortex-m7", NULL, &t));
   CHECK_EQ_INT(mlcc_target_fpu(&t), MLCC_FPU_DOUBLE);
@@ -104,6 +105,7 @@ static void test_microcontrollers(void) {
   CHECK_STREQ(t.triple, "thumbv8.1m.main-none-eabihf");
   CHECK_STREQ(t.features, "+mve.fp,+fp-armv8d16");
   CHECK_EQ_INT(mlcc_target_fpu(&t), MLCC_FPU_DOUBLE);
+  CHECK_EQ_INT(t.vector_bytes, 16);  // Helium
   CHECK_OK(mlcc_target_resolve("cortex-m55", NULL, "-fpregs", &t));
   CHECK_EQ_INT(mlcc_target_fpu(&t), MLCC_FPU_NONE);
   CHECK_OK(mlcc_target_resolve("rv32", NULL, NULL, &t));
