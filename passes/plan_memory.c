@@ -412,7 +412,8 @@ static int compare_group_offset(const void* a, const void* b) {
 // pointwise output lands after its live 8x48x48 input, whose predecessor's
 // dead block it could have shared (294,912 B against a 221,184 B bound).
 // On success sets |*out_peak| and the slots' offsets in |out_offsets| (one
-// per slot; hosted slots untouched); false on allocation failure.
+// per slot; hosted slots untouched); false on allocation failure (the caller
+// fails with RESOURCE_EXHAUSTED).
 static bool plan_by_size(const liveness_t* lv, int64_t* out_offsets, int64_t* out_peak) {
   uint32_t n = lv->n_slots;
   *out_peak = 0;
@@ -556,7 +557,9 @@ mlcc_status_t mlcc_pass_plan_memory(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
     // smaller (plan_by_size).
     int64_t* offsets = (int64_t*)malloc(lv.n_slots * sizeof(int64_t));
     int64_t by_size_peak = 0;
-    if (offsets != NULL && plan_by_size(&lv, offsets, &by_size_peak) && by_size_peak < peak) {
+    if (offsets == NULL || !plan_by_size(&lv, offsets, &by_size_peak)) {
+      status = oom();
+    } else if (by_size_peak < peak) {
       for (uint32_t i = 0; i < lv.n_slots; ++i) {
         if (lv.slots[i].host < 0) lv.slots[i].offset = offsets[i];
       }

@@ -37,17 +37,24 @@ mlcc_status_t mlcc_codegen_collect_weights(const mlcc_graph_t* graph,
   for (uint32_t k = 0; k <= graph->n_kernels && s == NULL; ++k) {
     uint32_t na;
     if (k < graph->n_kernels) {
-      na = mlcc_kernel_args(&graph->kernels[k], args, args_cap);
-      if (na > args_cap) {
-        const mlcc_value_t** grown = realloc(args, na * sizeof(*args));
+      // Room for every input and output of the kernel's nodes, so
+      // mlcc_kernel_args collects straight into |args| (with less room it
+      // would allocate a private array, and its failure would read as 0).
+      const mlcc_kernel_t* kern = &graph->kernels[k];
+      uint32_t room = 1;
+      for (uint32_t i = 0; i < kern->n_nodes; ++i) {
+        room += kern->nodes[i]->n_inputs + kern->nodes[i]->n_outputs;
+      }
+      if (room > args_cap) {
+        const mlcc_value_t** grown = realloc(args, room * sizeof(*args));
         if (grown == NULL) {
           s = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
           break;
         }
         args = grown;
-        args_cap = na;
-        mlcc_kernel_args(&graph->kernels[k], args, args_cap);
+        args_cap = room;
       }
+      na = mlcc_kernel_args(kern, args, args_cap);
     } else {
       // Graph outputs that are constants are copied from the blob.
       if (graph->n_outputs > args_cap) {
