@@ -177,11 +177,12 @@ def case_run(args):
             got = got.reshape(r.shape)
             if r.dtype.kind == "f":
                 err_abs = np.abs(got.astype(np.float64) - r.astype(np.float64))
-                bad = ~(err_abs <= ATOL + RTOL * np.abs(r.astype(np.float64)))
+                bad = ~(err_abs <= args.atol + args.rtol * np.abs(r.astype(np.float64)))
                 check(not bad.any(), "output %d: %d values outside rtol %g atol %g "
-                      "(max abs err %.3g)" % (i, int(bad.sum()), RTOL, ATOL, err_abs.max()))
+                      "(max abs err %.3g)" % (i, int(bad.sum()), args.rtol, args.atol,
+                                              err_abs.max()))
                 print("output %d: max abs err %.3g (rtol %g, atol %g)" % (i, err_abs.max(),
-                                                                          RTOL, ATOL))
+                                                                          args.rtol, args.atol))
             else:
                 check(np.array_equal(got, r), "output %d differs" % i)
     finally:
@@ -356,6 +357,9 @@ def main():
     ap.add_argument("--weights-section")
     ap.add_argument("--cmake-consumer", action="store_true")
     ap.add_argument("--workspace-bound", action="store_true")
+    ap.add_argument("--rtol", type=float, default=RTOL,
+                    help="this script's own check of the outputs (the harness uses 1e-4)")
+    ap.add_argument("--atol", type=float, default=ATOL)
     ap.add_argument("--mlcc-flag", action="append", default=[],
                     help="extra mlcc flag for the run (repeatable), e.g. -fno-winograd")
     ap.add_argument("--skip-if-missing", action="store_true")

@@ -6,7 +6,8 @@
 # the weights section in the archive and the linked image
 # (mcu.weights_section.<target>), and the toolchain files
 # (mcu.cmake_toolchain.<target>), and the workspace against the planner's
-# live-set bound (mcu.workspace_bound). Skipped with a message when the shared
+# live-set bound (mcu.workspace_bound), and long sums (mcu.sum.<case>.<target>, made
+# here, always run). The rest is skipped with a message when the shared
 # models are absent.
 set(MLCC_RUN_MCU ${CMAKE_CURRENT_LIST_DIR}/run_mcu.py)
 set(MLCC_TINY_MODELS "${MLCC_SHARED_MODELS}/tiny")
@@ -55,3 +56,19 @@ add_test(NAME mcu.workspace_bound
   COMMAND ${MLCC_PYTHON} ${MLCC_RUN_MCU} --mlcc $<TARGET_FILE:mlcc> --workspace-bound
           --target cortex-m4 ${tiny_cases} --skip-if-missing)
 set_tests_properties(mcu.workspace_bound PROPERTIES SKIP_RETURN_CODE 77 LABELS mcu TIMEOUT 600)
+# Long float32 sums whose block sums a plain float accumulation would lose
+# (make_sum_cases.py): the compensated sum (cortex-m4, rv32, rv32f) and the
+# double one (cortex-m55) must give the float64 reference within rtol 1e-6.
+set(MLCC_MCU_SUM_DIR ${CMAKE_CURRENT_BINARY_DIR}/mcu_sum_cases)
+add_test(NAME mcu.sum.generate
+  COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/make_sum_cases.py ${MLCC_MCU_SUM_DIR})
+set_tests_properties(mcu.sum.generate PROPERTIES FIXTURES_SETUP mcu_sum LABELS mcu)
+foreach(case reduce_sum_64k global_avgpool_64k)
+  foreach(target cortex-m4 cortex-m55 rv32 rv32f)
+    add_test(NAME mcu.sum.${case}.${target}
+      COMMAND ${MLCC_PYTHON} ${MLCC_RUN_MCU} --mlcc $<TARGET_FILE:mlcc>
+              --case ${MLCC_MCU_SUM_DIR}/${case} --target ${target} --rtol 1e-6 --atol 0)
+    set_tests_properties(mcu.sum.${case}.${target} PROPERTIES FIXTURES_REQUIRED mcu_sum
+      LABELS mcu TIMEOUT 600)
+  endforeach()
+endforeach()
