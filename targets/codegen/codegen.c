@@ -216,6 +216,14 @@ int64_t mlcc_emit_parallel_units(const mlcc_kernel_t* kernel, const mlcc_target_
   return 0;
 }
 
+// mlcc_llvm_lower_libm with the target's FPU and float ABI.
+static void lower_for_mcu(LLVMModuleRef module, const mlcc_target_t* target) {
+  bool arm_hf = (strncmp(target->triple, "thumb", 5) == 0 ||
+                 strncmp(target->triple, "arm", 3) == 0) &&
+                strstr(target->triple, "eabihf") != NULL;
+  mlcc_llvm_lower_libm(module, mlcc_target_fpu(target), arm_hf);
+}
+
 // Gives |fn| the linkage of a shareable kernel: weak_odr + hidden.
 static void set_kernel_linkage(LLVMValueRef fn) {
   LLVMSetLinkage(fn, LLVMWeakODRLinkage);
@@ -258,7 +266,7 @@ mlcc_status_t mlcc_codegen_kernel(const mlcc_graph_t* graph, uint32_t kernel_ind
   if (mlcc_status_is_ok(s)) {
     set_kernel_linkage(fn);
     if (mlcc_target_is_bare_metal(options->target)) {
-      mlcc_llvm_lower_libm(module, mlcc_target_fpu(options->target) == MLCC_FPU_NONE);
+      lower_for_mcu(module, options->target);
     }
     s = mlcc_llvm_verify(module, symbol);
   }
@@ -299,7 +307,7 @@ mlcc_status_t mlcc_codegen_whole(mlcc_graph_t* graph, const mlcc_codegen_options
   }
   if (mlcc_status_is_ok(s)) s = mlcc_codegen_build_entry_profiled(graph, options->name, symbols, options->target, options->profile, llctx, module);
   if (mlcc_status_is_ok(s) && mlcc_target_is_bare_metal(options->target)) {
-    mlcc_llvm_lower_libm(module, mlcc_target_fpu(options->target) == MLCC_FPU_NONE);
+    lower_for_mcu(module, options->target);
   }
   if (mlcc_status_is_ok(s)) s = mlcc_llvm_verify(module, options->name);
   if (mlcc_status_is_ok(s)) s = mlcc_llvm_optimize(module, tm, options->opt_level);

@@ -285,19 +285,186 @@ static LLVMValueRef soft_sqrt(LLVMBuilderRef b, LLVMContextRef c, LLVMValueRef x
   return LLVMBuildSelect(b, normal, r, special, "");
 }
 
-void mlcc_llvm_lower_libm(LLVMModuleRef module, bool soft_float) {
+// Float constant |v| in |ft|'s shape (scalar or splatted vector).
+static LLVMValueRef fconst_like(LLVMTypeRef ft, double v) {
+  if (LLVMGetTypeKind(ft) == LLVMVectorTypeKind) {
+    return splat_const(LLVMConstReal(LLVMGetElementType(ft), v), LLVMGetVectorSize(ft));
+  }
+  return LLVMConstReal(ft, v);
+}
+
+// Float32 rounding without libm (floorf, ceilf, truncf, roundf, roundevenf,
+// rintf, nearbyintf): values with |x| >= 2^23 (and NaN, inf) are integers
+// already and pass through; below, trunc is an int conversion, round-to-
+// nearest-even is (|x| + 2^23) - 2^23 in the default rounding mode, and the
+// sign of x (so -0.4 gives -0) is copied back. |kind|: 'f' floor, 'c' ceil,
+// 't' trunc, 'r' round (half away from zero), 'e' even (roundeven, rint,
+// nearbyint).
+static LLVMValueRef soft_round(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef x, char kind) {
+  LLVMTypeRef ft = LLVMTypeOf(x);
+  bool vec = LLVMGetTypeKind(ft) == LLVMVectorTypeKind;
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  LLVMTypeRef it = LLVMInt32TypeInContext(c);
+  LLVMTypeRef ivt = vec ? LLVMVectorType(it, LLVMGetVectorSize(ft)) : it;
+  char name[64];
+  snprintf(name, sizeof(name), vec ? "llvm.fabs.v%uf32" : "llvm.fabs.f32",
+           vec ? LLVMGetVectorSize(ft) : 0);
+  LLVMTypeRef fty1 = LLVMFunctionType(ft, &ft, 1, 0);
+  LLVMValueRef fabs_fn = LLVMGetNamedFunction(m, name);
+  if (fabs_fn == NULL) fabs_fn = LLVMAddFunction(m, name, fty1);
+  snprintf(name, sizeof(name), vec ? "llvm.copysign.v%uf32" : "llvm.copysign.f32",
+           vec ? LLVMGetVectorSize(ft) : 0);
+  LLVMTypeRef two[2] = {ft, ft};
+  LLVMTypeRef fty2 = LLVMFunctionType(ft, two, 2, 0);
+  LLVMValueRef copysign_fn = LLVMGetNamedFunction(m, name);
+  if (copysign_fn == NULL) copysign_fn = LLVMAddFunction(m, name, fty2);
+  LLVMValueRef ax = LLVMBuildCall2(b, fty1, fabs_fn, &x, 1, "");
+  LLVMValueRef small = LLVMBuildFCmp(b, LLVMRealOLT, ax, fconst_like(ft, 8388608.0), "");
+  LLVMValueRef r;
+  if (kind == 'e') {
+    LLVMValueRef big = fconst_like(ft, 8388608.0);
+    r = LLVMBuildFSub(b, LLVMBuildFAdd(b, ax, big, ""), big, "");
+  } else {
+    LLVMValueRef t = LLVMBuildSIToFP(b, LLVMBuildFPToSI(b, x, ivt, ""), ft, "");
+    if (kind == 'f') {
+      LLVMValueRef gt = LLVMBuildFCmp(b, LLVMRealOGT, t, x, "");
+      t = LLVMBuildSelect(b, gt, LLVMBuildFSub(b, t, fconst_like(ft, 1.0), ""), t, "");
+    } else if (kind == 'c') {
+      LLVMValueRef lt = LLVMBuildFCmp(b, LLVMRealOLT, t, x, "");
+      t = LLVMBuildSelect(b, lt, LLVMBuildFAdd(b, t, fconst_like(ft, 1.0), ""), t, "");
+    } else if (kind == 'r') {
+      // x - t is exact here; a half or more moves one away from zero.
+      LLVMValueRef d = LLVMBuildFSub(b, x, t, "");
+      LLVMValueRef ad = LLVMBuildCall2(b, fty1, fabs_fn, &d, 1, "");
+      LLVMValueRef one[2] = {fconst_like(ft, 1.0), x};
+      LLVMValueRef step = LLVMBuildCall2(b, fty2, copysign_fn, one, 2, "");
+      LLVMValueRef half = LLVMBuildFCmp(b, LLVMRealOGE, ad, fconst_like(ft, 0.5), "");
+      t = LLVMBuildSelect(b, half, LLVMBuildFAdd(b, t, step, ""), t, "");
+    }
+    r = t;
+  }
+  LLVMValueRef args[2] = {r, x};
+  r = LLVMBuildCall2(b, fty2, copysign_fn, args, 2, "");
+  return LLVMBuildSelect(b, small, r, x, "round");
+}
+
+// The libm function an intrinsic or frem stands for ("expf" for
+// llvm.exp.f32), or NULL.
+static const char* libm_name(const char* intrinsic, bool f32) {
+  static const struct {
+    const char* intr;
+    const char* f32;
+    const char* f64;
+  } kMap[] = {
+      {"llvm.exp.", "expf", "exp"},       {"llvm.exp2.", "exp2f", "exp2"},
+      {"llvm.log.", "logf", "log"},       {"llvm.log2.", "log2f", "log2"},
+      {"llvm.log10.", "log10f", "log10"}, {"llvm.pow.", "powf", "pow"},
+      {"llvm.sin.", "sinf", "sin"},       {"llvm.cos.", "cosf", "cos"},
+  };
+  for (size_t i = 0; i < sizeof(kMap) / sizeof(kMap[0]); ++i) {
+    if (strncmp(intrinsic, kMap[i].intr, strlen(kMap[i].intr)) == 0) {
+      return f32 ? kMap[i].f32 : kMap[i].f64;
+    }
+  }
+  return NULL;
+}
+
+// |name|(args) on scalars, or lane by lane on vectors: an explicit call the
+// caller's calling-convention fix-up sees (mlcc_llvm_lower_libm).
+static LLVMValueRef call_libm(LLVMBuilderRef b, LLVMModuleRef m, const char* name,
+                              LLVMValueRef* args, unsigned n) {
+  LLVMTypeRef t = LLVMTypeOf(args[0]);
+  bool vec = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+  LLVMTypeRef et = vec ? LLVMGetElementType(t) : t;
+  LLVMTypeRef params[2] = {et, et};
+  LLVMTypeRef fty = LLVMFunctionType(et, params, n, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(m, name);
+  if (fn == NULL) fn = LLVMAddFunction(m, name, fty);
+  if (!vec) return LLVMBuildCall2(b, fty, fn, args, n, "");
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  LLVMValueRef r = LLVMGetUndef(t);
+  for (unsigned i = 0; i < LLVMGetVectorSize(t); ++i) {
+    LLVMValueRef idx = LLVMConstInt(LLVMInt32TypeInContext(c), i, 0);
+    LLVMValueRef lane[2];
+    for (unsigned a = 0; a < n; ++a) lane[a] = LLVMBuildExtractElement(b, args[a], idx, "");
+    r = LLVMBuildInsertElement(b, r, LLVMBuildCall2(b, fty, fn, lane, n, ""), idx, "");
+  }
+  return r;
+}
+
+static bool is_f32_based(LLVMTypeRef t) {
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) t = LLVMGetElementType(t);
+  return LLVMGetTypeKind(t) == LLVMFloatTypeKind;
+}
+
+static bool is_float_based(LLVMTypeRef t) {
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) t = LLVMGetElementType(t);
+  return LLVMGetTypeKind(t) == LLVMFloatTypeKind || LLVMGetTypeKind(t) == LLVMDoubleTypeKind;
+}
+
+// The libm function of a double rounding or sqrt intrinsic ("floor" for
+// llvm.floor.f64), which targets without double-precision hardware lower to
+// a library call anyway: made explicit so the Arm fix-up below sees it.
+static const char* libm_name_f64(const char* intrinsic) {
+  static const char* const kNames[] = {"sqrt", "floor", "ceil", "trunc", "round",
+                                       "roundeven", "rint", "nearbyint"};
+  for (size_t i = 0; i < sizeof(kNames) / sizeof(kNames[0]); ++i) {
+    size_t n = strlen(kNames[i]);
+    if (strncmp(intrinsic + 5, kNames[i], n) == 0 && intrinsic[5 + n] == '.') return kNames[i];
+  }
+  return NULL;
+}
+
+void mlcc_llvm_lower_libm(LLVMModuleRef module, mlcc_fpu_t fpu, bool arm_hard_float) {
+  bool soft_float = fpu == MLCC_FPU_NONE;
   LLVMContextRef c = LLVMGetModuleContext(module);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  // frem: the backend would call fmodf/fmod itself (see the Arm note below).
+  for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn != NULL;
+       fn = LLVMGetNextFunction(fn)) {
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb != NULL;
+         bb = LLVMGetNextBasicBlock(bb)) {
+      LLVMValueRef inst = LLVMGetFirstInstruction(bb);
+      while (inst != NULL) {
+        LLVMValueRef next = LLVMGetNextInstruction(inst);
+        if (LLVMGetInstructionOpcode(inst) == LLVMFRem) {
+          LLVMPositionBuilderBefore(b, inst);
+          LLVMValueRef args[2] = {LLVMGetOperand(inst, 0), LLVMGetOperand(inst, 1)};
+          bool f32 = is_f32_based(LLVMTypeOf(args[0]));
+          LLVMValueRef r = call_libm(b, module, f32 ? "fmodf" : "fmod", args, 2);
+          LLVMReplaceAllUsesWith(inst, r);
+          LLVMInstructionEraseFromParent(inst);
+        }
+        inst = next;
+      }
+    }
+  }
   for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn != NULL;
        fn = LLVMGetNextFunction(fn)) {
     size_t len = 0;
     const char* name = LLVMGetValueName2(fn, &len);
-    bool is_max = len > 12 && strncmp(name, "llvm.maxnum.", 12) == 0;
-    bool is_min = len > 12 && strncmp(name, "llvm.minnum.", 12) == 0;
+    if (len < 6 || strncmp(name, "llvm.", 5) != 0) continue;
+    bool is_max = strncmp(name, "llvm.maxnum.", 12) == 0;
+    bool is_min = strncmp(name, "llvm.minnum.", 12) == 0;
+    bool f32 = strstr(name, "f32") != NULL;
     // Only float32 sqrt: double sqrt is outside what MCU code computes.
-    bool is_sqrt = soft_float && len >= 13 && strncmp(name, "llvm.sqrt.", 10) == 0 &&
-                   strstr(name, "f32") != NULL;
-    if (!is_max && !is_min && !is_sqrt) continue;
+    bool is_sqrt = soft_float && f32 && strncmp(name, "llvm.sqrt.", 10) == 0;
+    char round_kind = 0;
+    if (f32) {
+      if (strncmp(name, "llvm.floor.", 11) == 0) round_kind = 'f';
+      if (strncmp(name, "llvm.ceil.", 10) == 0) round_kind = 'c';
+      if (strncmp(name, "llvm.trunc.", 11) == 0) round_kind = 't';
+      if (strncmp(name, "llvm.round.", 11) == 0) round_kind = 'r';
+      if (strncmp(name, "llvm.roundeven.", 15) == 0 || strncmp(name, "llvm.rint.", 10) == 0 ||
+          strncmp(name, "llvm.nearbyint.", 15) == 0) {
+        round_kind = 'e';
+      }
+    }
+    const char* libm = libm_name(name, f32);
+    if (libm == NULL && fpu != MLCC_FPU_DOUBLE && strstr(name, "f64") != NULL) {
+      libm = libm_name_f64(name);
+    }
+    if (!is_max && !is_min && !is_sqrt && round_kind == 0 && libm == NULL) continue;
     LLVMUseRef use;
     while ((use = LLVMGetFirstUse(fn)) != NULL) {
       LLVMValueRef call = LLVMGetUser(use);
@@ -307,6 +474,12 @@ void mlcc_llvm_lower_libm(LLVMModuleRef module, bool soft_float) {
       LLVMValueRef r;
       if (is_sqrt) {
         r = soft_sqrt(b, c, x);
+      } else if (round_kind != 0) {
+        r = soft_round(b, module, x, round_kind);
+      } else if (libm != NULL) {
+        LLVMValueRef args[2] = {x, LLVMGetNumArgOperands(call) > 1 ? LLVMGetOperand(call, 1)
+                                                                   : NULL};
+        r = call_libm(b, module, libm, args, LLVMGetNumArgOperands(call) > 1 ? 2 : 1);
       } else {
         // maxnum(x, y): x if x > y or y is NaN, else y (so a NaN x gives y,
         // two NaNs give NaN); minnum with <. Ties of +0/-0 may pick either,
@@ -319,6 +492,38 @@ void mlcc_llvm_lower_libm(LLVMModuleRef module, bool soft_float) {
       }
       LLVMReplaceAllUsesWith(call, r);
       LLVMInstructionEraseFromParent(call);
+    }
+  }
+  // Arm hard-float EABI: LLVM-C's target machines leave the float ABI option
+  // at its default, under which calls pass floats in core registers (base
+  // AAPCS) while the hard-float C library expects them in VFP registers.
+  // Every call of an external C function (libm; not an intrinsic, not mlcc's
+  // own kernels) gets the VFP variant explicitly, on both sides.
+  if (arm_hard_float) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn != NULL;
+         fn = LLVMGetNextFunction(fn)) {
+      size_t len = 0;
+      const char* name = LLVMGetValueName2(fn, &len);
+      if (!LLVMIsDeclaration(fn) || strncmp(name, "llvm.", 5) == 0 ||
+          strncmp(name, "mlcc_", 5) == 0) {
+        continue;
+      }
+      LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
+      bool has_float = is_float_based(LLVMGetReturnType(fty));
+      unsigned np = LLVMCountParamTypes(fty);
+      LLVMTypeRef params[8];
+      if (np <= 8) {
+        LLVMGetParamTypes(fty, params);
+        for (unsigned i = 0; i < np; ++i) has_float = has_float || is_float_based(params[i]);
+      }
+      if (!has_float) continue;
+      LLVMSetFunctionCallConv(fn, LLVMARMAAPCSVFPCallConv);
+      for (LLVMUseRef u = LLVMGetFirstUse(fn); u != NULL; u = LLVMGetNextUse(u)) {
+        LLVMValueRef call = LLVMGetUser(u);
+        if (LLVMIsACallInst(call) != NULL && LLVMGetCalledValue(call) == fn) {
+          LLVMSetInstructionCallConv(call, LLVMARMAAPCSVFPCallConv);
+        }
+      }
     }
   }
   LLVMDisposeBuilder(b);

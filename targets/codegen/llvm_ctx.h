@@ -41,13 +41,20 @@ void mlcc_llvm_set_module_target(LLVMModuleRef module, LLVMTargetMachineRef tm);
 mlcc_status_t mlcc_llvm_message_status(mlcc_status_code_t code, const char* what,
                                        char* message);
 
-// For the microcontroller targets, whose backends would otherwise call libm
-// (docs/mcu.md): replaces every call of llvm.maxnum/llvm.minnum (scalar or
-// vector) in |module| with compares and a select of the same NaN semantics
-// (Cortex-M4's FPv4 and soft-float rv32 have no such instruction: fmaxf,
-// fminf), and with |soft_float| (no FPU) float32 llvm.sqrt with an inline
-// Newton iteration within 2 ulp (sqrtf).
-void mlcc_llvm_lower_libm(LLVMModuleRef module, bool soft_float);
+// For the microcontroller targets (docs/mcu.md), run on each module before
+// verification: replaces every call of llvm.maxnum/llvm.minnum (scalar or
+// vector) with compares and a select of the same NaN semantics (Cortex-M4's
+// FPv4 and soft-float rv32 would call fmaxf/fminf), float32 floor, ceil,
+// trunc, round, roundeven, rint and nearbyint with inline code (floorf, ...),
+// with no FPU (|fpu| MLCC_FPU_NONE) float32 llvm.sqrt with an inline Newton
+// iteration within 2 ulp (sqrtf), and the libm intrinsics (exp, exp2, log,
+// log2, log10, pow, sin, cos) and frem with explicit libm calls (per lane
+// for vectors), and where |fpu| has no double precision the double sqrt and
+// rounding intrinsics with explicit calls too. With |arm_hard_float| (an "eabihf" triple) every external C
+// function with float parameters or result, and every call of it, gets the
+// VFP calling convention: LLVM-C's target machines would pass those floats
+// in core registers, which the hard-float C library does not expect.
+void mlcc_llvm_lower_libm(LLVMModuleRef module, mlcc_fpu_t fpu, bool arm_hard_float);
 
 // Verifies |module|; INTERNAL with LLVM's text on failure.
 mlcc_status_t mlcc_llvm_verify(LLVMModuleRef module, const char* what);

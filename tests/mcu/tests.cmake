@@ -72,3 +72,16 @@ foreach(case reduce_sum_64k global_avgpool_64k)
       LABELS mcu TIMEOUT 600)
   endforeach()
 endforeach()
+# ONNX node cases on the Arm hard-float and the soft-float RISC-V targets
+# (node_cases.txt).
+set(MLCC_MCU_NODE_DATA /usr/share/libonnx-testdata/data/node)
+file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/node_cases.txt MLCC_MCU_NODE_CASES REGEX "^test_")
+foreach(case ${MLCC_MCU_NODE_CASES})
+  foreach(target cortex-m4 rv32)
+    add_test(NAME mcu.node.${case}.${target}
+      COMMAND ${MLCC_PYTHON} ${MLCC_RUN_MCU} --mlcc $<TARGET_FILE:mlcc>
+              --case ${MLCC_MCU_NODE_DATA}/${case} --target ${target} --skip-if-missing)
+    set_tests_properties(mcu.node.${case}.${target} PROPERTIES SKIP_RETURN_CODE 77
+      LABELS mcu TIMEOUT 300)
+  endforeach()
+endforeach()
