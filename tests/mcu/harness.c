@@ -4,7 +4,8 @@
 //   -include NAME.h -DHARNESS_INFO=NAME_info
 // it reads input_<i>.bin (raw little-endian tensor bytes, exactly
 // NAME_info.inputs[i].size_bytes) through semihosting, calls the model once
-// (NAME_info.run, i.e. NAME_run_v), writes output_<i>.bin, compares each
+// (NAME_info.run, i.e. NAME_run_v), writes output_<i>.bin (in the actual
+// shape NAME_output_shape gives for data-dependent outputs), compares each
 // float32 output with ref_<i>.bin when present (|got - ref| <= atol + rtol *
 // |ref|, rtol 1e-4, atol 1e-5: the project's float32 rule), prints the
 // largest errors and the stack the run used (high-water mark of a painted
@@ -208,9 +209,25 @@ int main(void) {
 
   int status = 0;
   for (int i = 0; i < info->num_outputs; ++i) {
+    // An output with data-dependent dims holds its actual shape's elements
+    // at the front of the bound-sized buffer (docs/generated-api.md).
+    int64_t bytes = info->outputs[i].size_bytes;
+    if (info->output_bound_dims != NULL && info->output_bound_dims[i] != 0) {
+      int64_t dims[8], bound = 1, actual = 1;
+      int rank = info->outputs[i].rank;
+      if (rank > 8 || info->output_shape(workspace, i, dims) != 0) {
+        put("harness: output_shape failed\n");
+        semihost_exit(3);
+      }
+      for (int d = 0; d < rank; ++d) {
+        bound *= info->outputs[i].dims[d];
+        actual *= dims[d];
+      }
+      bytes = bound > 0 ? bytes / bound * actual : 0;
+    }
     file_name(name, "output", i);
     int h = semihost_open(name, "wb");
-    if (h < 0 || semihost_write(h, outputs[i], (size_t)info->outputs[i].size_bytes) != 0) {
+    if (h < 0 || (bytes > 0 && semihost_write(h, outputs[i], (size_t)bytes) != 0)) {
       put("harness: cannot write ");
       put(name);
       put("\n");
@@ -218,10 +235,10 @@ int main(void) {
     }
     if (h >= 0) semihost_close(h);
     if (info->outputs[i].dtype != 1) continue;  // float32 only
-    int64_t n = info->outputs[i].size_bytes / 4;
-    float* ref = carve(info->outputs[i].size_bytes, 16);
+    int64_t n = bytes / 4;
+    float* ref = carve(bytes, 16);
     file_name(name, "ref", i);
-    int rc = ref == NULL ? -1 : read_exact(name, ref, info->outputs[i].size_bytes);
+    int rc = ref == NULL ? -1 : read_exact(name, ref, bytes);
     if (rc == -1) continue;  // no reference given
     if (rc != 0) {
       put("harness: ");
