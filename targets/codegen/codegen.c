@@ -221,7 +221,9 @@ static void lower_for_mcu(LLVMModuleRef module, const mlcc_target_t* target) {
   bool arm_hf = (strncmp(target->triple, "thumb", 5) == 0 ||
                  strncmp(target->triple, "arm", 3) == 0) &&
                 strstr(target->triple, "eabihf") != NULL;
-  mlcc_llvm_lower_libm(module, mlcc_target_fpu(target), arm_hf);
+  bool rv = strncmp(target->triple, "riscv", 5) == 0;
+  bool half = strstr(target->features, "+zfh") != NULL;  // +zfh or +zfhmin
+  mlcc_llvm_lower_libm(module, mlcc_target_fpu(target), arm_hf, rv && !half);
 }
 
 // Gives |fn| the linkage of a shareable kernel: weak_odr + hidden.

@@ -415,11 +415,83 @@ static const char* libm_name_f64(const char* intrinsic) {
   return NULL;
 }
 
-void mlcc_llvm_lower_libm(LLVMModuleRef module, mlcc_fpu_t fpu, bool arm_hard_float) {
+// Integer constant |v| in the i32 shape of |t| (scalar or vector).
+static LLVMValueRef iconst_like(LLVMTypeRef t, uint32_t v) {
+  LLVMContextRef c = LLVMGetTypeContext(t);
+  LLVMValueRef k = LLVMConstInt(LLVMInt32TypeInContext(c), v, 0);
+  return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? splat_const(k, LLVMGetVectorSize(t)) : k;
+}
+
+static LLVMTypeRef same_shape(LLVMTypeRef like, LLVMTypeRef elem) {
+  return LLVMGetTypeKind(like) == LLVMVectorTypeKind ? LLVMVectorType(elem, LLVMGetVectorSize(like))
+                                                     : elem;
+}
+
+// float32 -> float16 bits, round to nearest even, without libgcc's
+// __truncsfhf2: |x| >= 65520 (and inf) gives inf, NaN a quiet NaN; below
+// 2^-14 the subnormal half is the float sum |x| + 0.5 read in units of its
+// ulp 2^-24 (the float addition does the rounding); otherwise the exponent
+// is rebiased and the 13 dropped mantissa bits rounded to even.
+static LLVMValueRef soft_f32_to_f16(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef half_t) {
+  LLVMTypeRef ft = LLVMTypeOf(x);
+  LLVMContextRef c = LLVMGetTypeContext(ft);
+  LLVMTypeRef it = same_shape(ft, LLVMInt32TypeInContext(c));
+  LLVMValueRef u = LLVMBuildBitCast(b, x, it, "");
+  LLVMValueRef sign = LLVMBuildAnd(b, u, iconst_like(it, 0x80000000u), "");
+  LLVMValueRef a = LLVMBuildXor(b, u, sign, "");
+  LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, a, iconst_like(it, 0x477FF000u), "");
+  LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntUGT, a, iconst_like(it, 0x7F800000u), "");
+  LLVMValueRef r_big = LLVMBuildSelect(b, nan, iconst_like(it, 0x7E00u), iconst_like(it, 0x7C00u), "");
+  LLVMValueRef small = LLVMBuildICmp(b, LLVMIntULT, a, iconst_like(it, 0x38800000u), "");
+  LLVMValueRef f = LLVMBuildFAdd(b, LLVMBuildBitCast(b, a, ft, ""), fconst_like(ft, 0.5), "");
+  LLVMValueRef r_small = LLVMBuildSub(b, LLVMBuildBitCast(b, f, it, ""), iconst_like(it, 0x3F000000u), "");
+  LLVMValueRef odd = LLVMBuildAnd(b, LLVMBuildLShr(b, a, iconst_like(it, 13), ""), iconst_like(it, 1), "");
+  LLVMValueRef t = LLVMBuildAdd(b, a, iconst_like(it, 0xC8000FFFu), "");  // -112 << 23, + 0xFFF
+  LLVMValueRef r_norm = LLVMBuildLShr(b, LLVMBuildAdd(b, t, odd, ""), iconst_like(it, 13), "");
+  LLVMValueRef r = LLVMBuildSelect(b, big, r_big, LLVMBuildSelect(b, small, r_small, r_norm, ""), "");
+  r = LLVMBuildOr(b, r, LLVMBuildLShr(b, sign, iconst_like(it, 16), ""), "");
+  LLVMTypeRef i16t = same_shape(ft, LLVMInt16TypeInContext(c));
+  return LLVMBuildBitCast(b, LLVMBuildTrunc(b, r, i16t, ""), half_t, "f2h");
+}
+
+// float16 -> float32 (exact), without libgcc's __extendhfsf2: the bits move
+// into place with the exponent rebiased; inf/NaN get the float exponent,
+// zero and subnormals are renormalized by a float subtraction of 2^-14.
+static LLVMValueRef soft_f16_to_f32(LLVMBuilderRef b, LLVMValueRef h, LLVMTypeRef float_t) {
+  LLVMContextRef c = LLVMGetTypeContext(float_t);
+  LLVMTypeRef i16t = same_shape(float_t, LLVMInt16TypeInContext(c));
+  LLVMTypeRef it = same_shape(float_t, LLVMInt32TypeInContext(c));
+  LLVMValueRef hb = LLVMBuildZExt(b, LLVMBuildBitCast(b, h, i16t, ""), it, "");
+  LLVMValueRef sign = LLVMBuildShl(b, LLVMBuildAnd(b, hb, iconst_like(it, 0x8000u), ""),
+                                   iconst_like(it, 16), "");
+  LLVMValueRef o = LLVMBuildShl(b, LLVMBuildAnd(b, hb, iconst_like(it, 0x7FFFu), ""),
+                                iconst_like(it, 13), "");
+  LLVMValueRef e = LLVMBuildAnd(b, o, iconst_like(it, 0x0F800000u), "");
+  o = LLVMBuildAdd(b, o, iconst_like(it, 0x38000000u), "");
+  LLVMValueRef is_special = LLVMBuildICmp(b, LLVMIntEQ, e, iconst_like(it, 0x0F800000u), "");
+  LLVMValueRef o_special = LLVMBuildAdd(b, o, iconst_like(it, 0x38000000u), "");
+  LLVMValueRef is_small = LLVMBuildICmp(b, LLVMIntEQ, e, iconst_like(it, 0), "");
+  LLVMValueRef fs = LLVMBuildBitCast(b, LLVMBuildAdd(b, o, iconst_like(it, 0x00800000u), ""),
+                                     float_t, "");
+  fs = LLVMBuildFSub(b, fs, fconst_like(float_t, 6.103515625e-05), "");  // 2^-14
+  LLVMValueRef o_small = LLVMBuildBitCast(b, fs, it, "");
+  o = LLVMBuildSelect(b, is_special, o_special, LLVMBuildSelect(b, is_small, o_small, o, ""), "");
+  return LLVMBuildBitCast(b, LLVMBuildOr(b, o, sign, ""), float_t, "h2f");
+}
+
+static bool is_half_based(LLVMTypeRef t) {
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) t = LLVMGetElementType(t);
+  return LLVMGetTypeKind(t) == LLVMHalfTypeKind;
+}
+
+void mlcc_llvm_lower_libm(LLVMModuleRef module, mlcc_fpu_t fpu, bool arm_hard_float,
+                          bool soft_half) {
   bool soft_float = fpu == MLCC_FPU_NONE;
   LLVMContextRef c = LLVMGetModuleContext(module);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  // frem: the backend would call fmodf/fmod itself (see the Arm note below).
+  // frem: the backend would call fmodf/fmod itself (see the Arm note below);
+  // float16 conversions without Zfh would call libgcc's __extendhfsf2 and
+  // __truncsfhf2, which Debian's GCC 12 does not have for RISC-V.
   for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn != NULL;
        fn = LLVMGetNextFunction(fn)) {
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb != NULL;
@@ -427,7 +499,22 @@ void mlcc_llvm_lower_libm(LLVMModuleRef module, mlcc_fpu_t fpu, bool arm_hard_fl
       LLVMValueRef inst = LLVMGetFirstInstruction(bb);
       while (inst != NULL) {
         LLVMValueRef next = LLVMGetNextInstruction(inst);
-        if (LLVMGetInstructionOpcode(inst) == LLVMFRem) {
+        LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+        if (soft_half && (op == LLVMFPExt || op == LLVMFPTrunc)) {
+          LLVMValueRef src = LLVMGetOperand(inst, 0);
+          LLVMTypeRef from = LLVMTypeOf(src), to = LLVMTypeOf(inst);
+          LLVMValueRef r = NULL;
+          LLVMPositionBuilderBefore(b, inst);
+          if (op == LLVMFPExt && is_half_based(from) && is_f32_based(to)) {
+            r = soft_f16_to_f32(b, src, to);
+          } else if (op == LLVMFPTrunc && is_f32_based(from) && is_half_based(to)) {
+            r = soft_f32_to_f16(b, src, to);
+          }
+          if (r != NULL) {
+            LLVMReplaceAllUsesWith(inst, r);
+            LLVMInstructionEraseFromParent(inst);
+          }
+        } else if (op == LLVMFRem) {
           LLVMPositionBuilderBefore(b, inst);
           LLVMValueRef args[2] = {LLVMGetOperand(inst, 0), LLVMGetOperand(inst, 1)};
           bool f32 = is_f32_based(LLVMTypeOf(args[0]));

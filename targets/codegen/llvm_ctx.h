@@ -54,7 +54,11 @@ mlcc_status_t mlcc_llvm_message_status(mlcc_status_code_t code, const char* what
 // function with float parameters or result, and every call of it, gets the
 // VFP calling convention: LLVM-C's target machines would pass those floats
 // in core registers, which the hard-float C library does not expect.
-void mlcc_llvm_lower_libm(LLVMModuleRef module, mlcc_fpu_t fpu, bool arm_hard_float);
+// With |soft_half| (RISC-V without Zfh/Zfhmin) float32<->float16 fpext and
+// fptrunc become inline bit manipulation (exact widening; narrowing rounds to
+// nearest even, with subnormals, inf and NaN).
+void mlcc_llvm_lower_libm(LLVMModuleRef module, mlcc_fpu_t fpu, bool arm_hard_float,
+                          bool soft_half);
 
 // Verifies |module|; INTERNAL with LLVM's text on failure.
 mlcc_status_t mlcc_llvm_verify(LLVMModuleRef module, const char* what);
