@@ -23,6 +23,7 @@
 #include "driver/header.h"
 #include "driver/jobs.h"
 #include "driver/object_check.h"
+#include "driver/objsize.h"
 #include "driver/remote_cache.h"
 #include "driver/remote_sign.h"
 #include "driver/strbuf.h"
@@ -33,6 +34,7 @@
 #include "passes/pass.h"
 #include "passes/plan_memory.h"
 #include "targets/codegen/codegen.h"
+#include "targets/codegen/stack.h"
 #include "targets/target.h"
 
 #ifndef MLCC_VERSION
@@ -794,7 +796,10 @@ static mlcc_status_t run_optimize(mlcc_compilation_t* c) {
   ctx.verify_each = c->options->verify_each;
   ctx.print_after_all = c->options->print_after_all ? stderr : NULL;
   ctx.fold_constants = true;
-  ctx.no_winograd = c->options->no_winograd;
+  // Microcontrollers default to direct convolutions: Winograd's transformed
+  // weights cost flash (ic_resnet8: +53%) and its panels stack (docs/mcu.md).
+  ctx.no_winograd = c->options->winograd_given ? c->options->no_winograd
+                                               : mlcc_target_is_bare_metal(&c->target);
   mlcc_status_t s = mlcc_pass_run_pipeline(&ctx, c->graph, c->passes, c->n_passes);
   if (s == NULL && (emits_objects(c->options->emit) || c->options->emit == MLCC_EMIT_HEADER)) {
     s = mlcc_graph_verify(c->graph, true);
@@ -827,6 +832,7 @@ static mlcc_codegen_options_t codegen_options(const mlcc_compilation_t* c) {
   cg.opt_level = c->options->opt_level;
   cg.name = c->name;
   cg.profile = c->options->profile;
+  cg.weights_section = c->options->weights_section;
   return cg;
 }
 
@@ -1635,6 +1641,35 @@ static mlcc_status_t setup_outputs(mlcc_compilation_t* c, const char** tmpdir) {
   return mlcc_ok_status();
 }
 
+// -v: the two numbers a microcontroller build is sized by (docs/mcu.md).
+// RAM = workspace + NAME_STACK_SIZE (+ any static data); flash = code +
+// read-only data (the weights blob) + initialized data, summed over the
+// archive's members.
+static void print_memory_figures(const mlcc_compilation_t* c) {
+  if (c->n_members == 0) return;
+  mlcc_objsize_t sz = {0};
+  for (uint32_t i = 0; i < c->n_members; ++i) {
+    mlcc_status_t s = mlcc_objsize_add_file(c->members[i], &sz);
+    if (s != NULL) {
+      mlcc_status_free(s);
+      return;
+    }
+  }
+  size_t weights = 0;
+  mlcc_status_t s = mlcc_codegen_weights_size(c->graph, &weights);
+  mlcc_status_free(s);
+  int64_t stack = mlcc_stack_size(c->graph);
+  int64_t ws = c->graph->workspace_size > 0 ? c->graph->workspace_size : 0;
+  fprintf(c->diag,
+          "mlcc: RAM %llu bytes (workspace %lld, stack %lld, static %llu); "
+          "flash %llu bytes (code %llu, weights %zu, other read-only %llu, data %llu)\n",
+          (unsigned long long)(ws + stack) + (unsigned long long)(sz.data + sz.bss),
+          (long long)ws, (long long)stack, (unsigned long long)(sz.data + sz.bss),
+          (unsigned long long)(sz.code + sz.rodata + sz.data), (unsigned long long)sz.code,
+          weights, (unsigned long long)(sz.rodata > weights ? sz.rodata - weights : 0),
+          (unsigned long long)sz.data);
+}
+
 mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
   const mlcc_options_t* o = c->options;
   const char* tmpdir = ".";
@@ -1735,6 +1770,7 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
     }
     mlcc_status_free(ws);
     fprintf(c->diag, "\n");
+    print_memory_figures(c);
   }
   return mlcc_ok_status();
 }

@@ -8,6 +8,7 @@
 
 #include "driver/fsutil.h"
 #include "driver/strbuf.h"
+#include "targets/codegen/codegen.h"
 #include "targets/codegen/stack.h"
 
 #ifndef MLCC_VERSION
@@ -180,6 +181,8 @@ mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
                                  char** out_text) {
   *out_text = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_header_check_name(name));
+  size_t weights_size = 0;  // NAME_WEIGHTS_SIZE: the blob the target's passes packed
+  MLCC_RETURN_IF_ERROR(mlcc_codegen_weights_size(graph, &weights_size));
   char upper[kMaxNameLen + 1];
   size_t nl = strlen(name);
   for (size_t i = 0; i <= nl; ++i) upper[i] = (char)toupper((unsigned char)name[i]);
@@ -202,6 +205,9 @@ mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
   int64_t ws_align = graph->workspace_align > 0 ? graph->workspace_align : 64;
   int64_t ws_size = graph->workspace_size > 0 ? graph->workspace_size : 0;
   char size_line[kMaxNameLen + 64], align_line[kMaxNameLen + 64], stack_line[kMaxNameLen + 64];
+  char weights_line[kMaxNameLen + 64];
+  snprintf(weights_line, sizeof(weights_line), "#define %s_WEIGHTS_SIZE %zu", upper,
+           weights_size);
   snprintf(size_line, sizeof(size_line), "#define %s_WORKSPACE_SIZE %lld", upper,
            (long long)ws_size);
   snprintf(align_line, sizeof(align_line), "#define %s_WORKSPACE_ALIGN %lld", upper,
@@ -211,12 +217,15 @@ mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
   size_t width = strlen(size_line);
   if (strlen(align_line) > width) width = strlen(align_line);
   if (strlen(stack_line) > width) width = strlen(stack_line);
+  if (strlen(weights_line) > width) width = strlen(weights_line);
   width += 3;
   mlcc_strbuf_appendf(&sb, "%-*s/* bytes the caller provides */\n", (int)width, size_line);
   mlcc_strbuf_appendf(&sb, "%-*s/* alignment of the workspace, bytes */\n", (int)width,
                       align_line);
   mlcc_strbuf_appendf(&sb, "%-*s/* stack bytes a run call or parallel task needs */\n",
                       (int)width, stack_line);
+  mlcc_strbuf_appendf(&sb, "%-*s/* bytes of read-only weights (flash on an MCU) */\n",
+                      (int)width, weights_line);
   mlcc_strbuf_appendf(&sb, "#define %s_NUM_INPUTS %u\n", upper, graph->n_inputs);
   mlcc_strbuf_appendf(&sb, "#define %s_NUM_OUTPUTS %u\n", upper, graph->n_outputs);
 

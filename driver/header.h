@@ -5,7 +5,8 @@
 //
 // The header is a pure function of (graph after passes, NAME, model file
 // name[, model sha256]): no timestamps, no absolute paths, no target, so it is
-// byte-identical for every target and every run.
+// byte-identical for every run. Across targets only NAME_WEIGHTS_SIZE can
+// differ (the pack-weights pass lays weights out for the target's vectors).
 #ifndef MLCC_DRIVER_HEADER_H_
 #define MLCC_DRIVER_HEADER_H_
 

@@ -96,6 +96,7 @@ static const char kExpected[] =
     "#define DETECTOR_WORKSPACE_SIZE 1048576   /* bytes the caller provides */\n"
     "#define DETECTOR_WORKSPACE_ALIGN 64       /* alignment of the workspace, bytes */\n"
     "#define DETECTOR_STACK_SIZE 1024          /* stack bytes a run call or parallel task needs */\n"
+    "#define DETECTOR_WEIGHTS_SIZE 0           /* bytes of read-only weights (flash on an MCU) */\n"
     "#define DETECTOR_NUM_INPUTS 4\n"
     "#define DETECTOR_NUM_OUTPUTS 2\n"
     "/* input  0 \"images\": float32 [1,3,320,320] */\n"

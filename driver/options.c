@@ -349,6 +349,23 @@ static mlcc_status_t apply(mlcc_options_t* o, mlcc_option_id_t id, const char* v
     case MLCC_OPT_EMIT_LLVM_TEXT: o->emit = MLCC_EMIT_LL; break;
     case MLCC_OPT_EMIT: return set_emit(o, value);
     case MLCC_OPT_NAME: o->name = value; break;
+    case MLCC_OPT_WEIGHTS_SECTION: {
+      // An ELF section name the assembler and linker scripts accept as is.
+      size_t len = strlen(value);
+      bool ok = len > 0 && len < 200;
+      for (size_t i = 0; ok && i < len; ++i) {
+        char ch = value[i];
+        ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+             ch == '.' || ch == '_' || ch == '-' || ch == '$';
+      }
+      if (!ok) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                                "--weights-section='%s': a section name is 1-199 of "
+                                "[A-Za-z0-9._$-]", value);
+      }
+      o->weights_section = value;
+      break;
+    }
     case MLCC_OPT_TARGET:
       if (*value == '\0') return usage("empty target in '%s'%s", arg, "");
       o->target = value;
@@ -401,8 +418,8 @@ static mlcc_status_t apply(mlcc_options_t* o, mlcc_option_id_t id, const char* v
     case MLCC_OPT_PRINT_AFTER_ALL: o->print_after_all = true; break;
     case MLCC_OPT_VERIFY_EACH: o->verify_each = true; break;
     case MLCC_OPT_TIME_REPORT: o->time_report = true; break;
-    case MLCC_OPT_WINOGRAD: o->no_winograd = false; break;
-    case MLCC_OPT_NO_WINOGRAD: o->no_winograd = true; break;
+    case MLCC_OPT_WINOGRAD: o->no_winograd = false; o->winograd_given = true; break;
+    case MLCC_OPT_NO_WINOGRAD: o->no_winograd = true; o->winograd_given = true; break;
     case MLCC_OPT_PROFILE: o->profile = true; break;
     case MLCC_OPT_DOT_ALL_CONSTANTS: o->dot_all_constants = true; break;
     case MLCC_OPT_CACHE_DIR: o->cache_dir = value; break;

@@ -73,8 +73,10 @@ typedef struct mlcc_options_t {
   bool verify_each;
   bool time_report;  // -ftime-report
   bool no_winograd;  // -fno-winograd (the last of -fwinograd/-fno-winograd wins)
+  bool winograd_given;  // either flag was given (bare-metal targets default to -fno-winograd)
   bool profile;                   // --profile: per-kernel timing in the entry
   bool dot_all_constants;         // --dot-all-constants (--emit=dot)
+  const char* weights_section;    // --weights-section; NULL = .rodata.mlcc_weights
   const char* cache_dir;          // --cache-dir; NULL = $MLCC_CACHE_DIR, ... (driver/cache.h)
   const char* cache_max_size;     // --cache-max-size text; NULL = $MLCC_CACHE_MAXSIZE or 5G
   const char* remote_cache;       // --remote-cache; NULL = $MLCC_REMOTE_CACHE

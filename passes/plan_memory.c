@@ -380,13 +380,107 @@ static int64_t best_fit(const block_t* live, uint32_t n_live, int64_t size) {
   return best >= 0 ? best : prev_end;
 }
 
+// A placed group for plan_by_size: the slots chained by in-place reuse share
+// one block, live from the first one's |def| to the last one's |last|.
+typedef struct group_t {
+  uint32_t root;  // slot index of the chain's first slot
+  int64_t size;
+  uint32_t def, last;
+  int64_t offset;
+} group_t;
+
+static int compare_group_size(const void* a, const void* b) {
+  const group_t* x = *(const group_t* const*)a;
+  const group_t* y = *(const group_t* const*)b;
+  if (x->size != y->size) return x->size > y->size ? -1 : 1;
+  if (x->def != y->def) return x->def < y->def ? -1 : 1;
+  return x->root < y->root ? -1 : (x->root > y->root);
+}
+
+static int compare_group_offset(const void* a, const void* b) {
+  const group_t* x = *(const group_t* const*)a;
+  const group_t* y = *(const group_t* const*)b;
+  return x->offset < y->offset ? -1 : (x->offset > y->offset);
+}
+
+// The offline "greedy by size" placement (every lifetime is known): groups
+// from the largest down, each at the lowest offset where it overlaps no
+// already placed group whose live range meets its own (ranges [def, last]
+// that share a kernel conflict, so a kernel's outputs never overlap its
+// inputs; an in-place chain is one group). It reaches the live-set bound
+// where the kernel-order best fit cannot: in vww_mobilenet a 16x48x48
+// pointwise output lands after its live 8x48x48 input, whose predecessor's
+// dead block it could have shared (294,912 B against a 221,184 B bound).
+// On success sets |*out_peak| and the slots' offsets in |out_offsets| (one
+// per slot; hosted slots untouched); false on allocation failure (the caller
+// fails with RESOURCE_EXHAUSTED).
+static bool plan_by_size(const liveness_t* lv, int64_t* out_offsets, int64_t* out_peak) {
+  uint32_t n = lv->n_slots;
+  *out_peak = 0;
+  if (n == 0) return true;
+  group_t* groups = (group_t*)calloc(n, sizeof(group_t));
+  int64_t* group_of = (int64_t*)malloc(n * sizeof(int64_t));
+  group_t** by_size = (group_t**)malloc(n * sizeof(group_t*));
+  group_t** conflicts = (group_t**)malloc(n * sizeof(group_t*));
+  bool ok = groups != NULL && group_of != NULL && by_size != NULL && conflicts != NULL;
+  uint32_t n_groups = 0;
+  for (uint32_t i = 0; ok && i < n; ++i) {
+    const slot_t* s = &lv->slots[i];
+    group_of[i] = -1;
+    if (s->host >= 0) continue;
+    if (s->inplace_of >= 0 && group_of[s->inplace_of] >= 0) {
+      group_t* g = &groups[group_of[s->inplace_of]];
+      group_of[i] = group_of[s->inplace_of];
+      if (s->size > g->size) g->size = s->size;
+      if (s->def < g->def) g->def = s->def;
+      if (s->last > g->last) g->last = s->last;
+      continue;
+    }
+    group_of[i] = n_groups;
+    groups[n_groups++] = (group_t){i, s->size, s->def, s->last, 0};
+  }
+  // In-place sources come before their outputs (kernel order), so every
+  // chain is complete here; a source defined later would be an mlcc bug and
+  // is caught by the caller's fallback (ok stays true, groups stay apart).
+  int64_t peak = 0;
+  for (uint32_t i = 0; ok && i < n_groups; ++i) by_size[i] = &groups[i];
+  if (ok) qsort(by_size, n_groups, sizeof(by_size[0]), compare_group_size);
+  for (uint32_t i = 0; ok && i < n_groups; ++i) {
+    group_t* g = by_size[i];
+    uint32_t n_conf = 0;
+    for (uint32_t j = 0; j < i; ++j) {
+      const group_t* p = by_size[j];
+      if (p->def <= g->last && g->def <= p->last) conflicts[n_conf++] = (group_t*)p;
+    }
+    qsort(conflicts, n_conf, sizeof(conflicts[0]), compare_group_offset);
+    int64_t off = 0;
+    for (uint32_t j = 0; j < n_conf; ++j) {
+      if (conflicts[j]->offset >= off + g->size) break;  // the gap before it fits
+      int64_t end = conflicts[j]->offset + conflicts[j]->size;
+      if (end > off) off = end;
+    }
+    g->offset = off;
+    if (off + g->size > peak) peak = off + g->size;
+  }
+  for (uint32_t i = 0; ok && i < n; ++i) {
+    if (group_of[i] >= 0) out_offsets[i] = groups[group_of[i]].offset;
+  }
+  free(groups);
+  free(group_of);
+  free(by_size);
+  free(conflicts);
+  *out_peak = peak;
+  return ok;
+}
+
 // Assigns ws_offset to the outputs of each kernel's last node that are
 // intermediate and not graph outputs (values inside a fused chain get -1).
 // Outputs of kernel k are placed while k's inputs are still live, so a
 // kernel's outputs never overlap its inputs, except an in-place output
 // (choose_inplace, kernels[k].inplace_input), which takes over the block of
 // the input it reuses. Sets graph->workspace_size (a multiple of 64) and
-// workspace_align (64).
+// workspace_align (64). A greedy-by-size placement over the same live ranges
+// replaces that plan when it needs fewer bytes (plan_by_size).
 // Bounded (data-dependent) outputs first get their extent slots
 // (add_extent_slots), which live until the end.
 // INVALID_ARGUMENT without kernels; INTERNAL for uninferred values.
@@ -458,6 +552,21 @@ mlcc_status_t mlcc_pass_plan_memory(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
   }
   free(live);
   free(order);
+  if (status == NULL && lv.n_slots > 0) {
+    // Keep the kernel-order best fit unless the greedy-by-size plan is
+    // smaller (plan_by_size).
+    int64_t* offsets = (int64_t*)malloc(lv.n_slots * sizeof(int64_t));
+    int64_t by_size_peak = 0;
+    if (offsets == NULL || !plan_by_size(&lv, offsets, &by_size_peak)) {
+      status = oom();
+    } else if (by_size_peak < peak) {
+      for (uint32_t i = 0; i < lv.n_slots; ++i) {
+        if (lv.slots[i].host < 0) lv.slots[i].offset = offsets[i];
+      }
+      peak = by_size_peak;
+    }
+    free(offsets);
+  }
   if (status == NULL) {
     for (uint32_t i = 0; i < graph->n_values; ++i) graph->values[i]->ws_offset = -1;
     for (uint32_t i = 0; i < lv.n_slots; ++i) {

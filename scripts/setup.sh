@@ -15,6 +15,9 @@ packages=(
   python3 python3-onnx python3-numpy libonnx-testdata qemu-user
   # cross gcc and their C libraries: --no-install-recommends would drop the libc6-dev-*-cross
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
+  # microcontrollers (docs/mcu.md, tests/mcu/): bare-metal gcc, their C library, qemu-system
+  gcc-arm-none-eabi picolibc-arm-none-eabi gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+  qemu-system-arm qemu-system-misc
   clang-16 libclang-rt-16-dev  # libFuzzer targets (scripts/fuzz.sh, ctest fuzz.smoke)
   lld-16  # mlcc -c joins the kernel objects with ld.lld -r (driver/archive.h)
   nginx  # WebDAV server for the remote kernel cache tests (tests/e2e/cache/)

@@ -32,7 +32,21 @@ static const char* arch_prefix(const target_row_t* row) {
     case MLCC_ARCH_X86_64: return "x86_64";
     case MLCC_ARCH_AARCH64: return "aarch64";
     case MLCC_ARCH_RISCV64: return "riscv64";
+    case MLCC_ARCH_CORTEX_M4: return "thumbv7em";
+    case MLCC_ARCH_CORTEX_M55: return "thumbv8.1m.main";
+    case MLCC_ARCH_RV32:
+    case MLCC_ARCH_RV32F: return "riscv32";
     default: return "";
+  }
+}
+
+static bool row_is_bare_metal(const target_row_t* row) {
+  switch (row->arch) {
+    case MLCC_ARCH_CORTEX_M4:
+    case MLCC_ARCH_CORTEX_M55:
+    case MLCC_ARCH_RV32:
+    case MLCC_ARCH_RV32F: return true;
+    default: return false;
   }
 }
 
@@ -74,8 +88,114 @@ static int32_t vector_bytes_for(const mlcc_target_t* t) {
       return 32;
     case MLCC_ARCH_AARCH64: return 16;
     case MLCC_ARCH_RISCV64: return has_feature(t->features, "v") ? 32 : 16;
+    // Microcontrollers: Helium's 128-bit Q registers on cortex-m55 (and a
+    // cortex-m4 row core given +mve.fp); otherwise no float SIMD, and 4 bytes
+    // (one float register) picks the emitters' scalar kernels. Planning for
+    // 16-byte vectors there unrolls them into scalar code 4-8x larger with
+    // tile panels of 28 KiB on the stack (ic_resnet8), for about the same
+    // instruction count (rv32f: kws 9.5 vs 10.3, ic 42.1 vs 40.9 million).
+    case MLCC_ARCH_CORTEX_M55:
+    case MLCC_ARCH_CORTEX_M4:
+      return has_feature(t->features, "mve.fp") || has_feature(t->features, "mve") ? 16 : 4;
+    case MLCC_ARCH_RV32:
+    case MLCC_ARCH_RV32F: return has_feature(t->features, "v") ? 16 : 4;
     default: return 16;
   }
+}
+
+bool mlcc_target_is_bare_metal(const mlcc_target_t* target) {
+  switch (target->arch) {
+    case MLCC_ARCH_CORTEX_M4:
+    case MLCC_ARCH_CORTEX_M55:
+    case MLCC_ARCH_RV32:
+    case MLCC_ARCH_RV32F: return true;
+    default: return false;
+  }
+}
+
+// True if |features| mentions |feat| at all (+feat or -feat).
+static bool mentions_feature(const char* features, const char* feat) {
+  size_t n = strlen(feat);
+  const char* p = features;
+  while (p && *p) {
+    const char* comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == n + 1 && strncmp(p + 1, feat, n) == 0) return true;
+    p = comma ? comma + 1 : NULL;
+  }
+  return false;
+}
+
+// Arm FPU from the LLVM feature names (ARM.td) the feature string enables:
+// the most capable one; false if it enables none.
+static bool arm_fpu_from_features(const char* features, mlcc_fpu_t* out) {
+  static const struct {
+    const char* name;
+    mlcc_fpu_t fpu;
+  } kArmFpus[] = {
+      {"vfp2sp", MLCC_FPU_SINGLE},       {"vfp3d16sp", MLCC_FPU_SINGLE},
+      {"vfp3sp", MLCC_FPU_SINGLE},       {"vfp4d16sp", MLCC_FPU_SINGLE},
+      {"vfp4sp", MLCC_FPU_SINGLE},       {"fp-armv8d16sp", MLCC_FPU_SINGLE},
+      {"fp-armv8sp", MLCC_FPU_SINGLE},   {"mve.fp", MLCC_FPU_SINGLE},
+      {"vfp2", MLCC_FPU_DOUBLE},         {"vfp3", MLCC_FPU_DOUBLE},
+      {"vfp3d16", MLCC_FPU_DOUBLE},      {"vfp4", MLCC_FPU_DOUBLE},
+      {"vfp4d16", MLCC_FPU_DOUBLE},      {"fp-armv8", MLCC_FPU_DOUBLE},
+      {"fp-armv8d16", MLCC_FPU_DOUBLE},  {"fp64", MLCC_FPU_DOUBLE},
+  };
+  bool found = false;
+  mlcc_fpu_t best = MLCC_FPU_NONE;
+  for (size_t i = 0; i < sizeof(kArmFpus) / sizeof(kArmFpus[0]); ++i) {
+    if (has_feature(features, kArmFpus[i].name)) {
+      found = true;
+      if (kArmFpus[i].fpu > best) best = kArmFpus[i].fpu;
+    }
+  }
+  *out = best;
+  return found;
+}
+
+// Turning the FP registers or double precision off wins over the rest.
+static mlcc_fpu_t arm_fpu_cap(const char* features, mlcc_fpu_t fpu) {
+  if (has_feature(features, "soft-float") ||
+      (mentions_feature(features, "fpregs") && !has_feature(features, "fpregs"))) {
+    return MLCC_FPU_NONE;
+  }
+  if (fpu == MLCC_FPU_DOUBLE && mentions_feature(features, "fp64") &&
+      !has_feature(features, "fp64")) {
+    return MLCC_FPU_SINGLE;
+  }
+  return fpu;
+}
+
+mlcc_fpu_t mlcc_target_fpu(const mlcc_target_t* target) {
+  switch (target->arch) {
+    case MLCC_ARCH_RV32:
+    case MLCC_ARCH_RV32F:
+      return has_feature(target->features, "d")   ? MLCC_FPU_DOUBLE
+             : has_feature(target->features, "f") ? MLCC_FPU_SINGLE
+                                                  : MLCC_FPU_NONE;
+    case MLCC_ARCH_CORTEX_M4:
+    case MLCC_ARCH_CORTEX_M55: {
+      mlcc_fpu_t fpu = MLCC_FPU_NONE;
+      if (!arm_fpu_from_features(target->features, &fpu)) {
+        // The CPU's own FPU (LLVM's ARM.td processor definitions).
+        static const char* const sp[] = {"cortex-m4", "cortex-m33", "cortex-m35p"};
+        static const char* const dp[] = {"cortex-m7", "cortex-m55", "cortex-m85"};
+        for (size_t i = 0; i < sizeof(sp) / sizeof(sp[0]); ++i) {
+          if (strcmp(target->cpu, sp[i]) == 0) fpu = MLCC_FPU_SINGLE;
+        }
+        for (size_t i = 0; i < sizeof(dp) / sizeof(dp[0]); ++i) {
+          if (strcmp(target->cpu, dp[i]) == 0) fpu = MLCC_FPU_DOUBLE;
+        }
+      }
+      return arm_fpu_cap(target->features, fpu);
+    }
+    default: return MLCC_FPU_DOUBLE;
+  }
+}
+
+bool mlcc_target_wide_sums(const mlcc_target_t* target) {
+  return mlcc_target_fpu(target) == MLCC_FPU_DOUBLE;
 }
 
 static const target_row_t* find_alias(const char* name) {
@@ -143,6 +263,9 @@ static const target_row_t* find_by_triple(const char* triple) {
   // Common spellings of the same arch.
   if ((len == 5 && strncmp(triple, "arm64", 5) == 0)) return find_alias("aarch64");
   if ((len == 5 && strncmp(triple, "amd64", 5) == 0)) return find_alias("x86");
+  // Other M-profile Arm triples (thumbv6m, thumbv7m, thumbv8m.main, ...)
+  // resolve like cortex-m4 with the user's triple; -mcpu picks the core.
+  if (len > 6 && strncmp(triple, "thumbv", 6) == 0) return find_alias("cortex-m4");
   return NULL;
 }
 
@@ -174,15 +297,22 @@ mlcc_status_t mlcc_target_resolve(const char* name, const char* cpu,
       copy_str(triple, sizeof(triple), row->triple);
     } else {
       row = find_by_triple(name);
-      if (row != NULL && strstr(name, "-linux") == NULL) {
+      if (row != NULL && row_is_bare_metal(row)) {
+        if (strstr(name, "-linux") != NULL) {
+          return mlcc_make_status(MLCC_STATUS_NOT_FOUND,
+                                  "target '%s': mlcc generates bare-metal code for this "
+                                  "architecture (e.g. %s), not Linux", name, row->triple);
+        }
+      } else if (row != NULL && strstr(name, "-linux") == NULL) {
         return mlcc_make_status(MLCC_STATUS_NOT_FOUND,
                                 "target '%s' is not a Linux triple; mlcc generates ELF "
                                 "objects for Linux (e.g. %s)", name, row->triple);
       }
       if (row == NULL || strlen(name) >= sizeof(triple)) {
         return mlcc_make_status(MLCC_STATUS_NOT_FOUND,
-                                "unknown target '%s' (known: x86, aarch64, riscv, or a "
-                                "triple starting with x86_64-, aarch64-, riscv64-)",
+                                "unknown target '%s' (known: x86, aarch64, riscv, "
+                                "cortex-m4, cortex-m55, rv32, rv32f, or a triple starting "
+                                "with x86_64-, aarch64-, riscv64-, thumbv, riscv32-)",
                                 name);
       }
       copy_str(triple, sizeof(triple), name);
@@ -253,7 +383,7 @@ void mlcc_target_print_all(void* out) {
   FILE* f = out;
   for (size_t i = 0; i < sizeof(target_rows) / sizeof(target_rows[0]); ++i) {
     const target_row_t* r = &target_rows[i];
-    fprintf(f, "  %-8s %-20s %-14s %s\n", r->alias, r->triple, r->cpu,
+    fprintf(f, "  %-10s %-27s %-13s %s\n", r->alias, r->triple, r->cpu,
             r->features[0] ? r->features : "-");
   }
 }

@@ -83,6 +83,55 @@ static void test_bad_target(void) {
   mlcc_status_free(s);
 }
 
+// The microcontroller rows: bare metal, their FPUs, -mcpu/-mattr as
+// elsewhere, and the FPU deciding whether long sums may use double.
+static void test_microcontrollers(void) {
+  mlcc_target_t t;
+  CHECK_OK(mlcc_target_resolve("cortex-m4", NULL, NULL, &t));
+  CHECK_EQ_INT(t.arch, MLCC_ARCH_CORTEX_M4);
+  CHECK_STREQ(t.triple, "thumbv7em-none-eabihf");
+  CHECK(mlcc_target_is_bare_metal(&t));
+  CHECK_EQ_INT(mlcc_target_fpu(&t), MLCC_FPU_SINGLE);
+  CHECK(!mlcc_target_wide_sums(&t));
+  CHECK_EQ_INT(t.vector_bytes, 4);  // no float SIMD: the scalar kernels
+  // cortex-m7's FPv5-D16 has double precision; -fpregs removes the FPU.
+  CHECK_OK(mlcc_target_resolve("cortex-m4", "cortex-m7", NULL, &t));
+  CHECK_EQ_INT(mlcc_target_fpu(&t), MLCC_FPU_DOUBLE);
+  CHECK_OK(mlcc_target_resolve("cortex-m4", "cortex-m7", "-fp64", &t));
+  CHECK_EQ_INT(mlcc_target_fpu(&t), MLCC_FPU_SINGLE);
+  CHECK_OK(mlcc_target_resolve("cortex-m4", "cortex-m3", NULL, &t));
+  CHECK_EQ_INT(mlcc_target_fpu(&t), MLCC_FPU_NONE);
+  CHECK_OK(mlcc_target_resolve("cortex-m55", NULL, NULL, &t));
+  CHECK_STREQ(t.triple, "thumbv8.1m.main-none-eabihf");
+  CHECK_STREQ(t.features, "+mve.fp,+fp-armv8d16");
+  CHECK_EQ_INT(mlcc_target_fpu(&t), MLCC_FPU_DOUBLE);
+  CHECK_EQ_INT(t.vector_bytes, 16);  // Helium
+  CHECK_OK(mlcc_target_resolve("cortex-m55", NULL, "-fpregs", &t));
+  CHECK_EQ_INT(mlcc_target_fpu(&t), MLCC_FPU_NONE);
+  CHECK_OK(mlcc_target_resolve("rv32", NULL, NULL, &t));
+  CHECK_STREQ(t.triple, "riscv32-unknown-elf");
+  CHECK_EQ_INT(mlcc_target_fpu(&t), MLCC_FPU_NONE);
+  CHECK_OK(mlcc_target_resolve("rv32f", NULL, NULL, &t));
+  CHECK_EQ_INT(t.arch, MLCC_ARCH_RV32F);
+  CHECK_EQ_INT(mlcc_target_fpu(&t), MLCC_FPU_SINGLE);
+  CHECK_OK(mlcc_target_resolve("rv32", NULL, "+f,+d", &t));
+  CHECK_EQ_INT(mlcc_target_fpu(&t), MLCC_FPU_DOUBLE);
+  // Triples: other M-profile cores resolve like cortex-m4; no Linux triple.
+  CHECK_OK(mlcc_target_resolve("thumbv8m.main-none-eabihf", "cortex-m33", NULL, &t));
+  CHECK_STREQ(t.triple, "thumbv8m.main-none-eabihf");
+  CHECK(mlcc_target_is_bare_metal(&t));
+  CHECK_OK(mlcc_target_resolve("riscv32-unknown-elf", NULL, NULL, &t));
+  CHECK_STREQ(t.alias, "rv32");
+  CHECK_STATUS(mlcc_target_resolve("riscv32-linux-gnu", NULL, NULL, &t),
+               MLCC_STATUS_NOT_FOUND);
+  CHECK_STATUS(mlcc_target_resolve("cortex-m4", "nonsense-m9", NULL, &t),
+               MLCC_STATUS_INVALID_ARGUMENT);
+  // The Linux targets have double precision and are not bare metal.
+  CHECK_OK(mlcc_target_resolve("riscv", NULL, NULL, &t));
+  CHECK(!mlcc_target_is_bare_metal(&t));
+  CHECK(mlcc_target_wide_sums(&t));
+}
+
 static void test_host_and_native(void) {
   mlcc_target_t t;
   CHECK_OK(mlcc_target_resolve(NULL, NULL, NULL, &t));
@@ -114,12 +163,15 @@ static void test_print_all(void) {
   CHECK(strstr(buf, "x86_64-linux-gnu") != NULL);
   CHECK(strstr(buf, "aarch64-linux-gnu") != NULL);
   CHECK(strstr(buf, "riscv64-linux-gnu") != NULL);
+  CHECK(strstr(buf, "thumbv7em-none-eabihf") != NULL);
+  CHECK(strstr(buf, "riscv32-unknown-elf") != NULL);
 }
 
 int main(void) {
   RUN(test_aliases);
   RUN(test_triples);
   RUN(test_bad_target);
+  RUN(test_microcontrollers);
   RUN(test_host_and_native);
   RUN(test_print_all);
   return TEST_EXIT();

@@ -201,6 +201,9 @@ mlcc_status_t mlcc_codegen_build_kernel_fn(LLVMContextRef llctx, LLVMModuleRef m
 
 int64_t mlcc_emit_parallel_units(const mlcc_kernel_t* kernel, const mlcc_target_t* target) {
   if (kernel == NULL || kernel->n_nodes == 0 || target == NULL) return 0;
+  // No threads on a microcontroller: NAME_run_parallel runs kernels whole
+  // and no kernel gets a range variant (docs/mcu.md).
+  if (mlcc_target_is_bare_metal(target)) return 0;
   const mlcc_node_t* anchor = kernel->nodes[0];
   if (anchor->op == MLCC_OP_CONV) return mlcc_emit_conv_parallel_units(anchor, target);
   if (anchor->op == MLCC_OP_GEMM || anchor->op == MLCC_OP_MATMUL) {
@@ -211,6 +214,16 @@ int64_t mlcc_emit_parallel_units(const mlcc_kernel_t* kernel, const mlcc_target_
     return mlcc_emit_pool_parallel_units(anchor, target);
   }
   return 0;
+}
+
+// mlcc_llvm_lower_libm with the target's FPU and float ABI.
+static void lower_for_mcu(LLVMModuleRef module, const mlcc_target_t* target) {
+  bool arm_hf = (strncmp(target->triple, "thumb", 5) == 0 ||
+                 strncmp(target->triple, "arm", 3) == 0) &&
+                strstr(target->triple, "eabihf") != NULL;
+  bool rv = strncmp(target->triple, "riscv", 5) == 0;
+  bool half = strstr(target->features, "+zfh") != NULL;  // +zfh or +zfhmin
+  mlcc_llvm_lower_libm(module, mlcc_target_fpu(target), arm_hf, rv && !half);
 }
 
 // Gives |fn| the linkage of a shareable kernel: weak_odr + hidden.
@@ -226,6 +239,11 @@ static mlcc_status_t check_options(const mlcc_codegen_options_t* options) {
   if (options->opt_level < 0 || options->opt_level > 3) {
     return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "opt level %d is not 0..3",
                             options->opt_level);
+  }
+  if (options->profile && mlcc_target_is_bare_metal(options->target)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "--profile times kernels with clock_gettime, which the "
+                            "bare-metal target %s does not have", options->target->triple);
   }
   return mlcc_ok_status();
 }
@@ -249,6 +267,9 @@ mlcc_status_t mlcc_codegen_kernel(const mlcc_graph_t* graph, uint32_t kernel_ind
                                                  &graph->kernels[kernel_index], symbol, &fn);
   if (mlcc_status_is_ok(s)) {
     set_kernel_linkage(fn);
+    if (mlcc_target_is_bare_metal(options->target)) {
+      lower_for_mcu(module, options->target);
+    }
     s = mlcc_llvm_verify(module, symbol);
   }
   if (mlcc_status_is_ok(s)) s = mlcc_llvm_optimize(module, tm, options->opt_level);
@@ -278,6 +299,7 @@ mlcc_status_t mlcc_codegen_whole(mlcc_graph_t* graph, const mlcc_codegen_options
   LLVMModuleRef module = LLVMModuleCreateWithNameInContext(options->name, llctx);
   mlcc_llvm_set_module_target(module, tm);
   s = mlcc_codegen_build_weights(graph, options->name, llctx, module);
+  if (mlcc_status_is_ok(s)) mlcc_codegen_set_weights_section(module, options);
   for (uint32_t k = 0; k < graph->n_kernels && mlcc_status_is_ok(s); ++k) {
     if (LLVMGetNamedFunction(module, symbols[k]) != NULL) continue;  // shared kernel
     LLVMValueRef fn = NULL;
@@ -286,6 +308,9 @@ mlcc_status_t mlcc_codegen_whole(mlcc_graph_t* graph, const mlcc_codegen_options
     if (mlcc_status_is_ok(s)) set_kernel_linkage(fn);
   }
   if (mlcc_status_is_ok(s)) s = mlcc_codegen_build_entry_profiled(graph, options->name, symbols, options->target, options->profile, llctx, module);
+  if (mlcc_status_is_ok(s) && mlcc_target_is_bare_metal(options->target)) {
+    lower_for_mcu(module, options->target);
+  }
   if (mlcc_status_is_ok(s)) s = mlcc_llvm_verify(module, options->name);
   if (mlcc_status_is_ok(s)) s = mlcc_llvm_optimize(module, tm, options->opt_level);
   if (mlcc_status_is_ok(s)) s = mlcc_llvm_emit(module, tm, kind, out);

@@ -50,7 +50,12 @@ typedef struct mlcc_codegen_options_t {
   bool profile;            // --profile: the entry times every kernel call
                            // (entry_profile.h); not part of any kernel key
   const mlcc_object_cache_t* entry_cache;  // NULL: the entry is always compiled
+  const char* weights_section;  // ELF section of NAME_weights (--weights-section);
+                                // NULL or "": MLCC_WEIGHTS_SECTION_DEFAULT
 } mlcc_codegen_options_t;
+
+// The section the weights blob goes to unless --weights-section names another.
+#define MLCC_WEIGHTS_SECTION_DEFAULT ".rodata.mlcc_weights"
 
 // Cache identity of kernel |kernel_index|: SHA-256 (hex, 64 chars + NUL) over
 // a canonical serialization of everything that changes the kernel's code
@@ -79,11 +84,19 @@ mlcc_status_t mlcc_codegen_entry(const mlcc_graph_t* graph,
 
 // Lays out every constant a kernel reads into one 64-byte aligned blob
 // "<name>_weights" (sets value->weight_offset; a mutation of the graph's
-// bookkeeping only) and emits it as read-only data into |out|: an object
-// (section .rodata.mlcc_weights) from mlcc's ELF writer, ll/asm via LLVM.
+// bookkeeping only) and emits it as read-only data into |out|, in section
+// options->weights_section (default .rodata.mlcc_weights): an object from
+// mlcc's ELF writer (ELF64 targets) or LLVM (the 32-bit microcontroller
+// targets, whose objects also carry the Arm/RISC-V ABI attributes), ll/asm
+// via LLVM.
 mlcc_status_t mlcc_codegen_weights(mlcc_graph_t* graph,
                                    const mlcc_codegen_options_t* options,
                                    mlcc_output_kind_t kind, mlcc_buffer_t* out);
+
+// Bytes of the weights blob mlcc_codegen_weights lays out for |graph| (after
+// passes; packed layouts make it target-dependent): NAME_WEIGHTS_SIZE.
+// RESOURCE_EXHAUSTED on allocation failure or a blob over 4 GiB.
+mlcc_status_t mlcc_codegen_weights_size(const mlcc_graph_t* graph, size_t* out_size);
 
 // As mlcc_codegen_weights with an object output, written straight to the
 // file |path| (created or truncated) by mlcc's own ELF writer

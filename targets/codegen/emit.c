@@ -650,6 +650,49 @@ LLVMValueRef mlcc_emit_var(mlcc_emit_ctx_t* ctx, LLVMTypeRef type, LLVMValueRef 
   return a;
 }
 
+mlcc_fsum_t mlcc_emit_fsum_begin(mlcc_emit_ctx_t* ctx) {
+  mlcc_fsum_t s;
+  memset(&s, 0, sizeof(s));
+  s.wide = ctx->target == NULL || mlcc_target_wide_sums(ctx->target);
+  s.type = s.wide ? ctx->t_f64 : ctx->t_f32;
+  s.sum = mlcc_emit_var(ctx, s.type, LLVMConstReal(s.type, 0.0));
+  if (!s.wide) s.comp = mlcc_emit_var(ctx, ctx->t_f32, LLVMConstReal(ctx->t_f32, 0.0));
+  return s;
+}
+
+void mlcc_emit_fsum_add(mlcc_emit_ctx_t* ctx, const mlcc_fsum_t* s, LLVMValueRef x) {
+  LLVMBuilderRef b = ctx->b;
+  if (s->wide) {
+    LLVMValueRef xd = LLVMBuildFPExt(b, x, ctx->t_f64, "");
+    LLVMValueRef cur = LLVMBuildLoad2(b, ctx->t_f64, s->sum, "");
+    LLVMBuildStore(b, LLVMBuildFAdd(b, cur, xd, ""), s->sum);
+    return;
+  }
+  // Neumaier: t = sum + x; the rounding error of that addition is
+  // (big - t) + small exactly, where big is the operand of larger magnitude.
+  LLVMValueRef sum = LLVMBuildLoad2(b, ctx->t_f32, s->sum, "");
+  LLVMValueRef t = LLVMBuildFAdd(b, sum, x, "ks.t");
+  LLVMValueRef abs_sum = mlcc_emit_intrinsic(ctx, "llvm.fabs", &sum, 1);
+  LLVMValueRef abs_x = mlcc_emit_intrinsic(ctx, "llvm.fabs", &x, 1);
+  LLVMValueRef sum_big = LLVMBuildFCmp(b, LLVMRealOGE, abs_sum, abs_x, "");
+  LLVMValueRef big = LLVMBuildSelect(b, sum_big, sum, x, "");
+  LLVMValueRef small = LLVMBuildSelect(b, sum_big, x, sum, "");
+  LLVMValueRef err = LLVMBuildFAdd(b, LLVMBuildFSub(b, big, t, ""), small, "ks.err");
+  LLVMValueRef comp = LLVMBuildLoad2(b, ctx->t_f32, s->comp, "");
+  LLVMBuildStore(b, LLVMBuildFAdd(b, comp, err, ""), s->comp);
+  LLVMBuildStore(b, t, s->sum);
+}
+
+LLVMValueRef mlcc_emit_fsum_value(mlcc_emit_ctx_t* ctx, const mlcc_fsum_t* s) {
+  LLVMValueRef sum = LLVMBuildLoad2(ctx->b, s->type, s->sum, "");
+  if (s->wide) return sum;
+  return LLVMBuildFAdd(ctx->b, sum, LLVMBuildLoad2(ctx->b, ctx->t_f32, s->comp, ""), "ks");
+}
+
+LLVMValueRef mlcc_emit_fsum_round(mlcc_emit_ctx_t* ctx, const mlcc_fsum_t* s, LLVMValueRef v) {
+  return s->wide ? LLVMBuildFPTrunc(ctx->b, v, ctx->t_f32, "") : v;
+}
+
 //===----------------------------------------------------------------------===//
 // Control flow
 //===----------------------------------------------------------------------===//

@@ -257,6 +257,35 @@ LLVMValueRef mlcc_emit_fast_sigmoid(mlcc_emit_ctx_t* ctx, LLVMValueRef x);
 LLVMValueRef mlcc_emit_fast_tanh(mlcc_emit_ctx_t* ctx, LLVMValueRef x);
 LLVMValueRef mlcc_emit_fast_erf(mlcc_emit_ctx_t* ctx, LLVMValueRef x);
 
+// A long float32 sum's accumulator for partial (block) sums. On targets
+// with double-precision hardware (mlcc_target_wide_sums) it is a double:
+// the float block sums are widened and added, and the caller finishes
+// (divides) in double and rounds once. Elsewhere (Cortex-M4F, rv32, rv32f)
+// it is a float sum with a float compensation term (Neumaier's variant of
+// Kahan summation), so the generated code has no double arithmetic. For m
+// partial sums p_i the compensated result S' satisfies
+//   |S' - sum p_i| <= eps * |sum p_i| + 2 * eps^2 * m * sum |p_i|,
+// eps = 2^-24 (Higham, "Accuracy and Stability of Numerical Algorithms",
+// 2nd ed., section 4.3): the result is the exactly rounded sum of the p_i
+// until m reaches ~2^23, the same as adding them in double and rounding.
+// The error inside each block is the block's own float sum, as on every
+// target.
+typedef struct mlcc_fsum_t {
+  bool wide;          // double accumulator (no compensation)
+  LLVMTypeRef type;   // double if wide, else float: the type of _value
+  LLVMValueRef sum;   // alloca of |type|
+  LLVMValueRef comp;  // alloca float, the running compensation (NULL if wide)
+} mlcc_fsum_t;
+
+// An accumulator for ctx->target holding 0 (stored at the current position).
+mlcc_fsum_t mlcc_emit_fsum_begin(mlcc_emit_ctx_t* ctx);
+// Adds the float32 scalar |x| to |s|.
+void mlcc_emit_fsum_add(mlcc_emit_ctx_t* ctx, const mlcc_fsum_t* s, LLVMValueRef x);
+// The sum so far in s->type (a compensated sum is sum + compensation).
+LLVMValueRef mlcc_emit_fsum_value(mlcc_emit_ctx_t* ctx, const mlcc_fsum_t* s);
+// s->type's value |v| rounded to float32 (no-op when not wide).
+LLVMValueRef mlcc_emit_fsum_round(mlcc_emit_ctx_t* ctx, const mlcc_fsum_t* s, LLVMValueRef v);
+
 // The scalar formula of elementwise |node| (MLCC_OPF_ELEMENTWISE) on
 // |operands| (computational types, one per input slot; NULL for omitted
 // optional inputs; vectors of one width when

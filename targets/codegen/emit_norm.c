@@ -218,7 +218,7 @@ enum { kScalarBlock = 256 };
 // reduce_span over x[base, base + len). A sum longer than one block (2 *
 // lanes * kSumBlockIters elements) is blocked: each block is summed by
 // reduce_span into fresh float accumulators, and the block sums are added in
-// double, so the rounding error grows like (block + log2(lanes)) * eps
+// double (compensated float on microcontrollers, mlcc_fsum_t), so the rounding error grows like (block + log2(lanes)) * eps
 // instead of len / (2 * lanes) * eps (a float32 lane that has summed 2^19
 // elements of similar size is already off by ~1e-4). Shorter sums (and max)
 // emit exactly the unblocked code.
@@ -227,18 +227,18 @@ static LLVMValueRef block_reduce(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, LL
   int64_t blk = 2 * (int64_t)vlanes(ctx) * kSumBlockIters;
   if (k != RED_SUM || len <= blk) return reduce_span(ctx, x, base, len, k, fn, c);
   int64_t nb = len / blk;
-  LLVMValueRef tot = mlcc_emit_var(ctx, ctx->t_f64, LLVMConstReal(ctx->t_f64, 0.0));
+  // Block sums add in double, or compensated float on targets without
+  // double-precision hardware (mlcc_fsum_t).
+  mlcc_fsum_t tot = mlcc_emit_fsum_begin(ctx);
   mlcc_loop_t l = mlcc_emit_for(ctx, 0, nb, "blk");
   LLVMValueRef s = reduce_span(ctx, x, iadd(ctx, base, imulc(ctx, l.iv, blk)), blk, k, fn, c);
-  LLVMValueRef sd = LLVMBuildFPExt(ctx->b, s, ctx->t_f64, "");
-  LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ctx->t_f64, tot), sd, ""), tot);
+  mlcc_emit_fsum_add(ctx, &tot, s);
   mlcc_emit_loop_end(ctx, &l);
-  LLVMValueRef t = ld(ctx, ctx->t_f64, tot);
   if (nb * blk < len) {
     LLVMValueRef rest = reduce_span(ctx, x, iaddc(ctx, base, nb * blk), len - nb * blk, k, fn, c);
-    t = LLVMBuildFAdd(ctx->b, t, LLVMBuildFPExt(ctx->b, rest, ctx->t_f64, ""), "");
+    mlcc_emit_fsum_add(ctx, &tot, rest);
   }
-  return LLVMBuildFPTrunc(ctx->b, t, ctx->t_f32, "");
+  return mlcc_emit_fsum_round(ctx, &tot, mlcc_emit_fsum_value(ctx, &tot));
 }
 
 //===----------------------------------------------------------------------===//
@@ -500,7 +500,7 @@ mlcc_status_t mlcc_emit_softmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   // added in double (see block_reduce).
   LLVMValueRef s;
   if (dt == MLCC_DTYPE_F32 && len > kScalarBlock) {
-    LLVMValueRef tot = mlcc_emit_var(ctx, ctx->t_f64, LLVMConstReal(ctx->t_f64, 0.0));
+    mlcc_fsum_t tot = mlcc_emit_fsum_begin(ctx);
     LLVMValueRef bsum = mlcc_emit_var(ctx, ft, NULL);
     int64_t full = len / kScalarBlock, rem = len % kScalarBlock;
     for (int part = 0; part < 2; ++part) {
@@ -517,11 +517,10 @@ mlcc_status_t mlcc_emit_softmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
       LLVMValueRef e2 = mlcc_emit_fast_exp(ctx, LLVMBuildFSub(ctx->b, v2, m, ""));
       LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ft, bsum), e2, ""), bsum);
       mlcc_emit_loop_end(ctx, &l2);
-      LLVMValueRef bs = LLVMBuildFPExt(ctx->b, ld(ctx, ft, bsum), ctx->t_f64, "");
-      LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ctx->t_f64, tot), bs, ""), tot);
+      mlcc_emit_fsum_add(ctx, &tot, ld(ctx, ft, bsum));
       if (part == 0) mlcc_emit_loop_end(ctx, &lc);
     }
-    s = LLVMBuildFPTrunc(ctx->b, ld(ctx, ctx->t_f64, tot), ft, "");
+    s = mlcc_emit_fsum_round(ctx, &tot, mlcc_emit_fsum_value(ctx, &tot));
   } else {
     LLVMValueRef sum = mlcc_emit_var(ctx, ft, mlcc_emit_const(ctx, dt, 0));
     mlcc_loop_t l2 = mlcc_emit_for(ctx, 0, len, "l2");

@@ -347,9 +347,16 @@ mlcc_status_t mlcc_emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   }
   // A float32 average over a window longer than kPoolScalarSumMax sums in
   // double (a serial chain either way); shorter windows in float.
-  bool wide = !is_max && dt == MLCC_DTYPE_F32 && g.k[0] * g.k[1] * g.k[2] > kPoolScalarSumMax;
+  // Without double-precision hardware (mlcc_target_wide_sums) such a window
+  // sums in compensated float instead (mlcc_fsum_t).
+  bool long_sum = !is_max && dt == MLCC_DTYPE_F32 && g.k[0] * g.k[1] * g.k[2] > kPoolScalarSumMax;
+  bool wide = long_sum && mlcc_target_wide_sums(ctx->target);
+  bool kahan = long_sum && !wide;
   LLVMTypeRef at = wide ? ctx->t_f64 : ft;
-  LLVMValueRef acc = mlcc_emit_var(ctx, at, is_max ? lowest(ctx, dt) : LLVMConstReal(at, 0.0));
+  mlcc_fsum_t ksum = {0};
+  if (kahan) ksum = mlcc_emit_fsum_begin(ctx);
+  LLVMValueRef acc = kahan ? ksum.sum
+                           : mlcc_emit_var(ctx, at, is_max ? lowest(ctx, dt) : LLVMConstReal(at, 0.0));
   LLVMValueRef best = ind ? mlcc_emit_var(ctx, ctx->t_i64, c64(ctx, 0)) : NULL;
   LLVMValueRef count = mlcc_emit_var(ctx, ctx->t_i64, c64(ctx, 0));
   mlcc_loop_t lk[3];
@@ -409,18 +416,26 @@ mlcc_status_t mlcc_emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
       xr = imad(ctx, xr, g.in[j], pos);
     }
     mlcc_if_t in_if = mlcc_emit_if_begin(ctx, inb);
-    LLVMValueRef cur = LLVMBuildLoad2(ctx->b, at, acc, "");
     LLVMValueRef v = mlcc_emit_load(ctx, x, xr);
-    if (wide) v = LLVMBuildFPExt(ctx->b, v, at, "");
-    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, cur, v, ""), acc);
+    if (kahan) {
+      mlcc_emit_fsum_add(ctx, &ksum, v);
+    } else {
+      LLVMValueRef cur = LLVMBuildLoad2(ctx->b, at, acc, "");
+      if (wide) v = LLVMBuildFPExt(ctx->b, v, at, "");
+      LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, cur, v, ""), acc);
+    }
     mlcc_emit_if_end(ctx, &in_if);
   } else {
     LLVMValueRef cn = LLVMBuildLoad2(ctx->b, ctx->t_i64, count, "");
     LLVMBuildStore(ctx->b, iaddc(ctx, cn, 1), count);
-    LLVMValueRef cur = LLVMBuildLoad2(ctx->b, at, acc, "");
     LLVMValueRef v = mlcc_emit_load(ctx, x, xi);
-    if (wide) v = LLVMBuildFPExt(ctx->b, v, at, "");
-    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, cur, v, ""), acc);
+    if (kahan) {
+      mlcc_emit_fsum_add(ctx, &ksum, v);
+    } else {
+      LLVMValueRef cur = LLVMBuildLoad2(ctx->b, at, acc, "");
+      if (wide) v = LLVMBuildFPExt(ctx->b, v, at, "");
+      LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, cur, v, ""), acc);
+    }
   }
   for (int j = 2; j >= 0; --j) {
     if (has_if[j]) mlcc_emit_if_end(ctx, &ifs[j]);
@@ -429,7 +444,7 @@ mlcc_status_t mlcc_emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   LLVMValueRef yi = imad(ctx, l_nc.iv, g.out[0], l_od.iv);
   yi = imad(ctx, yi, g.out[1], l_oh.iv);
   yi = imad(ctx, yi, g.out[2], l_ow.iv);
-  LLVMValueRef result = LLVMBuildLoad2(ctx->b, at, acc, "");
+  LLVMValueRef result = kahan ? mlcc_emit_fsum_value(ctx, &ksum) : LLVMBuildLoad2(ctx->b, at, acc, "");
   if (!is_max) {
     LLVMValueRef cn = LLVMBuildLoad2(ctx->b, ctx->t_i64, count, "");
     // An empty window (possible only with ceil_mode) yields 0/1 -> 0 rather
@@ -487,8 +502,11 @@ mlcc_status_t mlcc_emit_global_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   mlcc_loop_t l_nc = mlcc_emit_loop_begin(ctx, rb, re, 1, "nc");
   LLVMValueRef base = imulc(ctx, l_nc.iv, sp);
   LLVMValueRef acc = mlcc_emit_var(ctx, ft, ident);
-  LLVMValueRef tot = NULL;
-  if (nblk > 0 || wide_tail) tot = mlcc_emit_var(ctx, ctx->t_f64, LLVMConstReal(ctx->t_f64, 0.0));
+  // |tot| adds in double, or in compensated float without double-precision
+  // hardware (mlcc_fsum_t).
+  mlcc_fsum_t tot = {0};
+  bool have_tot = nblk > 0 || wide_tail;
+  if (have_tot) tot = mlcc_emit_fsum_begin(ctx);
   if (nblk > 0) {
     mlcc_loop_t l_b = mlcc_emit_for(ctx, 0, nblk, "blk");
     LLVMValueRef bacc = mlcc_emit_var(ctx, vt, splat(ctx, ident, lanes));
@@ -499,9 +517,7 @@ mlcc_status_t mlcc_emit_global_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
     LLVMBuildStore(ctx->b, combine(ctx, dt, false, LLVMBuildLoad2(ctx->b, vt, bacc, ""), v), bacc);
     mlcc_emit_loop_end(ctx, &l_v);
     LLVMValueRef bs = reduce_vec(ctx, dt, false, LLVMBuildLoad2(ctx->b, vt, bacc, ""), lanes);
-    LLVMValueRef t = LLVMBuildLoad2(ctx->b, ctx->t_f64, tot, "");
-    LLVMValueRef bsd = LLVMBuildFPExt(ctx->b, bs, ctx->t_f64, "");
-    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, t, bsd, ""), tot);
+    mlcc_emit_fsum_add(ctx, &tot, bs);
     mlcc_emit_loop_end(ctx, &l_b);
   }
   if (nvec > v0) {
@@ -516,9 +532,7 @@ mlcc_status_t mlcc_emit_global_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   if (nvec * lanes < sp && wide_tail) {
     mlcc_loop_t l_s = mlcc_emit_for(ctx, nvec * lanes, sp, "s");
     LLVMValueRef v = mlcc_emit_load(ctx, x, iadd(ctx, base, l_s.iv));
-    v = LLVMBuildFPExt(ctx->b, v, ctx->t_f64, "");
-    LLVMValueRef cur = LLVMBuildLoad2(ctx->b, ctx->t_f64, tot, "");
-    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, cur, v, ""), tot);
+    mlcc_emit_fsum_add(ctx, &tot, v);
     mlcc_emit_loop_end(ctx, &l_s);
   } else if (nvec * lanes < sp) {
     mlcc_loop_t l_s = mlcc_emit_for(ctx, nvec * lanes, sp, "s");
@@ -528,12 +542,12 @@ mlcc_status_t mlcc_emit_global_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
     mlcc_emit_loop_end(ctx, &l_s);
   }
   LLVMValueRef r = LLVMBuildLoad2(ctx->b, ft, acc, "");
-  if (tot != NULL) {
-    // Average in double, rounded once.
-    LLVMValueRef t = LLVMBuildLoad2(ctx->b, ctx->t_f64, tot, "");
-    t = LLVMBuildFAdd(ctx->b, t, LLVMBuildFPExt(ctx->b, r, ctx->t_f64, ""), "");
-    t = LLVMBuildFDiv(ctx->b, t, LLVMConstReal(ctx->t_f64, (double)sp), "");
-    r = LLVMBuildFPTrunc(ctx->b, t, ft, "");
+  if (have_tot) {
+    // Average in double (or compensated float), rounded once.
+    mlcc_emit_fsum_add(ctx, &tot, r);
+    LLVMValueRef t = mlcc_emit_fsum_value(ctx, &tot);
+    t = LLVMBuildFDiv(ctx->b, t, LLVMConstReal(tot.type, (double)sp), "");
+    r = mlcc_emit_fsum_round(ctx, &tot, t);
   } else if (!is_max) {
     r = LLVMBuildFDiv(ctx->b, r, mlcc_emit_const(ctx, dt, (double)(sp ? sp : 1)), "");
   }

@@ -238,7 +238,7 @@ mlcc_status_t mlcc_emit_reduce(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     int j = n.nr - 1;
     while (inner * n.len[j] <= kReduceBlock) inner *= n.len[j--];
     int64_t c = kReduceBlock / inner;  // >= 1, and < n.len[j]
-    LLVMValueRef tot = mlcc_emit_var(ctx, ctx->t_f64, LLVMConstReal(ctx->t_f64, 0.0));
+    mlcc_fsum_t tot = mlcc_emit_fsum_begin(ctx);  // double, or compensated float
     LLVMValueRef bacc = mlcc_emit_var(ctx, t, NULL);
     mlcc_loop_t outer[MLCC_MAX_RANK];
     LLVMValueRef off = in_off;
@@ -260,19 +260,17 @@ mlcc_status_t mlcc_emit_reduce(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
       LLVMValueRef oj = imad(ctx, iadd(ctx, first, li.iv), n.stride[j], off);
       reduce_nest(ctx, &n, j + 1, oj, bacc);
       mlcc_emit_loop_end(ctx, &li);
-      LLVMValueRef bs = LLVMBuildFPExt(ctx->b, LLVMBuildLoad2(ctx->b, t, bacc, ""), ctx->t_f64, "");
-      LLVMValueRef tv = LLVMBuildLoad2(ctx->b, ctx->t_f64, tot, "");
-      LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, tv, bs, ""), tot);
+      mlcc_emit_fsum_add(ctx, &tot, LLVMBuildLoad2(ctx->b, t, bacc, ""));
       if (part == 0) mlcc_emit_loop_end(ctx, &lc);
     }
     for (int i = j - 1; i >= 0; --i) mlcc_emit_loop_end(ctx, &outer[i]);
     // Mean and L2 finish in double, rounded once; the logs take the float sum.
-    r = LLVMBuildLoad2(ctx->b, ctx->t_f64, tot, "");
+    r = mlcc_emit_fsum_value(ctx, &tot);
     if (op == MLCC_OP_REDUCE_MEAN) {
-      r = LLVMBuildFDiv(ctx->b, r, LLVMConstReal(ctx->t_f64, (double)count), "");
+      r = LLVMBuildFDiv(ctx->b, r, LLVMConstReal(tot.type, (double)count), "");
     }
     if (op == MLCC_OP_REDUCE_L2) r = call1(ctx, "llvm.sqrt", r);
-    r = LLVMBuildFPTrunc(ctx->b, r, t, "");
+    r = mlcc_emit_fsum_round(ctx, &tot, r);
   }
   switch (op) {
     case MLCC_OP_REDUCE_MEAN:

@@ -41,6 +41,25 @@ void mlcc_llvm_set_module_target(LLVMModuleRef module, LLVMTargetMachineRef tm);
 mlcc_status_t mlcc_llvm_message_status(mlcc_status_code_t code, const char* what,
                                        char* message);
 
+// For the microcontroller targets (docs/mcu.md), run on each module before
+// verification: replaces every call of llvm.maxnum/llvm.minnum (scalar or
+// vector) with compares and a select of the same NaN semantics (Cortex-M4's
+// FPv4 and soft-float rv32 would call fmaxf/fminf), float32 floor, ceil,
+// trunc, round, roundeven, rint and nearbyint with inline code (floorf, ...),
+// with no FPU (|fpu| MLCC_FPU_NONE) float32 llvm.sqrt with an inline Newton
+// iteration within 2 ulp (sqrtf), and the libm intrinsics (exp, exp2, log,
+// log2, log10, pow, sin, cos) and frem with explicit libm calls (per lane
+// for vectors), and where |fpu| has no double precision the double sqrt and
+// rounding intrinsics with explicit calls too. With |arm_hard_float| (an "eabihf" triple) every external C
+// function with float parameters or result, and every call of it, gets the
+// VFP calling convention: LLVM-C's target machines would pass those floats
+// in core registers, which the hard-float C library does not expect.
+// With |soft_half| (RISC-V without Zfh/Zfhmin) float32<->float16 fpext and
+// fptrunc become inline bit manipulation (exact widening; narrowing rounds to
+// nearest even, with subnormals, inf and NaN).
+void mlcc_llvm_lower_libm(LLVMModuleRef module, mlcc_fpu_t fpu, bool arm_hard_float,
+                          bool soft_half);
+
 // Verifies |module|; INTERNAL with LLVM's text on failure.
 mlcc_status_t mlcc_llvm_verify(LLVMModuleRef module, const char* what);
 
@@ -84,6 +103,14 @@ mlcc_status_t mlcc_codegen_weights_layout(const mlcc_graph_t* graph,
 // weight_offset on the graph's constants).
 mlcc_status_t mlcc_codegen_build_weights(mlcc_graph_t* graph, const char* name,
                                          LLVMContextRef llctx, LLVMModuleRef module);
+
+// options->weights_section, or MLCC_WEIGHTS_SECTION_DEFAULT. Borrowed.
+const char* mlcc_codegen_weights_section_name(const mlcc_codegen_options_t* options);
+
+// Puts the global "<options->name>_weights" of |module| (if present) into
+// mlcc_codegen_weights_section_name(options).
+void mlcc_codegen_set_weights_section(LLVMModuleRef module,
+                                      const mlcc_codegen_options_t* options);
 
 // Builds NAME_run, NAME_run_v and NAME_info into |module|, declaring the
 // weights and the kernels |symbols[k]| (one per graph->kernels entry) as

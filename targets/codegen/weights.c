@@ -37,17 +37,24 @@ mlcc_status_t mlcc_codegen_collect_weights(const mlcc_graph_t* graph,
   for (uint32_t k = 0; k <= graph->n_kernels && s == NULL; ++k) {
     uint32_t na;
     if (k < graph->n_kernels) {
-      na = mlcc_kernel_args(&graph->kernels[k], args, args_cap);
-      if (na > args_cap) {
-        const mlcc_value_t** grown = realloc(args, na * sizeof(*args));
+      // Room for every input and output of the kernel's nodes, so
+      // mlcc_kernel_args collects straight into |args| (with less room it
+      // would allocate a private array, and its failure would read as 0).
+      const mlcc_kernel_t* kern = &graph->kernels[k];
+      uint32_t room = 1;
+      for (uint32_t i = 0; i < kern->n_nodes; ++i) {
+        room += kern->nodes[i]->n_inputs + kern->nodes[i]->n_outputs;
+      }
+      if (room > args_cap) {
+        const mlcc_value_t** grown = realloc(args, room * sizeof(*args));
         if (grown == NULL) {
           s = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
           break;
         }
         args = grown;
-        args_cap = na;
-        mlcc_kernel_args(&graph->kernels[k], args, args_cap);
+        args_cap = room;
       }
+      na = mlcc_kernel_args(kern, args, args_cap);
     } else {
       // Graph outputs that are constants are copied from the blob.
       if (graph->n_outputs > args_cap) {
@@ -120,6 +127,17 @@ mlcc_status_t mlcc_codegen_weights_layout(const mlcc_graph_t* graph,
   *out_offsets = offsets;
   *out_count = n;
   *out_total = total;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_codegen_weights_size(const mlcc_graph_t* graph, size_t* out_size) {
+  *out_size = 0;
+  const mlcc_value_t** list = NULL;
+  int64_t* offsets = NULL;
+  uint32_t n = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_codegen_weights_layout(graph, &list, &offsets, &n, out_size));
+  free(list);
+  free(offsets);
   return mlcc_ok_status();
 }
 
@@ -218,7 +236,7 @@ static mlcc_status_t write_weights_elf(mlcc_graph_t* graph,
     n_chunks++;
   }
   free(list);
-  obj.section_name = ".rodata.mlcc_weights";
+  obj.section_name = mlcc_codegen_weights_section_name(options);
   obj.align = WEIGHT_ALIGN;
   obj.symbol = sym;
   obj.size = total;
@@ -233,6 +251,22 @@ static mlcc_status_t write_weights_elf(mlcc_graph_t* graph,
   free(chunks);
   free(sym);
   return s;
+}
+
+const char* mlcc_codegen_weights_section_name(const mlcc_codegen_options_t* options) {
+  if (options == NULL || options->weights_section == NULL ||
+      options->weights_section[0] == '\0') {
+    return MLCC_WEIGHTS_SECTION_DEFAULT;
+  }
+  return options->weights_section;
+}
+
+void mlcc_codegen_set_weights_section(LLVMModuleRef module,
+                                      const mlcc_codegen_options_t* options) {
+  char sym[512];
+  snprintf(sym, sizeof(sym), "%s_weights", options->name);
+  LLVMValueRef g = LLVMGetNamedGlobal(module, sym);
+  if (g != NULL) LLVMSetSection(g, mlcc_codegen_weights_section_name(options));
 }
 
 static mlcc_status_t check_options(const mlcc_codegen_options_t* options) {
@@ -250,6 +284,21 @@ mlcc_status_t mlcc_codegen_weights_write_object(mlcc_graph_t* graph,
   if (path == NULL) {
     return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "no path for the weights object");
   }
+  if (mlcc_target_is_bare_metal(options->target)) {
+    // ELF32 objects with the ABI attributes (.ARM.attributes, RISC-V float
+    // ABI flags) GNU ld checks: LLVM writes them; the blobs are small.
+    mlcc_buffer_t obj = {0};
+    MLCC_RETURN_IF_ERROR(mlcc_codegen_weights(graph, options, MLCC_OUTPUT_OBJECT, &obj));
+    FILE* f = fopen(path, "wb");
+    bool ok = f != NULL && fwrite(obj.data, 1, obj.size, f) == obj.size;
+    if (f != NULL && fclose(f) != 0) ok = false;
+    mlcc_buffer_deinit(&obj);
+    if (!ok) {
+      remove(path);
+      return mlcc_make_status(MLCC_STATUS_IO, "cannot write '%s'", path);
+    }
+    return mlcc_ok_status();
+  }
   return write_weights_elf(graph, options, path, NULL);
 }
 
@@ -260,7 +309,9 @@ mlcc_status_t mlcc_codegen_weights(mlcc_graph_t* graph,
   MLCC_RETURN_IF_ERROR(check_options(options));
   // Objects come from our ELF writer; text forms (ll, asm) still go
   // through LLVM, which prints them.
-  if (kind == MLCC_OUTPUT_OBJECT) return write_weights_elf(graph, options, NULL, out);
+  if (kind == MLCC_OUTPUT_OBJECT && !mlcc_target_is_bare_metal(options->target)) {
+    return write_weights_elf(graph, options, NULL, out);
+  }
   LLVMTargetMachineRef tm = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_llvm_target_machine(options->target, options->opt_level, &tm));
   LLVMContextRef llctx = LLVMContextCreate();
@@ -269,6 +320,7 @@ mlcc_status_t mlcc_codegen_weights(mlcc_graph_t* graph,
   LLVMModuleRef module = LLVMModuleCreateWithNameInContext(modname, llctx);
   mlcc_llvm_set_module_target(module, tm);
   mlcc_status_t s = mlcc_codegen_build_weights(graph, options->name, llctx, module);
+  if (mlcc_status_is_ok(s)) mlcc_codegen_set_weights_section(module, options);
   if (mlcc_status_is_ok(s)) s = mlcc_llvm_verify(module, modname);
   if (mlcc_status_is_ok(s)) s = mlcc_llvm_emit(module, tm, kind, out);
   LLVMDisposeModule(module);

@@ -34,6 +34,11 @@ TABLE = [  # DESIGN.md section 4
     ("x86", "x86_64-linux-gnu", "x86-64-v3", "-"),
     ("aarch64", "aarch64-linux-gnu", "generic", "+neon"),
     ("riscv", "riscv64-linux-gnu", "generic-rv64", "+m,+a,+f,+d,+c"),
+    # microcontrollers (docs/mcu.md)
+    ("cortex-m4", "thumbv7em-none-eabihf", "cortex-m4", "-"),
+    ("cortex-m55", "thumbv8.1m.main-none-eabihf", "cortex-m55", "+mve.fp,+fp-armv8d16"),
+    ("rv32", "riscv32-unknown-elf", "generic-rv32", "+m,+a,+c"),
+    ("rv32f", "riscv32-unknown-elf", "generic-rv32", "+m,+a,+f,+c"),
 ]
 
 
@@ -119,6 +124,11 @@ def case_jobs(d):
         (["--target=riscv", "-mattr=+v"], "riscv64-linux-gnu", "generic-rv64",
          "+m,+a,+f,+d,+c,+v"),
         (["--target=x86", "-mcpu=skylake-avx512"], "x86_64-linux-gnu", "skylake-avx512", ""),
+        (["--target=cortex-m4"], "thumbv7em-none-eabihf", "cortex-m4", ""),
+        (["--target=cortex-m4", "-mcpu=cortex-m7"], "thumbv7em-none-eabihf", "cortex-m7", ""),
+        (["--target=rv32f"], "riscv32-unknown-elf", "generic-rv32", "+m,+a,+f,+c"),
+        (["--target=thumbv8m.main-none-eabihf", "-mcpu=cortex-m33"],
+         "thumbv8m.main-none-eabihf", "cortex-m33", ""),
     ]
     for flags, triple, cpu, feats in cases:
         out_lib = os.path.join(d, "out", "libtiny.a")
@@ -141,7 +151,7 @@ def case_jobs(d):
 def case_bad_target(d):
     model = tiny_with_external_data(d)
     before = listing(d)
-    for t in ("sparc", "riscv32", "arm", "mips64-linux-gnu", "x86-linux"):
+    for t in ("sparc", "riscv16", "arm", "armv7-linux-gnueabihf", "mips64-linux-gnu", "x86-linux"):
         rc, out, err = run("--target=" + t, model, "-o", os.path.join(d, "libtiny.a"), "-MD")
         check(rc == 2, "--target=%s: exit 2 (usage error)" % t)
         check("unknown target '%s'" % t in err, "--target=%s: message names the value" % t)

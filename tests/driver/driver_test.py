@@ -142,7 +142,8 @@ def case_print_targets(d):
     check(rc == 0, "exit 0")
     lines = [l.split() for l in out.splitlines() if l.strip()]
     aliases = [l[0] for l in lines]
-    check(aliases == ["x86", "aarch64", "riscv"], f"aliases {aliases}")
+    check(aliases == ["x86", "aarch64", "riscv", "cortex-m4", "cortex-m55", "rv32", "rv32f"],
+          f"aliases {aliases}")
     check(lines[0][1] == "x86_64-linux-gnu", "x86 triple")
 
 
