@@ -58,8 +58,10 @@ mlcc_status_t mlcc_infer_concat(mlcc_node_t* node) {
   return mlcc_infer_set_output(node, 0, first->dtype, &y);
 }
 
-// Split: sizes from the 'split' attribute (< 13) or constant input 1 (13+);
-// absent means an equal split into n_outputs parts (dim must divide evenly).
+// Split: sizes from the 'split' attribute (< 13), constant input 1 (13+) or
+// the 'num_outputs' attribute (18+: parts of ceil(dim/n), the last smaller);
+// none of them means an equal split into n_outputs parts (dim must divide
+// evenly).
 mlcc_status_t mlcc_infer_split(mlcc_node_t* node) {
   mlcc_value_t* x = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
@@ -67,7 +69,8 @@ mlcc_status_t mlcc_infer_split(mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", 0, &axis64));
   int32_t axis = 0;
   MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis64, x->shape.rank, &axis));
-  if (mlcc_node_attr(node, "num_outputs") != NULL) {
+  const bool has_num_outputs = mlcc_node_attr(node, "num_outputs") != NULL;
+  if (has_num_outputs && node->opset < 18) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                             "Split attribute 'num_outputs' exists only from opset 18; the node "
                             "has opset %d",
@@ -76,7 +79,40 @@ mlcc_status_t mlcc_infer_split(mlcc_node_t* node) {
   int64_t split[MLCC_INFER_MAX_LIST];
   uint32_t n_split = 0;
   bool present = false;
-  if (node->opset >= 13) {
+  if (has_num_outputs) {
+    // Split-18 'num_outputs': parts of ceil(dim / n), the last one smaller.
+    int64_t n = 0;
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "num_outputs", 0, &n));
+    if (node->n_inputs > 1 && mlcc_node_input(node, 1) != NULL) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Split takes either input 'split' or attribute 'num_outputs', "
+                              "not both");
+    }
+    if (n < 1 || n != (int64_t)node->n_outputs) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Split attribute 'num_outputs' must equal the number of outputs; "
+                              "got num_outputs=%lld for %u outputs",
+                              (long long)n, node->n_outputs);
+    }
+    if (n > MLCC_INFER_MAX_LIST) {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "Split with %lld outputs is not supported (at most %d)",
+                              (long long)n, MLCC_INFER_MAX_LIST);
+    }
+    int64_t dim = x->shape.dims[axis];
+    int64_t chunk = dim / n + (dim % n != 0);
+    int64_t last = dim - chunk * (n - 1);  // chunk * (n - 1) < dim + n: no overflow
+    if (last < 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Split with num_outputs=%lld cannot split axis %d of size %lld "
+                              "into parts of ceil(%lld/%lld)=%lld with a smaller last part",
+                              (long long)n, (int)axis, (long long)dim, (long long)dim,
+                              (long long)n, (long long)chunk);
+    }
+    n_split = (uint32_t)n;
+    for (uint32_t i = 0; i < n_split; ++i) split[i] = i + 1 < n_split ? chunk : last;
+    present = true;
+  } else if (node->opset >= 13) {
     if (mlcc_node_attr(node, "split") != NULL) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                               "Split at opset %d takes 'split' as input 1, not as an attribute",

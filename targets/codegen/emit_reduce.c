@@ -155,8 +155,8 @@ static void reduce_nest(mlcc_emit_ctx_t* ctx, const red_nest_t* n, int from, LLV
   for (int i = n->nr - 1; i >= from; --i) mlcc_emit_loop_end(ctx, &rl[i]);
 }
 
-// ReduceMean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare/Sum (ONNX 1-17;
-// ReduceSum 13+ reads axes from constant input 1).
+// ReduceMean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare/Sum (ONNX 1-26;
+// axes from constant input 1 for ReduceSum 13+ and every Reduce* 18+).
 mlcc_status_t mlcc_emit_reduce(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);

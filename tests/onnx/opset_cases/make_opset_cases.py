@@ -1,0 +1,296 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Writes the opset 18-26 cases (tests/onnx/opset_cases/cases/<name>/) in the
+ONNX backend-test layout through the shared writer tests/e2e/onnx_case.py,
+with expected outputs computed by onnxruntime-node 1.30 (ort_run.js, installed
+by scripts/setup.sh into tools/ort).
+
+Debian's onnx is 1.12 (opsets <= 17), so the models are built with
+onnx.helper and never checked with onnx.checker. Inputs come from a seeded
+numpy generator and onnxruntime runs single-threaded without graph
+optimizations, so a rerun writes the same bytes; --check compares a fresh
+generation with the committed cases instead of writing them.
+
+  tests/onnx/opset_cases/make_opset_cases.py [--out DIR] [--only NAME,...] [--check]
+
+Every case is one (op, opset, mode) from the ONNX changelog; CASES below says
+what each one covers. tests/onnx/opset_cases/opset_cases.cmake runs them all
+on x86 and its MLCC_OPSET_CROSS_SAMPLE under qemu on aarch64 and riscv64.
+"""
+import argparse
+import filecmp
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+import onnx_case  # noqa: E402
+
+ORT_MODULES = os.path.join(ROOT, "tools", "ort", "node_modules")
+CASES_DIR = os.path.join(HERE, "cases")
+# The IR version each opset came with (onnx/helper.py's VERSION_TABLE); mlcc
+# reads IR <= 10, so the opset 23-26 cases say 10, which onnxruntime accepts.
+IR_OF_OPSET = {18: 8, 19: 9, 20: 9, 21: 10, 22: 10}
+
+F32, I64, BOOL, I32, U8 = (TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL,
+                           TensorProto.INT32, TensorProto.UINT8)
+NP_OF = {F32: np.float32, I64: np.int64, BOOL: np.bool_, I32: np.int32, U8: np.uint8,
+         TensorProto.INT8: np.int8, TensorProto.UINT16: np.uint16,
+         TensorProto.INT16: np.int16, TensorProto.UINT32: np.uint32,
+         TensorProto.UINT64: np.uint64, TensorProto.DOUBLE: np.float64,
+         TensorProto.FLOAT16: np.float16}
+
+CASES = {}
+
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+def rng(name):
+    return np.random.default_rng(abs(hash_name(name)))
+
+
+def hash_name(name):
+    h = 0
+    for c in name.encode():
+        h = (h * 131 + c) % (1 << 31)
+    return h
+
+
+class Spec:
+    """One case: nodes, graph inputs fed by the data set (feeds), constant
+    inputs (inits), outputs as [(name, elem_type)], and the opset."""
+
+    def __init__(self, nodes, feeds, outputs, opset, inits=()):
+        self.nodes, self.feeds, self.outputs = nodes, list(feeds), list(outputs)
+        self.opset, self.inits = opset, list(inits)
+
+
+def node(op, ins, outs, **attrs):
+    return helper.make_node(op, ins, outs, **attrs)
+
+
+# --- Reduce* 18: axes as input 1, noop_with_empty_axes --------------------------
+REDUCE_OPS = ["ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+              "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"]
+
+
+def reduce_data(r, op):
+    x = r.uniform(0.5, 2.0, size=(2, 3, 4)).astype(np.float32)
+    if op not in ("ReduceLogSum", "ReduceProd"):  # log of a negative sum is NaN
+        x *= np.where(r.random(x.shape) < 0.5, -1, 1).astype(np.float32)
+    return x
+
+
+def make_reduce_case(op, name, axes, keepdims, noop=None, opset=18):
+    r = rng(name)
+    x = reduce_data(r, op)
+    ins, inits = ["x"], []
+    if axes is not None:
+        ins.append("axes")
+        inits.append(("axes", np.array(axes, dtype=np.int64)))
+    attrs = {"keepdims": keepdims}
+    if noop is not None:
+        attrs["noop_with_empty_axes"] = noop
+    return Spec([node(op, ins, ["y"], **attrs)], [("x", x)], [("y", F32)], opset, inits)
+
+
+for _op in REDUCE_OPS:
+    _short = _op[len("Reduce"):].lower()
+    CASES["reduce18_%s_axes_input" % _short] = (
+        lambda op=_op, s=_short: make_reduce_case(op, "reduce18_%s_axes_input" % s, [-1, 0], 1))
+CASES["reduce18_mean_axes_input_nokeep"] = lambda: make_reduce_case(
+    "ReduceMean", "reduce18_mean_axes_input_nokeep", [1], 0)
+CASES["reduce18_max_no_axes_reduces_all"] = lambda: make_reduce_case(
+    "ReduceMax", "reduce18_max_no_axes_reduces_all", None, 0)
+CASES["reduce18_sumsquare_empty_axes_noop"] = lambda: make_reduce_case(
+    "ReduceSumSquare", "reduce18_sumsquare_empty_axes_noop", [], 1, noop=1)
+CASES["reduce18_l2_empty_axes_reduces_all"] = lambda: make_reduce_case(
+    "ReduceL2", "reduce18_l2_empty_axes_reduces_all", [], 1, noop=0)
+CASES["reduce20_min_axes_input"] = lambda: make_reduce_case(
+    "ReduceMin", "reduce20_min_axes_input", [2], 1, opset=20)
+
+
+# --- Split 18: num_outputs ------------------------------------------------------
+@case
+def split18_num_outputs_even():
+    x = rng("split18_even").standard_normal((2, 6)).astype(np.float32)
+    return Spec([node("Split", ["x"], ["a", "b", "c"], axis=1, num_outputs=3)], [("x", x)],
+                [("a", F32), ("b", F32), ("c", F32)], 18)
+
+
+@case
+def split18_num_outputs_uneven():
+    # 7 along axis 0 into 3: ceil(7/3) = 3, so 3, 3 and a smaller last part 1
+    x = rng("split18_uneven").standard_normal((7, 2)).astype(np.float32)
+    return Spec([node("Split", ["x"], ["a", "b", "c"], axis=0, num_outputs=3)], [("x", x)],
+                [("a", F32), ("b", F32), ("c", F32)], 18)
+
+
+@case
+def split18_split_input():
+    x = rng("split18_input").standard_normal((5, 3)).astype(np.float32)
+    return Spec([node("Split", ["x", "s"], ["a", "b"], axis=0)], [("x", x)],
+                [("a", F32), ("b", F32)], 18, [("s", np.array([2, 3], dtype=np.int64))])
+
+
+# --- Pooling: MaxPool/AveragePool 22 drop a ceil_mode window that starts in ---
+# the right padding; AveragePool 19 (dilations attribute, here absent) --------
+def pool_case(op, opset, **attrs):
+    x = rng(op + str(opset)).standard_normal((1, 2, 6, 6)).astype(np.float32)
+    return Spec([node(op, ["x"], ["y"], **attrs)], [("x", x)], [("y", F32)], opset)
+
+
+@case
+def maxpool22_ceil_window_in_right_pad():
+    # padded 8, kernel 3, stride 3: ceil gives 3 windows, the third would
+    # start at 6 = the first right-pad element, so it is dropped (2 windows)
+    return pool_case("MaxPool", 22, kernel_shape=[3, 3], strides=[3, 3], pads=[0, 0, 2, 2],
+                     ceil_mode=1)
+
+
+@case
+def averagepool22_ceil_window_in_right_pad():
+    return pool_case("AveragePool", 22, kernel_shape=[3, 3], strides=[3, 3],
+                     pads=[0, 0, 2, 2], ceil_mode=1, count_include_pad=0)
+
+
+@case
+def averagepool19_pads_count_include_pad():
+    return pool_case("AveragePool", 19, kernel_shape=[3, 3], strides=[2, 2],
+                     pads=[1, 1, 1, 1], count_include_pad=1)
+
+
+# --- Ops unchanged since opset <= 17, run at 21 and 26 ------------------------
+@case
+def unchanged21_gemm_relu_softmax():
+    r = rng("unchanged21")
+    x = r.standard_normal((2, 8)).astype(np.float32)
+    w = r.standard_normal((8, 5)).astype(np.float32)
+    b = r.standard_normal((5,)).astype(np.float32)
+    return Spec([node("Gemm", ["x", "w", "b"], ["g"]), node("Relu", ["g"], ["h"]),
+                 node("Softmax", ["h"], ["y"], axis=-1)], [("x", x)], [("y", F32)], 21,
+                [("w", w), ("b", b)])
+
+
+@case
+def unchanged26_reshape_transpose_concat():
+    r = rng("unchanged26")
+    x = r.standard_normal((2, 3, 4)).astype(np.float32)
+    return Spec([node("Reshape", ["x", "shape"], ["r"]), node("Transpose", ["r"], ["t"],
+                                                                perm=[1, 0]),
+                 node("Concat", ["t", "t"], ["y"], axis=0)], [("x", x)], [("y", F32)], 26,
+                [("shape", np.array([6, 4], dtype=np.int64))])
+
+
+def ir_version(opset):
+    return IR_OF_OPSET.get(opset, 10)
+
+
+def run_ort(spec, work):
+    """Runs |spec| with onnxruntime-node; returns [(name, array)] outputs."""
+    import onnx
+    vi = lambda n, t, shape=None: helper.make_tensor_value_info(n, t, shape)
+    g = helper.make_graph(
+        spec.nodes, "oracle",
+        [vi(n, onnx_case.NP2ONNX[a.dtype], a.shape) for n, a in spec.feeds],
+        [vi(n, t) for n, t in spec.outputs],
+        initializer=[numpy_helper.from_array(a, n) for n, a in spec.inits])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", spec.opset)])
+    m.ir_version = ir_version(spec.opset)
+    model = os.path.join(work, "model.onnx")
+    onnx.save(m, model)
+    ins = []
+    for i, (n, a) in enumerate(spec.feeds):
+        p = os.path.join(work, "input_%d.pb" % i)
+        with open(p, "wb") as f:
+            f.write(numpy_helper.from_array(a, n).SerializeToString())
+        ins.append(p)
+    out_dir = os.path.join(work, "out")
+    env = dict(os.environ, NODE_PATH=ORT_MODULES)
+    p = subprocess.run(["node", os.path.join(HERE, "ort_run.js"), model, out_dir] + ins,
+                       env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("onnxruntime-node: " + p.stderr.strip())
+    outs = []
+    for i, (n, t) in enumerate(spec.outputs):
+        tp = TensorProto()
+        with open(os.path.join(out_dir, "output_%d.pb" % i), "rb") as f:
+            tp.ParseFromString(f.read())
+        outs.append((n, numpy_helper.to_array(tp)))
+    return outs
+
+
+def generate(names, out):
+    for name in names:
+        spec = CASES[name]()
+        with tempfile.TemporaryDirectory(prefix="mlcc-opset-") as work:
+            outs = run_ort(spec, work)
+        d = os.path.join(out, name)
+        shutil.rmtree(d, ignore_errors=True)
+        onnx_case.write_case(d, spec.nodes, spec.feeds, outs, inits=spec.inits,
+                             opset=spec.opset, ir_version=ir_version(spec.opset))
+
+
+def same_tree(a, b):
+    cmp = filecmp.dircmp(a, b)
+    if cmp.left_only or cmp.right_only or cmp.diff_files or cmp.funny_files:
+        return False
+    _, mismatch, errors = filecmp.cmpfiles(a, b, cmp.common_files, shallow=False)
+    if mismatch or errors:
+        return False
+    return all(same_tree(os.path.join(a, s), os.path.join(b, s)) for s in cmp.common_dirs)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=CASES_DIR)
+    ap.add_argument("--only", default=None, help="comma-separated case names")
+    ap.add_argument("--check", action="store_true",
+                    help="regenerate into a temporary folder and compare with --out; "
+                         "exit 77 when onnxruntime-node is not installed")
+    ap.add_argument("--list", action="store_true", help="print the case names")
+    args = ap.parse_args()
+    names = sorted(CASES) if not args.only else args.only.split(",")
+    unknown = [n for n in names if n not in CASES]
+    if unknown:
+        print("unknown case(s): " + ", ".join(unknown), file=sys.stderr)
+        return 2
+    if args.list:
+        print("\n".join(names))
+        return 0
+    if not os.path.isdir(os.path.join(ORT_MODULES, "onnxruntime-node")):
+        print("SKIP: onnxruntime-node is not installed in %s (scripts/setup.sh installs it)"
+              % ORT_MODULES)
+        return 77
+    if args.check:
+        with tempfile.TemporaryDirectory(prefix="mlcc-opset-check-") as tmp:
+            generate(names, tmp)
+            bad = [n for n in names if not os.path.isdir(os.path.join(args.out, n))
+                   or not same_tree(os.path.join(tmp, n), os.path.join(args.out, n))]
+            extra = sorted(set(os.listdir(args.out)) - set(CASES)) if not args.only else []
+        if bad or extra:
+            print("FAIL: committed cases differ from a fresh generation: %s%s; rerun "
+                  "tests/onnx/opset_cases/make_opset_cases.py" %
+                  (", ".join(bad), (" (not generated: %s)" % ", ".join(extra)) if extra else ""))
+            return 1
+        print("PASS: %d cases match a fresh onnxruntime-node generation" % len(names))
+        return 0
+    os.makedirs(args.out, exist_ok=True)
+    generate(names, args.out)
+    print("wrote %d cases to %s" % (len(names), args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
