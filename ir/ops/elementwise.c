@@ -35,6 +35,10 @@ static uint32_t arith_dtypes(const mlcc_node_t* node) {
     case MLCC_OP_POW:
       return node->opset >= 12 ? MLCC_INFER_DT_FLOAT | MLCC_INFER_DT_INT32_64
                                : MLCC_INFER_DT_FLOAT;
+    case MLCC_OP_BITWISE_AND:
+    case MLCC_OP_BITWISE_OR:
+    case MLCC_OP_BITWISE_XOR:
+      return MLCC_INFER_DT_SINT | MLCC_INFER_DT_UINT;
     default:
       return MLCC_INFER_DT_NUMERIC;
   }
@@ -259,6 +263,7 @@ static const char* const* unary_float_attrs(mlcc_op_t op) {
     case MLCC_OP_CELU:
     case MLCC_OP_LEAKY_RELU:
     case MLCC_OP_THRESHOLDED_RELU:
+    case MLCC_OP_SWISH:
       return kAlpha;
     case MLCC_OP_HARD_SIGMOID:
       return kAlphaBeta;
@@ -297,6 +302,20 @@ mlcc_status_t mlcc_infer_same_as_input0(mlcc_node_t* node) {
     case MLCC_OP_NOT:
       allowed = MLCC_INFER_DT_BOOL;
       break;
+    case MLCC_OP_BITWISE_NOT:
+      allowed = MLCC_INFER_DT_SINT | MLCC_INFER_DT_UINT;
+      break;
+    case MLCC_OP_GELU: {
+      const char* approx = NULL;
+      MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "approximate", "none", &approx));
+      if (strcmp(approx, "none") != 0 && strcmp(approx, "tanh") != 0) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Gelu attribute 'approximate' must be \"none\" or \"tanh\"; "
+                                "got \"%s\"",
+                                approx);
+      }
+      break;
+    }
     case MLCC_OP_IDENTITY:
       allowed = MLCC_INFER_DT_ANY;
       break;

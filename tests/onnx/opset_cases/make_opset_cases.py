@@ -193,6 +193,51 @@ def unchanged26_reshape_transpose_concat():
                 [("shape", np.array([6, 4], dtype=np.int64))])
 
 
+# --- New elementwise ops: Bitwise* 18, Mish 18, Gelu 20, Swish 24 ---------------
+@case
+def bitwise18_and_or_xor_not_int32():
+    r = rng("bitwise18_i32")
+    a = r.integers(-2**31, 2**31 - 1, size=(3, 4), dtype=np.int64).astype(np.int32)
+    b = r.integers(-2**31, 2**31 - 1, size=(4,), dtype=np.int64).astype(np.int32)  # broadcast
+    return Spec([node("BitwiseAnd", ["a", "b"], ["and"]), node("BitwiseOr", ["a", "b"], ["or"]),
+                 node("BitwiseXor", ["a", "b"], ["xor"]), node("BitwiseNot", ["a"], ["not"])],
+                [("a", a), ("b", b)], [("and", I32), ("or", I32), ("xor", I32), ("not", I32)], 18)
+
+
+@case
+def bitwise18_uint8_int64():
+    r = rng("bitwise18_u8")
+    a = r.integers(0, 256, size=(2, 5), dtype=np.int64).astype(np.uint8)
+    b = r.integers(0, 256, size=(2, 5), dtype=np.int64).astype(np.uint8)
+    c = r.integers(-2**62, 2**62, size=(6,), dtype=np.int64)
+    return Spec([node("BitwiseXor", ["a", "b"], ["x"]), node("BitwiseNot", ["b"], ["n"]),
+                 node("BitwiseNot", ["c"], ["nc"])],
+                [("a", a), ("b", b), ("c", c)], [("x", U8), ("n", U8), ("nc", I64)], 18)
+
+
+def unary_case(name, op, opset, **attrs):
+    x = np.concatenate([np.linspace(-8, 8, 33), [-30.0, -0.0, 0.0, 30.0]]).astype(np.float32)
+    x = (x + rng(name).standard_normal(x.shape).astype(np.float32) * 0.01).reshape(1, -1)
+    return Spec([node(op, ["x"], ["y"], **attrs)], [("x", x)], [("y", F32)], opset)
+
+
+CASES["mish18"] = lambda: unary_case("mish18", "Mish", 18)
+CASES["mish22"] = lambda: unary_case("mish22", "Mish", 22)
+CASES["gelu20_none"] = lambda: unary_case("gelu20_none", "Gelu", 20)
+CASES["gelu20_tanh"] = lambda: unary_case("gelu20_tanh", "Gelu", 20, approximate="tanh")
+CASES["swish24_alpha"] = lambda: unary_case("swish24_alpha", "Swish", 24, alpha=1.702)
+
+
+@case
+def gelu20_fused_after_matmul():
+    # Gelu as the elementwise epilogue of a MatMul (the transformer FFN shape)
+    r = rng("gelu20_mm")
+    x = r.standard_normal((4, 16)).astype(np.float32)
+    w = (r.standard_normal((16, 32)) / 4).astype(np.float32)
+    return Spec([node("MatMul", ["x", "w"], ["h"]), node("Gelu", ["h"], ["y"])], [("x", x)],
+                [("y", F32)], 20, [("w", w)])
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
