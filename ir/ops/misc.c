@@ -237,12 +237,22 @@ mlcc_status_t mlcc_infer_misc_gathernd(mlcc_node_t* node) {
   return mlcc_infer_set_output(node, 0, x->dtype, &y);
 }
 
+// ScatterElements/ScatterND 'reduction': none (11+), add and mul (16+), max
+// and min (18+).
 static mlcc_status_t check_reduction(const mlcc_node_t* node) {
   const char* red = "none";
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "reduction", "none", &red));
-  if (strcmp(red, "none") != 0 && strcmp(red, "add") != 0 && strcmp(red, "mul") != 0 &&
-      strcmp(red, "max") != 0 && strcmp(red, "min") != 0) {
-    return bad(node, "attribute 'reduction' must be none, add, mul, max or min");
+  bool ok = strcmp(red, "none") == 0;
+  if (node->opset >= 16) ok = ok || strcmp(red, "add") == 0 || strcmp(red, "mul") == 0;
+  if (node->opset >= 18) ok = ok || strcmp(red, "max") == 0 || strcmp(red, "min") == 0;
+  if (!ok) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s attribute 'reduction' must be %s at opset %d; got '%s'",
+                            mlcc_infer_op(node),
+                            node->opset >= 18   ? "none, add, mul, max or min"
+                            : node->opset >= 16 ? "none, add or mul"
+                                                : "none",
+                            (int)node->opset, red);
   }
   return mlcc_ok_status();
 }

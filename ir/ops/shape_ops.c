@@ -701,11 +701,12 @@ mlcc_status_t mlcc_infer_pad(mlcc_node_t* node) {
   const char* mode = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", "constant", &mode));
   bool reflect = strcmp(mode, "reflect") == 0, edge = strcmp(mode, "edge") == 0;
-  if (!reflect && !edge && strcmp(mode, "constant") != 0) {
+  bool wrap = node->opset >= 19 && strcmp(mode, "wrap") == 0;
+  if (!reflect && !edge && !wrap && strcmp(mode, "constant") != 0) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                            "Pad attribute 'mode' must be constant, reflect or edge at opset "
+                            "Pad attribute 'mode' must be constant, reflect, edge%s at opset "
                             "%d; got '%s'",
-                            (int)node->opset, mode);
+                            node->opset >= 19 ? " or wrap" : "", (int)node->opset, mode);
   }
   int64_t pads[2 * MLCC_MAX_RANK];
   uint32_t n = 0;
@@ -735,6 +736,36 @@ mlcc_status_t mlcc_infer_pad(mlcc_node_t* node) {
     bool present = false;
     MLCC_RETURN_IF_ERROR(mlcc_infer_const_ints(node, 1, "pads", "pad amounts", true, false,
                                                pads, 2 * MLCC_MAX_RANK, &n, &present));
+    if (node->n_inputs > 3 && mlcc_node_input(node, 3) != NULL) {
+      // Pad-18 'axes': pads holds [begin per listed axis..., end per listed
+      // axis...]; unlisted axes get no padding.
+      if (node->opset < 18) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Pad has the input 'axes' only from opset 18; the node has "
+                                "opset %d",
+                                (int)node->opset);
+      }
+      int64_t axes[MLCC_MAX_RANK];
+      uint32_t n_axes = 0;
+      bool have_axes = false;
+      MLCC_RETURN_IF_ERROR(mlcc_infer_const_ints(node, 3, "axes", "padded axes", true, false,
+                                                 axes, MLCC_MAX_RANK, &n_axes, &have_axes));
+      if (n != 2u * n_axes) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Pad 'pads' must have 2 values per entry of 'axes' (%u); got %u",
+                                n_axes, n);
+      }
+      uint32_t mask = 0;
+      MLCC_RETURN_IF_ERROR(mlcc_infer_axes_mask(node, "axes", axes, n_axes, rank, &mask));
+      int64_t full[2 * MLCC_MAX_RANK] = {0};
+      for (uint32_t i = 0; i < n_axes; ++i) {
+        int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
+        full[a] = pads[i];
+        full[a + rank] = pads[i + n_axes];
+      }
+      memcpy(pads, full, sizeof(full));
+      n = 2u * (uint32_t)rank;
+    }
     if (n != 2u * (uint32_t)rank) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                               "Pad 'pads' must have 2*rank = %d values; got %u", 2 * (int)rank,
@@ -762,6 +793,13 @@ mlcc_status_t mlcc_infer_pad(mlcc_node_t* node) {
                               "size %lld and pads %lld/%lld",
                               (int)d, (long long)in, (long long)b, (long long)e);
     }
+    if (wrap && (b < 0 || e < 0 || (in == 0 && (b > 0 || e > 0)))) {
+      return mlcc_make_status(in == 0 ? MLCC_STATUS_INVALID_MODEL : MLCC_STATUS_UNIMPLEMENTED,
+                              in == 0 ? "Pad mode 'wrap' cannot pad axis %d of size 0"
+                                      : "Pad mode 'wrap' with negative pads (cropping) is not "
+                                        "supported; axis %d has pads %lld/%lld",
+                              (int)d, (long long)b, (long long)e);
+    }
     if (edge && in == 0 && (b > 0 || e > 0)) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                               "Pad mode 'edge' cannot pad axis %d of size 0", (int)d);
@@ -782,6 +820,49 @@ mlcc_status_t mlcc_infer_pad(mlcc_node_t* node) {
 //===----------------------------------------------------------------------===//
 // Resize
 //===----------------------------------------------------------------------===//
+
+// Resize-18 added 'antialias', 'axes' and 'keep_aspect_ratio_policy',
+// Resize-19 the 'half_pixel_symmetric' coordinate transformation. mlcc runs
+// their defaults (which are the Resize-13 semantics) and refuses the rest as
+// UNIMPLEMENTED; 'axes' listing every dim in order is the default.
+static mlcc_status_t check_resize18(const mlcc_node_t* node, int32_t rank, const char* ctm) {
+  if (node->opset < 18) return mlcc_ok_status();
+  int64_t antialias = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "antialias", 0, &antialias));
+  if (antialias != 0) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "Resize with antialias=%lld (opset 18+) is not supported",
+                            (long long)antialias);
+  }
+  const char* policy = NULL;
+  MLCC_RETURN_IF_ERROR(
+      mlcc_node_attr_string(node, "keep_aspect_ratio_policy", "stretch", &policy));
+  if (strcmp(policy, "stretch") != 0) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "Resize with keep_aspect_ratio_policy '%s' (opset 18+) is not "
+                            "supported; only 'stretch'",
+                            policy);
+  }
+  const int64_t* axes = NULL;
+  uint32_t n_axes = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, "axes", &axes, &n_axes));
+  bool all = axes == NULL || n_axes == (uint32_t)rank;
+  for (uint32_t i = 0; all && axes != NULL && i < n_axes; ++i) {
+    all = axes[i] == (int64_t)i || axes[i] == (int64_t)i - rank;
+  }
+  if (!all) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "Resize with 'axes' naming a subset or a permutation of the %d "
+                            "input dims (opset 18+) is not supported",
+                            (int)rank);
+  }
+  if (node->opset >= 19 && strcmp(ctm, "half_pixel_symmetric") == 0) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "Resize coordinate_transformation_mode 'half_pixel_symmetric' "
+                            "(opset 19+) is not supported");
+  }
+  return mlcc_ok_status();
+}
 
 // Resize 10: (X, scales). 11+: (X, roi, scales, sizes), exactly one of
 // scales/sizes non-empty. Output dims: sizes, or floor(d * scale) (times
@@ -804,6 +885,7 @@ mlcc_status_t mlcc_infer_resize(mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(
       mlcc_node_attr_string(node, "coordinate_transformation_mode", "half_pixel", &ctm));
   bool crop = node->opset >= 11 && strcmp(ctm, "tf_crop_and_resize") == 0;
+  MLCC_RETURN_IF_ERROR(check_resize18(node, rank, ctm));
   double scales[MLCC_MAX_RANK], roi[2 * MLCC_MAX_RANK];
   int64_t sizes[MLCC_MAX_RANK];
   uint32_t n_scales = 0, n_sizes = 0, n_roi = 0;

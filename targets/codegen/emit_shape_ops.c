@@ -716,8 +716,9 @@ mlcc_status_t mlcc_emit_tile(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 // Pad
 //===----------------------------------------------------------------------===//
 
-// Pad modes constant/reflect/edge (opset < 11: attributes pads/value;
-// 11+: constant inputs). Negative pads crop.
+// Pad modes constant/reflect/edge, wrap (19+) (opset < 11: attributes
+// pads/value; 11+: constant inputs; 18+: optional constant 'axes' input 3).
+// Negative pads crop.
 mlcc_status_t mlcc_emit_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
@@ -727,13 +728,14 @@ mlcc_status_t mlcc_emit_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const int32_t r = in->shape.rank;
   const char* mode = "constant";
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", "constant", &mode));
-  enum { CONSTANT, REFLECT, EDGE } m;
+  enum { CONSTANT, REFLECT, EDGE, WRAP } m;
   if (strcmp(mode, "constant") == 0) m = CONSTANT;
   else if (strcmp(mode, "reflect") == 0) m = REFLECT;
   else if (strcmp(mode, "edge") == 0) m = EDGE;
+  else if (strcmp(mode, "wrap") == 0 && node->opset >= 19) m = WRAP;
   else {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "Pad mode '%s' (supported: constant, "
-                            "reflect, edge)", mode);
+                            "reflect, edge, and wrap from opset 19)", mode);
   }
   int64_t pads[2 * MLCC_MAX_RANK];
   LLVMValueRef value = mlcc_emit_const(ctx, in->dtype, 0.0);
@@ -755,11 +757,35 @@ mlcc_status_t mlcc_emit_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     MLCC_RETURN_IF_ERROR(need_value(node, vp, "'pads'"));
     MLCC_RETURN_IF_ERROR(need_const(node, vp, "'pads'"));
     MLCC_RETURN_IF_ERROR(need_const(node, vc, "'constant_value'"));
-    if (numel_of(&vp->shape) != 2 * r) {
-      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Pad pads has %lld values for rank %d",
-                              (long long)numel_of(&vp->shape), r);
+    const mlcc_value_t* va = node->n_inputs > 3 ? mlcc_node_input(node, 3) : NULL;
+    if (va != NULL) {
+      // Pad-18 'axes' (checked by infer): pads lists begin/end per listed axis.
+      MLCC_RETURN_IF_ERROR(need_const(node, va, "'axes'"));
+      const int64_t na = numel_of(&va->shape);
+      if (na > r || numel_of(&vp->shape) != 2 * na) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Pad pads has %lld values for %lld axes",
+                                (long long)numel_of(&vp->shape), (long long)na);
+      }
+      for (int i = 0; i < 2 * r; ++i) pads[i] = 0;
+      for (int64_t i = 0; i < na; ++i) {
+        int64_t a = mlcc_value_const_i64(va, i);
+        if (a < 0) a += r;
+        if (a < 0 || a >= r) {
+          return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Pad axis %lld out of range",
+                                  (long long)mlcc_value_const_i64(va, i));
+        }
+        pads[a] = mlcc_value_const_i64(vp, i);
+        pads[a + r] = mlcc_value_const_i64(vp, i + na);
+      }
+    } else {
+      if (numel_of(&vp->shape) != 2 * r) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Pad pads has %lld values for rank %d",
+                                (long long)numel_of(&vp->shape), r);
+      }
+      for (int i = 0; i < 2 * r; ++i) pads[i] = mlcc_value_const_i64(vp, i);
     }
-    for (int i = 0; i < 2 * r; ++i) pads[i] = mlcc_value_const_i64(vp, i);
     if (vc != NULL && numel_of(&vc->shape) > 0) {
       value = scalar_from_bytes(ctx, in->dtype, vc->dtype, vc->data);
     }
@@ -809,6 +835,11 @@ mlcc_status_t mlcc_emit_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
           i = LLVMBuildSelect(b, neg, LLVMBuildNeg(b, i, "ri"), i, "r0");
           LLVMValueRef hi = LLVMBuildICmp(b, LLVMIntSGE, i, i64c(ctx, n), "hi");
           i = LLVMBuildSelect(b, hi, LLVMBuildSub(b, i64c(ctx, 2 * (n - 1)), i, "rh"), i, "r1");
+        } else if (m == WRAP) {
+          // i in [-pads_begin, n + pads_end): ((i mod n) + n) mod n
+          LLVMValueRef rem = LLVMBuildSRem(b, i, i64c(ctx, n), "wr");
+          LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, rem, i64c(ctx, 0), "wneg");
+          i = LLVMBuildSelect(b, neg, LLVMBuildAdd(b, rem, i64c(ctx, n), "wp"), rem, "w");
         }
         i = clamp_i64(ctx, i, 0, n - 1);
       }

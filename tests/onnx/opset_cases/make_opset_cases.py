@@ -71,9 +71,12 @@ class Spec:
     """One case: nodes, graph inputs fed by the data set (feeds), constant
     inputs (inits), outputs as [(name, elem_type)], and the opset."""
 
-    def __init__(self, nodes, feeds, outputs, opset, inits=()):
+    def __init__(self, nodes, feeds, outputs, opset, inits=(), numpy_ref=None, why=None):
         self.nodes, self.feeds, self.outputs = nodes, list(feeds), list(outputs)
         self.opset, self.inits = opset, list(inits)
+        # Where onnxruntime disagrees with the spec: a numpy reference
+        # (feeds dict -> [arrays]) decides, and |why| says why (REFERENCE.txt).
+        self.numpy_ref, self.why = numpy_ref, why
 
 
 def node(op, ins, outs, **attrs):
@@ -238,6 +241,86 @@ def gelu20_fused_after_matmul():
                 [("y", F32)], 20, [("w", w)])
 
 
+# --- Pad 18 (axes input) and 19 (wrap) ----------------------------------------
+def pad_case(name, opset, mode, pads, axes=None, value=None):
+    x = rng(name).standard_normal((2, 3, 4)).astype(np.float32)
+    ins = ["x", "pads"]
+    inits = [("pads", np.array(pads, dtype=np.int64))]
+    if value is not None or axes is not None:
+        ins.append("value" if value is not None else "")
+        if value is not None:
+            inits.append(("value", np.array(value, dtype=np.float32)))
+    if axes is not None:
+        ins.append("axes")
+        inits.append(("axes", np.array(axes, dtype=np.int64)))
+    return Spec([node("Pad", ins, ["y"], mode=mode)], [("x", x)], [("y", F32)], opset, inits)
+
+
+CASES["pad18_axes_constant"] = lambda: pad_case("pad18_axes_constant", 18, "constant",
+                                                [1, 0, 2, 3], axes=[-1, 1], value=1.5)
+CASES["pad18_axes_reflect_no_value"] = lambda: pad_case("pad18_axes_reflect_no_value", 18,
+                                                        "reflect", [2, 1], axes=[2])
+CASES["pad18_axes_edge_crop"] = lambda: pad_case("pad18_axes_edge_crop", 18, "edge",
+                                                 [-1, 2, 1, -1], axes=[0, 2])
+CASES["pad19_wrap"] = lambda: pad_case("pad19_wrap", 19, "wrap", [0, 2, 1, 1, 1, 3])
+def pad19_wrap_axes_larger_than_dim():
+    spec = pad_case("pad19_wrap_axes_larger_than_dim", 19, "wrap", [5, 7], axes=[1])
+    spec.numpy_ref = lambda f: [np.pad(f["x"], [(0, 0), (5, 7), (0, 0)], mode="wrap")]
+    spec.why = ("Pad-19 'wrap' pads 'as if the data tensor forms a torus' (the ONNX reference "
+                "is numpy.pad mode='wrap'), so pads larger than the dim wrap around more than "
+                "once. onnxruntime-node 1.30 wraps only once and leaves the first "
+                "pads_begin - dim rows 0; the expected output is numpy.pad's.")
+    return spec
+
+
+CASES["pad19_wrap_axes_larger_than_dim"] = pad19_wrap_axes_larger_than_dim
+
+
+# --- ScatterElements / ScatterND 18: reduction max and min ----------------------
+@case
+def scatterelements18_max_min():
+    r = rng("scatterelements18")
+    data = r.standard_normal((3, 4)).astype(np.float32)
+    idx = np.array([[1, 0, 2, 0], [1, 2, 2, 0]], dtype=np.int64)  # repeated targets
+    upd = r.standard_normal((2, 4)).astype(np.float32) * 2
+    return Spec([node("ScatterElements", ["d", "i", "u"], ["mx"], axis=0, reduction="max"),
+                 node("ScatterElements", ["d", "i", "u"], ["mn"], axis=0, reduction="min")],
+                [("d", data), ("u", upd)], [("mx", F32), ("mn", F32)], 18, [("i", idx)])
+
+
+@case
+def scatternd18_max_min_int64():
+    r = rng("scatternd18")
+    data = r.integers(-50, 50, size=(4, 3), dtype=np.int64)
+    idx = np.array([[0], [2], [0]], dtype=np.int64)  # row 0 twice
+    upd = r.integers(-60, 60, size=(3, 3), dtype=np.int64)
+    return Spec([node("ScatterND", ["d", "i", "u"], ["mx"], reduction="max"),
+                 node("ScatterND", ["d", "i", "u"], ["mn"], reduction="min")],
+                [("d", data), ("u", upd)], [("mx", I64), ("mn", I64)], 18, [("i", idx)])
+
+
+# --- Resize 18/19 with the default new attributes ------------------------------
+def resize_case(name, opset, scales=None, sizes=None, **attrs):
+    x = rng(name).standard_normal((1, 2, 3, 4)).astype(np.float32)
+    ins, inits = ["x", "", ""], []
+    if scales is not None:
+        ins[2] = "scales"
+        inits.append(("scales", np.array(scales, dtype=np.float32)))
+    else:
+        ins.append("sizes")
+        inits.append(("sizes", np.array(sizes, dtype=np.int64)))
+    return Spec([node("Resize", ins, ["y"], **attrs)], [("x", x)], [("y", F32)], opset, inits)
+
+
+CASES["resize18_linear_scales_axes_all"] = lambda: resize_case(
+    "resize18_linear_scales_axes_all", 18, scales=[1, 1, 2, 1.5], mode="linear",
+    axes=[0, 1, 2, 3], antialias=0)
+CASES["resize19_nearest_sizes_stretch"] = lambda: resize_case(
+    "resize19_nearest_sizes_stretch", 19, sizes=[1, 2, 5, 7], mode="nearest",
+    keep_aspect_ratio_policy="stretch", nearest_mode="floor",
+    coordinate_transformation_mode="asymmetric")
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
@@ -281,10 +364,20 @@ def generate(names, out):
         spec = CASES[name]()
         with tempfile.TemporaryDirectory(prefix="mlcc-opset-") as work:
             outs = run_ort(spec, work)
+        if spec.numpy_ref is not None:
+            ref = spec.numpy_ref(dict(spec.feeds))
+            if all(np.array_equal(a, b) for (_, a), b in zip(outs, ref)):
+                raise RuntimeError("%s: onnxruntime now matches the numpy reference; drop "
+                                   "numpy_ref" % name)
+            outs = [(n, np.asarray(b, dtype=a.dtype)) for (n, a), b in zip(outs, ref)]
         d = os.path.join(out, name)
         shutil.rmtree(d, ignore_errors=True)
         onnx_case.write_case(d, spec.nodes, spec.feeds, outs, inits=spec.inits,
                              opset=spec.opset, ir_version=ir_version(spec.opset))
+        if spec.why:
+            with open(os.path.join(d, "REFERENCE.txt"), "w") as f:
+                f.write("Expected outputs from a numpy reference, not onnxruntime-node:\n"
+                        + spec.why + "\n")
 
 
 def same_tree(a, b):
