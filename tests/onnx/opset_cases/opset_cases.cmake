@@ -35,3 +35,27 @@ endforeach()
 add_test(NAME opset_cases.oracle_check COMMAND ${MLCC_PYTHON} ${MLCC_OPSET_GEN} --check)
 set_tests_properties(opset_cases.oracle_check PROPERTIES LABELS onnx SKIP_RETURN_CODE 77
   TIMEOUT 300)
+# Every model of ../shared/models re-exported at opset 21 by bump_opset.py (the
+# Reduce* axes attribute moved to an input, ...) must match its own reference:
+# model.<name>.opset21.<target> (skipped with a message when ../shared is
+# absent; an UNIMPLEMENTED refusal fails).
+set(MLCC_OPSET_BUMP ${CMAKE_CURRENT_LIST_DIR}/run_bumped.py)
+foreach(model resnet18 mobilenet_v2 squeezenet1_1 detector mlp transformer
+        tiny/ad_autoencoder tiny/ic_resnet8 tiny/kws_dscnn tiny/vww_mobilenet)
+  get_filename_component(name ${model} NAME)
+  set(targets x86)
+  if(name STREQUAL "mlp" OR name STREQUAL "kws_dscnn")
+    list(APPEND targets aarch64 riscv)
+  endif()
+  foreach(target ${targets})
+    add_test(NAME model.${name}.opset21.${target}
+      COMMAND ${MLCC_PYTHON} ${MLCC_OPSET_BUMP} --mlcc $<TARGET_FILE:mlcc>
+              --case ${MLCC_SHARED_MODELS}/${model} --opset 21 --target ${target})
+    set(labels "model;onnx")
+    if(NOT target STREQUAL "x86")
+      set(labels "model;onnx;cross")
+    endif()
+    set_tests_properties(model.${name}.opset21.${target} PROPERTIES SKIP_RETURN_CODE 77
+      LABELS "${labels}" TIMEOUT 1800)
+  endforeach()
+endforeach()
