@@ -320,6 +320,58 @@ mlcc_status_t mlcc_emit_instancenorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
 }
 
 //===----------------------------------------------------------------------===//
+// GroupNormalization
+//===----------------------------------------------------------------------===//
+
+// GroupNormalization (ONNX 18, 21): per (n, group) over the group's channels
+// and the spatial dims (one contiguous block), then per channel
+// y = (x - mean) * inv_std * scale + bias with scale/bias indexed by the
+// group (18) or the channel (21).
+mlcc_status_t mlcc_emit_groupnorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t *scale = mlcc_node_input(node, 1), *bias = mlcc_node_input(node, 2);
+  MLCC_RETURN_IF_ERROR(need_float(node, x));
+  mlcc_dtype_t dt = node->outputs[0]->dtype;
+  if (x->shape.rank < 3) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "GroupNormalization needs X of rank >= 3");
+  }
+  float eps = 1e-5f;
+  int64_t groups = 1;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "epsilon", 1e-5f, &eps));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "num_groups", 1, &groups));
+  int64_t n = x->shape.dims[0], c = x->shape.dims[1], inner = 1;
+  for (int i = 2; i < x->shape.rank; ++i) inner *= x->shape.dims[i];
+  if (groups < 1 || c % groups != 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "GroupNormalization: num_groups %lld does not divide C=%lld",
+                            (long long)groups, (long long)c);
+  }
+  const bool per_channel = node->opset >= 21;
+  MLCC_RETURN_IF_ERROR(need_numel(node, scale, "scale", per_channel ? c : groups));
+  MLCC_RETURN_IF_ERROR(need_numel(node, bias, "bias", per_channel ? c : groups));
+  const int64_t cpg = c / groups;
+  mlcc_loop_t l_n = mlcc_emit_for(ctx, 0, n, "n");
+  mlcc_loop_t l_g = mlcc_emit_for(ctx, 0, groups, "g");
+  LLVMValueRef base = imulc(ctx, imad(ctx, l_n.iv, groups, l_g.iv), cpg * inner);
+  LLVMValueRef mean, inv;
+  block_stats(ctx, x, dt, base, cpg * inner, eps, &mean, &inv);
+  mlcc_loop_t l_c = mlcc_emit_for(ctx, 0, cpg, "c");
+  LLVMValueRef p = per_channel ? imad(ctx, l_g.iv, cpg, l_c.iv) : l_g.iv;
+  LLVMValueRef a = LLVMBuildFMul(ctx->b, load_as(ctx, scale, p, dt), inv, "");
+  LLVMValueRef b = load_as(ctx, bias, p, dt);
+  LLVMValueRef cbase = iadd(ctx, base, imulc(ctx, l_c.iv, inner));
+  mlcc_loop_t l_i = mlcc_emit_for(ctx, 0, inner, "i");
+  LLVMValueRef idx = iadd(ctx, cbase, l_i.iv);
+  LLVMValueRef d = LLVMBuildFSub(ctx->b, mlcc_emit_load(ctx, x, idx), mean, "");
+  MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, idx, mlcc_emit_fmuladd(ctx, d, a, b)));
+  mlcc_emit_loop_end(ctx, &l_i);
+  mlcc_emit_loop_end(ctx, &l_c);
+  mlcc_emit_loop_end(ctx, &l_g);
+  mlcc_emit_loop_end(ctx, &l_n);
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
 // LayerNormalization
 //===----------------------------------------------------------------------===//
 
