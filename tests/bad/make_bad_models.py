@@ -351,6 +351,23 @@ def opset18_resize_antialias():
 
 
 @case
+def opset21_quantize_block_size():
+    sc = numpy_helper.from_array(np.full((2, 1), 0.5, np.float32), "s")
+    return model([helper.make_node("QuantizeLinear", ["x", "s"], ["y"], name="q", axis=1,
+                                   block_size=4)],
+                 [vi("x", F, [2, 4])], [vi("y", TensorProto.UINT8, [2, 4])],
+                 opsets=(("", 21),), inits=[sc])
+
+
+@case
+def opset19_dequantize_f16_scale():
+    sc = numpy_helper.from_array(np.array(0.5, np.float16), "s")
+    return model([helper.make_node("DequantizeLinear", ["x", "s"], ["y"], name="dq")],
+                 [vi("x", TensorProto.INT8, [4])], [vi("y", TensorProto.FLOAT16, [4])],
+                 opsets=(("", 19),), inits=[sc])
+
+
+@case
 def unsupported_op():
     return model([helper.make_node("FooBarOp", ["x"], ["y"])], [vi("x", F, [1, 4])],
                  [vi("y", F, [1, 4])])

@@ -360,6 +360,65 @@ CASES["groupnorm21_groups_eq_channels"] = lambda: groupnorm_case(
     "groupnorm21_groups_eq_channels", 21, 6, 6)
 
 
+# --- QuantizeLinear / DequantizeLinear 19-25 and QLinearMatMul 21 at their ------
+# opset-13 semantics (float32 scales, 8-bit types, no blocking) ---------------
+@case
+def quantize19_per_axis_int8():
+    r = rng("quantize19")
+    x = (r.standard_normal((2, 3, 4)) * 20).astype(np.float32)
+    x[0, 0, :2] = [1e6, -1e6]  # saturation
+    return Spec([node("QuantizeLinear", ["x", "s", "zp"], ["y"], axis=1, saturate=1)],
+                [("x", x)], [("y", TensorProto.INT8)], 19,
+                [("s", np.array([0.5, 0.25, 1.0], np.float32)),
+                 ("zp", np.array([0, -3, 5], np.int8))])
+
+
+@case
+def quantize21_output_dtype_no_zero_point():
+    x = (rng("quantize21").standard_normal((3, 5)) * 40).astype(np.float32)
+    return Spec([node("QuantizeLinear", ["x", "s"], ["y"], output_dtype=TensorProto.INT8,
+                      block_size=0)],
+                [("x", x)], [("y", TensorProto.INT8)], 21,
+                [("s", np.array(0.5, np.float32))])
+
+
+@case
+def quantize23_precision_float_uint8():
+    x = (rng("quantize23").standard_normal((4, 4)) * 30 + 60).astype(np.float32)
+    return Spec([node("QuantizeLinear", ["x", "s", "zp"], ["y"], precision=TensorProto.FLOAT)],
+                [("x", x)], [("y", U8)], 23,
+                [("s", np.array(0.75, np.float32)), ("zp", np.array(10, np.uint8))])
+
+
+@case
+def dequantize21_per_axis_uint8():
+    x = rng("dequantize21").integers(0, 256, size=(2, 4, 3), dtype=np.int64).astype(np.uint8)
+    return Spec([node("DequantizeLinear", ["x", "s", "zp"], ["y"], axis=-1, block_size=0)],
+                [("x", x)], [("y", F32)], 21,
+                [("s", np.array([0.1, 0.2, 0.3], np.float32)),
+                 ("zp", np.array([128, 0, 255], np.uint8))])
+
+
+@case
+def dequantize24_output_dtype_float_int32():
+    x = rng("dequantize24").integers(-10**6, 10**6, size=(6,), dtype=np.int64).astype(np.int32)
+    return Spec([node("DequantizeLinear", ["x", "s"], ["y"], output_dtype=TensorProto.FLOAT)],
+                [("x", x)], [("y", F32)], 24, [("s", np.array(0.001, np.float32))])
+
+
+@case
+def qlinearmatmul21_uint8():
+    r = rng("qlinearmatmul21")
+    a = r.integers(0, 256, size=(2, 3, 4), dtype=np.int64).astype(np.uint8)
+    b = r.integers(0, 256, size=(4, 5), dtype=np.int64).astype(np.uint8)
+    f = lambda v: np.array(v, np.float32)
+    u = lambda v: np.array(v, np.uint8)
+    return Spec([node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"])],
+                [("a", a)], [("y", U8)], 21,
+                [("as", f(0.02)), ("az", u(120)), ("b", b), ("bs", f(0.03)), ("bz", u(130)),
+                 ("ys", f(0.05)), ("yz", u(100))])
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
