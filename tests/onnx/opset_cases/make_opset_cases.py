@@ -419,6 +419,28 @@ def qlinearmatmul21_uint8():
                  ("ys", f(0.05)), ("yz", u(100))])
 
 
+# --- DFT 20: axis as input 2 (default -2) --------------------------------------
+@case
+def dft20_default_axis_real():
+    x = rng("dft20_default").standard_normal((2, 8, 1)).astype(np.float32)
+    return Spec([node("DFT", ["x"], ["y"])], [("x", x)], [("y", F32)], 20)
+
+
+@case
+def dft20_axis0_complex_inverse():
+    # axis 0: DFT-20 has no batch dim (DFT-17 required axis >= 1)
+    x = rng("dft20_axis0").standard_normal((6, 3, 2)).astype(np.float32)
+    return Spec([node("DFT", ["x", "", "axis"], ["y"], inverse=1)], [("x", x)], [("y", F32)],
+                20, [("axis", np.array(0, np.int64))])
+
+
+@case
+def dft20_onesided_length_axis_neg():
+    x = rng("dft20_onesided").standard_normal((2, 5, 7, 1)).astype(np.float32)
+    return Spec([node("DFT", ["x", "n", "axis"], ["y"], onesided=1)], [("x", x)], [("y", F32)],
+                20, [("n", np.array(10, np.int64)), ("axis", np.array(-3, np.int64))])
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
