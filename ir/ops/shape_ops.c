@@ -817,6 +817,53 @@ mlcc_status_t mlcc_infer_pad(mlcc_node_t* node) {
   return mlcc_infer_set_output(node, 0, x->dtype, &y);
 }
 
+// CenterCropPad (18): 'shape' (constant int32/int64, one value per entry of
+// 'axes', default every dim) sets the listed output dims; each is a centered
+// crop or zero pad of the input dim.
+mlcc_status_t mlcc_infer_center_crop_pad(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input_data", true, &x));
+  int32_t rank = x->shape.rank;
+  int64_t shape[MLCC_MAX_RANK];
+  uint32_t n = 0;
+  bool present = false;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_const_ints(node, 1, "shape", "crop/pad dims", true, false,
+                                             shape, MLCC_MAX_RANK, &n, &present));
+  const int64_t* axes_attr = NULL;
+  uint32_t n_axes = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, "axes", &axes_attr, &n_axes));
+  int64_t axes[MLCC_MAX_RANK];
+  if (axes_attr == NULL) {
+    n_axes = (uint32_t)rank;
+    for (int32_t d = 0; d < rank; ++d) axes[d] = d;
+  } else {
+    if (n_axes > (uint32_t)rank) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "CenterCropPad lists %u axes for an input of rank %d", n_axes,
+                              (int)rank);
+    }
+    memcpy(axes, axes_attr, n_axes * sizeof(int64_t));
+  }
+  if (n != n_axes) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "CenterCropPad needs one 'shape' value per axis; got %u values for "
+                            "%u axes",
+                            n, n_axes);
+  }
+  uint32_t mask = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_axes_mask(node, "axes", axes, n_axes, rank, &mask));
+  mlcc_shape_t y = x->shape;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (shape[i] < 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "CenterCropPad 'shape' must be >= 0; got %lld at position %u",
+                              (long long)shape[i], i);
+    }
+    y.dims[axes[i] < 0 ? axes[i] + rank : axes[i]] = shape[i];
+  }
+  return mlcc_infer_set_output(node, 0, x->dtype, &y);
+}
+
 //===----------------------------------------------------------------------===//
 // Resize
 //===----------------------------------------------------------------------===//

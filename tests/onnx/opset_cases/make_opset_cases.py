@@ -441,6 +441,22 @@ def dft20_onesided_length_axis_neg():
                 20, [("n", np.array(10, np.int64)), ("axis", np.array(-3, np.int64))])
 
 
+# --- CenterCropPad 18 --------------------------------------------------------------
+@case
+def centercroppad18_crop_and_pad_odd():
+    # axis 1: 7 -> 4 (crop 3: start rounded down), axis 2: 3 -> 6 (pad 3: extra on the right)
+    x = rng("ccp18_a").standard_normal((2, 7, 3)).astype(np.float32)
+    return Spec([node("CenterCropPad", ["x", "shape"], ["y"], axes=[1, -1])], [("x", x)],
+                [("y", F32)], 18, [("shape", np.array([4, 6], np.int64))])
+
+
+@case
+def centercroppad18_all_axes_int64_data():
+    x = rng("ccp18_b").integers(-100, 100, size=(4, 5), dtype=np.int64)
+    return Spec([node("CenterCropPad", ["x", "shape"], ["y"])], [("x", x)], [("y", I64)], 18,
+                [("shape", np.array([6, 2], np.int64))])  # int32: onnxruntime 1.30 refuses it
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
