@@ -80,9 +80,8 @@ mlcc_status_t mlcc_infer_layernorm(mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "epsilon", 1e-5f, &eps));
   if (stash != 1) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "LayerNormalization stash_type=%lld is not supported (only 1, "
-                            "float32)",
-                            (long long)stash);
+                            "%s stash_type=%lld is not supported (only 1, float32)",
+                            mlcc_infer_op(node), (long long)stash);
   }
   int32_t axis = 0;
   MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis_attr, x->shape.rank, &axis));

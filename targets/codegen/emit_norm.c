@@ -247,14 +247,28 @@ static LLVMValueRef block_reduce(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, LL
 
 // Emits mean and 1/sqrt(var+eps) of |x|[base, base+len) (two passes, in the
 // computational type of |dt|).
+static void block_stats_ex(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, mlcc_dtype_t dt,
+                           LLVMValueRef base, int64_t len, double eps, bool centered,
+                           LLVMValueRef* out_mean, LLVMValueRef* out_inv_std);
+
 static void block_stats(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, mlcc_dtype_t dt,
                         LLVMValueRef base, int64_t len, double eps, LLVMValueRef* out_mean,
                         LLVMValueRef* out_inv_std) {
+  block_stats_ex(ctx, x, dt, base, len, eps, true, out_mean, out_inv_std);
+}
+
+// block_stats with |centered| false (RMSNormalization): the mean is taken as
+// 0, so the "variance" is the mean of the squares.
+static void block_stats_ex(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, mlcc_dtype_t dt,
+                           LLVMValueRef base, int64_t len, double eps, bool centered,
+                           LLVMValueRef* out_mean, LLVMValueRef* out_inv_std) {
   LLVMTypeRef ft = mlcc_emit_type(ctx, dt);
   if (dt == MLCC_DTYPE_F32 && x->dtype == MLCC_DTYPE_F32) {
     LLVMValueRef cnt = mlcc_emit_const(ctx, dt, (double)(len > 0 ? len : 1));
     LLVMValueRef mean =
-        LLVMBuildFDiv(ctx->b, block_reduce(ctx, x, base, len, RED_SUM, FN_ID, NULL), cnt, "");
+        centered
+            ? LLVMBuildFDiv(ctx->b, block_reduce(ctx, x, base, len, RED_SUM, FN_ID, NULL), cnt, "")
+            : mlcc_emit_const(ctx, dt, 0.0);
     LLVMValueRef var = LLVMBuildFDiv(
         ctx->b, block_reduce(ctx, x, base, len, RED_SUM, FN_SQDIFF, mean), cnt, "");
     LLVMValueRef sd = call1(ctx, "llvm.sqrt",
@@ -263,13 +277,16 @@ static void block_stats(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, mlcc_dtype_
     *out_inv_std = LLVMBuildFDiv(ctx->b, mlcc_emit_const(ctx, dt, 1.0), sd, "");
     return;
   }
-  LLVMValueRef sum = mlcc_emit_var(ctx, ft, mlcc_emit_const(ctx, dt, 0));
-  mlcc_loop_t l1 = mlcc_emit_for(ctx, 0, len, "s1");
-  LLVMValueRef xv = load_as(ctx, x, iadd(ctx, base, l1.iv), dt);
-  LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ft, sum), xv, ""), sum);
-  mlcc_emit_loop_end(ctx, &l1);
   LLVMValueRef cnt = mlcc_emit_const(ctx, dt, (double)(len > 0 ? len : 1));
-  LLVMValueRef mean = LLVMBuildFDiv(ctx->b, ld(ctx, ft, sum), cnt, "");
+  LLVMValueRef mean = mlcc_emit_const(ctx, dt, 0.0);
+  if (centered) {
+    LLVMValueRef sum = mlcc_emit_var(ctx, ft, mlcc_emit_const(ctx, dt, 0));
+    mlcc_loop_t l1 = mlcc_emit_for(ctx, 0, len, "s1");
+    LLVMValueRef xv = load_as(ctx, x, iadd(ctx, base, l1.iv), dt);
+    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ft, sum), xv, ""), sum);
+    mlcc_emit_loop_end(ctx, &l1);
+    mean = LLVMBuildFDiv(ctx->b, ld(ctx, ft, sum), cnt, "");
+  }
   LLVMValueRef ss = mlcc_emit_var(ctx, ft, mlcc_emit_const(ctx, dt, 0));
   mlcc_loop_t l2 = mlcc_emit_for(ctx, 0, len, "s2");
   LLVMValueRef d = LLVMBuildFSub(ctx->b, load_as(ctx, x, iadd(ctx, base, l2.iv), dt), mean, "");
@@ -403,6 +420,8 @@ static LLVMValueRef param_vec(mlcc_emit_ctx_t* ctx, const mlcc_value_t* p,
 
 // LayerNormalization (ONNX 17): normalizes over dims [axis, rank); optional
 // outputs Mean and InvStdDev have shape [d0..d(axis-1), 1, ...].
+// RMSNormalization (ONNX 23) is the same without centering and bias:
+// y = x / sqrt(mean(x^2) + epsilon) * scale.
 mlcc_status_t mlcc_emit_layernorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t *scale = mlcc_node_input(node, 1), *bias = mlcc_node_input(node, 2);
@@ -435,7 +454,8 @@ mlcc_status_t mlcc_emit_layernorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
   mlcc_loop_t l_o = mlcc_emit_for(ctx, 0, outer, "o");
   LLVMValueRef base = imulc(ctx, l_o.iv, inner);
   LLVMValueRef mean, inv;
-  block_stats(ctx, x, stat_dt, base, inner, eps, &mean, &inv);
+  const bool rms = node->op == MLCC_OP_RMS_NORMALIZATION;
+  block_stats_ex(ctx, x, stat_dt, base, inner, eps, !rms, &mean, &inv);
   if (mo) {
     LLVMValueRef v = mo->dtype == stat_dt ? mean : mlcc_emit_convert(ctx, mean, stat_dt, mo->dtype);
     MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 1, l_o.iv, v));

@@ -457,6 +457,26 @@ def centercroppad18_all_axes_int64_data():
                 [("shape", np.array([6, 2], np.int64))])  # int32: onnxruntime 1.30 refuses it
 
 
+# --- RMSNormalization 23 --------------------------------------------------------
+@case
+def rmsnorm23_last_axis():
+    r = rng("rmsnorm23_last")
+    x = (r.standard_normal((2, 5, 64)) * 2 + 0.5).astype(np.float32)
+    scale = r.standard_normal((64,)).astype(np.float32)
+    return Spec([node("RMSNormalization", ["x", "s"], ["y"], epsilon=1e-6)], [("x", x)],
+                [("y", F32)], 23, [("s", scale)])
+
+
+@case
+def rmsnorm23_axis1_broadcast_scale():
+    # normalize over [axis=1, rank) = dims (3, 7); scale [1, 7] broadcasts over them
+    r = rng("rmsnorm23_axis1")
+    x = r.standard_normal((4, 3, 7)).astype(np.float32)
+    scale = r.standard_normal((1, 7)).astype(np.float32)
+    return Spec([node("RMSNormalization", ["x", "s"], ["y"], axis=1)], [("x", x)],
+                [("y", F32)], 23, [("s", scale)])
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
