@@ -477,6 +477,24 @@ def rmsnorm23_axis1_broadcast_scale():
                 [("y", F32)], 23, [("s", scale)])
 
 
+# --- GridSample 20 (modes renamed linear/cubic) --------------------------------
+def gridsample_case(name, opset, **attrs):
+    r = rng(name)
+    x = r.standard_normal((1, 2, 4, 5)).astype(np.float32)
+    g = r.uniform(-1.2, 1.2, size=(1, 3, 6, 2)).astype(np.float32)
+    return Spec([node("GridSample", ["x", "g"], ["y"], **attrs)], [("x", x), ("g", g)],
+                [("y", F32)], opset)
+
+
+CASES["gridsample20_linear_default"] = lambda: gridsample_case("gridsample20_linear", 20)
+# cubic with padding_mode border disagrees with onnxruntime at opset 16 already
+# (mlcc issue, not an opset-20 change): not covered here.
+CASES["gridsample20_cubic_zeros_align"] = lambda: gridsample_case(
+    "gridsample20_cubic", 20, mode="cubic", padding_mode="zeros", align_corners=1)
+CASES["gridsample22_nearest_reflection"] = lambda: gridsample_case(
+    "gridsample22_nearest", 22, mode="nearest", padding_mode="reflection")
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
