@@ -12,10 +12,8 @@ mlcc_status_t mlcc_infer_reduce(mlcc_node_t* node) {
   mlcc_value_t* x = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "data", true, &x));
   uint32_t allowed = MLCC_INFER_DT_FLOAT | MLCC_INFER_DT_INT32_64 | MLCC_INFER_DT_UINT;
-  if (x->dtype == MLCC_DTYPE_BOOL && node->opset >= 20 &&
-      (node->op == MLCC_OP_REDUCE_MAX || node->op == MLCC_OP_REDUCE_MIN)) {
-    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "%s on bool data (opset 20+) is not supported", mlcc_infer_op(node));
+  if (node->opset >= 20 && (node->op == MLCC_OP_REDUCE_MAX || node->op == MLCC_OP_REDUCE_MIN)) {
+    allowed |= MLCC_INFER_DT_BOOL;  // ReduceMax/Min 20: false < true
   }
   MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "data", allowed));
   int64_t keepdims = 1, noop = 0;

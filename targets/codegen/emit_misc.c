@@ -209,9 +209,10 @@ mlcc_status_t mlcc_emit_misc_trilu(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   return st;
 }
 
-// One CumSum loop nest along |axis|.
+// One CumSum (or CumProd: start at 1, multiply) loop nest along |axis|.
 static mlcc_status_t cumsum_axis(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node, int32_t axis,
                                  bool exclusive, bool reverse) {
+  const bool prod = node->op == MLCC_OP_CUM_PROD;
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   mlcc_dtype_t dt = x->dtype;
   int64_t outer = 1, len = x->shape.dims[axis], inner = 1;
@@ -222,14 +223,17 @@ static mlcc_status_t cumsum_axis(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node, 
   LLVMTypeRef t = mlcc_emit_type(ctx, dt);
   mlcc_loop_t lo = mlcc_emit_for(ctx, 0, outer, "o");
   mlcc_loop_t li = mlcc_emit_for(ctx, 0, inner, "i");
-  LLVMValueRef acc = mlcc_emit_var(ctx, t, mlcc_emit_const(ctx, dt, 0));
-  LLVMBuildStore(ctx->b, mlcc_emit_const(ctx, dt, 0), acc);
+  LLVMValueRef acc = mlcc_emit_var(ctx, t, mlcc_emit_const(ctx, dt, prod ? 1 : 0));
+  LLVMBuildStore(ctx->b, mlcc_emit_const(ctx, dt, prod ? 1 : 0), acc);
   mlcc_loop_t la = mlcc_emit_for(ctx, 0, len, "a");
   LLVMValueRef a = reverse ? isub(ctx, c64(ctx, len - 1), la.iv) : la.iv;
   LLVMValueRef idx = imad(ctx, imad(ctx, lo.iv, len, a), inner, li.iv);
   LLVMValueRef v = mlcc_emit_load(ctx, x, idx);
   LLVMValueRef cur = load_var(ctx, t, acc);
-  LLVMValueRef nxt = is_fp(dt) ? LLVMBuildFAdd(ctx->b, cur, v, "") : LLVMBuildAdd(ctx->b, cur, v, "");
+  LLVMValueRef nxt = prod ? (is_fp(dt) ? LLVMBuildFMul(ctx->b, cur, v, "")
+                                     : LLVMBuildMul(ctx->b, cur, v, ""))
+                          : (is_fp(dt) ? LLVMBuildFAdd(ctx->b, cur, v, "")
+                                       : LLVMBuildAdd(ctx->b, cur, v, ""));
   LLVMBuildStore(ctx->b, nxt, acc);
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, idx, exclusive ? cur : nxt);
   mlcc_emit_loop_end(ctx, &la);

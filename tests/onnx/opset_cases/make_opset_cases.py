@@ -126,6 +126,16 @@ CASES["reduce20_min_axes_input"] = lambda: make_reduce_case(
     "ReduceMin", "reduce20_min_axes_input", [2], 1, opset=20)
 
 
+@case
+def reduce20_max_min_bool():
+    x = rng("reduce20_bool").random((3, 4, 2)) < 0.3
+    x[1] = False  # an all-false row
+    x[2, :, 0] = True  # an all-true column
+    return Spec([node("ReduceMax", ["x", "a"], ["mx"], keepdims=0),
+                 node("ReduceMin", ["x", "a"], ["mn"], keepdims=1)], [("x", x)],
+                [("mx", BOOL), ("mn", BOOL)], 20, [("a", np.array([1], np.int64))])
+
+
 # --- Split 18: num_outputs ------------------------------------------------------
 @case
 def split18_num_outputs_even():
@@ -493,6 +503,23 @@ CASES["gridsample20_cubic_zeros_align"] = lambda: gridsample_case(
     "gridsample20_cubic", 20, mode="cubic", padding_mode="zeros", align_corners=1)
 CASES["gridsample22_nearest_reflection"] = lambda: gridsample_case(
     "gridsample22_nearest", 22, mode="nearest", padding_mode="reflection")
+
+
+# --- CumProd 26 -----------------------------------------------------------------
+@case
+def cumprod26_exclusive_reverse():
+    x = rng("cumprod26_a").uniform(0.5, 1.5, size=(3, 5)).astype(np.float32)
+    return Spec([node("CumProd", ["x", "axis"], ["y"], exclusive=1, reverse=1),
+                 node("CumProd", ["x", "axis"], ["z"])], [("x", x)], [("y", F32), ("z", F32)],
+                26, [("axis", np.array(1, np.int64))])
+
+
+@case
+def cumprod26_int64_axis_input():
+    x = rng("cumprod26_b").integers(-3, 4, size=(4, 3), dtype=np.int64)
+    a = np.array(0, np.int64)
+    return Spec([node("CumProd", ["x", "axis"], ["y"])], [("x", x), ("axis", a)],
+                [("y", I64)], 26)
 
 
 def ir_version(opset):
