@@ -254,15 +254,9 @@ mlcc_status_t mlcc_spatial_resolve(const mlcc_node_t* node, mlcc_spatial_t* out)
   MLCC_RETURN_IF_ERROR(read_ints(node, "strides", (uint32_t)n, 1, 1, g.strides, NULL));
   bool have_dil = false;
   MLCC_RETURN_IF_ERROR(read_ints(node, "dilations", (uint32_t)n, 1, 1, g.dilations, &have_dil));
-  if (have_dil && (is_avg || (is_max && node->opset < 10))) {
+  // MaxPool has 'dilations' from opset 10, AveragePool from 19.
+  if (have_dil && ((is_avg && node->opset < 19) || (is_max && node->opset < 10))) {
     for (int32_t i = 0; i < n; ++i) {
-      if (g.dilations[i] != 1 && is_avg && node->opset >= 19) {
-        // AveragePool-19 added 'dilations'; the average-pool kernel has none.
-        return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                                "AveragePool with dilations other than 1 (opset 19+) is not "
-                                "supported; got dilations[%d]=%lld",
-                                (int)i, (long long)g.dilations[i]);
-      }
       if (g.dilations[i] != 1) {
         return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                                 "%s at opset %d has no 'dilations' attribute; got "

@@ -181,6 +181,44 @@ def averagepool22_ceil_window_in_right_pad():
 
 
 @case
+def averagepool19_dilations_count_include_pad():
+    return pool_case("AveragePool", 19, kernel_shape=[2, 3], strides=[1, 2],
+                     dilations=[2, 2], pads=[1, 0, 1, 2], count_include_pad=1)
+
+
+@case
+def averagepool19_dilations_ceil_exclude_pad():
+    return pool_case("AveragePool", 19, kernel_shape=[3, 2], strides=[2, 2],
+                     dilations=[1, 3], pads=[1, 1, 1, 1], ceil_mode=1, count_include_pad=0)
+
+
+@case
+def averagepool19_dilations_1d_same_upper():
+    x = rng("avgpool19_1d").standard_normal((2, 3, 11)).astype(np.float32)
+    spec = Spec([node("AveragePool", ["x"], ["y"], kernel_shape=[3], strides=[2],
+                      dilations=[2], auto_pad="SAME_UPPER")], [("x", x)], [("y", F32)], 19)
+
+    def ref(f):
+        # SAME_UPPER: out = floor((11 - 1) / 2) + 1 = 6; total pad = (6-1)*2 + (3-1)*2 + 1
+        # - 11 = 4, split 2/2; the average counts only positions inside the input.
+        xin = f["x"].astype(np.float64)
+        y = np.zeros((2, 3, 6))
+        for o in range(6):
+            pos = [o * 2 - 2 + k * 2 for k in range(3)]
+            pos = [p for p in pos if 0 <= p < 11]
+            y[:, :, o] = xin[:, :, pos].mean(axis=2)
+        return [y.astype(np.float32)]
+
+    spec.numpy_ref = ref
+    spec.why = ("AveragePool-19 with auto_pad SAME_UPPER gives output_spatial_shape = "
+                "floor((input - 1) / stride) + 1 = 6 whatever the dilation (the spec's "
+                "formula, and the ONNX reference's); onnxruntime-node 1.30 returns 5 columns for this "
+                "dilated kernel (MaxPool too). "
+                "The expected output is a numpy reference of the spec.")
+    return spec
+
+
+@case
 def averagepool19_pads_count_include_pad():
     return pool_case("AveragePool", 19, kernel_shape=[3, 3], strides=[2, 2],
                      pads=[1, 1, 1, 1], count_include_pad=1)
@@ -570,7 +608,8 @@ def generate(names, out):
             # A numpy reference cross-checks onnxruntime; where they disagree
             # the spec decides (the numpy reference) and the case says why.
             ref = spec.numpy_ref(dict(spec.feeds))
-            agree = all(np.allclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True)
+            agree = all(np.shape(a) == np.shape(b) and
+                        np.allclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True)
                         for (_, a), b in zip(outs, ref))
             if not agree:
                 if not spec.why:
