@@ -537,3 +537,96 @@ mlcc_status_t mlcc_infer_misc_einsum(mlcc_node_t* node) {
   for (int32_t d = 0; d < e.out_rank; ++d) y.dims[d] = e.label_dim[e.out_labels[d]];
   return mlcc_infer_set_output(node, 0, first->dtype, &y);
 }
+
+//===----------------------------------------------------------------------===//
+// RotaryEmbedding (23)
+//===----------------------------------------------------------------------===//
+
+mlcc_status_t mlcc_rotary_resolve(const mlcc_node_t* node, mlcc_rotary_t* out) {
+  memset(out, 0, sizeof(*out));
+  mlcc_value_t *x = NULL, *cos = NULL, *sin = NULL, *pos = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "cos_cache", true, &cos));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "sin_cache", true, &sin));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 3, "position_ids", false, &pos));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "X", MLCC_INFER_DT_FLOAT));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "X", cos, "cos_cache"));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "X", sin, "sin_cache"));
+  int64_t heads = 0, rot = 0, inter = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "num_heads", 0, &heads));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "rotary_embedding_dim", 0, &rot));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "interleaved", 0, &inter));
+  const int64_t* d = x->shape.dims;
+  char sb[MLCC_INFER_SHAPE_BUF];
+  if (x->shape.rank == 4) {
+    out->batch = d[0], out->heads = d[1], out->seq = d[2], out->head_size = d[3];
+    out->x_h = d[2] * d[3], out->x_s = d[3], out->x_b = d[1] * d[2] * d[3];
+    if (heads != 0 && heads != d[1]) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "RotaryEmbedding num_heads=%lld disagrees with X%s [B,H,S,D]",
+                              (long long)heads, mlcc_infer_fmt_shape(&x->shape, sb));
+    }
+  } else if (x->shape.rank == 3) {
+    if (heads <= 0 || d[2] % heads != 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "RotaryEmbedding with a 3-D X%s needs num_heads >= 1 dividing "
+                              "the hidden size; got num_heads=%lld",
+                              mlcc_infer_fmt_shape(&x->shape, sb), (long long)heads);
+    }
+    out->batch = d[0], out->seq = d[1], out->heads = heads, out->head_size = d[2] / heads;
+    out->x_b = d[1] * d[2], out->x_s = d[2], out->x_h = out->head_size;
+  } else {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "RotaryEmbedding needs X of rank 3 [B,S,H*D] or 4 [B,H,S,D]; got %s",
+                            mlcc_infer_fmt_shape(&x->shape, sb));
+  }
+  out->rot = rot == 0 ? out->head_size : rot;
+  if (out->rot < 0 || out->rot > out->head_size || out->rot % 2 != 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "RotaryEmbedding rotary_embedding_dim must be even and <= the head "
+                            "size %lld; got %lld",
+                            (long long)out->head_size, (long long)out->rot);
+  }
+  out->interleaved = inter != 0;
+  out->has_pos = pos != NULL;
+  const int64_t half = out->rot / 2;
+  const mlcc_value_t* caches[2] = {cos, sin};
+  for (int i = 0; i < 2; ++i) {
+    const mlcc_shape_t* c = &caches[i]->shape;
+    bool ok = pos != NULL ? c->rank == 2 && c->dims[1] == half
+                          : c->rank == 3 && c->dims[0] == out->batch &&
+                                c->dims[1] == out->seq && c->dims[2] == half;
+    if (!ok) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "RotaryEmbedding needs %s of shape %s with rot/2 = %lld; got %s",
+                              i == 0 ? "cos_cache" : "sin_cache",
+                              pos != NULL ? "[max_position+1, rot/2] (position_ids given)"
+                                          : "[B, S, rot/2] (no position_ids)",
+                              (long long)half, mlcc_infer_fmt_shape(c, sb));
+    }
+  }
+  if (!mlcc_shape_equal(&cos->shape, &sin->shape)) {
+    return bad(node, "needs cos_cache and sin_cache of the same shape");
+  }
+  if (pos != NULL) {
+    MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, pos, "position_ids",
+                                                MLCC_INFER_DT_INT32_64));
+    if (pos->dtype != MLCC_DTYPE_I64 || pos->shape.rank != 2 ||
+        pos->shape.dims[0] != out->batch || pos->shape.dims[1] != out->seq) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "RotaryEmbedding needs int64 position_ids of shape [B=%lld, "
+                              "S=%lld]; got %s %s",
+                              (long long)out->batch, (long long)out->seq,
+                              mlcc_dtype_name(pos->dtype), mlcc_infer_fmt_shape(&pos->shape, sb));
+    }
+    out->positions = cos->shape.dims[0];
+  }
+  return mlcc_ok_status();
+}
+
+// RotaryEmbedding: Y like X.
+mlcc_status_t mlcc_infer_misc_rotary(mlcc_node_t* node) {
+  mlcc_rotary_t r;
+  MLCC_RETURN_IF_ERROR(mlcc_rotary_resolve(node, &r));
+  return mlcc_infer_set_output(node, 0, node->inputs[0]->dtype, &node->inputs[0]->shape);
+}

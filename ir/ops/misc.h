@@ -37,6 +37,23 @@ typedef struct mlcc_einsum_t {
 // UNIMPLEMENTED beyond MLCC_EINSUM_MAX_INPUTS inputs.
 mlcc_status_t mlcc_einsum_parse(const mlcc_node_t* node, mlcc_einsum_t* out);
 
+// The geometry of a RotaryEmbedding-23 node. X is viewed as [B, S, H, D]
+// with element (b, s, h, d) at b*x_b + s*x_s + h*x_h + d: X [B, H, S, D]
+// (rank 4) or [B, S, H*D] (rank 3, H = num_heads). The first |rot| of the D
+// values of each head rotate (pairs (j, j + rot/2), or (2j, 2j + 1) when
+// |interleaved|); the rest pass through. The caches are [P, rot/2] indexed
+// by position_ids [B, S] (|has_pos|), else [B, S, rot/2].
+typedef struct mlcc_rotary_t {
+  int64_t batch, seq, heads, head_size, rot;
+  int64_t x_b, x_s, x_h;
+  int64_t positions;  // P: rows of the caches with position_ids
+  bool has_pos, interleaved;
+} mlcc_rotary_t;
+
+// Resolves |node| (RotaryEmbedding, inputs inferred) into |*out|.
+// Errors: INVALID_MODEL for shapes or attributes the spec rejects.
+mlcc_status_t mlcc_rotary_resolve(const mlcc_node_t* node, mlcc_rotary_t* out);
+
 #ifdef __cplusplus
 }
 #endif

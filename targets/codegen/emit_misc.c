@@ -864,3 +864,56 @@ mlcc_status_t mlcc_emit_misc_einsum(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   mlcc_emit_loop_end(ctx, &l);
   return st;
 }
+
+//===----------------------------------------------------------------------===//
+// RotaryEmbedding (23)
+//===----------------------------------------------------------------------===//
+
+// Per (b, s): the cache row (position_ids[b, s], clamped into the cache so a
+// bad id never reads out of bounds, or b*S + s); per head the rot/2 pairs
+// rotate by (cos, sin) of that row and the rest of the head is copied.
+mlcc_status_t mlcc_emit_misc_rotary(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  mlcc_rotary_t r;
+  MLCC_RETURN_IF_ERROR(mlcc_rotary_resolve(node, &r));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* cv = mlcc_node_input(node, 1);
+  const mlcc_value_t* sv = mlcc_node_input(node, 2);
+  const mlcc_value_t* pv = r.has_pos ? mlcc_node_input(node, 3) : NULL;
+  const int64_t half = r.rot / 2;
+  if (r.batch * r.seq * r.heads * r.head_size == 0) return mlcc_ok_status();
+  LLVMBuilderRef b = ctx->b;
+  mlcc_loop_t lb = mlcc_emit_for(ctx, 0, r.batch, "rb");
+  mlcc_loop_t ls = mlcc_emit_for(ctx, 0, r.seq, "rs");
+  LLVMValueRef bs = imad(ctx, lb.iv, r.seq, ls.iv);
+  LLVMValueRef row = pv != NULL ? clamp_index(ctx, load_i64(ctx, pv, bs), r.positions) : bs;
+  LLVMValueRef crow = imul(ctx, row, half);
+  LLVMValueRef xbs = iadd(ctx, imul(ctx, lb.iv, r.x_b), imul(ctx, ls.iv, r.x_s));
+  mlcc_loop_t lh = mlcc_emit_for(ctx, 0, r.heads, "rh");
+  LLVMValueRef base = iadd(ctx, xbs, imul(ctx, lh.iv, r.x_h));
+  mlcc_status_t st = mlcc_ok_status();
+  if (half > 0) {
+    mlcc_loop_t lj = mlcc_emit_for(ctx, 0, half, "rj");
+    LLVMValueRef i1 = r.interleaved ? imul(ctx, lj.iv, 2) : lj.iv;
+    LLVMValueRef i2 = r.interleaved ? iadd(ctx, i1, c64(ctx, 1)) : iadd(ctx, lj.iv, c64(ctx, half));
+    LLVMValueRef a1 = iadd(ctx, base, i1), a2 = iadd(ctx, base, i2);
+    LLVMValueRef x1 = mlcc_emit_load(ctx, x, a1), x2 = mlcc_emit_load(ctx, x, a2);
+    LLVMValueRef c = mlcc_emit_load(ctx, cv, iadd(ctx, crow, lj.iv));
+    LLVMValueRef sn = mlcc_emit_load(ctx, sv, iadd(ctx, crow, lj.iv));
+    LLVMValueRef re = LLVMBuildFSub(b, LLVMBuildFMul(b, c, x1, ""), LLVMBuildFMul(b, sn, x2, ""), "");
+    LLVMValueRef im = LLVMBuildFAdd(b, LLVMBuildFMul(b, sn, x1, ""), LLVMBuildFMul(b, c, x2, ""), "");
+    st = mlcc_emit_store_output(ctx, node, 0, a1, re);
+    if (mlcc_status_is_ok(st)) st = mlcc_emit_store_output(ctx, node, 0, a2, im);
+    mlcc_emit_loop_end(ctx, &lj);
+  }
+  if (mlcc_status_is_ok(st) && r.rot < r.head_size) {
+    mlcc_loop_t ld = mlcc_emit_for(ctx, r.rot, r.head_size, "rd");
+    LLVMValueRef a = iadd(ctx, base, ld.iv);
+    st = mlcc_emit_store_output(ctx, node, 0, a, mlcc_emit_load(ctx, x, a));
+    mlcc_emit_loop_end(ctx, &ld);
+  }
+  mlcc_emit_loop_end(ctx, &lh);
+  mlcc_emit_loop_end(ctx, &ls);
+  mlcc_emit_loop_end(ctx, &lb);
+  return st;
+}

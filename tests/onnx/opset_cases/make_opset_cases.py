@@ -560,6 +560,42 @@ def cumprod26_int64_axis_input():
                 [("y", I64)], 26)
 
 
+# --- RotaryEmbedding 23 ---------------------------------------------------------
+def rotary_caches(r, rows, half, prefix=()):
+    theta = r.uniform(0, 6.3, size=tuple(prefix) + (rows, half))
+    return np.cos(theta).astype(np.float32), np.sin(theta).astype(np.float32)
+
+
+@case
+def rotary23_4d_position_ids():
+    r = rng("rotary23_4d")
+    x = r.standard_normal((2, 3, 5, 8)).astype(np.float32)  # [B, H, S, D]
+    cos, sin = rotary_caches(r, 12, 4)
+    pos = r.integers(0, 12, size=(2, 5), dtype=np.int64)
+    return Spec([node("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y"])],
+                [("x", x), ("pos", pos)], [("y", F32)], 23, [("cos", cos), ("sin", sin)])
+
+
+@case
+def rotary23_3d_interleaved_partial():
+    r = rng("rotary23_3d")
+    x = r.standard_normal((2, 4, 2 * 10)).astype(np.float32)  # [B, S, H*D], H=2, D=10
+    cos, sin = rotary_caches(r, 4, 3, prefix=(2,))  # [B, S, rot/2], rot = 6
+    return Spec([node("RotaryEmbedding", ["x", "cos", "sin"], ["y"], num_heads=2,
+                      interleaved=1, rotary_embedding_dim=6)],
+                [("x", x)], [("y", F32)], 23, [("cos", cos), ("sin", sin)])
+
+
+@case
+def rotary23_3d_half_split_cache_inputs():
+    r = rng("rotary23_split")
+    x = r.standard_normal((1, 6, 4 * 4)).astype(np.float32)
+    cos, sin = rotary_caches(r, 8, 2)
+    pos = np.array([[0, 1, 2, 3, 4, 5]], np.int64)
+    return Spec([node("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y"], num_heads=4)],
+                [("x", x), ("cos", cos), ("sin", sin), ("pos", pos)], [("y", F32)], 23)
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 

@@ -2,7 +2,7 @@
 # The opset 18-26 cases (issue 15): tests/onnx/opset_cases/cases/<name>/ in the
 # ONNX backend-test layout, expected outputs from onnxruntime-node 1.30
 # (make_opset_cases.py writes them; they are committed). Each case runs on x86
-# (label onnx); the cases in CROSS_SAMPLE of make_opset_cases.py also run on
+# (label onnx); the cases in MLCC_OPSET_CROSS_SAMPLE below also run on
 # aarch64 and riscv64 under qemu-user (labels onnx;cross). An UNIMPLEMENTED
 # refusal fails the test: run_case.py's exit 77 is not a skip here.
 # opset_cases.oracle_check regenerates every case with onnxruntime-node and
@@ -12,7 +12,8 @@ set(MLCC_OPSET_CASES ${CMAKE_CURRENT_LIST_DIR}/cases)
 set(MLCC_OPSET_GEN ${CMAKE_CURRENT_LIST_DIR}/make_opset_cases.py)
 file(GLOB MLCC_OPSET_CASE_DIRS LIST_DIRECTORIES true CONFIGURE_DEPENDS ${MLCC_OPSET_CASES}/*)
 set(MLCC_OPSET_CROSS_SAMPLE reduce18_mean_axes_input split18_num_outputs_uneven
-  bitwise18_and_or_xor_not_int32 gelu20_tanh groupnorm21_per_channel)
+  bitwise18_and_or_xor_not_int32 gelu20_tanh groupnorm21_per_channel pad19_wrap
+  rmsnorm23_last_axis rotary23_4d_position_ids quantize19_per_axis_int8)
 foreach(dir ${MLCC_OPSET_CASE_DIRS})
   if(NOT IS_DIRECTORY ${dir})
     continue()
