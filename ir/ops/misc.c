@@ -4,6 +4,7 @@
 // Hardmax, DepthToSpace/SpaceToDepth, EyeLike, CastLike, the loss ops
 // (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss), GatherND, the
 // scatters, OneHot, TopK, LRN, MeanVarianceNormalization and Einsum.
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -629,4 +630,187 @@ mlcc_status_t mlcc_infer_misc_rotary(mlcc_node_t* node) {
   mlcc_rotary_t r;
   MLCC_RETURN_IF_ERROR(mlcc_rotary_resolve(node, &r));
   return mlcc_infer_set_output(node, 0, node->inputs[0]->dtype, &node->inputs[0]->shape);
+}
+
+//===----------------------------------------------------------------------===//
+// Attention (23)
+//===----------------------------------------------------------------------===//
+
+// Strides (b, h, s) of a [B, H, S, D] (|four|) or [B, S, H*D] tensor.
+static void attention_strides(bool four, int64_t h, int64_t s, int64_t d, int64_t* sb,
+                              int64_t* sh, int64_t* ss) {
+  if (four) {
+    *sb = h * s * d, *sh = s * d, *ss = d;
+  } else {
+    *sb = s * h * d, *sh = d, *ss = h * d;
+  }
+}
+
+mlcc_status_t mlcc_attention_resolve(const mlcc_node_t* node, mlcc_attention_t* out,
+                                     mlcc_shape_t* out_y) {
+  memset(out, 0, sizeof(*out));
+  static const char* const kNames[6] = {"Q", "K", "V", "attn_mask", "past_key", "past_value"};
+  mlcc_value_t* in[6] = {0};
+  for (uint32_t i = 0; i < 6; ++i) {
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, i, kNames[i], i < 3, &in[i]));
+  }
+  mlcc_value_t *q = in[0], *k = in[1], *v = in[2], *mask = in[3], *pk = in[4], *pv = in[5];
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, q, "Q", MLCC_INFER_DT_FLOAT));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, q, "Q", k, "K"));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, q, "Q", v, "V"));
+  if (node->n_outputs > 3 && node->outputs[3] != NULL) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "Attention output 'qk_matmul_output' is not supported");
+  }
+  if ((pk == NULL) != (pv == NULL)) {
+    return bad(node, "needs both past_key and past_value, or neither");
+  }
+  char sa[MLCC_INFER_SHAPE_BUF], sb[MLCC_INFER_SHAPE_BUF], sc[MLCC_INFER_SHAPE_BUF];
+  int32_t r = q->shape.rank;
+  if ((r != 3 && r != 4) || k->shape.rank != r || v->shape.rank != r) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Attention needs Q, K and V all 4-D [B,H,S,D] or all 3-D "
+                            "[B,S,H*D]; got Q%s K%s V%s",
+                            mlcc_infer_fmt_shape(&q->shape, sa),
+                            mlcc_infer_fmt_shape(&k->shape, sb),
+                            mlcc_infer_fmt_shape(&v->shape, sc));
+  }
+  const int64_t *qd = q->shape.dims, *kd = k->shape.dims, *vd = v->shape.dims;
+  const bool four = r == 4;
+  if (four) {
+    out->batch = qd[0], out->q_heads = qd[1], out->q_seq = qd[2], out->head = qd[3];
+    out->kv_heads = kd[1], out->kv_seq = kd[2], out->v_head = vd[3];
+    if (kd[3] != out->head || vd[1] != kd[1] || vd[2] != kd[2]) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Attention needs K [B,Hkv,Skv,D] and V [B,Hkv,Skv,Dv] matching "
+                              "Q%s; got K%s V%s",
+                              mlcc_infer_fmt_shape(&q->shape, sa),
+                              mlcc_infer_fmt_shape(&k->shape, sb),
+                              mlcc_infer_fmt_shape(&v->shape, sc));
+    }
+  } else {
+    int64_t hq = 0, hkv = 0;
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "q_num_heads", 0, &hq));
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "kv_num_heads", 0, &hkv));
+    if (hq <= 0 || hkv <= 0 || qd[2] % hq != 0 || kd[2] % hkv != 0 || vd[2] % hkv != 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Attention with 3-D inputs needs q_num_heads and kv_num_heads "
+                              "dividing the hidden sizes; got q_num_heads=%lld, "
+                              "kv_num_heads=%lld for Q%s K%s V%s",
+                              (long long)hq, (long long)hkv,
+                              mlcc_infer_fmt_shape(&q->shape, sa),
+                              mlcc_infer_fmt_shape(&k->shape, sb),
+                              mlcc_infer_fmt_shape(&v->shape, sc));
+    }
+    out->batch = qd[0], out->q_seq = qd[1], out->q_heads = hq, out->head = qd[2] / hq;
+    out->kv_seq = kd[1], out->kv_heads = hkv, out->v_head = vd[2] / hkv;
+    if (kd[2] / hkv != out->head || vd[1] != kd[1]) {
+      return bad(node, "needs K's head size equal to Q's and V's sequence length equal to K's");
+    }
+  }
+  if (kd[0] != out->batch || vd[0] != out->batch) return bad(node, "needs one batch size");
+  if (out->kv_heads <= 0 || out->q_heads % out->kv_heads != 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Attention needs q_num_heads (%lld) to be a multiple of "
+                            "kv_num_heads (%lld)",
+                            (long long)out->q_heads, (long long)out->kv_heads);
+  }
+  if (pk != NULL) {
+    MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, q, "Q", pk, "past_key"));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, q, "Q", pv, "past_value"));
+    const int64_t *a = pk->shape.dims, *b = pv->shape.dims;
+    if (pk->shape.rank != 4 || pv->shape.rank != 4 || a[0] != out->batch ||
+        a[1] != out->kv_heads || a[3] != out->head || b[0] != out->batch ||
+        b[1] != out->kv_heads || b[2] != a[2] || b[3] != out->v_head) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Attention needs past_key [B,Hkv,P,D] and past_value [B,Hkv,P,Dv]; "
+                              "got %s and %s",
+                              mlcc_infer_fmt_shape(&pk->shape, sa),
+                              mlcc_infer_fmt_shape(&pv->shape, sb));
+    }
+    out->past = a[2];
+  }
+  out->total = out->past + out->kv_seq;
+  attention_strides(four, out->q_heads, out->q_seq, out->head, &out->q_b, &out->q_h, &out->q_s);
+  attention_strides(four, out->kv_heads, out->kv_seq, out->head, &out->k_b, &out->k_h,
+                    &out->k_s);
+  attention_strides(four, out->kv_heads, out->kv_seq, out->v_head, &out->v_b, &out->v_h,
+                    &out->v_s);
+  attention_strides(four, out->q_heads, out->q_seq, out->v_head, &out->y_b, &out->y_h,
+                    &out->y_s);
+  int64_t causal = 0;
+  float scale = 0, softcap = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "is_causal", 0, &causal));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "softcap", 0.f, &softcap));
+  out->causal = causal != 0;
+  out->softcap = softcap;
+  if (mlcc_node_attr(node, "scale") != NULL) {
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "scale", 0.f, &scale));
+    out->scale = scale;
+  } else {
+    out->scale = out->head > 0 ? 1.0 / sqrt((double)out->head) : 1.0;
+  }
+  if (mlcc_node_attr(node, "softmax_precision") != NULL) {
+    int64_t prec = 0;
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "softmax_precision", 0, &prec));
+    if (prec != (int64_t)q->dtype) {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "Attention softmax_precision %lld other than the inputs' type %s "
+                              "is not supported",
+                              (long long)prec, mlcc_dtype_name(q->dtype));
+    }
+  }
+  if (mask != NULL) {
+    if (mask->dtype == MLCC_DTYPE_BOOL) {
+      out->mask_kind = 1;
+    } else if (mask->dtype == q->dtype) {
+      out->mask_kind = 2;
+    } else {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "Attention attn_mask of type %s is not supported (bool, or Q's "
+                              "type %s added to the scores)",
+                              mlcc_dtype_name(mask->dtype), mlcc_dtype_name(q->dtype));
+    }
+    const int64_t want[4] = {out->batch, out->q_heads, out->q_seq, out->total};
+    int32_t mr = mask->shape.rank;
+    if (mr < 1 || mr > 4) return bad(node, "attn_mask must have rank 1 to 4");
+    int64_t stride = 1;
+    for (int32_t kk = 3; kk >= 0; --kk) {
+      int32_t md = kk - (4 - mr);
+      if (md < 0) {
+        out->m_stride[kk] = 0;
+        continue;
+      }
+      int64_t dim = mask->shape.dims[md];
+      if (dim != 1 && dim != want[kk]) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Attention attn_mask %s does not broadcast to [B=%lld, "
+                                "Hq=%lld, Sq=%lld, total=%lld]",
+                                mlcc_infer_fmt_shape(&mask->shape, sa), (long long)want[0],
+                                (long long)want[1], (long long)want[2], (long long)want[3]);
+      }
+      out->m_stride[kk] = dim == 1 ? 0 : stride;
+      stride *= dim;
+    }
+  }
+  if (out_y != NULL) {
+    *out_y = q->shape;
+    if (four) out_y->dims[3] = out->v_head;
+    else out_y->dims[2] = out->q_heads * out->v_head;
+  }
+  return mlcc_ok_status();
+}
+
+// Attention: Y [B,Hq,Sq,Dv] or [B,Sq,Hq*Dv]; present_key/present_value
+// [B,Hkv,total,D|Dv].
+mlcc_status_t mlcc_infer_misc_attention(mlcc_node_t* node) {
+  mlcc_attention_t a;
+  mlcc_shape_t y;
+  MLCC_RETURN_IF_ERROR(mlcc_attention_resolve(node, &a, &y));
+  mlcc_dtype_t dt = node->inputs[0]->dtype;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_set_output(node, 0, dt, &y));
+  mlcc_shape_t pk = {.rank = 4, .dims = {a.batch, a.kv_heads, a.total, a.head}};
+  mlcc_shape_t pv = {.rank = 4, .dims = {a.batch, a.kv_heads, a.total, a.v_head}};
+  MLCC_RETURN_IF_ERROR(mlcc_infer_set_output(node, 1, dt, &pk));
+  return mlcc_infer_set_output(node, 2, dt, &pv);
 }

@@ -917,3 +917,176 @@ mlcc_status_t mlcc_emit_misc_rotary(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   mlcc_emit_loop_end(ctx, &lb);
   return st;
 }
+
+//===----------------------------------------------------------------------===//
+// Attention (23)
+//===----------------------------------------------------------------------===//
+
+// The parts of one Attention kernel that the key loops share.
+typedef struct att_emit_t {
+  const mlcc_attention_t* a;
+  const mlcc_value_t *q, *k, *v, *mask, *pk, *pv;
+  mlcc_dtype_t dt;
+  LLVMTypeRef t;
+  LLVMValueRef b, h, hk, i;  // loop ivs: batch, query head, its kv head, query row
+  LLVMValueRef qbase;        // Q index of (b, h, i, 0)
+} att_emit_t;
+
+// Score of query row |e->i| against key |jt| (0..total): the scaled dot
+// product (key vector at |kv|[kbase..]), softcapped, masked (-inf where a
+// bool mask is false or causality forbids) or with the float mask added.
+static LLVMValueRef att_score(mlcc_emit_ctx_t* ctx, const att_emit_t* e, const mlcc_value_t* kv,
+                              LLVMValueRef kbase, LLVMValueRef jt) {
+  const mlcc_attention_t* a = e->a;
+  LLVMBuilderRef b = ctx->b;
+  LLVMValueRef acc = mlcc_emit_var(ctx, e->t, fconst(ctx, e->dt, 0));
+  LLVMBuildStore(b, fconst(ctx, e->dt, 0), acc);
+  mlcc_loop_t ld = mlcc_emit_for(ctx, 0, a->head, "ad");
+  LLVMValueRef qv = mlcc_emit_load(ctx, e->q, iadd(ctx, e->qbase, ld.iv));
+  LLVMValueRef kvv = mlcc_emit_load(ctx, kv, iadd(ctx, kbase, ld.iv));
+  LLVMBuildStore(b, mlcc_emit_fmuladd(ctx, qv, kvv, load_var(ctx, e->t, acc)), acc);
+  mlcc_emit_loop_end(ctx, &ld);
+  LLVMValueRef s = LLVMBuildFMul(b, load_var(ctx, e->t, acc), fconst(ctx, e->dt, a->scale), "");
+  if (a->softcap > 0) {
+    LLVMValueRef u = LLVMBuildFDiv(b, s, fconst(ctx, e->dt, a->softcap), "");
+    s = LLVMBuildFMul(b, fconst(ctx, e->dt, a->softcap), mlcc_emit_fast_tanh(ctx, u), "");
+  }
+  LLVMValueRef ninf = fconst(ctx, e->dt, -INFINITY);
+  if (a->mask_kind != 0) {
+    LLVMValueRef mi = iadd(ctx, iadd(ctx, imul(ctx, e->b, a->m_stride[0]),
+                                     imul(ctx, e->h, a->m_stride[1])),
+                           iadd(ctx, imul(ctx, e->i, a->m_stride[2]), imul(ctx, jt, a->m_stride[3])));
+    LLVMValueRef mv = mlcc_emit_load(ctx, e->mask, mi);
+    s = a->mask_kind == 1 ? LLVMBuildSelect(b, mv, s, ninf, "") : LLVMBuildFAdd(b, s, mv, "");
+  }
+  if (a->causal) {
+    LLVMValueRef lim = iadd(ctx, e->i, c64(ctx, a->past));
+    s = LLVMBuildSelect(b, icmp(ctx, LLVMIntSGT, jt, lim), ninf, s, "");
+  }
+  return s;
+}
+
+// Key |j| of a segment: the past cache (|past|) or the current K/V.
+static LLVMValueRef att_kbase(mlcc_emit_ctx_t* ctx, const att_emit_t* e, bool past, bool value,
+                              LLVMValueRef j) {
+  const mlcc_attention_t* a = e->a;
+  int64_t d = value ? a->v_head : a->head;
+  if (past) {
+    return imul(ctx, imad(ctx, imad(ctx, e->b, a->kv_heads, e->hk), a->past, j), d);
+  }
+  if (value) {
+    return iadd(ctx, iadd(ctx, imul(ctx, e->b, a->v_b), imul(ctx, e->hk, a->v_h)),
+                imul(ctx, j, a->v_s));
+  }
+  return iadd(ctx, iadd(ctx, imul(ctx, e->b, a->k_b), imul(ctx, e->hk, a->k_h)),
+              imul(ctx, j, a->k_s));
+}
+
+// Scaled dot-product attention per (b, query head, query row): a first pass
+// over the keys (past, then current) keeps the running max and the sum of
+// exponentials (online softmax, no scratch); a second pass per output
+// element accumulates exp(score - max) * value, divided by the sum. A row
+// whose keys are all masked is 0. Scores are recomputed in the second pass
+// (a scalar reference kernel, not yet the fused one of issue 15 part 3).
+mlcc_status_t mlcc_emit_misc_attention(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  mlcc_attention_t a;
+  MLCC_RETURN_IF_ERROR(mlcc_attention_resolve(node, &a, NULL));
+  att_emit_t e = {.a = &a};
+  e.q = mlcc_node_input(node, 0), e.k = mlcc_node_input(node, 1), e.v = mlcc_node_input(node, 2);
+  e.mask = node->n_inputs > 3 ? mlcc_node_input(node, 3) : NULL;
+  e.pk = node->n_inputs > 4 ? mlcc_node_input(node, 4) : NULL;
+  e.pv = node->n_inputs > 5 ? mlcc_node_input(node, 5) : NULL;
+  e.dt = e.q->dtype;
+  e.t = mlcc_emit_type(ctx, e.dt);
+  LLVMBuilderRef b = ctx->b;
+  mlcc_status_t st = mlcc_ok_status();
+  const int64_t group = a.q_heads / a.kv_heads;
+  if (mlcc_node_output(node, 0) != NULL && a.batch * a.q_heads * a.q_seq * a.v_head > 0) {
+    mlcc_loop_t lb = mlcc_emit_for(ctx, 0, a.batch, "ab");
+    mlcc_loop_t lh = mlcc_emit_for(ctx, 0, a.q_heads, "ah");
+    mlcc_loop_t li = mlcc_emit_for(ctx, 0, a.q_seq, "ai");
+    e.b = lb.iv, e.h = lh.iv, e.i = li.iv;
+    e.hk = idiv(ctx, lh.iv, group);
+    e.qbase = iadd(ctx, iadd(ctx, imul(ctx, lb.iv, a.q_b), imul(ctx, lh.iv, a.q_h)),
+                   imul(ctx, li.iv, a.q_s));
+    LLVMValueRef ninf = fconst(ctx, e.dt, -INFINITY);
+    LLVMValueRef mvar = mlcc_emit_var(ctx, e.t, ninf);
+    LLVMValueRef lvar = mlcc_emit_var(ctx, e.t, fconst(ctx, e.dt, 0));
+    LLVMBuildStore(b, ninf, mvar);
+    LLVMBuildStore(b, fconst(ctx, e.dt, 0), lvar);
+    for (int seg = 0; seg < 2; ++seg) {  // pass 1: max and sum
+      int64_t n = seg == 0 ? a.past : a.kv_seq;
+      if (n == 0) continue;
+      mlcc_loop_t lj = mlcc_emit_for(ctx, 0, n, "aj");
+      LLVMValueRef jt = seg == 0 ? lj.iv : iadd(ctx, lj.iv, c64(ctx, a.past));
+      LLVMValueRef s = att_score(ctx, &e, seg == 0 ? e.pk : e.k,
+                                 att_kbase(ctx, &e, seg == 0, false, lj.iv), jt);
+      LLVMValueRef m = load_var(ctx, e.t, mvar), l = load_var(ctx, e.t, lvar);
+      LLVMValueRef valid = LLVMBuildFCmp(b, LLVMRealOGT, s, ninf, "");
+      LLVMValueRef nm = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, s, m, ""), s, m, "");
+      LLVMValueRef nl = LLVMBuildFAdd(
+          b, LLVMBuildFMul(b, l, mlcc_emit_fast_exp(ctx, LLVMBuildFSub(b, m, nm, "")), ""),
+          mlcc_emit_fast_exp(ctx, LLVMBuildFSub(b, s, nm, "")), "");
+      LLVMBuildStore(b, LLVMBuildSelect(b, valid, nm, m, ""), mvar);
+      LLVMBuildStore(b, LLVMBuildSelect(b, valid, nl, l, ""), lvar);
+      mlcc_emit_loop_end(ctx, &lj);
+    }
+    LLVMValueRef m = load_var(ctx, e.t, mvar), l = load_var(ctx, e.t, lvar);
+    LLVMValueRef ybase = iadd(ctx, iadd(ctx, imul(ctx, lb.iv, a.y_b), imul(ctx, lh.iv, a.y_h)),
+                              imul(ctx, li.iv, a.y_s));
+    mlcc_loop_t lv = mlcc_emit_for(ctx, 0, a.v_head, "av");
+    LLVMValueRef acc = mlcc_emit_var(ctx, e.t, fconst(ctx, e.dt, 0));
+    LLVMBuildStore(b, fconst(ctx, e.dt, 0), acc);
+    for (int seg = 0; seg < 2; ++seg) {  // pass 2: weighted sum of values
+      int64_t n = seg == 0 ? a.past : a.kv_seq;
+      if (n == 0) continue;
+      mlcc_loop_t lj = mlcc_emit_for(ctx, 0, n, "aj");
+      LLVMValueRef jt = seg == 0 ? lj.iv : iadd(ctx, lj.iv, c64(ctx, a.past));
+      LLVMValueRef s = att_score(ctx, &e, seg == 0 ? e.pk : e.k,
+                                 att_kbase(ctx, &e, seg == 0, false, lj.iv), jt);
+      LLVMValueRef valid = LLVMBuildFCmp(b, LLVMRealOGT, s, ninf, "");
+      LLVMValueRef p = LLVMBuildSelect(
+          b, valid, mlcc_emit_fast_exp(ctx, LLVMBuildFSub(b, s, m, "")), fconst(ctx, e.dt, 0), "");
+      LLVMValueRef vv = mlcc_emit_load(ctx, seg == 0 ? e.pv : e.v,
+                                       iadd(ctx, att_kbase(ctx, &e, seg == 0, true, lj.iv), lv.iv));
+      LLVMBuildStore(b, mlcc_emit_fmuladd(ctx, p, vv, load_var(ctx, e.t, acc)), acc);
+      mlcc_emit_loop_end(ctx, &lj);
+    }
+    LLVMValueRef any = LLVMBuildFCmp(b, LLVMRealOGT, l, fconst(ctx, e.dt, 0), "");
+    LLVMValueRef y = LLVMBuildSelect(b, any, LLVMBuildFDiv(b, load_var(ctx, e.t, acc), l, ""),
+                                     fconst(ctx, e.dt, 0), "");
+    st = mlcc_emit_store_output(ctx, node, 0, iadd(ctx, ybase, lv.iv), y);
+    mlcc_emit_loop_end(ctx, &lv);
+    mlcc_emit_loop_end(ctx, &li);
+    mlcc_emit_loop_end(ctx, &lh);
+    mlcc_emit_loop_end(ctx, &lb);
+  }
+  // present_key / present_value: the past cache followed by the new keys.
+  for (uint32_t o = 1; o < 3 && mlcc_status_is_ok(st); ++o) {
+    if (node->n_outputs <= o || node->outputs[o] == NULL) continue;
+    bool value = o == 2;
+    int64_t d = value ? a.v_head : a.head;
+    if (a.batch * a.kv_heads * a.total * d == 0) continue;
+    mlcc_loop_t lb = mlcc_emit_for(ctx, 0, a.batch, "pb");
+    mlcc_loop_t lh = mlcc_emit_for(ctx, 0, a.kv_heads, "ph");
+    e.b = lb.iv, e.hk = lh.iv;
+    for (int seg = 0; seg < 2 && mlcc_status_is_ok(st); ++seg) {
+      int64_t n = seg == 0 ? a.past : a.kv_seq;
+      if (n == 0) continue;
+      mlcc_loop_t lj = mlcc_emit_for(ctx, 0, n, "pj");
+      mlcc_loop_t ld = mlcc_emit_for(ctx, 0, d, "pd");
+      LLVMValueRef jt = seg == 0 ? lj.iv : iadd(ctx, lj.iv, c64(ctx, a.past));
+      const mlcc_value_t* src = seg == 0 ? (value ? e.pv : e.pk) : (value ? e.v : e.k);
+      LLVMValueRef from = iadd(ctx, att_kbase(ctx, &e, seg == 0, value, lj.iv), ld.iv);
+      LLVMValueRef to = imad(ctx, imad(ctx, imad(ctx, lb.iv, a.kv_heads, lh.iv), a.total, jt), d,
+                             ld.iv);
+      st = mlcc_emit_store_output(ctx, node, o, to, mlcc_emit_load(ctx, src, from));
+      mlcc_emit_loop_end(ctx, &ld);
+      mlcc_emit_loop_end(ctx, &lj);
+    }
+    mlcc_emit_loop_end(ctx, &lh);
+    mlcc_emit_loop_end(ctx, &lb);
+  }
+  return st;
+}

@@ -368,6 +368,15 @@ def opset19_dequantize_f16_scale():
 
 
 @case
+def opset23_attention_qk_output():
+    return model([helper.make_node("Attention", ["q", "k", "v"], ["y", "", "", "qk"],
+                                   name="attn")],
+                 [vi("q", F, [1, 2, 3, 4]), vi("k", F, [1, 2, 3, 4]), vi("v", F, [1, 2, 3, 4])],
+                 [vi("y", F, [1, 2, 3, 4]), vi("qk", F, [1, 2, 3, 3])], opsets=(("", 23),),
+                 ir_version=10)
+
+
+@case
 def unsupported_op():
     return model([helper.make_node("FooBarOp", ["x"], ["y"])], [vi("x", F, [1, 4])],
                  [vi("y", F, [1, 4])])

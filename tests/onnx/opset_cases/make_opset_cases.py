@@ -596,6 +596,55 @@ def rotary23_3d_half_split_cache_inputs():
                 [("x", x), ("cos", cos), ("sin", sin), ("pos", pos)], [("y", F32)], 23)
 
 
+# --- Attention 23 ---------------------------------------------------------------
+@case
+def attention23_4d_mha():
+    r = rng("attention23_mha")
+    q = r.standard_normal((2, 3, 4, 8)).astype(np.float32)
+    k = r.standard_normal((2, 3, 6, 8)).astype(np.float32)
+    v = r.standard_normal((2, 3, 6, 5)).astype(np.float32)
+    return Spec([node("Attention", ["q", "k", "v"], ["y"])], [("q", q), ("k", k), ("v", v)],
+                [("y", F32)], 23)
+
+
+@case
+def attention23_3d_gqa_causal_scale():
+    r = rng("attention23_gqa")
+    q = r.standard_normal((1, 5, 4 * 6)).astype(np.float32)   # Hq = 4, D = 6
+    k = r.standard_normal((1, 5, 2 * 6)).astype(np.float32)   # Hkv = 2
+    v = r.standard_normal((1, 5, 2 * 3)).astype(np.float32)   # Dv = 3
+    return Spec([node("Attention", ["q", "k", "v"], ["y"], q_num_heads=4, kv_num_heads=2,
+                      is_causal=1, scale=0.3)],
+                [("q", q), ("k", k), ("v", v)], [("y", F32)], 23)
+
+
+@case
+def attention23_bool_mask_softcap_mqa():
+    r = rng("attention23_mask")
+    q = r.standard_normal((2, 4, 3, 8)).astype(np.float32) * 3
+    k = r.standard_normal((2, 1, 7, 8)).astype(np.float32) * 3
+    v = r.standard_normal((2, 1, 7, 4)).astype(np.float32)
+    mask = r.random((3, 7)) < 0.7
+    mask[:, 0] = True  # no fully masked row
+    return Spec([node("Attention", ["q", "k", "v", "m"], ["y"], softcap=5.0)],
+                [("q", q), ("k", k), ("v", v)], [("y", F32)], 23, [("m", mask)])
+
+
+@case
+def attention23_past_kv_float_mask_causal():
+    r = rng("attention23_past")
+    q = r.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    k = r.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    v = r.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    pk = r.standard_normal((1, 2, 5, 4)).astype(np.float32)
+    pv = r.standard_normal((1, 2, 5, 4)).astype(np.float32)
+    mask = (r.standard_normal((1, 2, 3, 8)) * 2).astype(np.float32)
+    return Spec([node("Attention", ["q", "k", "v", "m", "pk", "pv"], ["y", "pko", "pvo"],
+                      is_causal=1)],
+                [("q", q), ("k", k), ("v", v), ("m", mask), ("pk", pk), ("pv", pv)],
+                [("y", F32), ("pko", F32), ("pvo", F32)], 23)
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 

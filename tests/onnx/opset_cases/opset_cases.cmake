@@ -13,7 +13,8 @@ set(MLCC_OPSET_GEN ${CMAKE_CURRENT_LIST_DIR}/make_opset_cases.py)
 file(GLOB MLCC_OPSET_CASE_DIRS LIST_DIRECTORIES true CONFIGURE_DEPENDS ${MLCC_OPSET_CASES}/*)
 set(MLCC_OPSET_CROSS_SAMPLE reduce18_mean_axes_input split18_num_outputs_uneven
   bitwise18_and_or_xor_not_int32 gelu20_tanh groupnorm21_per_channel pad19_wrap
-  rmsnorm23_last_axis rotary23_4d_position_ids quantize19_per_axis_int8)
+  rmsnorm23_last_axis rotary23_4d_position_ids quantize19_per_axis_int8
+  attention23_past_kv_float_mask_causal)
 foreach(dir ${MLCC_OPSET_CASE_DIRS})
   if(NOT IS_DIRECTORY ${dir})
     continue()
