@@ -645,6 +645,44 @@ def attention23_past_kv_float_mask_causal():
                 [("y", F32), ("pko", F32), ("pvo", F32)], 23)
 
 
+# --- A Llama-style transformer block at opset 23 (seeded weights) ----------------
+@case
+def llama_block23():
+    """RMSNorm -> Q/K/V projections -> RotaryEmbedding (Q, K) -> causal GQA
+    Attention -> output projection + residual -> RMSNorm -> SwiGLU MLP
+    (SiLU(x W1) * (x W3)) W2 + residual (SiLU as x*Sigmoid(x): Swish is
+    opset 24, Attention-23 only). Batch 1, 8 tokens, hidden 32,
+    4 query heads and 2 kv heads of 8, MLP 64."""
+    r = rng("llama_block23")
+    S, E, Hq, Hkv, D, F = 8, 32, 4, 2, 8, 64
+    w = lambda *shape: (r.standard_normal(shape) / np.sqrt(shape[0])).astype(np.float32)
+    x = r.standard_normal((1, S, E)).astype(np.float32)
+    inv = 1.0 / (10000 ** (np.arange(0, D, 2) / D))
+    ang = np.arange(16)[:, None] * inv[None, :]
+    inits = [("g1", (1 + 0.1 * r.standard_normal(E)).astype(np.float32)),
+             ("g2", (1 + 0.1 * r.standard_normal(E)).astype(np.float32)),
+             ("wq", w(E, Hq * D)), ("wk", w(E, Hkv * D)), ("wv", w(E, Hkv * D)),
+             ("wo", w(Hq * D, E)), ("w1", w(E, F)), ("w3", w(E, F)), ("w2", w(F, E)),
+             ("cos", np.cos(ang).astype(np.float32)), ("sin", np.sin(ang).astype(np.float32)),
+             ("pos", np.arange(S, dtype=np.int64)[None, :])]
+    nodes = [
+        node("RMSNormalization", ["x", "g1"], ["n1"], epsilon=1e-6),
+        node("MatMul", ["n1", "wq"], ["q"]), node("MatMul", ["n1", "wk"], ["k"]),
+        node("MatMul", ["n1", "wv"], ["v"]),
+        node("RotaryEmbedding", ["q", "cos", "sin", "pos"], ["qr"], num_heads=Hq),
+        node("RotaryEmbedding", ["k", "cos", "sin", "pos"], ["kr"], num_heads=Hkv),
+        node("Attention", ["qr", "kr", "v"], ["a"], q_num_heads=Hq, kv_num_heads=Hkv,
+             is_causal=1),
+        node("MatMul", ["a", "wo"], ["o"]), node("Add", ["x", "o"], ["h"]),
+        node("RMSNormalization", ["h", "g2"], ["n2"], epsilon=1e-6),
+        node("MatMul", ["n2", "w1"], ["u"]), node("Sigmoid", ["u"], ["sg"]),
+        node("Mul", ["u", "sg"], ["su"]),
+        node("MatMul", ["n2", "w3"], ["gt"]), node("Mul", ["su", "gt"], ["m"]),
+        node("MatMul", ["m", "w2"], ["dn"]), node("Add", ["h", "dn"], ["y"]),
+    ]
+    return Spec(nodes, [("x", x)], [("y", F32)], 23, inits)
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
