@@ -814,3 +814,38 @@ mlcc_status_t mlcc_infer_misc_attention(mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_infer_set_output(node, 1, dt, &pk));
   return mlcc_infer_set_output(node, 2, dt, &pv);
 }
+
+//===----------------------------------------------------------------------===//
+// BitCast (26)
+//===----------------------------------------------------------------------===//
+
+// BitCast: output of type 'to' (required), X's shape; the element sizes must
+// match. bool (whose only valid bytes are 0 and 1) and the types mlcc cannot
+// represent are UNIMPLEMENTED.
+mlcc_status_t mlcc_infer_misc_bitcast(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
+  if (mlcc_node_attr(node, "to") == NULL) return bad(node, "needs the attribute 'to'");
+  int64_t to = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "to", 0, &to));
+  if (to < 1 || to > 26 || to == 8) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "BitCast attribute 'to' must be a non-string ONNX data type in "
+                            "[1, 26]; got %lld",
+                            (long long)to);
+  }
+  mlcc_dtype_t t = (mlcc_dtype_t)to;
+  if (!mlcc_dtype_is_valid(t) || t == MLCC_DTYPE_BOOL || x->dtype == MLCC_DTYPE_BOOL) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "BitCast from %s to %s is not supported",
+                            mlcc_dtype_name(x->dtype), mlcc_dtype_name(t));
+  }
+  if (mlcc_dtype_size(t) != mlcc_dtype_size(x->dtype)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "BitCast needs types of the same bit width; got %s (%zu bits) to "
+                            "%s (%zu bits)",
+                            mlcc_dtype_name(x->dtype), 8 * mlcc_dtype_size(x->dtype),
+                            mlcc_dtype_name(t), 8 * mlcc_dtype_size(t));
+  }
+  return mlcc_infer_set_output(node, 0, t, &x->shape);
+}

@@ -1090,3 +1090,22 @@ mlcc_status_t mlcc_emit_misc_attention(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
   }
   return st;
 }
+
+//===----------------------------------------------------------------------===//
+// BitCast (26)
+//===----------------------------------------------------------------------===//
+
+// y[i] = the bits of x[i] as the output type (same width; checked by infer).
+mlcc_status_t mlcc_emit_misc_bitcast(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  int64_t n = mlcc_shape_numel_unchecked(&x->shape);
+  if (n == 0) return mlcc_ok_status();
+  mlcc_loop_t l = mlcc_emit_for(ctx, 0, n, "bc");
+  LLVMValueRef v = LLVMBuildBitCast(ctx->b, mlcc_emit_load(ctx, x, l.iv),
+                                    mlcc_emit_type(ctx, y->dtype), "");
+  mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, l.iv, v);
+  mlcc_emit_loop_end(ctx, &l);
+  return st;
+}

@@ -683,6 +683,26 @@ def llama_block23():
     return Spec(nodes, [("x", x)], [("y", F32)], 23, inits)
 
 
+# --- BitCast 26 --------------------------------------------------------------------
+@case
+def bitcast26_float_int_half():
+    r = rng("bitcast26")
+    x = np.concatenate([r.standard_normal(6), [0.0, -0.0, np.inf, -np.inf]]).astype(np.float32)
+    u = r.integers(0, 2**16, size=(5,), dtype=np.int64).astype(np.uint16)
+    return Spec([node("BitCast", ["x"], ["i"], to=TensorProto.INT32),
+                 node("BitCast", ["x"], ["u"], to=TensorProto.UINT32),
+                 node("BitCast", ["h"], ["f"], to=TensorProto.INT16)],
+                [("x", x), ("h", u)], [("i", I32), ("u", TensorProto.UINT32),
+                                       ("f", TensorProto.INT16)], 26)
+
+
+@case
+def bitcast26_int64_to_double():
+    x = np.array([0, 1, -1, 4607182418800017408, 9218868437227405312], np.int64)
+    return Spec([node("BitCast", ["x"], ["y"], to=TensorProto.DOUBLE)], [("x", x)],
+                [("y", TensorProto.DOUBLE)], 26)
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
