@@ -849,3 +849,40 @@ mlcc_status_t mlcc_infer_misc_bitcast(mlcc_node_t* node) {
   }
   return mlcc_infer_set_output(node, 0, t, &x->shape);
 }
+
+//===----------------------------------------------------------------------===//
+// AffineGrid (20)
+//===----------------------------------------------------------------------===//
+
+// AffineGrid: theta [N,2,3] (2-D) or [N,3,4] (3-D), constant int64 size
+// [N,C,H,W] or [N,C,D,H,W] -> grid [N,H,W,2] or [N,D,H,W,3] of theta's type.
+mlcc_status_t mlcc_infer_misc_affine_grid(mlcc_node_t* node) {
+  mlcc_value_t* theta = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "theta", true, &theta));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, theta, "theta", MLCC_INFER_DT_FLOAT));
+  int64_t size[5];
+  uint32_t n = 0;
+  bool present = false;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_const_ints(node, 1, "size", "output size", true, false, size,
+                                             5, &n, &present));
+  const int64_t* t = theta->shape.dims;
+  char sa[MLCC_INFER_SHAPE_BUF];
+  bool two = n == 4;
+  if ((n != 4 && n != 5) || theta->shape.rank != 3 || t[0] != size[0] ||
+      t[1] != (two ? 2 : 3) || t[2] != (two ? 3 : 4)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "AffineGrid needs theta [N,2,3] with size [N,C,H,W] or theta "
+                            "[N,3,4] with size [N,C,D,H,W]; got theta %s and %u size values",
+                            mlcc_infer_fmt_shape(&theta->shape, sa), n);
+  }
+  mlcc_shape_t y = {.rank = (int32_t)n};
+  y.dims[0] = size[0];
+  for (uint32_t i = 2; i < n; ++i) {
+    if (size[i] < 0) return bad(node, "needs non-negative sizes");
+    y.dims[i - 1] = size[i];
+  }
+  y.dims[n - 1] = two ? 2 : 3;
+  int64_t align = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "align_corners", 0, &align));
+  return mlcc_infer_set_output(node, 0, theta->dtype, &y);
+}

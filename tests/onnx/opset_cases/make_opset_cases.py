@@ -703,6 +703,29 @@ def bitcast26_int64_to_double():
                 [("y", TensorProto.DOUBLE)], 26)
 
 
+# --- AffineGrid 20 --------------------------------------------------------------
+@case
+def affinegrid20_2d_both_alignments():
+    theta = rng("affinegrid20_2d").standard_normal((2, 2, 3)).astype(np.float32)
+    size = np.array([2, 3, 4, 5], np.int64)
+    return Spec([node("AffineGrid", ["t", "s"], ["g0"], align_corners=0),
+                 node("AffineGrid", ["t", "s"], ["g1"], align_corners=1)], [("t", theta)],
+                [("g0", F32), ("g1", F32)], 20, [("s", size)])
+
+
+@case
+def affinegrid20_3d_with_gridsample():
+    theta = (rng("affinegrid20_3d").standard_normal((1, 3, 4)) * 0.5).astype(np.float32)
+    size = np.array([1, 1, 2, 3, 4], np.int64)
+    x = rng("affinegrid20_3d_x").standard_normal((1, 2, 4, 5)).astype(np.float32)
+    theta2 = np.array([[[0.8, -0.2, 0.1], [0.3, 0.9, -0.2]]], np.float32)
+    return Spec([node("AffineGrid", ["t", "s"], ["g"], align_corners=1),
+                 node("AffineGrid", ["t2", "s2"], ["g2"]),
+                 node("GridSample", ["x", "g2"], ["y"])],
+                [("t", theta), ("x", x)], [("g", F32), ("y", F32)], 20,
+                [("s", size), ("t2", theta2), ("s2", np.array([1, 2, 3, 3], np.int64))])
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
