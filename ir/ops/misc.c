@@ -886,3 +886,43 @@ mlcc_status_t mlcc_infer_misc_affine_grid(mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "align_corners", 0, &align));
   return mlcc_infer_set_output(node, 0, theta->dtype, &y);
 }
+
+//===----------------------------------------------------------------------===//
+// LpNormalization (1, 22), GlobalLpPool (2, 22)
+//===----------------------------------------------------------------------===//
+
+// LpNormalization: float input, 'axis' (default -1) names a dim, p 1 or 2.
+mlcc_status_t mlcc_infer_misc_lp_norm(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "input", MLCC_INFER_DT_FLOAT));
+  int64_t axis = -1, p = 2;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", -1, &axis));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "p", 2, &p));
+  int32_t a = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis, x->shape.rank, &a));
+  if (p != 1 && p != 2) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "LpNormalization attribute 'p' must be 1 or 2; got %lld",
+                            (long long)p);
+  }
+  return mlcc_infer_set_output(node, 0, x->dtype, &x->shape);
+}
+
+// GlobalLpPool: X [N, C, D...] (rank >= 3) -> [N, C, 1...]; integer p >= 1.
+mlcc_status_t mlcc_infer_misc_global_lp_pool(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "X", MLCC_INFER_DT_FLOAT));
+  if (x->shape.rank < 3) return bad(node, "needs X of rank >= 3 [N,C,D1,...]");
+  int64_t p = 2;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "p", 2, &p));
+  if (p < 1 || p > 64) {
+    return mlcc_make_status(p < 1 ? MLCC_STATUS_INVALID_MODEL : MLCC_STATUS_UNIMPLEMENTED,
+                            "GlobalLpPool attribute 'p' must be in [1, 64] here; got %lld",
+                            (long long)p);
+  }
+  mlcc_shape_t y = x->shape;
+  for (int32_t d = 2; d < y.rank; ++d) y.dims[d] = 1;
+  return mlcc_infer_set_output(node, 0, x->dtype, &y);
+}

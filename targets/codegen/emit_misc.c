@@ -1170,3 +1170,87 @@ mlcc_status_t mlcc_emit_misc_affine_grid(mlcc_emit_ctx_t* ctx, const mlcc_node_t
   mlcc_emit_loop_end(ctx, &ln);
   return st;
 }
+
+//===----------------------------------------------------------------------===//
+// LpNormalization (1, 22), GlobalLpPool (2, 22)
+//===----------------------------------------------------------------------===//
+
+// |v|^p for a small integer p (repeated multiplication).
+static LLVMValueRef abs_pow(mlcc_emit_ctx_t* ctx, LLVMValueRef v, int64_t p) {
+  LLVMValueRef a = mlcc_emit_intrinsic(ctx, "llvm.fabs", &v, 1);
+  LLVMValueRef r = a;
+  for (int64_t i = 1; i < p; ++i) r = LLVMBuildFMul(ctx->b, r, a, "");
+  return r;
+}
+
+// Sum over |len| elements at |base| + j*|stride| of |x|^p.
+static LLVMValueRef lp_sum(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, LLVMValueRef base,
+                           int64_t len, int64_t stride, int64_t p) {
+  mlcc_dtype_t dt = x->dtype;
+  LLVMTypeRef t = mlcc_emit_type(ctx, dt);
+  LLVMValueRef acc = mlcc_emit_var(ctx, t, fconst(ctx, dt, 0));
+  LLVMBuildStore(ctx->b, fconst(ctx, dt, 0), acc);
+  mlcc_loop_t l = mlcc_emit_for(ctx, 0, len, "lp");
+  LLVMValueRef v = mlcc_emit_load(ctx, x, imad(ctx, l.iv, stride, base));
+  LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, load_var(ctx, t, acc), abs_pow(ctx, v, p), ""),
+                 acc);
+  mlcc_emit_loop_end(ctx, &l);
+  return load_var(ctx, t, acc);
+}
+
+// y = x / ||x||_p along 'axis'; a zero norm gives 0.
+mlcc_status_t mlcc_emit_misc_lp_norm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  mlcc_dtype_t dt = x->dtype;
+  int64_t axis = -1, p = 2;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", -1, &axis));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "p", 2, &p));
+  int32_t r = x->shape.rank;
+  if (axis < 0) axis += r;
+  int64_t outer = 1, len = x->shape.dims[axis], inner = 1;
+  for (int32_t d = 0; d < r; ++d) {
+    if (d < axis) outer *= x->shape.dims[d];
+    else if (d > axis) inner *= x->shape.dims[d];
+  }
+  if (outer * len * inner == 0) return mlcc_ok_status();
+  mlcc_loop_t lo = mlcc_emit_for(ctx, 0, outer, "no");
+  mlcc_loop_t li = mlcc_emit_for(ctx, 0, inner, "ni");
+  LLVMValueRef base = imad(ctx, lo.iv, len * inner, li.iv);
+  LLVMValueRef norm = lp_sum(ctx, x, base, len, inner, p);
+  if (p == 2) norm = mlcc_emit_intrinsic(ctx, "llvm.sqrt", &norm, 1);
+  LLVMValueRef zero = LLVMBuildFCmp(ctx->b, LLVMRealOEQ, norm, fconst(ctx, dt, 0), "");
+  mlcc_loop_t l = mlcc_emit_for(ctx, 0, len, "nl");
+  LLVMValueRef idx = imad(ctx, l.iv, inner, base);
+  LLVMValueRef y = LLVMBuildSelect(ctx->b, zero, fconst(ctx, dt, 0),
+                                   LLVMBuildFDiv(ctx->b, mlcc_emit_load(ctx, x, idx), norm, ""), "");
+  mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, idx, y);
+  mlcc_emit_loop_end(ctx, &l);
+  mlcc_emit_loop_end(ctx, &li);
+  mlcc_emit_loop_end(ctx, &lo);
+  return st;
+}
+
+// y[n, c] = (sum over the spatial dims of |x|^p)^(1/p).
+mlcc_status_t mlcc_emit_misc_global_lp_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  mlcc_dtype_t dt = x->dtype;
+  int64_t p = 2;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "p", 2, &p));
+  int64_t nc = x->shape.dims[0] * x->shape.dims[1], sp = 1;
+  for (int32_t d = 2; d < x->shape.rank; ++d) sp *= x->shape.dims[d];
+  if (nc == 0) return mlcc_ok_status();
+  mlcc_loop_t l = mlcc_emit_for(ctx, 0, nc, "gp");
+  LLVMValueRef sum = lp_sum(ctx, x, imul(ctx, l.iv, sp), sp, 1, p);
+  LLVMValueRef y = sum;
+  if (p == 2) {
+    y = mlcc_emit_intrinsic(ctx, "llvm.sqrt", &sum, 1);
+  } else if (p > 2) {  // exp(log(sum) / p); sum 0 gives 0
+    y = libm1(ctx, dt, "exp", LLVMBuildFDiv(ctx->b, libm1(ctx, dt, "log", sum),
+                                            fconst(ctx, dt, (double)p), ""));
+  }
+  mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, l.iv, y);
+  mlcc_emit_loop_end(ctx, &l);
+  return st;
+}

@@ -726,6 +726,24 @@ def affinegrid20_3d_with_gridsample():
                 [("s", size), ("t2", theta2), ("s2", np.array([1, 2, 3, 3], np.int64))])
 
 
+# --- LpNormalization 22, GlobalLpPool 22 ------------------------------------------
+@case
+def lpnormalization22_p1_p2_zero_row():
+    x = rng("lpnorm22").standard_normal((3, 4, 5)).astype(np.float32)
+    x[1, :, 2] = 0  # a zero vector along axis 1: output 0
+    return Spec([node("LpNormalization", ["x"], ["a"], axis=1, p=1),
+                 node("LpNormalization", ["x"], ["b"])], [("x", x)],
+                [("a", F32), ("b", F32)], 22)
+
+
+@case
+def globallppool21_p1_p2_p3():
+    x = rng("globallppool22").standard_normal((2, 3, 4, 5)).astype(np.float32)
+    return Spec([node("GlobalLpPool", ["x"], ["a"], p=1), node("GlobalLpPool", ["x"], ["b"]),
+                 node("GlobalLpPool", ["x"], ["c"], p=3)], [("x", x)],
+                [("a", F32), ("b", F32), ("c", F32)], 21)  # onnxruntime 1.30 has no GlobalLpPool-22
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
