@@ -926,3 +926,53 @@ mlcc_status_t mlcc_infer_misc_global_lp_pool(mlcc_node_t* node) {
   for (int32_t d = 2; d < y.rank; ++d) y.dims[d] = 1;
   return mlcc_infer_set_output(node, 0, x->dtype, &y);
 }
+
+//===----------------------------------------------------------------------===//
+// TensorScatter (24)
+//===----------------------------------------------------------------------===//
+
+// TensorScatter: present_cache like past_cache; update has past_cache's
+// shape but for a sequence dim ('axis', default -2, not 0) no longer than
+// past's; optional int64 write_indices [B]; mode linear or circular.
+mlcc_status_t mlcc_infer_misc_tensor_scatter(mlcc_node_t* node) {
+  mlcc_value_t *past = NULL, *up = NULL, *wi = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "past_cache", true, &past));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "update", true, &up));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "write_indices", false, &wi));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, past, "past_cache", up, "update"));
+  const char* mode = "linear";
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", "linear", &mode));
+  if (strcmp(mode, "linear") != 0 && strcmp(mode, "circular") != 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "TensorScatter attribute 'mode' must be linear or circular; got '%s'",
+                            mode);
+  }
+  int64_t axis64 = -2;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", -2, &axis64));
+  int32_t r = past->shape.rank, axis = 0;
+  if (r < 2) return bad(node, "needs past_cache of rank >= 2");
+  MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis64, r, &axis));
+  if (axis == 0) return bad(node, "attribute 'axis' cannot be 0 (the batch dim)");
+  char sa[MLCC_INFER_SHAPE_BUF], sb[MLCC_INFER_SHAPE_BUF];
+  bool ok = up->shape.rank == r;
+  for (int32_t d = 0; ok && d < r; ++d) {
+    ok = d == axis ? up->shape.dims[d] <= past->shape.dims[d]
+                   : up->shape.dims[d] == past->shape.dims[d];
+  }
+  if (!ok) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "TensorScatter needs update of past_cache's shape except a sequence "
+                            "dim (axis %d) no longer than past_cache's; got past_cache %s and "
+                            "update %s",
+                            (int)axis, mlcc_infer_fmt_shape(&past->shape, sa),
+                            mlcc_infer_fmt_shape(&up->shape, sb));
+  }
+  if (wi != NULL && (wi->dtype != MLCC_DTYPE_I64 || wi->shape.rank != 1 ||
+                     wi->shape.dims[0] != past->shape.dims[0])) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "TensorScatter needs int64 write_indices of shape [B=%lld]; got %s %s",
+                            (long long)past->shape.dims[0], mlcc_dtype_name(wi->dtype),
+                            mlcc_infer_fmt_shape(&wi->shape, sa));
+  }
+  return mlcc_infer_set_output(node, 0, past->dtype, &past->shape);
+}

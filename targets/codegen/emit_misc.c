@@ -1254,3 +1254,57 @@ mlcc_status_t mlcc_emit_misc_global_lp_pool(mlcc_emit_ctx_t* ctx, const mlcc_nod
   mlcc_emit_loop_end(ctx, &l);
   return st;
 }
+
+//===----------------------------------------------------------------------===//
+// TensorScatter (24)
+//===----------------------------------------------------------------------===//
+
+// Gather form: present[p, m, i] = update[p, s, i] where s = m - w[b] (linear)
+// or (m - w[b]) mod M (circular) lies in [0, seq), else past[p, m, i]. A
+// linear write past the end of the cache is dropped.
+mlcc_status_t mlcc_emit_misc_tensor_scatter(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  const mlcc_value_t* past = mlcc_node_input(node, 0);
+  const mlcc_value_t* up = mlcc_node_input(node, 1);
+  const mlcc_value_t* wi = node->n_inputs > 2 ? mlcc_node_input(node, 2) : NULL;
+  int64_t axis = -2;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", -2, &axis));
+  const char* mode = "linear";
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", "linear", &mode));
+  const bool circular = strcmp(mode, "circular") == 0;
+  int32_t r = past->shape.rank;
+  if (axis < 0) axis += r;
+  int64_t outer = 1, per_batch = 1, inner = 1;
+  for (int32_t d = 0; d < r; ++d) {
+    if (d < axis) outer *= past->shape.dims[d];
+    if (d > 0 && d < axis) per_batch *= past->shape.dims[d];
+    if (d > axis) inner *= past->shape.dims[d];
+  }
+  const int64_t M = past->shape.dims[axis], S = up->shape.dims[axis];
+  if (outer * M * inner == 0) return mlcc_ok_status();
+  LLVMBuilderRef b = ctx->b;
+  mlcc_loop_t lo = mlcc_emit_for(ctx, 0, outer, "to");
+  LLVMValueRef w = wi != NULL ? load_i64(ctx, wi, idiv(ctx, lo.iv, per_batch)) : c64(ctx, 0);
+  mlcc_loop_t lm = mlcc_emit_for(ctx, 0, M, "tm");
+  LLVMValueRef sidx = isub(ctx, lm.iv, w);
+  if (circular) {  // ((m - w) mod M + M) mod M
+    LLVMValueRef rem = LLVMBuildSRem(b, sidx, c64(ctx, M), "");
+    sidx = LLVMBuildSelect(b, icmp(ctx, LLVMIntSLT, rem, c64(ctx, 0)), iadd(ctx, rem, c64(ctx, M)),
+                           rem, "");
+  }
+  LLVMValueRef in_up = LLVMBuildAnd(b, icmp(ctx, LLVMIntSGE, sidx, c64(ctx, 0)),
+                                    icmp(ctx, LLVMIntSLT, sidx, c64(ctx, S)), "");
+  LLVMValueRef sc = clamp_index(ctx, sidx, S > 0 ? S : 1);
+  mlcc_loop_t li = mlcc_emit_for(ctx, 0, inner, "ti");
+  LLVMValueRef pidx = imad(ctx, imad(ctx, lo.iv, M, lm.iv), inner, li.iv);
+  LLVMValueRef v = mlcc_emit_load(ctx, past, pidx);
+  if (S > 0) {
+    LLVMValueRef uidx = imad(ctx, imad(ctx, lo.iv, S, sc), inner, li.iv);
+    v = LLVMBuildSelect(b, in_up, mlcc_emit_load(ctx, up, uidx), v, "");
+  }
+  mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, pidx, v);
+  mlcc_emit_loop_end(ctx, &li);
+  mlcc_emit_loop_end(ctx, &lm);
+  mlcc_emit_loop_end(ctx, &lo);
+  return st;
+}

@@ -744,6 +744,28 @@ def globallppool21_p1_p2_p3():
                 [("a", F32), ("b", F32), ("c", F32)], 21)  # onnxruntime 1.30 has no GlobalLpPool-22
 
 
+# --- TensorScatter 24 -------------------------------------------------------------
+@case
+def tensorscatter24_linear_write_indices():
+    r = rng("tensorscatter24_lin")
+    past = r.standard_normal((2, 3, 6, 4)).astype(np.float32)   # [B, H, max_seq, D]
+    upd = r.standard_normal((2, 3, 2, 4)).astype(np.float32)
+    wi = np.array([1, 4], np.int64)
+    return Spec([node("TensorScatter", ["p", "u", "w"], ["y"])],
+                [("p", past), ("u", upd), ("w", wi)], [("y", F32)], 24)
+
+
+@case
+def tensorscatter24_circular_axis1_no_indices():
+    r = rng("tensorscatter24_circ")
+    past = r.standard_normal((2, 5, 3)).astype(np.float32)
+    upd = r.standard_normal((2, 3, 3)).astype(np.float32)
+    wi = np.array([3, 0], np.int64)
+    return Spec([node("TensorScatter", ["p", "u", "w"], ["y"], axis=1, mode="circular"),
+                 node("TensorScatter", ["p", "u"], ["z"], axis=1)],
+                [("p", past), ("u", upd)], [("y", F32), ("z", F32)], 24, [("w", wi)])
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
