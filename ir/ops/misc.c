@@ -976,3 +976,90 @@ mlcc_status_t mlcc_infer_misc_tensor_scatter(mlcc_node_t* node) {
   }
   return mlcc_infer_set_output(node, 0, past->dtype, &past->shape);
 }
+
+//===----------------------------------------------------------------------===//
+// Col2Im (18)
+//===----------------------------------------------------------------------===//
+
+// Reads an optional ints attribute of |n| values (default |dflt| each).
+static mlcc_status_t col2im_ints(const mlcc_node_t* node, const char* name, int32_t n,
+                                 int64_t dflt, int64_t* out) {
+  const int64_t* v = NULL;
+  uint32_t cnt = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, name, &v, &cnt));
+  for (int32_t i = 0; i < n; ++i) out[i] = dflt;
+  if (v == NULL) return mlcc_ok_status();
+  if (cnt != (uint32_t)n) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Col2Im attribute '%s' needs %d values; got %u", name, (int)n, cnt);
+  }
+  memcpy(out, v, (size_t)n * sizeof(int64_t));
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_col2im_resolve(const mlcc_node_t* node, mlcc_col2im_t* out) {
+  memset(out, 0, sizeof(*out));
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "input", MLCC_INFER_DT_FLOAT));
+  int64_t img[MLCC_COL2IM_MAX_DIMS + 1], blk[MLCC_COL2IM_MAX_DIMS + 1];
+  uint32_t ni = 0, nb = 0;
+  bool present = false;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_const_ints(node, 1, "image_shape", "image size", true, false,
+                                             img, MLCC_COL2IM_MAX_DIMS + 1, &ni, &present));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_const_ints(node, 2, "block_shape", "block size", true, false,
+                                             blk, MLCC_COL2IM_MAX_DIMS + 1, &nb, &present));
+  if (ni != nb || ni < 1 || ni > MLCC_COL2IM_MAX_DIMS) {
+    return mlcc_make_status(ni > MLCC_COL2IM_MAX_DIMS ? MLCC_STATUS_UNIMPLEMENTED
+                                                      : MLCC_STATUS_INVALID_MODEL,
+                            "Col2Im needs image_shape and block_shape of one length in [1, %d]; "
+                            "got %u and %u values",
+                            MLCC_COL2IM_MAX_DIMS, ni, nb);
+  }
+  int32_t n = (int32_t)ni;
+  out->n = n;
+  MLCC_RETURN_IF_ERROR(col2im_ints(node, "strides", n, 1, out->strides));
+  MLCC_RETURN_IF_ERROR(col2im_ints(node, "dilations", n, 1, out->dilations));
+  MLCC_RETURN_IF_ERROR(col2im_ints(node, "pads", 2 * n, 0, out->pads));
+  char sa[MLCC_INFER_SHAPE_BUF];
+  if (x->shape.rank != 3) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Col2Im needs a 3-D input [N, C*prod(block), L]; got %s",
+                            mlcc_infer_fmt_shape(&x->shape, sa));
+  }
+  int64_t kprod = 1, lprod = 1;
+  for (int32_t i = 0; i < n; ++i) {
+    out->img[i] = img[i], out->k[i] = blk[i];
+    int64_t s = out->strides[i], d = out->dilations[i];
+    if (img[i] < 0 || blk[i] < 1 || s < 1 || d < 1 || out->pads[i] < 0 || out->pads[n + i] < 0) {
+      return bad(node, "needs image/block sizes, strides and dilations >= 1 and pads >= 0");
+    }
+    int64_t span = img[i] + out->pads[i] + out->pads[n + i] - d * (blk[i] - 1) - 1;
+    if (span < 0 || span > ((int64_t)1 << 40)) {
+      return bad(node, "has a dilated block larger than the padded image");
+    }
+    out->blocks[i] = span / s + 1;
+    kprod *= blk[i];
+    lprod *= out->blocks[i];
+  }
+  if (kprod == 0 || x->shape.dims[1] % kprod != 0 || x->shape.dims[2] != lprod) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Col2Im input %s does not match block product %lld and %lld blocks",
+                            mlcc_infer_fmt_shape(&x->shape, sa), (long long)kprod,
+                            (long long)lprod);
+  }
+  out->batch = x->shape.dims[0];
+  out->channels = x->shape.dims[1] / kprod;
+  return mlcc_ok_status();
+}
+
+// Col2Im: [N, C, image_shape...].
+mlcc_status_t mlcc_infer_misc_col2im(mlcc_node_t* node) {
+  mlcc_col2im_t g;
+  MLCC_RETURN_IF_ERROR(mlcc_col2im_resolve(node, &g));
+  mlcc_shape_t y = {.rank = 2 + g.n};
+  y.dims[0] = g.batch;
+  y.dims[1] = g.channels;
+  for (int32_t i = 0; i < g.n; ++i) y.dims[2 + i] = g.img[i];
+  return mlcc_infer_set_output(node, 0, node->inputs[0]->dtype, &y);
+}

@@ -77,6 +77,22 @@ typedef struct mlcc_attention_t {
 mlcc_status_t mlcc_attention_resolve(const mlcc_node_t* node, mlcc_attention_t* out,
                                      mlcc_shape_t* out_y);
 
+// The geometry of a Col2Im-18 node: input [N, C*prod(k), prod(L)] -> output
+// [N, C, img...] with |n| spatial dims, block (kernel) dims |k|, |pads|
+// (begin then end), |strides|, |dilations| and the block grid |blocks| (L).
+#define MLCC_COL2IM_MAX_DIMS 4
+typedef struct mlcc_col2im_t {
+  int32_t n;
+  int64_t batch, channels;
+  int64_t img[MLCC_COL2IM_MAX_DIMS], k[MLCC_COL2IM_MAX_DIMS], blocks[MLCC_COL2IM_MAX_DIMS];
+  int64_t pads[2 * MLCC_COL2IM_MAX_DIMS], strides[MLCC_COL2IM_MAX_DIMS],
+      dilations[MLCC_COL2IM_MAX_DIMS];
+} mlcc_col2im_t;
+
+// Resolves |node| (Col2Im, constant image_shape and block_shape) into |*out|.
+// Errors: INVALID_MODEL for inconsistent shapes or attributes.
+mlcc_status_t mlcc_col2im_resolve(const mlcc_node_t* node, mlcc_col2im_t* out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1308,3 +1308,55 @@ mlcc_status_t mlcc_emit_misc_tensor_scatter(mlcc_emit_ctx_t* ctx, const mlcc_nod
   mlcc_emit_loop_end(ctx, &lo);
   return st;
 }
+
+//===----------------------------------------------------------------------===//
+// Col2Im (18)
+//===----------------------------------------------------------------------===//
+
+// Gather form: out[n, c, y] = sum over block offsets b (flattened, decoded
+// per dim at run time) of in[n, c*K + b, l] for every dim where
+// t = y + pad_begin - b*dilation is a multiple of the stride and l = t/stride
+// a valid block position.
+mlcc_status_t mlcc_emit_misc_col2im(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  mlcc_col2im_t g;
+  MLCC_RETURN_IF_ERROR(mlcc_col2im_resolve(node, &g));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  mlcc_dtype_t dt = x->dtype;
+  LLVMTypeRef t = mlcc_emit_type(ctx, dt);
+  LLVMBuilderRef b = ctx->b;
+  int64_t img = 1, K = 1, L = 1;
+  for (int32_t i = 0; i < g.n; ++i) img *= g.img[i], K *= g.k[i], L *= g.blocks[i];
+  if (g.batch * g.channels * img == 0) return mlcc_ok_status();
+  mlcc_loop_t lnc = mlcc_emit_for(ctx, 0, g.batch * g.channels, "cn");
+  mlcc_loop_t lp = mlcc_emit_for(ctx, 0, img, "cp");
+  LLVMValueRef acc = mlcc_emit_var(ctx, t, fconst(ctx, dt, 0));
+  LLVMBuildStore(b, fconst(ctx, dt, 0), acc);
+  mlcc_loop_t lk = mlcc_emit_for(ctx, 0, K, "ck");
+  LLVMValueRef ok = LLVMConstInt(ctx->t_i1, 1, 0);
+  LLVMValueRef lflat = c64(ctx, 0);
+  int64_t irest = img, krest = K;
+  for (int32_t i = 0; i < g.n; ++i) {  // decode dim i of the pixel and of the block offset
+    irest /= g.img[i];
+    krest /= g.k[i];
+    LLVMValueRef yi = irem(ctx, idiv(ctx, lp.iv, irest), g.img[i]);
+    LLVMValueRef bi = irem(ctx, idiv(ctx, lk.iv, krest), g.k[i]);
+    LLVMValueRef ti = isub(ctx, iadd(ctx, yi, c64(ctx, g.pads[i])), imul(ctx, bi, g.dilations[i]));
+    LLVMValueRef tc = LLVMBuildSelect(b, icmp(ctx, LLVMIntSLT, ti, c64(ctx, 0)), c64(ctx, 0), ti, "");
+    LLVMValueRef li = idiv(ctx, tc, g.strides[i]);
+    ok = LLVMBuildAnd(b, ok, icmp(ctx, LLVMIntSGE, ti, c64(ctx, 0)), "");
+    ok = LLVMBuildAnd(b, ok, icmp(ctx, LLVMIntEQ, irem(ctx, tc, g.strides[i]), c64(ctx, 0)), "");
+    ok = LLVMBuildAnd(b, ok, icmp(ctx, LLVMIntSLT, li, c64(ctx, g.blocks[i])), "");
+    lflat = imad(ctx, lflat, g.blocks[i], clamp_index(ctx, li, g.blocks[i]));
+  }
+  // input [n, c*K + k, l]: (nc*K + k)*L + l
+  LLVMValueRef xi = iadd(ctx, imul(ctx, imad(ctx, lnc.iv, K, lk.iv), L), lflat);
+  LLVMValueRef v = LLVMBuildSelect(b, ok, mlcc_emit_load(ctx, x, xi), fconst(ctx, dt, 0), "");
+  LLVMBuildStore(b, LLVMBuildFAdd(b, load_var(ctx, t, acc), v, ""), acc);
+  mlcc_emit_loop_end(ctx, &lk);
+  mlcc_status_t st =
+      mlcc_emit_store_output(ctx, node, 0, imad(ctx, lnc.iv, img, lp.iv), load_var(ctx, t, acc));
+  mlcc_emit_loop_end(ctx, &lp);
+  mlcc_emit_loop_end(ctx, &lnc);
+  return st;
+}

@@ -766,6 +766,25 @@ def tensorscatter24_circular_axis1_no_indices():
                 [("p", past), ("u", upd)], [("y", F32), ("z", F32)], 24, [("w", wi)])
 
 
+# --- Col2Im 18 ------------------------------------------------------------------------
+@case
+def col2im18_2d_strides_pads_dilations():
+    # image 5x6, block 2x3, strides (1, 2), pads (1, 0, 0, 1), dilations (2, 1):
+    # L = ((5+1+0-2*1-1)/1+1) * ((6+0+1-1*2-1)/2+1) = 4 * 3
+    x = rng("col2im18_a").standard_normal((2, 3 * 6, 12)).astype(np.float32)
+    return Spec([node("Col2Im", ["x", "img", "blk"], ["y"], strides=[1, 2], pads=[1, 0, 0, 1],
+                      dilations=[2, 1])],
+                [("x", x)], [("y", F32)], 18,
+                [("img", np.array([5, 6], np.int64)), ("blk", np.array([2, 3], np.int64))])
+
+
+@case
+def col2im18_3d_defaults():
+    x = rng("col2im18_b").standard_normal((1, 2 * 8, 2 * 3 * 2)).astype(np.float32)
+    return Spec([node("Col2Im", ["x", "img", "blk"], ["y"])], [("x", x)], [("y", F32)], 18,
+                [("img", np.array([3, 4, 3], np.int64)), ("blk", np.array([2, 2, 2], np.int64))])
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
