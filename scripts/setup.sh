@@ -24,6 +24,9 @@ packages=(
   # Bazel rules (docs/bazel.md): Debian's offline Bazel 4.2.3 and its rules_java
   bazel-bootstrap bazel-rules-java
 )
+# node and npm for onnxruntime-node, the oracle of tests/onnx/opset_cases (below);
+# a machine with another Node.js install (nodesource) keeps its own
+command -v npm >/dev/null || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -79,6 +82,23 @@ check_toolchain aarch64 aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu libc6-dev-ar
 check_toolchain riscv64 riscv64-linux-gnu-gcc gcc-riscv64-linux-gnu libc6-dev-riscv64-cross \
   qemu-riscv64 -L /usr/riscv64-linux-gnu
 echo "setup: toolchains ok: x86-64, aarch64 (qemu-aarch64), riscv64 (qemu-riscv64)"
+
+# onnxruntime-node 1.30.0 into tools/ort (ignored by git): tests/onnx/opset_cases/
+# computes the expected outputs of its cases with it (ort_run.js). --ignore-scripts:
+# the package's install script fetches GPU libraries from a host that is not
+# reachable; the CPU library ships inside the package. Only regenerating cases
+# needs it, so a failure here is a warning.
+ort_version=1.30.0
+ort_pkg=tools/ort/node_modules/onnxruntime-node/package.json
+if ! grep -qs "\"version\": \"$ort_version\"" "$ort_pkg"; then
+  mkdir -p tools/ort
+  if (cd tools/ort && npm install --ignore-scripts --no-audit --no-fund --no-save \
+        "onnxruntime-node@$ort_version" >npm-install.log 2>&1); then
+    echo "setup: installed onnxruntime-node $ort_version into tools/ort"
+  else
+    echo "setup: warning: npm could not install onnxruntime-node $ort_version (tools/ort/npm-install.log); tests/onnx/opset_cases cannot be regenerated" >&2
+  fi
+fi
 
 build="${MLCC_BUILD_DIR:-build}"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

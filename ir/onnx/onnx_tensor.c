@@ -200,9 +200,9 @@ const char* mlcc_onnx_elem_type_name(int32_t elem_type) {
     case 14: return "complex64";
     case 15: return "complex128";
     case 16: return "bfloat16";
-    case 17: case 18: case 19: case 20: return "float8";
-    case 21: return "uint4";
-    case 22: return "int4";
+    case 17: case 18: case 19: case 20: case 21: case 22: case 23: case 24: case 25:
+    case 26:
+      return mlcc_dtype_name((mlcc_dtype_t)elem_type);  // float8*, [u]int4, float4, [u]int2
     default:
       if (mlcc_dtype_is_valid((mlcc_dtype_t)elem_type)) {
         return mlcc_dtype_name((mlcc_dtype_t)elem_type);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Shape inference entry of the control-flow operators If (opsets 1-17), Loop
-// (1-17) and Scan (8-17). Their outputs depend on subgraphs, so they are not
+// Shape inference entry of the control-flow operators If (opsets 1-26), Loop
+// (1-26) and Scan (8-26). Their outputs depend on subgraphs, so they are not
 // inferred node by node: the infer-shapes pass unrolls each one into plain
 // nodes as soon as it reaches it (passes/lower_control_flow.c) and infers
 // those instead. This function is therefore reached only when a caller runs

@@ -254,7 +254,8 @@ mlcc_status_t mlcc_spatial_resolve(const mlcc_node_t* node, mlcc_spatial_t* out)
   MLCC_RETURN_IF_ERROR(read_ints(node, "strides", (uint32_t)n, 1, 1, g.strides, NULL));
   bool have_dil = false;
   MLCC_RETURN_IF_ERROR(read_ints(node, "dilations", (uint32_t)n, 1, 1, g.dilations, &have_dil));
-  if (have_dil && (is_avg || (is_max && node->opset < 10))) {
+  // MaxPool has 'dilations' from opset 10, AveragePool from 19.
+  if (have_dil && ((is_avg && node->opset < 19) || (is_max && node->opset < 10))) {
     for (int32_t i = 0; i < n; ++i) {
       if (g.dilations[i] != 1) {
         return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,

@@ -35,6 +35,10 @@ static uint32_t arith_dtypes(const mlcc_node_t* node) {
     case MLCC_OP_POW:
       return node->opset >= 12 ? MLCC_INFER_DT_FLOAT | MLCC_INFER_DT_INT32_64
                                : MLCC_INFER_DT_FLOAT;
+    case MLCC_OP_BITWISE_AND:
+    case MLCC_OP_BITWISE_OR:
+    case MLCC_OP_BITWISE_XOR:
+      return MLCC_INFER_DT_SINT | MLCC_INFER_DT_UINT;
     default:
       return MLCC_INFER_DT_NUMERIC;
   }
@@ -192,17 +196,20 @@ mlcc_status_t mlcc_infer_cast(mlcc_node_t* node) {
   if (to >= 1 && to < MLCC_DTYPE_COUNT && mlcc_dtype_is_valid((mlcc_dtype_t)to)) {
     return mlcc_infer_set_output(node, 0, (mlcc_dtype_t)to, &x->shape);
   }
-  // 8 string, 14/15 complex, 16 bfloat16 (and 17+ float8 in later opsets).
-  if (to >= 1 && to <= 16) {
+  // 8 string, 14/15 complex, 16 bfloat16, and the types of later opsets
+  // (float8 at 19, int4/uint4 at 21, float4e2m1 at 23, float8e8m0 at 24,
+  // int2/uint2 at 25): valid targets that mlcc cannot represent.
+  int32_t max_type = node->opset >= 25 ? 26 : node->opset >= 24 ? 24 : node->opset >= 23 ? 23
+                     : node->opset >= 21 ? 22 : node->opset >= 19 ? 20 : 16;
+  if (to >= 1 && to <= max_type) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
                             "Cast to ONNX data type %lld (%s) is not supported",
-                            (long long)to,
-                            to == 8 ? "string" : to == 16 ? "bfloat16" : "complex");
+                            (long long)to, mlcc_dtype_name((mlcc_dtype_t)to));
   }
   return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                           "Cast attribute 'to' must be an ONNX TensorProto.DataType in "
-                          "[1, 16] at opset %d; got %lld",
-                          (int)node->opset, (long long)to);
+                          "[1, %d] at opset %d; got %lld",
+                          (int)max_type, (int)node->opset, (long long)to);
 }
 
 //===----------------------------------------------------------------------===//
@@ -256,6 +263,7 @@ static const char* const* unary_float_attrs(mlcc_op_t op) {
     case MLCC_OP_CELU:
     case MLCC_OP_LEAKY_RELU:
     case MLCC_OP_THRESHOLDED_RELU:
+    case MLCC_OP_SWISH:
       return kAlpha;
     case MLCC_OP_HARD_SIGMOID:
       return kAlphaBeta;
@@ -294,6 +302,20 @@ mlcc_status_t mlcc_infer_same_as_input0(mlcc_node_t* node) {
     case MLCC_OP_NOT:
       allowed = MLCC_INFER_DT_BOOL;
       break;
+    case MLCC_OP_BITWISE_NOT:
+      allowed = MLCC_INFER_DT_SINT | MLCC_INFER_DT_UINT;
+      break;
+    case MLCC_OP_GELU: {
+      const char* approx = NULL;
+      MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "approximate", "none", &approx));
+      if (strcmp(approx, "none") != 0 && strcmp(approx, "tanh") != 0) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Gelu attribute 'approximate' must be \"none\" or \"tanh\"; "
+                                "got \"%s\"",
+                                approx);
+      }
+      break;
+    }
     case MLCC_OP_IDENTITY:
       allowed = MLCC_INFER_DT_ANY;
       break;

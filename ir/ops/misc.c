@@ -4,6 +4,7 @@
 // Hardmax, DepthToSpace/SpaceToDepth, EyeLike, CastLike, the loss ops
 // (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss), GatherND, the
 // scatters, OneHot, TopK, LRN, MeanVarianceNormalization and Einsum.
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -237,12 +238,22 @@ mlcc_status_t mlcc_infer_misc_gathernd(mlcc_node_t* node) {
   return mlcc_infer_set_output(node, 0, x->dtype, &y);
 }
 
+// ScatterElements/ScatterND 'reduction': none (11+), add and mul (16+), max
+// and min (18+).
 static mlcc_status_t check_reduction(const mlcc_node_t* node) {
   const char* red = "none";
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "reduction", "none", &red));
-  if (strcmp(red, "none") != 0 && strcmp(red, "add") != 0 && strcmp(red, "mul") != 0 &&
-      strcmp(red, "max") != 0 && strcmp(red, "min") != 0) {
-    return bad(node, "attribute 'reduction' must be none, add, mul, max or min");
+  bool ok = strcmp(red, "none") == 0;
+  if (node->opset >= 16) ok = ok || strcmp(red, "add") == 0 || strcmp(red, "mul") == 0;
+  if (node->opset >= 18) ok = ok || strcmp(red, "max") == 0 || strcmp(red, "min") == 0;
+  if (!ok) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s attribute 'reduction' must be %s at opset %d; got '%s'",
+                            mlcc_infer_op(node),
+                            node->opset >= 18   ? "none, add, mul, max or min"
+                            : node->opset >= 16 ? "none, add or mul"
+                                                : "none",
+                            (int)node->opset, red);
   }
   return mlcc_ok_status();
 }
@@ -526,4 +537,529 @@ mlcc_status_t mlcc_infer_misc_einsum(mlcc_node_t* node) {
   y.rank = e.out_rank;
   for (int32_t d = 0; d < e.out_rank; ++d) y.dims[d] = e.label_dim[e.out_labels[d]];
   return mlcc_infer_set_output(node, 0, first->dtype, &y);
+}
+
+//===----------------------------------------------------------------------===//
+// RotaryEmbedding (23)
+//===----------------------------------------------------------------------===//
+
+mlcc_status_t mlcc_rotary_resolve(const mlcc_node_t* node, mlcc_rotary_t* out) {
+  memset(out, 0, sizeof(*out));
+  mlcc_value_t *x = NULL, *cos = NULL, *sin = NULL, *pos = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "cos_cache", true, &cos));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "sin_cache", true, &sin));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 3, "position_ids", false, &pos));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "X", MLCC_INFER_DT_FLOAT));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "X", cos, "cos_cache"));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "X", sin, "sin_cache"));
+  int64_t heads = 0, rot = 0, inter = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "num_heads", 0, &heads));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "rotary_embedding_dim", 0, &rot));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "interleaved", 0, &inter));
+  const int64_t* d = x->shape.dims;
+  char sb[MLCC_INFER_SHAPE_BUF];
+  if (x->shape.rank == 4) {
+    out->batch = d[0], out->heads = d[1], out->seq = d[2], out->head_size = d[3];
+    out->x_h = d[2] * d[3], out->x_s = d[3], out->x_b = d[1] * d[2] * d[3];
+    if (heads != 0 && heads != d[1]) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "RotaryEmbedding num_heads=%lld disagrees with X%s [B,H,S,D]",
+                              (long long)heads, mlcc_infer_fmt_shape(&x->shape, sb));
+    }
+  } else if (x->shape.rank == 3) {
+    if (heads <= 0 || d[2] % heads != 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "RotaryEmbedding with a 3-D X%s needs num_heads >= 1 dividing "
+                              "the hidden size; got num_heads=%lld",
+                              mlcc_infer_fmt_shape(&x->shape, sb), (long long)heads);
+    }
+    out->batch = d[0], out->seq = d[1], out->heads = heads, out->head_size = d[2] / heads;
+    out->x_b = d[1] * d[2], out->x_s = d[2], out->x_h = out->head_size;
+  } else {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "RotaryEmbedding needs X of rank 3 [B,S,H*D] or 4 [B,H,S,D]; got %s",
+                            mlcc_infer_fmt_shape(&x->shape, sb));
+  }
+  out->rot = rot == 0 ? out->head_size : rot;
+  if (out->rot < 0 || out->rot > out->head_size || out->rot % 2 != 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "RotaryEmbedding rotary_embedding_dim must be even and <= the head "
+                            "size %lld; got %lld",
+                            (long long)out->head_size, (long long)out->rot);
+  }
+  out->interleaved = inter != 0;
+  out->has_pos = pos != NULL;
+  const int64_t half = out->rot / 2;
+  const mlcc_value_t* caches[2] = {cos, sin};
+  for (int i = 0; i < 2; ++i) {
+    const mlcc_shape_t* c = &caches[i]->shape;
+    bool ok = pos != NULL ? c->rank == 2 && c->dims[1] == half
+                          : c->rank == 3 && c->dims[0] == out->batch &&
+                                c->dims[1] == out->seq && c->dims[2] == half;
+    if (!ok) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "RotaryEmbedding needs %s of shape %s with rot/2 = %lld; got %s",
+                              i == 0 ? "cos_cache" : "sin_cache",
+                              pos != NULL ? "[max_position+1, rot/2] (position_ids given)"
+                                          : "[B, S, rot/2] (no position_ids)",
+                              (long long)half, mlcc_infer_fmt_shape(c, sb));
+    }
+  }
+  if (!mlcc_shape_equal(&cos->shape, &sin->shape)) {
+    return bad(node, "needs cos_cache and sin_cache of the same shape");
+  }
+  if (pos != NULL) {
+    MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, pos, "position_ids",
+                                                MLCC_INFER_DT_INT32_64));
+    if (pos->dtype != MLCC_DTYPE_I64 || pos->shape.rank != 2 ||
+        pos->shape.dims[0] != out->batch || pos->shape.dims[1] != out->seq) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "RotaryEmbedding needs int64 position_ids of shape [B=%lld, "
+                              "S=%lld]; got %s %s",
+                              (long long)out->batch, (long long)out->seq,
+                              mlcc_dtype_name(pos->dtype), mlcc_infer_fmt_shape(&pos->shape, sb));
+    }
+    out->positions = cos->shape.dims[0];
+  }
+  return mlcc_ok_status();
+}
+
+// RotaryEmbedding: Y like X.
+mlcc_status_t mlcc_infer_misc_rotary(mlcc_node_t* node) {
+  mlcc_rotary_t r;
+  MLCC_RETURN_IF_ERROR(mlcc_rotary_resolve(node, &r));
+  return mlcc_infer_set_output(node, 0, node->inputs[0]->dtype, &node->inputs[0]->shape);
+}
+
+//===----------------------------------------------------------------------===//
+// Attention (23)
+//===----------------------------------------------------------------------===//
+
+// Strides (b, h, s) of a [B, H, S, D] (|four|) or [B, S, H*D] tensor.
+static void attention_strides(bool four, int64_t h, int64_t s, int64_t d, int64_t* sb,
+                              int64_t* sh, int64_t* ss) {
+  if (four) {
+    *sb = h * s * d, *sh = s * d, *ss = d;
+  } else {
+    *sb = s * h * d, *sh = d, *ss = h * d;
+  }
+}
+
+mlcc_status_t mlcc_attention_resolve(const mlcc_node_t* node, mlcc_attention_t* out,
+                                     mlcc_shape_t* out_y) {
+  memset(out, 0, sizeof(*out));
+  static const char* const kNames[6] = {"Q", "K", "V", "attn_mask", "past_key", "past_value"};
+  mlcc_value_t* in[6] = {0};
+  for (uint32_t i = 0; i < 6; ++i) {
+    MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, i, kNames[i], i < 3, &in[i]));
+  }
+  mlcc_value_t *q = in[0], *k = in[1], *v = in[2], *mask = in[3], *pk = in[4], *pv = in[5];
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, q, "Q", MLCC_INFER_DT_FLOAT));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, q, "Q", k, "K"));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, q, "Q", v, "V"));
+  if (node->n_outputs > 3 && node->outputs[3] != NULL) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "Attention output 'qk_matmul_output' is not supported");
+  }
+  if ((pk == NULL) != (pv == NULL)) {
+    return bad(node, "needs both past_key and past_value, or neither");
+  }
+  char sa[MLCC_INFER_SHAPE_BUF], sb[MLCC_INFER_SHAPE_BUF], sc[MLCC_INFER_SHAPE_BUF];
+  int32_t r = q->shape.rank;
+  if ((r != 3 && r != 4) || k->shape.rank != r || v->shape.rank != r) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Attention needs Q, K and V all 4-D [B,H,S,D] or all 3-D "
+                            "[B,S,H*D]; got Q%s K%s V%s",
+                            mlcc_infer_fmt_shape(&q->shape, sa),
+                            mlcc_infer_fmt_shape(&k->shape, sb),
+                            mlcc_infer_fmt_shape(&v->shape, sc));
+  }
+  const int64_t *qd = q->shape.dims, *kd = k->shape.dims, *vd = v->shape.dims;
+  const bool four = r == 4;
+  if (four) {
+    out->batch = qd[0], out->q_heads = qd[1], out->q_seq = qd[2], out->head = qd[3];
+    out->kv_heads = kd[1], out->kv_seq = kd[2], out->v_head = vd[3];
+    if (kd[3] != out->head || vd[1] != kd[1] || vd[2] != kd[2]) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Attention needs K [B,Hkv,Skv,D] and V [B,Hkv,Skv,Dv] matching "
+                              "Q%s; got K%s V%s",
+                              mlcc_infer_fmt_shape(&q->shape, sa),
+                              mlcc_infer_fmt_shape(&k->shape, sb),
+                              mlcc_infer_fmt_shape(&v->shape, sc));
+    }
+  } else {
+    int64_t hq = 0, hkv = 0;
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "q_num_heads", 0, &hq));
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "kv_num_heads", 0, &hkv));
+    if (hq <= 0 || hkv <= 0 || qd[2] % hq != 0 || kd[2] % hkv != 0 || vd[2] % hkv != 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Attention with 3-D inputs needs q_num_heads and kv_num_heads "
+                              "dividing the hidden sizes; got q_num_heads=%lld, "
+                              "kv_num_heads=%lld for Q%s K%s V%s",
+                              (long long)hq, (long long)hkv,
+                              mlcc_infer_fmt_shape(&q->shape, sa),
+                              mlcc_infer_fmt_shape(&k->shape, sb),
+                              mlcc_infer_fmt_shape(&v->shape, sc));
+    }
+    out->batch = qd[0], out->q_seq = qd[1], out->q_heads = hq, out->head = qd[2] / hq;
+    out->kv_seq = kd[1], out->kv_heads = hkv, out->v_head = vd[2] / hkv;
+    if (kd[2] / hkv != out->head || vd[1] != kd[1]) {
+      return bad(node, "needs K's head size equal to Q's and V's sequence length equal to K's");
+    }
+  }
+  if (kd[0] != out->batch || vd[0] != out->batch) return bad(node, "needs one batch size");
+  if (out->kv_heads <= 0 || out->q_heads % out->kv_heads != 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Attention needs q_num_heads (%lld) to be a multiple of "
+                            "kv_num_heads (%lld)",
+                            (long long)out->q_heads, (long long)out->kv_heads);
+  }
+  if (pk != NULL) {
+    MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, q, "Q", pk, "past_key"));
+    MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, q, "Q", pv, "past_value"));
+    const int64_t *a = pk->shape.dims, *b = pv->shape.dims;
+    if (pk->shape.rank != 4 || pv->shape.rank != 4 || a[0] != out->batch ||
+        a[1] != out->kv_heads || a[3] != out->head || b[0] != out->batch ||
+        b[1] != out->kv_heads || b[2] != a[2] || b[3] != out->v_head) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Attention needs past_key [B,Hkv,P,D] and past_value [B,Hkv,P,Dv]; "
+                              "got %s and %s",
+                              mlcc_infer_fmt_shape(&pk->shape, sa),
+                              mlcc_infer_fmt_shape(&pv->shape, sb));
+    }
+    out->past = a[2];
+  }
+  out->total = out->past + out->kv_seq;
+  attention_strides(four, out->q_heads, out->q_seq, out->head, &out->q_b, &out->q_h, &out->q_s);
+  attention_strides(four, out->kv_heads, out->kv_seq, out->head, &out->k_b, &out->k_h,
+                    &out->k_s);
+  attention_strides(four, out->kv_heads, out->kv_seq, out->v_head, &out->v_b, &out->v_h,
+                    &out->v_s);
+  attention_strides(four, out->q_heads, out->q_seq, out->v_head, &out->y_b, &out->y_h,
+                    &out->y_s);
+  int64_t causal = 0;
+  float scale = 0, softcap = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "is_causal", 0, &causal));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "softcap", 0.f, &softcap));
+  out->causal = causal != 0;
+  out->softcap = softcap;
+  if (mlcc_node_attr(node, "scale") != NULL) {
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "scale", 0.f, &scale));
+    out->scale = scale;
+  } else {
+    out->scale = out->head > 0 ? 1.0 / sqrt((double)out->head) : 1.0;
+  }
+  if (mlcc_node_attr(node, "softmax_precision") != NULL) {
+    int64_t prec = 0;
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "softmax_precision", 0, &prec));
+    if (prec != (int64_t)q->dtype) {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "Attention softmax_precision %lld other than the inputs' type %s "
+                              "is not supported",
+                              (long long)prec, mlcc_dtype_name(q->dtype));
+    }
+  }
+  if (mask != NULL) {
+    if (mask->dtype == MLCC_DTYPE_BOOL) {
+      out->mask_kind = 1;
+    } else if (mask->dtype == q->dtype) {
+      out->mask_kind = 2;
+    } else {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "Attention attn_mask of type %s is not supported (bool, or Q's "
+                              "type %s added to the scores)",
+                              mlcc_dtype_name(mask->dtype), mlcc_dtype_name(q->dtype));
+    }
+    const int64_t want[4] = {out->batch, out->q_heads, out->q_seq, out->total};
+    int32_t mr = mask->shape.rank;
+    if (mr < 1 || mr > 4) return bad(node, "attn_mask must have rank 1 to 4");
+    int64_t stride = 1;
+    for (int32_t kk = 3; kk >= 0; --kk) {
+      int32_t md = kk - (4 - mr);
+      if (md < 0) {
+        out->m_stride[kk] = 0;
+        continue;
+      }
+      int64_t dim = mask->shape.dims[md];
+      if (dim != 1 && dim != want[kk]) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Attention attn_mask %s does not broadcast to [B=%lld, "
+                                "Hq=%lld, Sq=%lld, total=%lld]",
+                                mlcc_infer_fmt_shape(&mask->shape, sa), (long long)want[0],
+                                (long long)want[1], (long long)want[2], (long long)want[3]);
+      }
+      out->m_stride[kk] = dim == 1 ? 0 : stride;
+      stride *= dim;
+    }
+  }
+  if (out_y != NULL) {
+    *out_y = q->shape;
+    if (four) out_y->dims[3] = out->v_head;
+    else out_y->dims[2] = out->q_heads * out->v_head;
+  }
+  return mlcc_ok_status();
+}
+
+// Attention: Y [B,Hq,Sq,Dv] or [B,Sq,Hq*Dv]; present_key/present_value
+// [B,Hkv,total,D|Dv].
+mlcc_status_t mlcc_infer_misc_attention(mlcc_node_t* node) {
+  mlcc_attention_t a;
+  mlcc_shape_t y;
+  MLCC_RETURN_IF_ERROR(mlcc_attention_resolve(node, &a, &y));
+  mlcc_dtype_t dt = node->inputs[0]->dtype;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_set_output(node, 0, dt, &y));
+  mlcc_shape_t pk = {.rank = 4, .dims = {a.batch, a.kv_heads, a.total, a.head}};
+  mlcc_shape_t pv = {.rank = 4, .dims = {a.batch, a.kv_heads, a.total, a.v_head}};
+  MLCC_RETURN_IF_ERROR(mlcc_infer_set_output(node, 1, dt, &pk));
+  return mlcc_infer_set_output(node, 2, dt, &pv);
+}
+
+//===----------------------------------------------------------------------===//
+// BitCast (26)
+//===----------------------------------------------------------------------===//
+
+// BitCast: output of type 'to' (required), X's shape; the element sizes must
+// match. bool (whose only valid bytes are 0 and 1) and the types mlcc cannot
+// represent are UNIMPLEMENTED.
+mlcc_status_t mlcc_infer_misc_bitcast(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
+  if (mlcc_node_attr(node, "to") == NULL) return bad(node, "needs the attribute 'to'");
+  int64_t to = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "to", 0, &to));
+  if (to < 1 || to > 26 || to == 8) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "BitCast attribute 'to' must be a non-string ONNX data type in "
+                            "[1, 26]; got %lld",
+                            (long long)to);
+  }
+  mlcc_dtype_t t = (mlcc_dtype_t)to;
+  if (!mlcc_dtype_is_valid(t) || t == MLCC_DTYPE_BOOL || x->dtype == MLCC_DTYPE_BOOL) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "BitCast from %s to %s is not supported",
+                            mlcc_dtype_name(x->dtype), mlcc_dtype_name(t));
+  }
+  if (mlcc_dtype_size(t) != mlcc_dtype_size(x->dtype)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "BitCast needs types of the same bit width; got %s (%zu bits) to "
+                            "%s (%zu bits)",
+                            mlcc_dtype_name(x->dtype), 8 * mlcc_dtype_size(x->dtype),
+                            mlcc_dtype_name(t), 8 * mlcc_dtype_size(t));
+  }
+  return mlcc_infer_set_output(node, 0, t, &x->shape);
+}
+
+//===----------------------------------------------------------------------===//
+// AffineGrid (20)
+//===----------------------------------------------------------------------===//
+
+// AffineGrid: theta [N,2,3] (2-D) or [N,3,4] (3-D), constant int64 size
+// [N,C,H,W] or [N,C,D,H,W] -> grid [N,H,W,2] or [N,D,H,W,3] of theta's type.
+mlcc_status_t mlcc_infer_misc_affine_grid(mlcc_node_t* node) {
+  mlcc_value_t* theta = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "theta", true, &theta));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, theta, "theta", MLCC_INFER_DT_FLOAT));
+  int64_t size[5];
+  uint32_t n = 0;
+  bool present = false;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_const_ints(node, 1, "size", "output size", true, false, size,
+                                             5, &n, &present));
+  const int64_t* t = theta->shape.dims;
+  char sa[MLCC_INFER_SHAPE_BUF];
+  bool two = n == 4;
+  if ((n != 4 && n != 5) || theta->shape.rank != 3 || t[0] != size[0] ||
+      t[1] != (two ? 2 : 3) || t[2] != (two ? 3 : 4)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "AffineGrid needs theta [N,2,3] with size [N,C,H,W] or theta "
+                            "[N,3,4] with size [N,C,D,H,W]; got theta %s and %u size values",
+                            mlcc_infer_fmt_shape(&theta->shape, sa), n);
+  }
+  mlcc_shape_t y = {.rank = (int32_t)n};
+  y.dims[0] = size[0];
+  for (uint32_t i = 2; i < n; ++i) {
+    if (size[i] < 0) return bad(node, "needs non-negative sizes");
+    y.dims[i - 1] = size[i];
+  }
+  y.dims[n - 1] = two ? 2 : 3;
+  int64_t align = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "align_corners", 0, &align));
+  return mlcc_infer_set_output(node, 0, theta->dtype, &y);
+}
+
+//===----------------------------------------------------------------------===//
+// LpNormalization (1, 22), GlobalLpPool (2, 22)
+//===----------------------------------------------------------------------===//
+
+// LpNormalization: float input, 'axis' (default -1) names a dim, p 1 or 2.
+mlcc_status_t mlcc_infer_misc_lp_norm(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "input", MLCC_INFER_DT_FLOAT));
+  int64_t axis = -1, p = 2;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", -1, &axis));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "p", 2, &p));
+  int32_t a = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis, x->shape.rank, &a));
+  if (p != 1 && p != 2) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "LpNormalization attribute 'p' must be 1 or 2; got %lld",
+                            (long long)p);
+  }
+  return mlcc_infer_set_output(node, 0, x->dtype, &x->shape);
+}
+
+// GlobalLpPool: X [N, C, D...] (rank >= 3) -> [N, C, 1...]; integer p >= 1.
+mlcc_status_t mlcc_infer_misc_global_lp_pool(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "X", MLCC_INFER_DT_FLOAT));
+  if (x->shape.rank < 3) return bad(node, "needs X of rank >= 3 [N,C,D1,...]");
+  int64_t p = 2;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "p", 2, &p));
+  if (p < 1 || p > 64) {
+    return mlcc_make_status(p < 1 ? MLCC_STATUS_INVALID_MODEL : MLCC_STATUS_UNIMPLEMENTED,
+                            "GlobalLpPool attribute 'p' must be in [1, 64] here; got %lld",
+                            (long long)p);
+  }
+  mlcc_shape_t y = x->shape;
+  for (int32_t d = 2; d < y.rank; ++d) y.dims[d] = 1;
+  return mlcc_infer_set_output(node, 0, x->dtype, &y);
+}
+
+//===----------------------------------------------------------------------===//
+// TensorScatter (24)
+//===----------------------------------------------------------------------===//
+
+// TensorScatter: present_cache like past_cache; update has past_cache's
+// shape but for a sequence dim ('axis', default -2, not 0) no longer than
+// past's; optional int64 write_indices [B]; mode linear or circular.
+mlcc_status_t mlcc_infer_misc_tensor_scatter(mlcc_node_t* node) {
+  mlcc_value_t *past = NULL, *up = NULL, *wi = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "past_cache", true, &past));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "update", true, &up));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "write_indices", false, &wi));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, past, "past_cache", up, "update"));
+  const char* mode = "linear";
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", "linear", &mode));
+  if (strcmp(mode, "linear") != 0 && strcmp(mode, "circular") != 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "TensorScatter attribute 'mode' must be linear or circular; got '%s'",
+                            mode);
+  }
+  int64_t axis64 = -2;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", -2, &axis64));
+  int32_t r = past->shape.rank, axis = 0;
+  if (r < 2) return bad(node, "needs past_cache of rank >= 2");
+  MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis64, r, &axis));
+  if (axis == 0) return bad(node, "attribute 'axis' cannot be 0 (the batch dim)");
+  char sa[MLCC_INFER_SHAPE_BUF], sb[MLCC_INFER_SHAPE_BUF];
+  bool ok = up->shape.rank == r;
+  for (int32_t d = 0; ok && d < r; ++d) {
+    ok = d == axis ? up->shape.dims[d] <= past->shape.dims[d]
+                   : up->shape.dims[d] == past->shape.dims[d];
+  }
+  if (!ok) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "TensorScatter needs update of past_cache's shape except a sequence "
+                            "dim (axis %d) no longer than past_cache's; got past_cache %s and "
+                            "update %s",
+                            (int)axis, mlcc_infer_fmt_shape(&past->shape, sa),
+                            mlcc_infer_fmt_shape(&up->shape, sb));
+  }
+  if (wi != NULL && (wi->dtype != MLCC_DTYPE_I64 || wi->shape.rank != 1 ||
+                     wi->shape.dims[0] != past->shape.dims[0])) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "TensorScatter needs int64 write_indices of shape [B=%lld]; got %s %s",
+                            (long long)past->shape.dims[0], mlcc_dtype_name(wi->dtype),
+                            mlcc_infer_fmt_shape(&wi->shape, sa));
+  }
+  return mlcc_infer_set_output(node, 0, past->dtype, &past->shape);
+}
+
+//===----------------------------------------------------------------------===//
+// Col2Im (18)
+//===----------------------------------------------------------------------===//
+
+// Reads an optional ints attribute of |n| values (default |dflt| each).
+static mlcc_status_t col2im_ints(const mlcc_node_t* node, const char* name, int32_t n,
+                                 int64_t dflt, int64_t* out) {
+  const int64_t* v = NULL;
+  uint32_t cnt = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, name, &v, &cnt));
+  for (int32_t i = 0; i < n; ++i) out[i] = dflt;
+  if (v == NULL) return mlcc_ok_status();
+  if (cnt != (uint32_t)n) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Col2Im attribute '%s' needs %d values; got %u", name, (int)n, cnt);
+  }
+  memcpy(out, v, (size_t)n * sizeof(int64_t));
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_col2im_resolve(const mlcc_node_t* node, mlcc_col2im_t* out) {
+  memset(out, 0, sizeof(*out));
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "input", MLCC_INFER_DT_FLOAT));
+  int64_t img[MLCC_COL2IM_MAX_DIMS + 1], blk[MLCC_COL2IM_MAX_DIMS + 1];
+  uint32_t ni = 0, nb = 0;
+  bool present = false;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_const_ints(node, 1, "image_shape", "image size", true, false,
+                                             img, MLCC_COL2IM_MAX_DIMS + 1, &ni, &present));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_const_ints(node, 2, "block_shape", "block size", true, false,
+                                             blk, MLCC_COL2IM_MAX_DIMS + 1, &nb, &present));
+  if (ni != nb || ni < 1 || ni > MLCC_COL2IM_MAX_DIMS) {
+    return mlcc_make_status(ni > MLCC_COL2IM_MAX_DIMS ? MLCC_STATUS_UNIMPLEMENTED
+                                                      : MLCC_STATUS_INVALID_MODEL,
+                            "Col2Im needs image_shape and block_shape of one length in [1, %d]; "
+                            "got %u and %u values",
+                            MLCC_COL2IM_MAX_DIMS, ni, nb);
+  }
+  int32_t n = (int32_t)ni;
+  out->n = n;
+  MLCC_RETURN_IF_ERROR(col2im_ints(node, "strides", n, 1, out->strides));
+  MLCC_RETURN_IF_ERROR(col2im_ints(node, "dilations", n, 1, out->dilations));
+  MLCC_RETURN_IF_ERROR(col2im_ints(node, "pads", 2 * n, 0, out->pads));
+  char sa[MLCC_INFER_SHAPE_BUF];
+  if (x->shape.rank != 3) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Col2Im needs a 3-D input [N, C*prod(block), L]; got %s",
+                            mlcc_infer_fmt_shape(&x->shape, sa));
+  }
+  int64_t kprod = 1, lprod = 1;
+  for (int32_t i = 0; i < n; ++i) {
+    out->img[i] = img[i], out->k[i] = blk[i];
+    int64_t s = out->strides[i], d = out->dilations[i];
+    if (img[i] < 0 || blk[i] < 1 || s < 1 || d < 1 || out->pads[i] < 0 || out->pads[n + i] < 0) {
+      return bad(node, "needs image/block sizes, strides and dilations >= 1 and pads >= 0");
+    }
+    int64_t span = img[i] + out->pads[i] + out->pads[n + i] - d * (blk[i] - 1) - 1;
+    if (span < 0 || span > ((int64_t)1 << 40)) {
+      return bad(node, "has a dilated block larger than the padded image");
+    }
+    out->blocks[i] = span / s + 1;
+    kprod *= blk[i];
+    lprod *= out->blocks[i];
+  }
+  if (kprod == 0 || x->shape.dims[1] % kprod != 0 || x->shape.dims[2] != lprod) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Col2Im input %s does not match block product %lld and %lld blocks",
+                            mlcc_infer_fmt_shape(&x->shape, sa), (long long)kprod,
+                            (long long)lprod);
+  }
+  out->batch = x->shape.dims[0];
+  out->channels = x->shape.dims[1] / kprod;
+  return mlcc_ok_status();
+}
+
+// Col2Im: [N, C, image_shape...].
+mlcc_status_t mlcc_infer_misc_col2im(mlcc_node_t* node) {
+  mlcc_col2im_t g;
+  MLCC_RETURN_IF_ERROR(mlcc_col2im_resolve(node, &g));
+  mlcc_shape_t y = {.rank = 2 + g.n};
+  y.dims[0] = g.batch;
+  y.dims[1] = g.channels;
+  for (int32_t i = 0; i < g.n; ++i) y.dims[2 + i] = g.img[i];
+  return mlcc_infer_set_output(node, 0, node->inputs[0]->dtype, &y);
 }

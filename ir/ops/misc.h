@@ -37,6 +37,62 @@ typedef struct mlcc_einsum_t {
 // UNIMPLEMENTED beyond MLCC_EINSUM_MAX_INPUTS inputs.
 mlcc_status_t mlcc_einsum_parse(const mlcc_node_t* node, mlcc_einsum_t* out);
 
+// The geometry of a RotaryEmbedding-23 node. X is viewed as [B, S, H, D]
+// with element (b, s, h, d) at b*x_b + s*x_s + h*x_h + d: X [B, H, S, D]
+// (rank 4) or [B, S, H*D] (rank 3, H = num_heads). The first |rot| of the D
+// values of each head rotate (pairs (j, j + rot/2), or (2j, 2j + 1) when
+// |interleaved|); the rest pass through. The caches are [P, rot/2] indexed
+// by position_ids [B, S] (|has_pos|), else [B, S, rot/2].
+typedef struct mlcc_rotary_t {
+  int64_t batch, seq, heads, head_size, rot;
+  int64_t x_b, x_s, x_h;
+  int64_t positions;  // P: rows of the caches with position_ids
+  bool has_pos, interleaved;
+} mlcc_rotary_t;
+
+// Resolves |node| (RotaryEmbedding, inputs inferred) into |*out|.
+// Errors: INVALID_MODEL for shapes or attributes the spec rejects.
+mlcc_status_t mlcc_rotary_resolve(const mlcc_node_t* node, mlcc_rotary_t* out);
+
+// The geometry of an Attention-23 node. Q, K, V are all 4-D [B, H, S, D]
+// or all 3-D [B, S, H*D] (q_num_heads / kv_num_heads attributes); element
+// (b, h, s, d) of Q is at b*q_b + h*q_h + s*q_s + d (K, V, Y alike).
+// past_key/past_value are [B, Hkv, P, D|Dv]; total = P + kv_seq. The mask
+// broadcasts to [B, Hq, Sq, total]: m_stride[k] is its stride along dim k of
+// that shape (0 where broadcast); mask_kind 0 none, 1 bool (true attends),
+// 2 additive (X's float type).
+typedef struct mlcc_attention_t {
+  int64_t batch, q_heads, kv_heads, q_seq, kv_seq, past, total, head, v_head;
+  int64_t q_b, q_h, q_s, k_b, k_h, k_s, v_b, v_h, v_s, y_b, y_h, y_s;
+  double scale, softcap;
+  bool causal;
+  int mask_kind;
+  int64_t m_stride[4];
+} mlcc_attention_t;
+
+// Resolves |node| (Attention-23, inputs inferred) into |*out| and, when
+// |out_y| is not NULL, Y's shape. Errors: INVALID_MODEL for shapes the spec
+// rejects; UNIMPLEMENTED for qk_matmul_output, integer masks and a
+// softmax_precision other than X's type.
+mlcc_status_t mlcc_attention_resolve(const mlcc_node_t* node, mlcc_attention_t* out,
+                                     mlcc_shape_t* out_y);
+
+// The geometry of a Col2Im-18 node: input [N, C*prod(k), prod(L)] -> output
+// [N, C, img...] with |n| spatial dims, block (kernel) dims |k|, |pads|
+// (begin then end), |strides|, |dilations| and the block grid |blocks| (L).
+#define MLCC_COL2IM_MAX_DIMS 4
+typedef struct mlcc_col2im_t {
+  int32_t n;
+  int64_t batch, channels;
+  int64_t img[MLCC_COL2IM_MAX_DIMS], k[MLCC_COL2IM_MAX_DIMS], blocks[MLCC_COL2IM_MAX_DIMS];
+  int64_t pads[2 * MLCC_COL2IM_MAX_DIMS], strides[MLCC_COL2IM_MAX_DIMS],
+      dilations[MLCC_COL2IM_MAX_DIMS];
+} mlcc_col2im_t;
+
+// Resolves |node| (Col2Im, constant image_shape and block_shape) into |*out|.
+// Errors: INVALID_MODEL for inconsistent shapes or attributes.
+mlcc_status_t mlcc_col2im_resolve(const mlcc_node_t* node, mlcc_col2im_t* out);
+
 #ifdef __cplusplus
 }
 #endif

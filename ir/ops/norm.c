@@ -80,9 +80,8 @@ mlcc_status_t mlcc_infer_layernorm(mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "epsilon", 1e-5f, &eps));
   if (stash != 1) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "LayerNormalization stash_type=%lld is not supported (only 1, "
-                            "float32)",
-                            (long long)stash);
+                            "%s stash_type=%lld is not supported (only 1, float32)",
+                            mlcc_infer_op(node), (long long)stash);
   }
   int32_t axis = 0;
   MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis_attr, x->shape.rank, &axis));
@@ -121,6 +120,65 @@ mlcc_status_t mlcc_infer_check_instancenorm(mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(check_per_channel(node, b, "B", x->shape.dims[1]));
   float eps = 0;
   return mlcc_node_attr_float(node, "epsilon", 1e-5f, &eps);
+}
+
+// GroupNormalization: X [N, C, D...] (rank >= 3), attribute num_groups G
+// (required, divides C), epsilon (1e-5). scale and bias are [G] at opset 18
+// (one value per group) and [C] at opset 21 (per channel). Opset 21's
+// stash_type (default 1: the statistics in float32) must be 1.
+mlcc_status_t mlcc_infer_groupnorm(mlcc_node_t* node) {
+  mlcc_value_t *x = NULL, *scale = NULL, *b = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "scale", true, &scale));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "bias", true, &b));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "X", MLCC_INFER_DT_FLOAT));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "X", scale, "scale"));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "X", b, "bias"));
+  if (x->shape.rank < 3) {
+    char sb[MLCC_INFER_SHAPE_BUF];
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "GroupNormalization needs X of rank >= 3 [N,C,D1,...]; got %s",
+                            mlcc_infer_fmt_shape(&x->shape, sb));
+  }
+  if (mlcc_node_attr(node, "num_groups") == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "GroupNormalization needs the attribute 'num_groups'; it is missing");
+  }
+  int64_t groups = 0, c = x->shape.dims[1];
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "num_groups", 0, &groups));
+  if (groups < 1 || c % groups != 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "GroupNormalization needs num_groups >= 1 dividing the channels; "
+                            "got num_groups=%lld for C=%lld",
+                            (long long)groups, (long long)c);
+  }
+  int64_t per = node->opset >= 21 ? c : groups;
+  const char* what = node->opset >= 21 ? "C" : "num_groups";
+  const mlcc_value_t* ps[2] = {scale, b};
+  static const char* const kNames[2] = {"scale", "bias"};
+  for (int i = 0; i < 2; ++i) {
+    if (ps[i]->shape.rank != 1 || ps[i]->shape.dims[0] != per) {
+      char sb[MLCC_INFER_SHAPE_BUF];
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "GroupNormalization at opset %d needs '%s' of shape [%s=%lld]; "
+                              "got %s",
+                              (int)node->opset, kNames[i], what, (long long)per,
+                              mlcc_infer_fmt_shape(&ps[i]->shape, sb));
+    }
+  }
+  if (node->opset >= 21) {
+    int64_t stash = 1;
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "stash_type", 1, &stash));
+    if (stash != 1) {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "GroupNormalization with stash_type=%lld is not supported (only "
+                              "1, float32 statistics)",
+                              (long long)stash);
+    }
+  }
+  float eps = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "epsilon", 1e-5f, &eps));
+  return mlcc_infer_set_output(node, 0, x->dtype, &x->shape);
 }
 
 // Softmax/LogSoftmax: 'axis' defaults to 1 before opset 13 (2-D coercion)

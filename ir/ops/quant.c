@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shape/type inference for the quantization ops (ops.def "Quantization"):
-// QuantizeLinear, DequantizeLinear (opsets 10-17: per-tensor, and per-axis
-// from 13), DynamicQuantizeLinear 11, QLinearConv 10, ConvInteger 10,
+// QuantizeLinear, DequantizeLinear (opsets 10-26: per-tensor, and per-axis
+// from 13; the additions of 19-25 beyond that are refused), DynamicQuantizeLinear 11, QLinearConv 10, ConvInteger 10,
 // QLinearMatMul 10 and MatMulInteger 10; plus the layout resolvers of
 // quant.h that the emitters share. Scales and zero points may be computed at
 // run time: only their dtypes and shapes are checked here.
@@ -27,10 +27,17 @@ static mlcc_status_t check_8bit(const mlcc_node_t* node, const mlcc_value_t* v,
                           mlcc_dtype_name(v->dtype));
 }
 
-// INVALID_MODEL unless |v| (if present) is float32.
+// INVALID_MODEL unless |v| (if present) is float32; UNIMPLEMENTED for the
+// float16/bfloat16 scales that QLinearMatMul 21+ allows.
 static mlcc_status_t check_f32(const mlcc_node_t* node, const mlcc_value_t* v,
                                const char* name) {
   if (v == NULL || v->dtype == MLCC_DTYPE_F32) return mlcc_ok_status();
+  if (node->op == MLCC_OP_QLINEAR_MATMUL && node->opset >= 21 &&
+      (v->dtype == MLCC_DTYPE_F16 || v->dtype == MLCC_DTYPE_BF16)) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "%s with a %s '%s' (opset 21+) is not supported; only float32",
+                            mlcc_infer_op(node), mlcc_dtype_name(v->dtype), name);
+  }
   return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                           "%s (opset %d) input '%s' must be float32; got %s",
                           mlcc_infer_op(node), (int)node->opset, name,
@@ -121,8 +128,84 @@ mlcc_status_t mlcc_quant_linear_resolve(const mlcc_node_t* node, mlcc_quant_line
   return mlcc_ok_status();
 }
 
+// The attributes and types that opsets 19-25 add to QuantizeLinear and
+// DequantizeLinear, where they would change the opset-13 semantics mlcc
+// implements: float16/bfloat16 scales (19), 16-bit integer types (21),
+// blocked quantization ('block_size', 21), 'output_dtype' (Q 21, DQ 23)
+// other than the type mlcc produces anyway, and 'precision' (Q 23) other
+// than float32. Each is UNIMPLEMENTED (the float8/4-bit/2-bit types are
+// refused where their tensors are read). 'saturate' (19) only concerns
+// float8 outputs.
+static mlcc_status_t check_quant_opset19(const mlcc_node_t* node, const mlcc_value_t* x,
+                                         const mlcc_value_t* s, const mlcc_value_t* zp,
+                                         const char* s_name, mlcc_dtype_t* inout_y) {
+  bool quant = node->op == MLCC_OP_QUANTIZE_LINEAR;
+  if (node->opset < 19) return mlcc_ok_status();
+  if (s->dtype == MLCC_DTYPE_F16 || s->dtype == MLCC_DTYPE_BF16) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "%s with a %s '%s' (opset 19+) is not supported; only float32",
+                            mlcc_infer_op(node), mlcc_dtype_name(s->dtype), s_name);
+  }
+  const mlcc_value_t* q = quant ? zp : x;  // the quantized side
+  if (node->opset >= 21 && q != NULL &&
+      (q->dtype == MLCC_DTYPE_I16 || q->dtype == MLCC_DTYPE_U16)) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "%s with %s quantized values (opset 21+) is not supported; only "
+                            "int8 and uint8%s",
+                            mlcc_infer_op(node), mlcc_dtype_name(q->dtype),
+                            quant ? "" : " (and int32)");
+  }
+  if (node->opset < 21) return mlcc_ok_status();
+  int64_t block = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "block_size", 0, &block));
+  if (block != 0) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "%s with block_size=%lld (blocked quantization, opset 21+) is not "
+                            "supported",
+                            mlcc_infer_op(node), (long long)block);
+  }
+  int64_t out_dt = 0;
+  if (quant || node->opset >= 23) {
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "output_dtype", 0, &out_dt));
+  }
+  if (quant && out_dt != 0) {
+    if (zp != NULL && out_dt != (int64_t)zp->dtype) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "QuantizeLinear output_dtype %lld must match y_zero_point's type "
+                              "%s",
+                              (long long)out_dt, mlcc_dtype_name(zp->dtype));
+    }
+    if (out_dt != MLCC_DTYPE_U8 && out_dt != MLCC_DTYPE_I8) {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "QuantizeLinear to output_dtype %lld (%s) is not supported; only "
+                              "int8 and uint8",
+                              (long long)out_dt, mlcc_dtype_name((mlcc_dtype_t)out_dt));
+    }
+    *inout_y = (mlcc_dtype_t)out_dt;
+  }
+  if (!quant && out_dt != 0 && out_dt != MLCC_DTYPE_F32) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "DequantizeLinear to output_dtype %lld (%s) is not supported; only "
+                            "float32",
+                            (long long)out_dt, mlcc_dtype_name((mlcc_dtype_t)out_dt));
+  }
+  if (quant && node->opset >= 23) {
+    int64_t precision = 0;
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "precision", 0, &precision));
+    if (precision != 0 && precision != MLCC_DTYPE_F32) {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "QuantizeLinear with precision %lld (%s) is not supported; only "
+                              "float32",
+                              (long long)precision, mlcc_dtype_name((mlcc_dtype_t)precision));
+    }
+  }
+  return mlcc_ok_status();
+}
+
 // QuantizeLinear: x float32/int32 -> y of y_zero_point's type (uint8 when
-// absent), x's shape. DequantizeLinear: x int8/uint8/int32 -> float32.
+// absent; 21+: or output_dtype), x's shape. DequantizeLinear: x
+// int8/uint8/int32 -> float32. Opsets 19-26 at the opset-13 semantics only
+// (check_quant_opset19).
 mlcc_status_t mlcc_infer_quant_linear(mlcc_node_t* node) {
   bool quant = node->op == MLCC_OP_QUANTIZE_LINEAR;
   mlcc_value_t *x = NULL, *s = NULL, *zp = NULL;
@@ -131,6 +214,8 @@ mlcc_status_t mlcc_infer_quant_linear(mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "x", true, &x));
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, s_name, true, &s));
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, zp_name, false, &zp));
+  mlcc_dtype_t out_dtype = MLCC_DTYPE_COUNT;  // set by output_dtype (21+)
+  MLCC_RETURN_IF_ERROR(check_quant_opset19(node, x, s, zp, s_name, &out_dtype));
   MLCC_RETURN_IF_ERROR(check_f32(node, s, s_name));
   mlcc_dtype_t y_dtype = MLCC_DTYPE_F32;
   if (quant) {
@@ -141,7 +226,7 @@ mlcc_status_t mlcc_infer_quant_linear(mlcc_node_t* node) {
                               (int)node->opset, mlcc_dtype_name(x->dtype));
     }
     MLCC_RETURN_IF_ERROR(check_8bit(node, zp, zp_name));
-    y_dtype = zp != NULL ? zp->dtype : MLCC_DTYPE_U8;
+    y_dtype = zp != NULL ? zp->dtype : out_dtype != MLCC_DTYPE_COUNT ? out_dtype : MLCC_DTYPE_U8;
   } else {
     if (x->dtype != MLCC_DTYPE_U8 && x->dtype != MLCC_DTYPE_I8 && x->dtype != MLCC_DTYPE_I32) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,

@@ -5,13 +5,16 @@
 #include "ir/ops/infer_impl.h"
 
 // Reduce*: axes from the attribute (all Reduce* up to 17, ReduceSum < 13)
-// or from the optional constant input 1 (ReduceSum 13+). Empty axes reduce
-// every dim unless noop_with_empty_axes (ReduceSum 13+) is set, in which
-// case the output is the input. keepdims (default 1) keeps reduced dims as 1.
+// or from the optional constant input 1 (ReduceSum 13+, every Reduce* 18+).
+// Empty axes reduce every dim unless noop_with_empty_axes (with the axes
+// input) is set, in which case the output is the input. keepdims (default 1) keeps reduced dims as 1.
 mlcc_status_t mlcc_infer_reduce(mlcc_node_t* node) {
   mlcc_value_t* x = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "data", true, &x));
   uint32_t allowed = MLCC_INFER_DT_FLOAT | MLCC_INFER_DT_INT32_64 | MLCC_INFER_DT_UINT;
+  if (node->opset >= 20 && (node->op == MLCC_OP_REDUCE_MAX || node->op == MLCC_OP_REDUCE_MIN)) {
+    allowed |= MLCC_INFER_DT_BOOL;  // ReduceMax/Min 20: false < true
+  }
   MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "data", allowed));
   int64_t keepdims = 1, noop = 0;
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "keepdims", 1, &keepdims));
@@ -20,15 +23,15 @@ mlcc_status_t mlcc_infer_reduce(mlcc_node_t* node) {
                             "%s attribute 'keepdims' must be 0 or 1; got %lld",
                             mlcc_infer_op(node), (long long)keepdims);
   }
-  bool axes_input = node->op == MLCC_OP_REDUCE_SUM && node->opset >= 13;
+  bool axes_input = node->opset >= 18 || (node->op == MLCC_OP_REDUCE_SUM && node->opset >= 13);
   int64_t axes[MLCC_INFER_MAX_LIST];
   uint32_t n_axes = 0;
   if (axes_input) {
     if (mlcc_node_attr(node, "axes") != NULL) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                              "ReduceSum at opset %d takes axes as input 1, not as an "
+                              "%s at opset %d takes axes as input 1, not as an "
                               "attribute",
-                              (int)node->opset);
+                              mlcc_infer_op(node), (int)node->opset);
     }
     MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "noop_with_empty_axes", 0, &noop));
     bool present = false;

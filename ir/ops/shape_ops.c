@@ -58,8 +58,10 @@ mlcc_status_t mlcc_infer_concat(mlcc_node_t* node) {
   return mlcc_infer_set_output(node, 0, first->dtype, &y);
 }
 
-// Split: sizes from the 'split' attribute (< 13) or constant input 1 (13+);
-// absent means an equal split into n_outputs parts (dim must divide evenly).
+// Split: sizes from the 'split' attribute (< 13), constant input 1 (13+) or
+// the 'num_outputs' attribute (18+: parts of ceil(dim/n), the last smaller);
+// none of them means an equal split into n_outputs parts (dim must divide
+// evenly).
 mlcc_status_t mlcc_infer_split(mlcc_node_t* node) {
   mlcc_value_t* x = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
@@ -67,7 +69,8 @@ mlcc_status_t mlcc_infer_split(mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", 0, &axis64));
   int32_t axis = 0;
   MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis64, x->shape.rank, &axis));
-  if (mlcc_node_attr(node, "num_outputs") != NULL) {
+  const bool has_num_outputs = mlcc_node_attr(node, "num_outputs") != NULL;
+  if (has_num_outputs && node->opset < 18) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                             "Split attribute 'num_outputs' exists only from opset 18; the node "
                             "has opset %d",
@@ -76,7 +79,40 @@ mlcc_status_t mlcc_infer_split(mlcc_node_t* node) {
   int64_t split[MLCC_INFER_MAX_LIST];
   uint32_t n_split = 0;
   bool present = false;
-  if (node->opset >= 13) {
+  if (has_num_outputs) {
+    // Split-18 'num_outputs': parts of ceil(dim / n), the last one smaller.
+    int64_t n = 0;
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "num_outputs", 0, &n));
+    if (node->n_inputs > 1 && mlcc_node_input(node, 1) != NULL) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Split takes either input 'split' or attribute 'num_outputs', "
+                              "not both");
+    }
+    if (n < 1 || n != (int64_t)node->n_outputs) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Split attribute 'num_outputs' must equal the number of outputs; "
+                              "got num_outputs=%lld for %u outputs",
+                              (long long)n, node->n_outputs);
+    }
+    if (n > MLCC_INFER_MAX_LIST) {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "Split with %lld outputs is not supported (at most %d)",
+                              (long long)n, MLCC_INFER_MAX_LIST);
+    }
+    int64_t dim = x->shape.dims[axis];
+    int64_t chunk = dim / n + (dim % n != 0);
+    int64_t last = dim - chunk * (n - 1);  // chunk * (n - 1) < dim + n: no overflow
+    if (last < 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Split with num_outputs=%lld cannot split axis %d of size %lld "
+                              "into parts of ceil(%lld/%lld)=%lld with a smaller last part",
+                              (long long)n, (int)axis, (long long)dim, (long long)dim,
+                              (long long)n, (long long)chunk);
+    }
+    n_split = (uint32_t)n;
+    for (uint32_t i = 0; i < n_split; ++i) split[i] = i + 1 < n_split ? chunk : last;
+    present = true;
+  } else if (node->opset >= 13) {
     if (mlcc_node_attr(node, "split") != NULL) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                               "Split at opset %d takes 'split' as input 1, not as an attribute",
@@ -651,11 +687,12 @@ mlcc_status_t mlcc_infer_pad(mlcc_node_t* node) {
   const char* mode = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", "constant", &mode));
   bool reflect = strcmp(mode, "reflect") == 0, edge = strcmp(mode, "edge") == 0;
-  if (!reflect && !edge && strcmp(mode, "constant") != 0) {
+  bool wrap = node->opset >= 19 && strcmp(mode, "wrap") == 0;
+  if (!reflect && !edge && !wrap && strcmp(mode, "constant") != 0) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                            "Pad attribute 'mode' must be constant, reflect or edge at opset "
+                            "Pad attribute 'mode' must be constant, reflect, edge%s at opset "
                             "%d; got '%s'",
-                            (int)node->opset, mode);
+                            node->opset >= 19 ? " or wrap" : "", (int)node->opset, mode);
   }
   int64_t pads[2 * MLCC_MAX_RANK];
   uint32_t n = 0;
@@ -685,6 +722,36 @@ mlcc_status_t mlcc_infer_pad(mlcc_node_t* node) {
     bool present = false;
     MLCC_RETURN_IF_ERROR(mlcc_infer_const_ints(node, 1, "pads", "pad amounts", true, false,
                                                pads, 2 * MLCC_MAX_RANK, &n, &present));
+    if (node->n_inputs > 3 && mlcc_node_input(node, 3) != NULL) {
+      // Pad-18 'axes': pads holds [begin per listed axis..., end per listed
+      // axis...]; unlisted axes get no padding.
+      if (node->opset < 18) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Pad has the input 'axes' only from opset 18; the node has "
+                                "opset %d",
+                                (int)node->opset);
+      }
+      int64_t axes[MLCC_MAX_RANK];
+      uint32_t n_axes = 0;
+      bool have_axes = false;
+      MLCC_RETURN_IF_ERROR(mlcc_infer_const_ints(node, 3, "axes", "padded axes", true, false,
+                                                 axes, MLCC_MAX_RANK, &n_axes, &have_axes));
+      if (n != 2u * n_axes) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Pad 'pads' must have 2 values per entry of 'axes' (%u); got %u",
+                                n_axes, n);
+      }
+      uint32_t mask = 0;
+      MLCC_RETURN_IF_ERROR(mlcc_infer_axes_mask(node, "axes", axes, n_axes, rank, &mask));
+      int64_t full[2 * MLCC_MAX_RANK] = {0};
+      for (uint32_t i = 0; i < n_axes; ++i) {
+        int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
+        full[a] = pads[i];
+        full[a + rank] = pads[i + n_axes];
+      }
+      memcpy(pads, full, sizeof(full));
+      n = 2u * (uint32_t)rank;
+    }
     if (n != 2u * (uint32_t)rank) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                               "Pad 'pads' must have 2*rank = %d values; got %u", 2 * (int)rank,
@@ -712,6 +779,13 @@ mlcc_status_t mlcc_infer_pad(mlcc_node_t* node) {
                               "size %lld and pads %lld/%lld",
                               (int)d, (long long)in, (long long)b, (long long)e);
     }
+    if (wrap && (b < 0 || e < 0 || (in == 0 && (b > 0 || e > 0)))) {
+      return mlcc_make_status(in == 0 ? MLCC_STATUS_INVALID_MODEL : MLCC_STATUS_UNIMPLEMENTED,
+                              in == 0 ? "Pad mode 'wrap' cannot pad axis %d of size 0"
+                                      : "Pad mode 'wrap' with negative pads (cropping) is not "
+                                        "supported; axis %d has pads %lld/%lld",
+                              (int)d, (long long)b, (long long)e);
+    }
     if (edge && in == 0 && (b > 0 || e > 0)) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                               "Pad mode 'edge' cannot pad axis %d of size 0", (int)d);
@@ -729,9 +803,99 @@ mlcc_status_t mlcc_infer_pad(mlcc_node_t* node) {
   return mlcc_infer_set_output(node, 0, x->dtype, &y);
 }
 
+// CenterCropPad (18): 'shape' (constant int32/int64, one value per entry of
+// 'axes', default every dim) sets the listed output dims; each is a centered
+// crop or zero pad of the input dim.
+mlcc_status_t mlcc_infer_center_crop_pad(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input_data", true, &x));
+  int32_t rank = x->shape.rank;
+  int64_t shape[MLCC_MAX_RANK];
+  uint32_t n = 0;
+  bool present = false;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_const_ints(node, 1, "shape", "crop/pad dims", true, false,
+                                             shape, MLCC_MAX_RANK, &n, &present));
+  const int64_t* axes_attr = NULL;
+  uint32_t n_axes = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, "axes", &axes_attr, &n_axes));
+  int64_t axes[MLCC_MAX_RANK];
+  if (axes_attr == NULL) {
+    n_axes = (uint32_t)rank;
+    for (int32_t d = 0; d < rank; ++d) axes[d] = d;
+  } else {
+    if (n_axes > (uint32_t)rank) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "CenterCropPad lists %u axes for an input of rank %d", n_axes,
+                              (int)rank);
+    }
+    memcpy(axes, axes_attr, n_axes * sizeof(int64_t));
+  }
+  if (n != n_axes) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "CenterCropPad needs one 'shape' value per axis; got %u values for "
+                            "%u axes",
+                            n, n_axes);
+  }
+  uint32_t mask = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_axes_mask(node, "axes", axes, n_axes, rank, &mask));
+  mlcc_shape_t y = x->shape;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (shape[i] < 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "CenterCropPad 'shape' must be >= 0; got %lld at position %u",
+                              (long long)shape[i], i);
+    }
+    y.dims[axes[i] < 0 ? axes[i] + rank : axes[i]] = shape[i];
+  }
+  return mlcc_infer_set_output(node, 0, x->dtype, &y);
+}
+
 //===----------------------------------------------------------------------===//
 // Resize
 //===----------------------------------------------------------------------===//
+
+// Resize-18 added 'antialias', 'axes' and 'keep_aspect_ratio_policy',
+// Resize-19 the 'half_pixel_symmetric' coordinate transformation. mlcc runs
+// their defaults (which are the Resize-13 semantics) and refuses the rest as
+// UNIMPLEMENTED; 'axes' listing every dim in order is the default.
+static mlcc_status_t check_resize18(const mlcc_node_t* node, int32_t rank, const char* ctm) {
+  if (node->opset < 18) return mlcc_ok_status();
+  int64_t antialias = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "antialias", 0, &antialias));
+  if (antialias != 0) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "Resize with antialias=%lld (opset 18+) is not supported",
+                            (long long)antialias);
+  }
+  const char* policy = NULL;
+  MLCC_RETURN_IF_ERROR(
+      mlcc_node_attr_string(node, "keep_aspect_ratio_policy", "stretch", &policy));
+  if (strcmp(policy, "stretch") != 0) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "Resize with keep_aspect_ratio_policy '%s' (opset 18+) is not "
+                            "supported; only 'stretch'",
+                            policy);
+  }
+  const int64_t* axes = NULL;
+  uint32_t n_axes = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, "axes", &axes, &n_axes));
+  bool all = axes == NULL || n_axes == (uint32_t)rank;
+  for (uint32_t i = 0; all && axes != NULL && i < n_axes; ++i) {
+    all = axes[i] == (int64_t)i || axes[i] == (int64_t)i - rank;
+  }
+  if (!all) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "Resize with 'axes' naming a subset or a permutation of the %d "
+                            "input dims (opset 18+) is not supported",
+                            (int)rank);
+  }
+  if (node->opset >= 19 && strcmp(ctm, "half_pixel_symmetric") == 0) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "Resize coordinate_transformation_mode 'half_pixel_symmetric' "
+                            "(opset 19+) is not supported");
+  }
+  return mlcc_ok_status();
+}
 
 // Resize 10: (X, scales). 11+: (X, roi, scales, sizes), exactly one of
 // scales/sizes non-empty. Output dims: sizes, or floor(d * scale) (times
@@ -754,6 +918,7 @@ mlcc_status_t mlcc_infer_resize(mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(
       mlcc_node_attr_string(node, "coordinate_transformation_mode", "half_pixel", &ctm));
   bool crop = node->opset >= 11 && strcmp(ctm, "tf_crop_and_resize") == 0;
+  MLCC_RETURN_IF_ERROR(check_resize18(node, rank, ctm));
   double scales[MLCC_MAX_RANK], roi[2 * MLCC_MAX_RANK];
   int64_t sizes[MLCC_MAX_RANK];
   uint32_t n_scales = 0, n_sizes = 0, n_roi = 0;

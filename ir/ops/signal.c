@@ -109,16 +109,34 @@ mlcc_status_t mlcc_dft_resolve(const mlcc_node_t* node, mlcc_dft_plan_t* out_pla
   memset(out_shape, 0, sizeof(*out_shape));
   mlcc_value_t* x = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "input", true, &x));
-  MLCC_RETURN_IF_ERROR(check_signal(node, x, "input", 3, false));
+  // DFT-17: attribute 'axis' (default 1) in [1, r-2] after a batch dim.
+  // DFT-20: optional constant input 2 'axis' (default -2, the last signal
+  // dim) in [0, r-2]: there is no batch dim, so rank 2 is enough.
+  const bool v20 = node->opset >= 20;
+  MLCC_RETURN_IF_ERROR(check_signal(node, x, "input", v20 ? 2 : 3, false));
   int32_t r = x->shape.rank;
   int64_t axis = 1;
-  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", 1, &axis));
+  if (v20) {
+    if (mlcc_node_attr(node, "axis") != NULL) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "DFT at opset %d takes 'axis' as input 2, not as an attribute",
+                              node->opset);
+    }
+    bool has_axis = false;
+    MLCC_RETURN_IF_ERROR(const_scalar(node, 2, "axis", "transform axis", false, &axis,
+                                      &has_axis));
+    if (!has_axis) axis = -2;
+  } else {
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", 1, &axis));
+  }
   int64_t a = axis < 0 ? axis + r : axis;
-  if (a < 1 || a > r - 2) {
+  const int64_t lo = v20 ? 0 : 1;
+  if (a < lo || a > r - 2) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                            "DFT (opset %d) attribute 'axis' must name a signal dim, in [1, %d] "
+                            "DFT (opset %d) %s 'axis' must name a signal dim, in [%d, %d] "
                             "(or [%d, -2]) for input rank %d; got %lld",
-                            node->opset, (int)(r - 2), (int)(1 - r), (int)r, (long long)axis);
+                            node->opset, v20 ? "input" : "attribute", (int)lo, (int)(r - 2),
+                            (int)(lo - r), (int)r, (long long)axis);
   }
   bool inverse = false, onesided = false;
   MLCC_RETURN_IF_ERROR(attr_bool(node, "inverse", 0, &inverse));

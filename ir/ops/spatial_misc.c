@@ -51,7 +51,8 @@ mlcc_status_t mlcc_infer_grid_sample(mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, grid, "grid", MLCC_INFER_DT_FLOAT));
   if (x->shape.rank != 4) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "GridSample (opset %d) supports 4-D X [N,C,H,W] only; got rank %d",
+                            "GridSample (opset %d) supports 4-D X [N,C,H,W] only (the N-d "
+                            "inputs of opset 20+ are not supported); got rank %d",
                             (int)node->opset, (int)x->shape.rank);
   }
   MLCC_RETURN_IF_ERROR(mlcc_infer_check_rank(node, grid, "grid", 4));
@@ -65,9 +66,16 @@ mlcc_status_t mlcc_infer_grid_sample(mlcc_node_t* node) {
                             mlcc_infer_fmt_shape(&x->shape, a),
                             mlcc_infer_fmt_shape(&grid->shape, b));
   }
+  // GridSample-20 renamed the modes (bilinear -> linear, bicubic -> cubic,
+  // default linear) and allows N-d inputs (only 4-D here).
   static const char* const kModes[] = {"bilinear", "nearest", "bicubic"};
+  static const char* const kModes20[] = {"linear", "nearest", "cubic"};
   static const char* const kPads[] = {"zeros", "border", "reflection"};
-  MLCC_RETURN_IF_ERROR(check_enum(node, "mode", "bilinear", kModes, 3));
+  if (node->opset >= 20) {
+    MLCC_RETURN_IF_ERROR(check_enum(node, "mode", "linear", kModes20, 3));
+  } else {
+    MLCC_RETURN_IF_ERROR(check_enum(node, "mode", "bilinear", kModes, 3));
+  }
   MLCC_RETURN_IF_ERROR(check_enum(node, "padding_mode", "zeros", kPads, 3));
   int64_t align = 0;
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "align_corners", 0, &align));

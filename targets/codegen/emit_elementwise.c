@@ -314,7 +314,8 @@ bool mlcc_emit_elementwise_vector_ok(const mlcc_node_t* node) {
     case MLCC_OP_HARD_SIGMOID: case MLCC_OP_HARD_SWISH: case MLCC_OP_TANH:
     case MLCC_OP_ERF: case MLCC_OP_EXP: case MLCC_OP_LOG: case MLCC_OP_SQRT:
     case MLCC_OP_RECIPROCAL: case MLCC_OP_FLOOR: case MLCC_OP_CEIL: case MLCC_OP_ROUND:
-    case MLCC_OP_SOFTSIGN: case MLCC_OP_THRESHOLDED_RELU:
+    case MLCC_OP_SOFTSIGN: case MLCC_OP_THRESHOLDED_RELU: case MLCC_OP_GELU:
+    case MLCC_OP_SWISH:
       break;
     default:
       return false;
@@ -472,6 +473,21 @@ mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node
       r = LLVMBuildNot(b, x, "not");
       break;
 
+    case MLCC_OP_BITWISE_AND:
+    case MLCC_OP_BITWISE_OR:
+    case MLCC_OP_BITWISE_XOR:
+      MLCC_RETURN_IF_ERROR(need_operands(node, operands, 2));
+      if (!(e->sint || e->uint)) return unsupported(node, dt);
+      r = op == MLCC_OP_BITWISE_AND  ? LLVMBuildAnd(b, x, y, "band")
+          : op == MLCC_OP_BITWISE_OR ? LLVMBuildOr(b, x, y, "bor")
+                                     : LLVMBuildXor(b, x, y, "bxor");
+      break;
+
+    case MLCC_OP_BITWISE_NOT:
+      if (!(e->sint || e->uint)) return unsupported(node, dt);
+      r = LLVMBuildNot(b, x, "bnot");
+      break;
+
     case MLCC_OP_WHERE:
       // operands[0] is the i1 condition.
       if (node->inputs[0]->dtype != MLCC_DTYPE_BOOL) return unsupported(node, node->inputs[0]->dtype);
@@ -602,6 +618,34 @@ mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node
         case MLCC_OP_SOFTSIGN:
           r = fdiv(e, x, add(e, k(e, 1), intr1(e, "llvm.fabs", x)));
           break;
+        case MLCC_OP_MISH: {
+          // x * tanh(softplus(x)), softplus as in Softplus above.
+          LLVMValueRef t = libm1(e, "log1p", fexp(e, LLVMBuildFNeg(b, intr1(e, "llvm.fabs", x), "na")));
+          r = mul(e, x, mlcc_emit_fast_tanh(ctx, add(e, max2(e, x, k(e, 0)), t)));
+          break;
+        }
+        case MLCC_OP_GELU: {
+          const char* approx = NULL;
+          MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "approximate", "none", &approx));
+          LLVMValueRef inner;
+          if (strcmp(approx, "tanh") == 0) {
+            // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+            LLVMValueRef x3 = mul(e, mul(e, x, x), x);
+            LLVMValueRef u = mul(e, k(e, 0.7978845608028654), add(e, x, mul(e, k(e, 0.044715), x3)));
+            inner = mlcc_emit_fast_tanh(ctx, u);
+          } else {
+            // 0.5 x (1 + erf(x / sqrt(2)))
+            inner = mlcc_emit_fast_erf(ctx, mul(e, x, k(e, 0.7071067811865476)));
+          }
+          r = mul(e, mul(e, k(e, 0.5), x), add(e, k(e, 1), inner));
+          break;
+        }
+        case MLCC_OP_SWISH: {
+          float alpha;
+          MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "alpha", 1.0f, &alpha));
+          r = mul(e, x, mlcc_emit_fast_sigmoid(ctx, mul(e, x, k(e, alpha))));
+          break;
+        }
         case MLCC_OP_SIN: r = intr1(e, "llvm.sin", x); break;
         case MLCC_OP_COS: r = intr1(e, "llvm.cos", x); break;
         case MLCC_OP_THRESHOLDED_RELU: {

@@ -209,9 +209,10 @@ mlcc_status_t mlcc_emit_misc_trilu(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   return st;
 }
 
-// One CumSum loop nest along |axis|.
+// One CumSum (or CumProd: start at 1, multiply) loop nest along |axis|.
 static mlcc_status_t cumsum_axis(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node, int32_t axis,
                                  bool exclusive, bool reverse) {
+  const bool prod = node->op == MLCC_OP_CUM_PROD;
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   mlcc_dtype_t dt = x->dtype;
   int64_t outer = 1, len = x->shape.dims[axis], inner = 1;
@@ -222,14 +223,17 @@ static mlcc_status_t cumsum_axis(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node, 
   LLVMTypeRef t = mlcc_emit_type(ctx, dt);
   mlcc_loop_t lo = mlcc_emit_for(ctx, 0, outer, "o");
   mlcc_loop_t li = mlcc_emit_for(ctx, 0, inner, "i");
-  LLVMValueRef acc = mlcc_emit_var(ctx, t, mlcc_emit_const(ctx, dt, 0));
-  LLVMBuildStore(ctx->b, mlcc_emit_const(ctx, dt, 0), acc);
+  LLVMValueRef acc = mlcc_emit_var(ctx, t, mlcc_emit_const(ctx, dt, prod ? 1 : 0));
+  LLVMBuildStore(ctx->b, mlcc_emit_const(ctx, dt, prod ? 1 : 0), acc);
   mlcc_loop_t la = mlcc_emit_for(ctx, 0, len, "a");
   LLVMValueRef a = reverse ? isub(ctx, c64(ctx, len - 1), la.iv) : la.iv;
   LLVMValueRef idx = imad(ctx, imad(ctx, lo.iv, len, a), inner, li.iv);
   LLVMValueRef v = mlcc_emit_load(ctx, x, idx);
   LLVMValueRef cur = load_var(ctx, t, acc);
-  LLVMValueRef nxt = is_fp(dt) ? LLVMBuildFAdd(ctx->b, cur, v, "") : LLVMBuildAdd(ctx->b, cur, v, "");
+  LLVMValueRef nxt = prod ? (is_fp(dt) ? LLVMBuildFMul(ctx->b, cur, v, "")
+                                     : LLVMBuildMul(ctx->b, cur, v, ""))
+                          : (is_fp(dt) ? LLVMBuildFAdd(ctx->b, cur, v, "")
+                                       : LLVMBuildAdd(ctx->b, cur, v, ""));
   LLVMBuildStore(ctx->b, nxt, acc);
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, idx, exclusive ? cur : nxt);
   mlcc_emit_loop_end(ctx, &la);
@@ -858,5 +862,501 @@ mlcc_status_t mlcc_emit_misc_einsum(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   }
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, l.iv, load_var(ctx, t, acc));
   mlcc_emit_loop_end(ctx, &l);
+  return st;
+}
+
+//===----------------------------------------------------------------------===//
+// RotaryEmbedding (23)
+//===----------------------------------------------------------------------===//
+
+// Per (b, s): the cache row (position_ids[b, s], clamped into the cache so a
+// bad id never reads out of bounds, or b*S + s); per head the rot/2 pairs
+// rotate by (cos, sin) of that row and the rest of the head is copied.
+mlcc_status_t mlcc_emit_misc_rotary(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  mlcc_rotary_t r;
+  MLCC_RETURN_IF_ERROR(mlcc_rotary_resolve(node, &r));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* cv = mlcc_node_input(node, 1);
+  const mlcc_value_t* sv = mlcc_node_input(node, 2);
+  const mlcc_value_t* pv = r.has_pos ? mlcc_node_input(node, 3) : NULL;
+  const int64_t half = r.rot / 2;
+  if (r.batch * r.seq * r.heads * r.head_size == 0) return mlcc_ok_status();
+  LLVMBuilderRef b = ctx->b;
+  mlcc_loop_t lb = mlcc_emit_for(ctx, 0, r.batch, "rb");
+  mlcc_loop_t ls = mlcc_emit_for(ctx, 0, r.seq, "rs");
+  LLVMValueRef bs = imad(ctx, lb.iv, r.seq, ls.iv);
+  LLVMValueRef row = pv != NULL ? clamp_index(ctx, load_i64(ctx, pv, bs), r.positions) : bs;
+  LLVMValueRef crow = imul(ctx, row, half);
+  LLVMValueRef xbs = iadd(ctx, imul(ctx, lb.iv, r.x_b), imul(ctx, ls.iv, r.x_s));
+  mlcc_loop_t lh = mlcc_emit_for(ctx, 0, r.heads, "rh");
+  LLVMValueRef base = iadd(ctx, xbs, imul(ctx, lh.iv, r.x_h));
+  mlcc_status_t st = mlcc_ok_status();
+  if (half > 0) {
+    mlcc_loop_t lj = mlcc_emit_for(ctx, 0, half, "rj");
+    LLVMValueRef i1 = r.interleaved ? imul(ctx, lj.iv, 2) : lj.iv;
+    LLVMValueRef i2 = r.interleaved ? iadd(ctx, i1, c64(ctx, 1)) : iadd(ctx, lj.iv, c64(ctx, half));
+    LLVMValueRef a1 = iadd(ctx, base, i1), a2 = iadd(ctx, base, i2);
+    LLVMValueRef x1 = mlcc_emit_load(ctx, x, a1), x2 = mlcc_emit_load(ctx, x, a2);
+    LLVMValueRef c = mlcc_emit_load(ctx, cv, iadd(ctx, crow, lj.iv));
+    LLVMValueRef sn = mlcc_emit_load(ctx, sv, iadd(ctx, crow, lj.iv));
+    LLVMValueRef re = LLVMBuildFSub(b, LLVMBuildFMul(b, c, x1, ""), LLVMBuildFMul(b, sn, x2, ""), "");
+    LLVMValueRef im = LLVMBuildFAdd(b, LLVMBuildFMul(b, sn, x1, ""), LLVMBuildFMul(b, c, x2, ""), "");
+    st = mlcc_emit_store_output(ctx, node, 0, a1, re);
+    if (mlcc_status_is_ok(st)) st = mlcc_emit_store_output(ctx, node, 0, a2, im);
+    mlcc_emit_loop_end(ctx, &lj);
+  }
+  if (mlcc_status_is_ok(st) && r.rot < r.head_size) {
+    mlcc_loop_t ld = mlcc_emit_for(ctx, r.rot, r.head_size, "rd");
+    LLVMValueRef a = iadd(ctx, base, ld.iv);
+    st = mlcc_emit_store_output(ctx, node, 0, a, mlcc_emit_load(ctx, x, a));
+    mlcc_emit_loop_end(ctx, &ld);
+  }
+  mlcc_emit_loop_end(ctx, &lh);
+  mlcc_emit_loop_end(ctx, &ls);
+  mlcc_emit_loop_end(ctx, &lb);
+  return st;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention (23)
+//===----------------------------------------------------------------------===//
+
+// The parts of one Attention kernel that the key loops share.
+typedef struct att_emit_t {
+  const mlcc_attention_t* a;
+  const mlcc_value_t *q, *k, *v, *mask, *pk, *pv;
+  mlcc_dtype_t dt;
+  LLVMTypeRef t;
+  LLVMValueRef b, h, hk, i;  // loop ivs: batch, query head, its kv head, query row
+  LLVMValueRef qbase;        // Q index of (b, h, i, 0)
+} att_emit_t;
+
+// Score of query row |e->i| against key |jt| (0..total): the scaled dot
+// product (key vector at |kv|[kbase..]), softcapped, masked (-inf where a
+// bool mask is false or causality forbids) or with the float mask added.
+static LLVMValueRef att_score(mlcc_emit_ctx_t* ctx, const att_emit_t* e, const mlcc_value_t* kv,
+                              LLVMValueRef kbase, LLVMValueRef jt) {
+  const mlcc_attention_t* a = e->a;
+  LLVMBuilderRef b = ctx->b;
+  LLVMValueRef acc = mlcc_emit_var(ctx, e->t, fconst(ctx, e->dt, 0));
+  LLVMBuildStore(b, fconst(ctx, e->dt, 0), acc);
+  mlcc_loop_t ld = mlcc_emit_for(ctx, 0, a->head, "ad");
+  LLVMValueRef qv = mlcc_emit_load(ctx, e->q, iadd(ctx, e->qbase, ld.iv));
+  LLVMValueRef kvv = mlcc_emit_load(ctx, kv, iadd(ctx, kbase, ld.iv));
+  LLVMBuildStore(b, mlcc_emit_fmuladd(ctx, qv, kvv, load_var(ctx, e->t, acc)), acc);
+  mlcc_emit_loop_end(ctx, &ld);
+  LLVMValueRef s = LLVMBuildFMul(b, load_var(ctx, e->t, acc), fconst(ctx, e->dt, a->scale), "");
+  if (a->softcap > 0) {
+    LLVMValueRef u = LLVMBuildFDiv(b, s, fconst(ctx, e->dt, a->softcap), "");
+    s = LLVMBuildFMul(b, fconst(ctx, e->dt, a->softcap), mlcc_emit_fast_tanh(ctx, u), "");
+  }
+  LLVMValueRef ninf = fconst(ctx, e->dt, -INFINITY);
+  if (a->mask_kind != 0) {
+    LLVMValueRef mi = iadd(ctx, iadd(ctx, imul(ctx, e->b, a->m_stride[0]),
+                                     imul(ctx, e->h, a->m_stride[1])),
+                           iadd(ctx, imul(ctx, e->i, a->m_stride[2]), imul(ctx, jt, a->m_stride[3])));
+    LLVMValueRef mv = mlcc_emit_load(ctx, e->mask, mi);
+    s = a->mask_kind == 1 ? LLVMBuildSelect(b, mv, s, ninf, "") : LLVMBuildFAdd(b, s, mv, "");
+  }
+  if (a->causal) {
+    LLVMValueRef lim = iadd(ctx, e->i, c64(ctx, a->past));
+    s = LLVMBuildSelect(b, icmp(ctx, LLVMIntSGT, jt, lim), ninf, s, "");
+  }
+  return s;
+}
+
+// Key |j| of a segment: the past cache (|past|) or the current K/V.
+static LLVMValueRef att_kbase(mlcc_emit_ctx_t* ctx, const att_emit_t* e, bool past, bool value,
+                              LLVMValueRef j) {
+  const mlcc_attention_t* a = e->a;
+  int64_t d = value ? a->v_head : a->head;
+  if (past) {
+    return imul(ctx, imad(ctx, imad(ctx, e->b, a->kv_heads, e->hk), a->past, j), d);
+  }
+  if (value) {
+    return iadd(ctx, iadd(ctx, imul(ctx, e->b, a->v_b), imul(ctx, e->hk, a->v_h)),
+                imul(ctx, j, a->v_s));
+  }
+  return iadd(ctx, iadd(ctx, imul(ctx, e->b, a->k_b), imul(ctx, e->hk, a->k_h)),
+              imul(ctx, j, a->k_s));
+}
+
+// Scaled dot-product attention per (b, query head, query row): a first pass
+// over the keys (past, then current) keeps the running max and the sum of
+// exponentials (online softmax, no scratch); a second pass per output
+// element accumulates exp(score - max) * value, divided by the sum. A row
+// whose keys are all masked is 0. Scores are recomputed in the second pass
+// (a scalar reference kernel, not yet the fused one of issue 15 part 3).
+mlcc_status_t mlcc_emit_misc_attention(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  mlcc_attention_t a;
+  MLCC_RETURN_IF_ERROR(mlcc_attention_resolve(node, &a, NULL));
+  att_emit_t e = {.a = &a};
+  e.q = mlcc_node_input(node, 0), e.k = mlcc_node_input(node, 1), e.v = mlcc_node_input(node, 2);
+  e.mask = node->n_inputs > 3 ? mlcc_node_input(node, 3) : NULL;
+  e.pk = node->n_inputs > 4 ? mlcc_node_input(node, 4) : NULL;
+  e.pv = node->n_inputs > 5 ? mlcc_node_input(node, 5) : NULL;
+  e.dt = e.q->dtype;
+  e.t = mlcc_emit_type(ctx, e.dt);
+  LLVMBuilderRef b = ctx->b;
+  mlcc_status_t st = mlcc_ok_status();
+  const int64_t group = a.q_heads / a.kv_heads;
+  if (mlcc_node_output(node, 0) != NULL && a.batch * a.q_heads * a.q_seq * a.v_head > 0) {
+    mlcc_loop_t lb = mlcc_emit_for(ctx, 0, a.batch, "ab");
+    mlcc_loop_t lh = mlcc_emit_for(ctx, 0, a.q_heads, "ah");
+    mlcc_loop_t li = mlcc_emit_for(ctx, 0, a.q_seq, "ai");
+    e.b = lb.iv, e.h = lh.iv, e.i = li.iv;
+    e.hk = idiv(ctx, lh.iv, group);
+    e.qbase = iadd(ctx, iadd(ctx, imul(ctx, lb.iv, a.q_b), imul(ctx, lh.iv, a.q_h)),
+                   imul(ctx, li.iv, a.q_s));
+    LLVMValueRef ninf = fconst(ctx, e.dt, -INFINITY);
+    LLVMValueRef mvar = mlcc_emit_var(ctx, e.t, ninf);
+    LLVMValueRef lvar = mlcc_emit_var(ctx, e.t, fconst(ctx, e.dt, 0));
+    LLVMBuildStore(b, ninf, mvar);
+    LLVMBuildStore(b, fconst(ctx, e.dt, 0), lvar);
+    for (int seg = 0; seg < 2; ++seg) {  // pass 1: max and sum
+      int64_t n = seg == 0 ? a.past : a.kv_seq;
+      if (n == 0) continue;
+      mlcc_loop_t lj = mlcc_emit_for(ctx, 0, n, "aj");
+      LLVMValueRef jt = seg == 0 ? lj.iv : iadd(ctx, lj.iv, c64(ctx, a.past));
+      LLVMValueRef s = att_score(ctx, &e, seg == 0 ? e.pk : e.k,
+                                 att_kbase(ctx, &e, seg == 0, false, lj.iv), jt);
+      LLVMValueRef m = load_var(ctx, e.t, mvar), l = load_var(ctx, e.t, lvar);
+      LLVMValueRef valid = LLVMBuildFCmp(b, LLVMRealOGT, s, ninf, "");
+      LLVMValueRef nm = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, s, m, ""), s, m, "");
+      LLVMValueRef nl = LLVMBuildFAdd(
+          b, LLVMBuildFMul(b, l, mlcc_emit_fast_exp(ctx, LLVMBuildFSub(b, m, nm, "")), ""),
+          mlcc_emit_fast_exp(ctx, LLVMBuildFSub(b, s, nm, "")), "");
+      LLVMBuildStore(b, LLVMBuildSelect(b, valid, nm, m, ""), mvar);
+      LLVMBuildStore(b, LLVMBuildSelect(b, valid, nl, l, ""), lvar);
+      mlcc_emit_loop_end(ctx, &lj);
+    }
+    LLVMValueRef m = load_var(ctx, e.t, mvar), l = load_var(ctx, e.t, lvar);
+    LLVMValueRef ybase = iadd(ctx, iadd(ctx, imul(ctx, lb.iv, a.y_b), imul(ctx, lh.iv, a.y_h)),
+                              imul(ctx, li.iv, a.y_s));
+    mlcc_loop_t lv = mlcc_emit_for(ctx, 0, a.v_head, "av");
+    LLVMValueRef acc = mlcc_emit_var(ctx, e.t, fconst(ctx, e.dt, 0));
+    LLVMBuildStore(b, fconst(ctx, e.dt, 0), acc);
+    for (int seg = 0; seg < 2; ++seg) {  // pass 2: weighted sum of values
+      int64_t n = seg == 0 ? a.past : a.kv_seq;
+      if (n == 0) continue;
+      mlcc_loop_t lj = mlcc_emit_for(ctx, 0, n, "aj");
+      LLVMValueRef jt = seg == 0 ? lj.iv : iadd(ctx, lj.iv, c64(ctx, a.past));
+      LLVMValueRef s = att_score(ctx, &e, seg == 0 ? e.pk : e.k,
+                                 att_kbase(ctx, &e, seg == 0, false, lj.iv), jt);
+      LLVMValueRef valid = LLVMBuildFCmp(b, LLVMRealOGT, s, ninf, "");
+      LLVMValueRef p = LLVMBuildSelect(
+          b, valid, mlcc_emit_fast_exp(ctx, LLVMBuildFSub(b, s, m, "")), fconst(ctx, e.dt, 0), "");
+      LLVMValueRef vv = mlcc_emit_load(ctx, seg == 0 ? e.pv : e.v,
+                                       iadd(ctx, att_kbase(ctx, &e, seg == 0, true, lj.iv), lv.iv));
+      LLVMBuildStore(b, mlcc_emit_fmuladd(ctx, p, vv, load_var(ctx, e.t, acc)), acc);
+      mlcc_emit_loop_end(ctx, &lj);
+    }
+    LLVMValueRef any = LLVMBuildFCmp(b, LLVMRealOGT, l, fconst(ctx, e.dt, 0), "");
+    LLVMValueRef y = LLVMBuildSelect(b, any, LLVMBuildFDiv(b, load_var(ctx, e.t, acc), l, ""),
+                                     fconst(ctx, e.dt, 0), "");
+    st = mlcc_emit_store_output(ctx, node, 0, iadd(ctx, ybase, lv.iv), y);
+    mlcc_emit_loop_end(ctx, &lv);
+    mlcc_emit_loop_end(ctx, &li);
+    mlcc_emit_loop_end(ctx, &lh);
+    mlcc_emit_loop_end(ctx, &lb);
+  }
+  // present_key / present_value: the past cache followed by the new keys.
+  for (uint32_t o = 1; o < 3 && mlcc_status_is_ok(st); ++o) {
+    if (node->n_outputs <= o || node->outputs[o] == NULL) continue;
+    bool value = o == 2;
+    int64_t d = value ? a.v_head : a.head;
+    if (a.batch * a.kv_heads * a.total * d == 0) continue;
+    mlcc_loop_t lb = mlcc_emit_for(ctx, 0, a.batch, "pb");
+    mlcc_loop_t lh = mlcc_emit_for(ctx, 0, a.kv_heads, "ph");
+    e.b = lb.iv, e.hk = lh.iv;
+    for (int seg = 0; seg < 2 && mlcc_status_is_ok(st); ++seg) {
+      int64_t n = seg == 0 ? a.past : a.kv_seq;
+      if (n == 0) continue;
+      mlcc_loop_t lj = mlcc_emit_for(ctx, 0, n, "pj");
+      mlcc_loop_t ld = mlcc_emit_for(ctx, 0, d, "pd");
+      LLVMValueRef jt = seg == 0 ? lj.iv : iadd(ctx, lj.iv, c64(ctx, a.past));
+      const mlcc_value_t* src = seg == 0 ? (value ? e.pv : e.pk) : (value ? e.v : e.k);
+      LLVMValueRef from = iadd(ctx, att_kbase(ctx, &e, seg == 0, value, lj.iv), ld.iv);
+      LLVMValueRef to = imad(ctx, imad(ctx, imad(ctx, lb.iv, a.kv_heads, lh.iv), a.total, jt), d,
+                             ld.iv);
+      st = mlcc_emit_store_output(ctx, node, o, to, mlcc_emit_load(ctx, src, from));
+      mlcc_emit_loop_end(ctx, &ld);
+      mlcc_emit_loop_end(ctx, &lj);
+    }
+    mlcc_emit_loop_end(ctx, &lh);
+    mlcc_emit_loop_end(ctx, &lb);
+  }
+  return st;
+}
+
+//===----------------------------------------------------------------------===//
+// BitCast (26)
+//===----------------------------------------------------------------------===//
+
+// y[i] = the bits of x[i] as the output type (same width; checked by infer).
+mlcc_status_t mlcc_emit_misc_bitcast(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  int64_t n = mlcc_shape_numel_unchecked(&x->shape);
+  if (n == 0) return mlcc_ok_status();
+  mlcc_loop_t l = mlcc_emit_for(ctx, 0, n, "bc");
+  LLVMValueRef v = LLVMBuildBitCast(ctx->b, mlcc_emit_load(ctx, x, l.iv),
+                                    mlcc_emit_type(ctx, y->dtype), "");
+  mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, l.iv, v);
+  mlcc_emit_loop_end(ctx, &l);
+  return st;
+}
+
+//===----------------------------------------------------------------------===//
+// AffineGrid (20)
+//===----------------------------------------------------------------------===//
+
+// Normalized coordinate of index |i| along a dim of |len| points: -1 + 2i/(len-1)
+// with align_corners (-1 for a single point), else -1 + (2i+1)/len.
+static LLVMValueRef affine_coord(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, LLVMValueRef i,
+                                 int64_t len, bool align) {
+  LLVMValueRef f = LLVMBuildSIToFP(ctx->b, i, mlcc_emit_type(ctx, dt), "");
+  if (align) {
+    if (len <= 1) return fconst(ctx, dt, -1.0);
+    return LLVMBuildFAdd(ctx->b, fconst(ctx, dt, -1.0),
+                         LLVMBuildFMul(ctx->b, f, fconst(ctx, dt, 2.0 / (double)(len - 1)), ""),
+                         "");
+  }
+  LLVMValueRef t = LLVMBuildFAdd(ctx->b, LLVMBuildFMul(ctx->b, f, fconst(ctx, dt, 2.0), ""),
+                                 fconst(ctx, dt, 1.0), "");
+  return LLVMBuildFAdd(ctx->b, fconst(ctx, dt, -1.0),
+                       LLVMBuildFDiv(ctx->b, t, fconst(ctx, dt, (double)len), ""), "");
+}
+
+// grid[n, (d,) h, w, r] = sum_c theta[n, r, c] * [x_w, y_h, (z_d,) 1][c].
+mlcc_status_t mlcc_emit_misc_affine_grid(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  const mlcc_value_t* th = mlcc_node_input(node, 0);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  mlcc_dtype_t dt = th->dtype;
+  int64_t align = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "align_corners", 0, &align));
+  const int32_t r = y->shape.rank;  // 4 (2-D) or 5 (3-D)
+  const int64_t k = r == 4 ? 2 : 3;  // coordinates per point
+  if (mlcc_shape_numel_unchecked(&y->shape) == 0) return mlcc_ok_status();
+  const int64_t N = y->shape.dims[0];
+  const int64_t Dd = r == 5 ? y->shape.dims[1] : 1, H = y->shape.dims[r - 3],
+                W = y->shape.dims[r - 2];
+  mlcc_loop_t ln = mlcc_emit_for(ctx, 0, N, "gn");
+  mlcc_loop_t ld = mlcc_emit_for(ctx, 0, Dd, "gd");
+  mlcc_loop_t lh = mlcc_emit_for(ctx, 0, H, "gh");
+  mlcc_loop_t lw = mlcc_emit_for(ctx, 0, W, "gw");
+  LLVMValueRef p[4];
+  p[0] = affine_coord(ctx, dt, lw.iv, W, align != 0);
+  p[1] = affine_coord(ctx, dt, lh.iv, H, align != 0);
+  p[2] = r == 5 ? affine_coord(ctx, dt, ld.iv, Dd, align != 0) : NULL;
+  LLVMValueRef pt = imad(ctx, imad(ctx, imad(ctx, ln.iv, Dd, ld.iv), H, lh.iv), W, lw.iv);
+  mlcc_status_t st = mlcc_ok_status();
+  for (int64_t row = 0; row < k && mlcc_status_is_ok(st); ++row) {
+    LLVMValueRef tb = imad(ctx, ln.iv, k * (k + 1), c64(ctx, row * (k + 1)));
+    LLVMValueRef acc = mlcc_emit_load(ctx, th, iadd(ctx, tb, c64(ctx, k)));  // translation
+    for (int64_t c = 0; c < k; ++c) {
+      LLVMValueRef tv = mlcc_emit_load(ctx, th, iadd(ctx, tb, c64(ctx, c)));
+      acc = mlcc_emit_fmuladd(ctx, tv, p[c], acc);
+    }
+    st = mlcc_emit_store_output(ctx, node, 0, imad(ctx, pt, k, c64(ctx, row)), acc);
+  }
+  mlcc_emit_loop_end(ctx, &lw);
+  mlcc_emit_loop_end(ctx, &lh);
+  mlcc_emit_loop_end(ctx, &ld);
+  mlcc_emit_loop_end(ctx, &ln);
+  return st;
+}
+
+//===----------------------------------------------------------------------===//
+// LpNormalization (1, 22), GlobalLpPool (2, 22)
+//===----------------------------------------------------------------------===//
+
+// |v|^p for a small integer p (repeated multiplication).
+static LLVMValueRef abs_pow(mlcc_emit_ctx_t* ctx, LLVMValueRef v, int64_t p) {
+  LLVMValueRef a = mlcc_emit_intrinsic(ctx, "llvm.fabs", &v, 1);
+  LLVMValueRef r = a;
+  for (int64_t i = 1; i < p; ++i) r = LLVMBuildFMul(ctx->b, r, a, "");
+  return r;
+}
+
+// Sum over |len| elements at |base| + j*|stride| of |x|^p.
+static LLVMValueRef lp_sum(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, LLVMValueRef base,
+                           int64_t len, int64_t stride, int64_t p) {
+  mlcc_dtype_t dt = x->dtype;
+  LLVMTypeRef t = mlcc_emit_type(ctx, dt);
+  LLVMValueRef acc = mlcc_emit_var(ctx, t, fconst(ctx, dt, 0));
+  LLVMBuildStore(ctx->b, fconst(ctx, dt, 0), acc);
+  mlcc_loop_t l = mlcc_emit_for(ctx, 0, len, "lp");
+  LLVMValueRef v = mlcc_emit_load(ctx, x, imad(ctx, l.iv, stride, base));
+  LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, load_var(ctx, t, acc), abs_pow(ctx, v, p), ""),
+                 acc);
+  mlcc_emit_loop_end(ctx, &l);
+  return load_var(ctx, t, acc);
+}
+
+// y = x / ||x||_p along 'axis'; a zero norm gives 0.
+mlcc_status_t mlcc_emit_misc_lp_norm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  mlcc_dtype_t dt = x->dtype;
+  int64_t axis = -1, p = 2;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", -1, &axis));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "p", 2, &p));
+  int32_t r = x->shape.rank;
+  if (axis < 0) axis += r;
+  int64_t outer = 1, len = x->shape.dims[axis], inner = 1;
+  for (int32_t d = 0; d < r; ++d) {
+    if (d < axis) outer *= x->shape.dims[d];
+    else if (d > axis) inner *= x->shape.dims[d];
+  }
+  if (outer * len * inner == 0) return mlcc_ok_status();
+  mlcc_loop_t lo = mlcc_emit_for(ctx, 0, outer, "no");
+  mlcc_loop_t li = mlcc_emit_for(ctx, 0, inner, "ni");
+  LLVMValueRef base = imad(ctx, lo.iv, len * inner, li.iv);
+  LLVMValueRef norm = lp_sum(ctx, x, base, len, inner, p);
+  if (p == 2) norm = mlcc_emit_intrinsic(ctx, "llvm.sqrt", &norm, 1);
+  LLVMValueRef zero = LLVMBuildFCmp(ctx->b, LLVMRealOEQ, norm, fconst(ctx, dt, 0), "");
+  mlcc_loop_t l = mlcc_emit_for(ctx, 0, len, "nl");
+  LLVMValueRef idx = imad(ctx, l.iv, inner, base);
+  LLVMValueRef y = LLVMBuildSelect(ctx->b, zero, fconst(ctx, dt, 0),
+                                   LLVMBuildFDiv(ctx->b, mlcc_emit_load(ctx, x, idx), norm, ""), "");
+  mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, idx, y);
+  mlcc_emit_loop_end(ctx, &l);
+  mlcc_emit_loop_end(ctx, &li);
+  mlcc_emit_loop_end(ctx, &lo);
+  return st;
+}
+
+// y[n, c] = (sum over the spatial dims of |x|^p)^(1/p).
+mlcc_status_t mlcc_emit_misc_global_lp_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  mlcc_dtype_t dt = x->dtype;
+  int64_t p = 2;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "p", 2, &p));
+  int64_t nc = x->shape.dims[0] * x->shape.dims[1], sp = 1;
+  for (int32_t d = 2; d < x->shape.rank; ++d) sp *= x->shape.dims[d];
+  if (nc == 0) return mlcc_ok_status();
+  mlcc_loop_t l = mlcc_emit_for(ctx, 0, nc, "gp");
+  LLVMValueRef sum = lp_sum(ctx, x, imul(ctx, l.iv, sp), sp, 1, p);
+  LLVMValueRef y = sum;
+  if (p == 2) {
+    y = mlcc_emit_intrinsic(ctx, "llvm.sqrt", &sum, 1);
+  } else if (p > 2) {  // exp(log(sum) / p); sum 0 gives 0
+    y = libm1(ctx, dt, "exp", LLVMBuildFDiv(ctx->b, libm1(ctx, dt, "log", sum),
+                                            fconst(ctx, dt, (double)p), ""));
+  }
+  mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, l.iv, y);
+  mlcc_emit_loop_end(ctx, &l);
+  return st;
+}
+
+//===----------------------------------------------------------------------===//
+// TensorScatter (24)
+//===----------------------------------------------------------------------===//
+
+// Gather form: present[p, m, i] = update[p, s, i] where s = m - w[b] (linear)
+// or (m - w[b]) mod M (circular) lies in [0, seq), else past[p, m, i]. A
+// linear write past the end of the cache is dropped.
+mlcc_status_t mlcc_emit_misc_tensor_scatter(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  const mlcc_value_t* past = mlcc_node_input(node, 0);
+  const mlcc_value_t* up = mlcc_node_input(node, 1);
+  const mlcc_value_t* wi = node->n_inputs > 2 ? mlcc_node_input(node, 2) : NULL;
+  int64_t axis = -2;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", -2, &axis));
+  const char* mode = "linear";
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", "linear", &mode));
+  const bool circular = strcmp(mode, "circular") == 0;
+  int32_t r = past->shape.rank;
+  if (axis < 0) axis += r;
+  int64_t outer = 1, per_batch = 1, inner = 1;
+  for (int32_t d = 0; d < r; ++d) {
+    if (d < axis) outer *= past->shape.dims[d];
+    if (d > 0 && d < axis) per_batch *= past->shape.dims[d];
+    if (d > axis) inner *= past->shape.dims[d];
+  }
+  const int64_t M = past->shape.dims[axis], S = up->shape.dims[axis];
+  if (outer * M * inner == 0) return mlcc_ok_status();
+  LLVMBuilderRef b = ctx->b;
+  mlcc_loop_t lo = mlcc_emit_for(ctx, 0, outer, "to");
+  LLVMValueRef w = wi != NULL ? load_i64(ctx, wi, idiv(ctx, lo.iv, per_batch)) : c64(ctx, 0);
+  mlcc_loop_t lm = mlcc_emit_for(ctx, 0, M, "tm");
+  LLVMValueRef sidx = isub(ctx, lm.iv, w);
+  if (circular) {  // ((m - w) mod M + M) mod M
+    LLVMValueRef rem = LLVMBuildSRem(b, sidx, c64(ctx, M), "");
+    sidx = LLVMBuildSelect(b, icmp(ctx, LLVMIntSLT, rem, c64(ctx, 0)), iadd(ctx, rem, c64(ctx, M)),
+                           rem, "");
+  }
+  LLVMValueRef in_up = LLVMBuildAnd(b, icmp(ctx, LLVMIntSGE, sidx, c64(ctx, 0)),
+                                    icmp(ctx, LLVMIntSLT, sidx, c64(ctx, S)), "");
+  LLVMValueRef sc = clamp_index(ctx, sidx, S > 0 ? S : 1);
+  mlcc_loop_t li = mlcc_emit_for(ctx, 0, inner, "ti");
+  LLVMValueRef pidx = imad(ctx, imad(ctx, lo.iv, M, lm.iv), inner, li.iv);
+  LLVMValueRef v = mlcc_emit_load(ctx, past, pidx);
+  if (S > 0) {
+    LLVMValueRef uidx = imad(ctx, imad(ctx, lo.iv, S, sc), inner, li.iv);
+    v = LLVMBuildSelect(b, in_up, mlcc_emit_load(ctx, up, uidx), v, "");
+  }
+  mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, pidx, v);
+  mlcc_emit_loop_end(ctx, &li);
+  mlcc_emit_loop_end(ctx, &lm);
+  mlcc_emit_loop_end(ctx, &lo);
+  return st;
+}
+
+//===----------------------------------------------------------------------===//
+// Col2Im (18)
+//===----------------------------------------------------------------------===//
+
+// Gather form: out[n, c, y] = sum over block offsets b (flattened, decoded
+// per dim at run time) of in[n, c*K + b, l] for every dim where
+// t = y + pad_begin - b*dilation is a multiple of the stride and l = t/stride
+// a valid block position.
+mlcc_status_t mlcc_emit_misc_col2im(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  mlcc_col2im_t g;
+  MLCC_RETURN_IF_ERROR(mlcc_col2im_resolve(node, &g));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  mlcc_dtype_t dt = x->dtype;
+  LLVMTypeRef t = mlcc_emit_type(ctx, dt);
+  LLVMBuilderRef b = ctx->b;
+  int64_t img = 1, K = 1, L = 1;
+  for (int32_t i = 0; i < g.n; ++i) img *= g.img[i], K *= g.k[i], L *= g.blocks[i];
+  if (g.batch * g.channels * img == 0) return mlcc_ok_status();
+  mlcc_loop_t lnc = mlcc_emit_for(ctx, 0, g.batch * g.channels, "cn");
+  mlcc_loop_t lp = mlcc_emit_for(ctx, 0, img, "cp");
+  LLVMValueRef acc = mlcc_emit_var(ctx, t, fconst(ctx, dt, 0));
+  LLVMBuildStore(b, fconst(ctx, dt, 0), acc);
+  mlcc_loop_t lk = mlcc_emit_for(ctx, 0, K, "ck");
+  LLVMValueRef ok = LLVMConstInt(ctx->t_i1, 1, 0);
+  LLVMValueRef lflat = c64(ctx, 0);
+  int64_t irest = img, krest = K;
+  for (int32_t i = 0; i < g.n; ++i) {  // decode dim i of the pixel and of the block offset
+    irest /= g.img[i];
+    krest /= g.k[i];
+    LLVMValueRef yi = irem(ctx, idiv(ctx, lp.iv, irest), g.img[i]);
+    LLVMValueRef bi = irem(ctx, idiv(ctx, lk.iv, krest), g.k[i]);
+    LLVMValueRef ti = isub(ctx, iadd(ctx, yi, c64(ctx, g.pads[i])), imul(ctx, bi, g.dilations[i]));
+    LLVMValueRef tc = LLVMBuildSelect(b, icmp(ctx, LLVMIntSLT, ti, c64(ctx, 0)), c64(ctx, 0), ti, "");
+    LLVMValueRef li = idiv(ctx, tc, g.strides[i]);
+    ok = LLVMBuildAnd(b, ok, icmp(ctx, LLVMIntSGE, ti, c64(ctx, 0)), "");
+    ok = LLVMBuildAnd(b, ok, icmp(ctx, LLVMIntEQ, irem(ctx, tc, g.strides[i]), c64(ctx, 0)), "");
+    ok = LLVMBuildAnd(b, ok, icmp(ctx, LLVMIntSLT, li, c64(ctx, g.blocks[i])), "");
+    lflat = imad(ctx, lflat, g.blocks[i], clamp_index(ctx, li, g.blocks[i]));
+  }
+  // input [n, c*K + k, l]: (nc*K + k)*L + l
+  LLVMValueRef xi = iadd(ctx, imul(ctx, imad(ctx, lnc.iv, K, lk.iv), L), lflat);
+  LLVMValueRef v = LLVMBuildSelect(b, ok, mlcc_emit_load(ctx, x, xi), fconst(ctx, dt, 0), "");
+  LLVMBuildStore(b, LLVMBuildFAdd(b, load_var(ctx, t, acc), v, ""), acc);
+  mlcc_emit_loop_end(ctx, &lk);
+  mlcc_status_t st =
+      mlcc_emit_store_output(ctx, node, 0, imad(ctx, lnc.iv, img, lp.iv), load_var(ctx, t, acc));
+  mlcc_emit_loop_end(ctx, &lp);
+  mlcc_emit_loop_end(ctx, &lnc);
   return st;
 }

@@ -247,14 +247,28 @@ static LLVMValueRef block_reduce(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, LL
 
 // Emits mean and 1/sqrt(var+eps) of |x|[base, base+len) (two passes, in the
 // computational type of |dt|).
+static void block_stats_ex(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, mlcc_dtype_t dt,
+                           LLVMValueRef base, int64_t len, double eps, bool centered,
+                           LLVMValueRef* out_mean, LLVMValueRef* out_inv_std);
+
 static void block_stats(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, mlcc_dtype_t dt,
                         LLVMValueRef base, int64_t len, double eps, LLVMValueRef* out_mean,
                         LLVMValueRef* out_inv_std) {
+  block_stats_ex(ctx, x, dt, base, len, eps, true, out_mean, out_inv_std);
+}
+
+// block_stats with |centered| false (RMSNormalization): the mean is taken as
+// 0, so the "variance" is the mean of the squares.
+static void block_stats_ex(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, mlcc_dtype_t dt,
+                           LLVMValueRef base, int64_t len, double eps, bool centered,
+                           LLVMValueRef* out_mean, LLVMValueRef* out_inv_std) {
   LLVMTypeRef ft = mlcc_emit_type(ctx, dt);
   if (dt == MLCC_DTYPE_F32 && x->dtype == MLCC_DTYPE_F32) {
     LLVMValueRef cnt = mlcc_emit_const(ctx, dt, (double)(len > 0 ? len : 1));
     LLVMValueRef mean =
-        LLVMBuildFDiv(ctx->b, block_reduce(ctx, x, base, len, RED_SUM, FN_ID, NULL), cnt, "");
+        centered
+            ? LLVMBuildFDiv(ctx->b, block_reduce(ctx, x, base, len, RED_SUM, FN_ID, NULL), cnt, "")
+            : mlcc_emit_const(ctx, dt, 0.0);
     LLVMValueRef var = LLVMBuildFDiv(
         ctx->b, block_reduce(ctx, x, base, len, RED_SUM, FN_SQDIFF, mean), cnt, "");
     LLVMValueRef sd = call1(ctx, "llvm.sqrt",
@@ -263,13 +277,16 @@ static void block_stats(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, mlcc_dtype_
     *out_inv_std = LLVMBuildFDiv(ctx->b, mlcc_emit_const(ctx, dt, 1.0), sd, "");
     return;
   }
-  LLVMValueRef sum = mlcc_emit_var(ctx, ft, mlcc_emit_const(ctx, dt, 0));
-  mlcc_loop_t l1 = mlcc_emit_for(ctx, 0, len, "s1");
-  LLVMValueRef xv = load_as(ctx, x, iadd(ctx, base, l1.iv), dt);
-  LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ft, sum), xv, ""), sum);
-  mlcc_emit_loop_end(ctx, &l1);
   LLVMValueRef cnt = mlcc_emit_const(ctx, dt, (double)(len > 0 ? len : 1));
-  LLVMValueRef mean = LLVMBuildFDiv(ctx->b, ld(ctx, ft, sum), cnt, "");
+  LLVMValueRef mean = mlcc_emit_const(ctx, dt, 0.0);
+  if (centered) {
+    LLVMValueRef sum = mlcc_emit_var(ctx, ft, mlcc_emit_const(ctx, dt, 0));
+    mlcc_loop_t l1 = mlcc_emit_for(ctx, 0, len, "s1");
+    LLVMValueRef xv = load_as(ctx, x, iadd(ctx, base, l1.iv), dt);
+    LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, ld(ctx, ft, sum), xv, ""), sum);
+    mlcc_emit_loop_end(ctx, &l1);
+    mean = LLVMBuildFDiv(ctx->b, ld(ctx, ft, sum), cnt, "");
+  }
   LLVMValueRef ss = mlcc_emit_var(ctx, ft, mlcc_emit_const(ctx, dt, 0));
   mlcc_loop_t l2 = mlcc_emit_for(ctx, 0, len, "s2");
   LLVMValueRef d = LLVMBuildFSub(ctx->b, load_as(ctx, x, iadd(ctx, base, l2.iv), dt), mean, "");
@@ -320,6 +337,58 @@ mlcc_status_t mlcc_emit_instancenorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
 }
 
 //===----------------------------------------------------------------------===//
+// GroupNormalization
+//===----------------------------------------------------------------------===//
+
+// GroupNormalization (ONNX 18, 21): per (n, group) over the group's channels
+// and the spatial dims (one contiguous block), then per channel
+// y = (x - mean) * inv_std * scale + bias with scale/bias indexed by the
+// group (18) or the channel (21).
+mlcc_status_t mlcc_emit_groupnorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t *scale = mlcc_node_input(node, 1), *bias = mlcc_node_input(node, 2);
+  MLCC_RETURN_IF_ERROR(need_float(node, x));
+  mlcc_dtype_t dt = node->outputs[0]->dtype;
+  if (x->shape.rank < 3) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "GroupNormalization needs X of rank >= 3");
+  }
+  float eps = 1e-5f;
+  int64_t groups = 1;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "epsilon", 1e-5f, &eps));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "num_groups", 1, &groups));
+  int64_t n = x->shape.dims[0], c = x->shape.dims[1], inner = 1;
+  for (int i = 2; i < x->shape.rank; ++i) inner *= x->shape.dims[i];
+  if (groups < 1 || c % groups != 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "GroupNormalization: num_groups %lld does not divide C=%lld",
+                            (long long)groups, (long long)c);
+  }
+  const bool per_channel = node->opset >= 21;
+  MLCC_RETURN_IF_ERROR(need_numel(node, scale, "scale", per_channel ? c : groups));
+  MLCC_RETURN_IF_ERROR(need_numel(node, bias, "bias", per_channel ? c : groups));
+  const int64_t cpg = c / groups;
+  mlcc_loop_t l_n = mlcc_emit_for(ctx, 0, n, "n");
+  mlcc_loop_t l_g = mlcc_emit_for(ctx, 0, groups, "g");
+  LLVMValueRef base = imulc(ctx, imad(ctx, l_n.iv, groups, l_g.iv), cpg * inner);
+  LLVMValueRef mean, inv;
+  block_stats(ctx, x, dt, base, cpg * inner, eps, &mean, &inv);
+  mlcc_loop_t l_c = mlcc_emit_for(ctx, 0, cpg, "c");
+  LLVMValueRef p = per_channel ? imad(ctx, l_g.iv, cpg, l_c.iv) : l_g.iv;
+  LLVMValueRef a = LLVMBuildFMul(ctx->b, load_as(ctx, scale, p, dt), inv, "");
+  LLVMValueRef b = load_as(ctx, bias, p, dt);
+  LLVMValueRef cbase = iadd(ctx, base, imulc(ctx, l_c.iv, inner));
+  mlcc_loop_t l_i = mlcc_emit_for(ctx, 0, inner, "i");
+  LLVMValueRef idx = iadd(ctx, cbase, l_i.iv);
+  LLVMValueRef d = LLVMBuildFSub(ctx->b, mlcc_emit_load(ctx, x, idx), mean, "");
+  MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, idx, mlcc_emit_fmuladd(ctx, d, a, b)));
+  mlcc_emit_loop_end(ctx, &l_i);
+  mlcc_emit_loop_end(ctx, &l_c);
+  mlcc_emit_loop_end(ctx, &l_g);
+  mlcc_emit_loop_end(ctx, &l_n);
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
 // LayerNormalization
 //===----------------------------------------------------------------------===//
 
@@ -351,6 +420,8 @@ static LLVMValueRef param_vec(mlcc_emit_ctx_t* ctx, const mlcc_value_t* p,
 
 // LayerNormalization (ONNX 17): normalizes over dims [axis, rank); optional
 // outputs Mean and InvStdDev have shape [d0..d(axis-1), 1, ...].
+// RMSNormalization (ONNX 23) is the same without centering and bias:
+// y = x / sqrt(mean(x^2) + epsilon) * scale.
 mlcc_status_t mlcc_emit_layernorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t *scale = mlcc_node_input(node, 1), *bias = mlcc_node_input(node, 2);
@@ -383,7 +454,8 @@ mlcc_status_t mlcc_emit_layernorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
   mlcc_loop_t l_o = mlcc_emit_for(ctx, 0, outer, "o");
   LLVMValueRef base = imulc(ctx, l_o.iv, inner);
   LLVMValueRef mean, inv;
-  block_stats(ctx, x, stat_dt, base, inner, eps, &mean, &inv);
+  const bool rms = node->op == MLCC_OP_RMS_NORMALIZATION;
+  block_stats_ex(ctx, x, stat_dt, base, inner, eps, !rms, &mean, &inv);
   if (mo) {
     LLVMValueRef v = mo->dtype == stat_dt ? mean : mlcc_emit_convert(ctx, mean, stat_dt, mo->dtype);
     MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 1, l_o.iv, v));

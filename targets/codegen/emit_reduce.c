@@ -23,7 +23,10 @@ static LLVMValueRef extreme(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, bool low) {
   if (mlcc_dtype_is_float(dt)) return LLVMConstReal(t, low ? -__builtin_inf() : __builtin_inf());
   unsigned bits = LLVMGetIntTypeWidth(t);
   unsigned long long all = bits == 64 ? ~0ull : ((1ull << bits) - 1);
-  if (mlcc_dtype_is_unsigned(dt)) return LLVMConstInt(t, low ? 0 : all, 0);
+  // bool (i1) orders false < true, like an unsigned integer (ReduceMax/Min 20)
+  if (mlcc_dtype_is_unsigned(dt) || mlcc_dtype_is_bool(dt)) {
+    return LLVMConstInt(t, low ? 0 : all, 0);
+  }
   unsigned long long smax = all >> 1;
   return LLVMConstInt(t, low ? (smax + 1) : smax, 0);
 }
@@ -36,7 +39,7 @@ static LLVMValueRef cmp(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, LLVMValueRef a, L
                                : (or_equal ? LLVMRealUGE : LLVMRealUGT);
     return LLVMBuildFCmp(ctx->b, p, a, b, "");
   }
-  bool u = mlcc_dtype_is_unsigned(dt);
+  bool u = mlcc_dtype_is_unsigned(dt) || mlcc_dtype_is_bool(dt);
   LLVMIntPredicate p;
   if (less) p = or_equal ? (u ? LLVMIntULE : LLVMIntSLE) : (u ? LLVMIntULT : LLVMIntSLT);
   else p = or_equal ? (u ? LLVMIntUGE : LLVMIntSGE) : (u ? LLVMIntUGT : LLVMIntSGT);
@@ -155,8 +158,8 @@ static void reduce_nest(mlcc_emit_ctx_t* ctx, const red_nest_t* n, int from, LLV
   for (int i = n->nr - 1; i >= from; --i) mlcc_emit_loop_end(ctx, &rl[i]);
 }
 
-// ReduceMean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare/Sum (ONNX 1-17;
-// ReduceSum 13+ reads axes from constant input 1).
+// ReduceMean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare/Sum (ONNX 1-26;
+// axes from constant input 1 for ReduceSum 13+ and every Reduce* 18+).
 mlcc_status_t mlcc_emit_reduce(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
@@ -165,7 +168,9 @@ mlcc_status_t mlcc_emit_reduce(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   bool int_ok = op == MLCC_OP_REDUCE_SUM || op == MLCC_OP_REDUCE_MEAN || op == MLCC_OP_REDUCE_MAX ||
                 op == MLCC_OP_REDUCE_MIN || op == MLCC_OP_REDUCE_PROD ||
                 op == MLCC_OP_REDUCE_SUM_SQUARE || op == MLCC_OP_REDUCE_L1;
-  if (!(is_f(dt) || (int_ok && is_int(dt))) || y->dtype != dt) {
+  bool bool_ok = (op == MLCC_OP_REDUCE_MAX || op == MLCC_OP_REDUCE_MIN) && node->opset >= 20 &&
+                 dt == MLCC_DTYPE_BOOL;
+  if (!(is_f(dt) || (int_ok && is_int(dt)) || bool_ok) || y->dtype != dt) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s: unsupported dtype %s",
                             mlcc_op_name(op), mlcc_dtype_name(dt));
   }

@@ -708,8 +708,16 @@ mlcc_status_t mlcc_emit_tile(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 // Pad
 //===----------------------------------------------------------------------===//
 
-// Pad modes constant/reflect/edge (opset < 11: attributes pads/value;
-// 11+: constant inputs). Negative pads crop.
+enum pad_mode_e { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP };
+
+static mlcc_status_t pad_kernel(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                const mlcc_value_t* in, const mlcc_value_t* out,
+                                const int64_t* pads, enum pad_mode_e m, const char* mode,
+                                LLVMValueRef value);
+
+// Pad modes constant/reflect/edge, wrap (19+) (opset < 11: attributes
+// pads/value; 11+: constant inputs; 18+: optional constant 'axes' input 3).
+// Negative pads crop.
 mlcc_status_t mlcc_emit_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
@@ -719,13 +727,14 @@ mlcc_status_t mlcc_emit_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const int32_t r = in->shape.rank;
   const char* mode = "constant";
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", "constant", &mode));
-  enum { CONSTANT, REFLECT, EDGE } m;
-  if (strcmp(mode, "constant") == 0) m = CONSTANT;
-  else if (strcmp(mode, "reflect") == 0) m = REFLECT;
-  else if (strcmp(mode, "edge") == 0) m = EDGE;
+  enum pad_mode_e m;
+  if (strcmp(mode, "constant") == 0) m = PAD_CONSTANT;
+  else if (strcmp(mode, "reflect") == 0) m = PAD_REFLECT;
+  else if (strcmp(mode, "edge") == 0) m = PAD_EDGE;
+  else if (strcmp(mode, "wrap") == 0 && node->opset >= 19) m = PAD_WRAP;
   else {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "Pad mode '%s' (supported: constant, "
-                            "reflect, edge)", mode);
+                            "reflect, edge, and wrap from opset 19)", mode);
   }
   int64_t pads[2 * MLCC_MAX_RANK];
   LLVMValueRef value = mlcc_emit_const(ctx, in->dtype, 0.0);
@@ -747,15 +756,50 @@ mlcc_status_t mlcc_emit_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     MLCC_RETURN_IF_ERROR(need_value(node, vp, "'pads'"));
     MLCC_RETURN_IF_ERROR(need_const(node, vp, "'pads'"));
     MLCC_RETURN_IF_ERROR(need_const(node, vc, "'constant_value'"));
-    if (numel_of(&vp->shape) != 2 * r) {
-      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Pad pads has %lld values for rank %d",
-                              (long long)numel_of(&vp->shape), r);
+    const mlcc_value_t* va = node->n_inputs > 3 ? mlcc_node_input(node, 3) : NULL;
+    if (va != NULL) {
+      // Pad-18 'axes' (checked by infer): pads lists begin/end per listed axis.
+      MLCC_RETURN_IF_ERROR(need_const(node, va, "'axes'"));
+      const int64_t na = numel_of(&va->shape);
+      if (na > r || numel_of(&vp->shape) != 2 * na) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Pad pads has %lld values for %lld axes",
+                                (long long)numel_of(&vp->shape), (long long)na);
+      }
+      for (int i = 0; i < 2 * r; ++i) pads[i] = 0;
+      for (int64_t i = 0; i < na; ++i) {
+        int64_t a = mlcc_value_const_i64(va, i);
+        if (a < 0) a += r;
+        if (a < 0 || a >= r) {
+          return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Pad axis %lld out of range",
+                                  (long long)mlcc_value_const_i64(va, i));
+        }
+        pads[a] = mlcc_value_const_i64(vp, i);
+        pads[a + r] = mlcc_value_const_i64(vp, i + na);
+      }
+    } else {
+      if (numel_of(&vp->shape) != 2 * r) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Pad pads has %lld values for rank %d",
+                                (long long)numel_of(&vp->shape), r);
+      }
+      for (int i = 0; i < 2 * r; ++i) pads[i] = mlcc_value_const_i64(vp, i);
     }
-    for (int i = 0; i < 2 * r; ++i) pads[i] = mlcc_value_const_i64(vp, i);
     if (vc != NULL && numel_of(&vc->shape) > 0) {
       value = scalar_from_bytes(ctx, in->dtype, vc->dtype, vc->data);
     }
   }
+  return pad_kernel(ctx, node, in, out, pads, m, mode, value);
+}
+
+// The Pad loop nest: |pads| holds begin then end per dim of |in| (negative
+// crops), |m| the mode, |value| the constant-mode fill. Shared with
+// CenterCropPad (constant mode, zero fill).
+static mlcc_status_t pad_kernel(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                const mlcc_value_t* in, const mlcc_value_t* out,
+                                const int64_t* pads, enum pad_mode_e m, const char* mode,
+                                LLVMValueRef value) {
+  const int32_t r = in->shape.rank;
   mlcc_shape_t want = {.rank = r};
   for (int d = 0; d < r; ++d) {
     int64_t o = 0;
@@ -773,7 +817,7 @@ mlcc_status_t mlcc_emit_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   }
   if (numel_of(&out->shape) == 0) return mlcc_ok_status();
   const bool empty_in = numel_of(&in->shape) == 0;
-  if (empty_in && m != CONSTANT) {
+  if (empty_in && m != PAD_CONSTANT) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Pad mode '%s' of an empty tensor", mode);
   }
   int64_t is[MLCC_MAX_RANK], os[MLCC_MAX_RANK];
@@ -793,14 +837,19 @@ mlcc_status_t mlcc_emit_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
       if (pads[d] != 0) i = LLVMBuildSub(b, i, i64c(ctx, pads[d]), "i");
       bool may_leave = pads[d] > 0 || pads[r + d] > 0;
       if (may_leave) {
-        if (m == CONSTANT) {
+        if (m == PAD_CONSTANT) {
           LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntULT, i, i64c(ctx, n), "inb");
           inb = inb ? LLVMBuildAnd(b, inb, ok, "inb") : ok;
-        } else if (m == REFLECT) {
+        } else if (m == PAD_REFLECT) {
           LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, i, i64c(ctx, 0), "neg");
           i = LLVMBuildSelect(b, neg, LLVMBuildNeg(b, i, "ri"), i, "r0");
           LLVMValueRef hi = LLVMBuildICmp(b, LLVMIntSGE, i, i64c(ctx, n), "hi");
           i = LLVMBuildSelect(b, hi, LLVMBuildSub(b, i64c(ctx, 2 * (n - 1)), i, "rh"), i, "r1");
+        } else if (m == PAD_WRAP) {
+          // i in [-pads_begin, n + pads_end): ((i mod n) + n) mod n
+          LLVMValueRef rem = LLVMBuildSRem(b, i, i64c(ctx, n), "wr");
+          LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, rem, i64c(ctx, 0), "wneg");
+          i = LLVMBuildSelect(b, neg, LLVMBuildAdd(b, rem, i64c(ctx, n), "wp"), rem, "w");
         }
         i = clamp_i64(ctx, i, 0, n - 1);
       }
@@ -812,6 +861,45 @@ mlcc_status_t mlcc_emit_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, affine(ctx, 0, os, nest.iv, r), v);
   nest_close(ctx, &nest);
   return st;
+}
+
+// CenterCropPad (ONNX 18): per listed axis, a centered crop (start rounded
+// down) or a centered zero pad (the odd pixel on the right), as Pad with
+// begin/end pads of -crop or +pad. 'shape' must be constant.
+mlcc_status_t mlcc_emit_center_crop_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  const mlcc_value_t* in = mlcc_node_input(node, 0);
+  const mlcc_value_t* sh = mlcc_node_input(node, 1);
+  const mlcc_value_t* out = mlcc_node_output(node, 0);
+  MLCC_RETURN_IF_ERROR(need_value(node, in, "input 0"));
+  MLCC_RETURN_IF_ERROR(need_value(node, out, "output 0"));
+  MLCC_RETURN_IF_ERROR(need_value(node, sh, "'shape'"));
+  MLCC_RETURN_IF_ERROR(need_const(node, sh, "'shape'"));
+  MLCC_RETURN_IF_ERROR(check_type(ctx, node, in->dtype));
+  const int32_t r = in->shape.rank;
+  const int64_t* axes = NULL;
+  uint32_t na = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, "axes", &axes, &na));
+  const int64_t n = numel_of(&sh->shape);
+  if ((axes != NULL && (int64_t)na != n) || (axes == NULL && n != r)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "CenterCropPad 'shape' has %lld values for %d axes", (long long)n,
+                            axes != NULL ? (int)na : (int)r);
+  }
+  int64_t pads[2 * MLCC_MAX_RANK] = {0};
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t a = axes != NULL ? axes[i] : i;
+    if (a < 0) a += r;
+    if (a < 0 || a >= r) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "CenterCropPad axis out of range");
+    }
+    int64_t dim = in->shape.dims[a], want = mlcc_value_const_i64(sh, i);
+    int64_t diff = want - dim;  // > 0 pad, < 0 crop
+    int64_t begin = diff >= 0 ? diff / 2 : -((-diff) / 2);
+    pads[a] = begin;
+    pads[a + r] = diff - begin;
+  }
+  return pad_kernel(ctx, node, in, out, pads, PAD_CONSTANT, "constant",
+                    mlcc_emit_const(ctx, in->dtype, 0.0));
 }
 
 //===----------------------------------------------------------------------===//

@@ -229,14 +229,16 @@ mlcc_status_t mlcc_emit_grid_sample(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* grid = mlcc_node_input(node, 1);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
-  const char *s_mode = "bilinear", *s_pad = "zeros";
+  const bool v20 = node->opset >= 20;  // modes renamed: linear, nearest, cubic
+  const char *s_mode = v20 ? "linear" : "bilinear", *s_pad = "zeros";
   int64_t align = 0;
-  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", "bilinear", &s_mode));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", s_mode, &s_mode));
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "padding_mode", "zeros", &s_pad));
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "align_corners", 0, &align));
   static const char* const kModes[] = {"bilinear", "nearest", "bicubic"};
+  static const char* const kModes20[] = {"linear", "nearest", "cubic"};
   static const char* const kPads[] = {"zeros", "border", "reflection"};
-  int mode = find_name(s_mode, kModes, 3), pad = find_name(s_pad, kPads, 3);
+  int mode = find_name(s_mode, v20 ? kModes20 : kModes, 3), pad = find_name(s_pad, kPads, 3);
   if (mode < 0) return bad_attr(node, "mode", s_mode);
   if (pad < 0) return bad_attr(node, "padding_mode", s_pad);
   if (numel(&y->shape) == 0) return mlcc_ok_status();

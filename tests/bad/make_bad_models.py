@@ -314,6 +314,69 @@ def opset_from_future():
 
 
 @case
+def opset27_named_nodes():
+    # opset 27 is past mlcc's 26: every op is listed with its supported range
+    return model([helper.make_node("Gemm", ["x", "w"], ["g"], name="fc1"),
+                  helper.make_node("Relu", ["g"], ["y"], name="act1")],
+                 [vi("x", F, [1, 4]), vi("w", F, [4, 4])], [vi("y", F, [1, 4])],
+                 opsets=(("", 27),))
+
+
+@case
+def opset21_cast_to_float8():
+    return model([helper.make_node("Cast", ["x"], ["y"], name="to_f8", to=17)],
+                 [vi("x", F, [1, 4])], [vi("y", 17, [1, 4])], opsets=(("", 21),))
+
+
+@case
+def opset21_float8_input():
+    return model([helper.make_node("Identity", ["x"], ["y"], name="id")],
+                 [vi("x", 19, [1, 4])], [vi("y", 19, [1, 4])], opsets=(("", 21),))
+
+
+@case
+def opset18_reduce_axes_attribute():
+    # ReduceMean-18 takes axes as input 1; the attribute form is opset <= 17
+    return model([helper.make_node("ReduceMean", ["x"], ["y"], name="mean", axes=[1])],
+                 [vi("x", F, [2, 4])], [vi("y", F, [2, 1])], opsets=(("", 18),))
+
+
+@case
+def opset18_resize_antialias():
+    sc = numpy_helper.from_array(np.array([1, 1, 0.5, 0.5], np.float32), "scales")
+    return model([helper.make_node("Resize", ["x", "", "scales"], ["y"], name="down",
+                                   mode="linear", antialias=1)],
+                 [vi("x", F, [1, 1, 4, 4])], [vi("y", F, [1, 1, 2, 2])], opsets=(("", 18),),
+                 inits=[sc])
+
+
+@case
+def opset21_quantize_block_size():
+    sc = numpy_helper.from_array(np.full((2, 1), 0.5, np.float32), "s")
+    return model([helper.make_node("QuantizeLinear", ["x", "s"], ["y"], name="q", axis=1,
+                                   block_size=4)],
+                 [vi("x", F, [2, 4])], [vi("y", TensorProto.UINT8, [2, 4])],
+                 opsets=(("", 21),), inits=[sc])
+
+
+@case
+def opset19_dequantize_f16_scale():
+    sc = numpy_helper.from_array(np.array(0.5, np.float16), "s")
+    return model([helper.make_node("DequantizeLinear", ["x", "s"], ["y"], name="dq")],
+                 [vi("x", TensorProto.INT8, [4])], [vi("y", TensorProto.FLOAT16, [4])],
+                 opsets=(("", 19),), inits=[sc])
+
+
+@case
+def opset23_attention_qk_output():
+    return model([helper.make_node("Attention", ["q", "k", "v"], ["y", "", "", "qk"],
+                                   name="attn")],
+                 [vi("q", F, [1, 2, 3, 4]), vi("k", F, [1, 2, 3, 4]), vi("v", F, [1, 2, 3, 4])],
+                 [vi("y", F, [1, 2, 3, 4]), vi("qk", F, [1, 2, 3, 3])], opsets=(("", 23),),
+                 ir_version=10)
+
+
+@case
 def unsupported_op():
     return model([helper.make_node("FooBarOp", ["x"], ["y"])], [vi("x", F, [1, 4])],
                  [vi("y", F, [1, 4])])

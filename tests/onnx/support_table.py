@@ -12,7 +12,8 @@ output by hand; regenerate it.
   # re-render the table and lists from the stored results (tests/onnx/results/*.json):
   tests/onnx/support_table.py
 
-Per op the table shows the opset range from ir/ops.def and, per target, how
+Per op the table shows the opset range from ir/ops.def, how many generated
+opset 18-26 cases (tests/onnx/opset_cases) use it and, per target, how
 many test cases that use the op passed, passed with run-time shape inputs
 given at compile time (mlcc --input-value), failed, or were refused as unsupported. Then: ops the
 test data uses that mlcc lacks, and every non-passing in-scope case with its
@@ -71,6 +72,39 @@ def tolerances():
             f = body.split()
             if len(f) == 3:
                 out.append((f[0], f[1], f[2], why.strip()))
+    return out
+
+
+OPSET_CASES = os.path.join(HERE, "opset_cases", "cases")
+
+
+def opset_cases():
+    """[(case, opset, ops, reference)] of tests/onnx/opset_cases/cases."""
+    import onnx
+    out = []
+    if not os.path.isdir(OPSET_CASES):
+        return out
+    for case in sorted(os.listdir(OPSET_CASES)):
+        d = os.path.join(OPSET_CASES, case)
+        m = onnx.load(os.path.join(d, "model.onnx"), load_external_data=False)
+        opset = next((o.version for o in m.opset_import if o.domain in ("", "ai.onnx")), 0)
+        ops = sorted({n.op_type for n in m.graph.node})
+        ref = "numpy (REFERENCE.txt)" if os.path.exists(os.path.join(d, "REFERENCE.txt")) \
+            else "onnxruntime-node 1.30"
+        out.append((case, opset, ops, ref))
+    return out
+
+
+def opset_not_supported():
+    """[(what, reason)] from tests/onnx/opset_cases/not_supported.txt."""
+    out = []
+    path = os.path.join(HERE, "opset_cases", "not_supported.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            if line.startswith("#") or not line.strip():
+                continue
+            what, _, why = line.partition("  #")
+            out.append((what.strip(), why.strip()))
     return out
 
 
@@ -210,9 +244,15 @@ def render():
     L.append("")
     L.append("A case counts for every op its model uses (expanded function tests use many).")
     L.append("")
-    hdr = "| op | opsets | " + " | ".join("%s pass/input-value/fail/unsup" % t for t in targets) + " |"
+    L.append("The column *18-26 cases* counts the generated opset 18-26 cases that use the op "
+             "(section Opsets 18-26).")
+    L.append("")
+    new_cases = opset_cases()
+    new_by_op = collections.Counter(op for _, _, ops_, _ in new_cases for op in ops_)
+    hdr = ("| op | opsets | 18-26 cases | " +
+           " | ".join("%s pass/input-value/fail/unsup" % t for t in targets) + " |")
     L.append(hdr)
-    L.append("|---|---|" + "---|" * len(targets))
+    L.append("|---|---|---|" + "---|" * len(targets))
     node_used = used["node"]
     by_op = collections.defaultdict(list)
     for case, oplist in node_used.items():
@@ -230,7 +270,8 @@ def render():
                                 c["unsupported"])
     for op in sorted(ops, key=str.lower):
         lo, hi = ops[op]
-        L.append("| %s | %d-%d | %s |" % (op, lo, hi, " | ".join(cell(op, t) for t in targets)))
+        L.append("| %s | %d-%d | %s | %s |" % (op, lo, hi, new_by_op.get(op, 0) or "-",
+                                                " | ".join(cell(op, t) for t in targets)))
     L.append("")
     missing = sorted(op for op in by_op if op not in ops)
     L.append("## Ops in the test data that mlcc does not implement")
@@ -251,6 +292,39 @@ def render():
             if o == "pass":
                 continue
             L.append("| %s | %s | %s | %s |" % (suite, case, o, short_reason(r[case]["detail"])))
+    L.append("")
+    n_new = sum(1 for op in ops if ops[op][0] >= 18)
+    n_26 = sum(1 for op in ops if ops[op][1] >= 26)
+    L.append("## Opsets 18-26")
+    L.append("")
+    L.append("Debian's test data stops at opset 17, so `tests/onnx/opset_cases/"
+             "make_opset_cases.py` generates at least one case per op and version that "
+             "changed in opsets 18-26, with expected outputs from onnxruntime-node 1.30 "
+             "(or a numpy reference where onnxruntime contradicts the spec; the case's "
+             "REFERENCE.txt says why). CTest runs every case on x86 (`opset_cases.*`, label "
+             "onnx) and a sample on aarch64 and riscv64; `opset_cases.oracle_check` "
+             "regenerates them and compares. The shared models re-exported at opset 21 "
+             "(`bump_opset.py`) are checked against their references (`model.*.opset21.*`).")
+    L.append("")
+    L.append("| summary | count |")
+    L.append("|---|---|")
+    L.append("| ops in ir/ops.def | %d |" % len(ops))
+    L.append("| ops whose range reaches opset 26 | %d |" % n_26)
+    L.append("| ops new in opsets 18-26 | %d |" % n_new)
+    L.append("| generated opset 18-26 cases | %d |" % len(new_cases))
+    L.append("")
+    L.append("| case | opset | ops | expected outputs |")
+    L.append("|---|---|---|---|")
+    for case, opset, ops_, ref in new_cases:
+        L.append("| %s | %d | %s | %s |" % (case, opset, ", ".join(ops_), ref))
+    L.append("")
+    L.append("Not supported in opsets 18-26 (`tests/onnx/opset_cases/not_supported.txt`); "
+             "each is refused with an error naming the op (or type) and opset:")
+    L.append("")
+    L.append("| op, version or type | reason |")
+    L.append("|---|---|")
+    for what, why in opset_not_supported():
+        L.append("| %s | %s |" % (what.replace("|", "\\|"), why.replace("|", "\\|")))
     L.append("")
     L.append("## Out of scope (`tests/onnx/out_of_scope.txt`)")
     L.append("")

@@ -1,0 +1,2 @@
+ByJo
+#DDÛCÔMhDðhD¥tÃPýD

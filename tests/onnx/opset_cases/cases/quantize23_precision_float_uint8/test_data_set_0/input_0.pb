@@ -1,0 +1,1 @@
+BxJ@Bª–B*ÉXB´ÐA`b8BwÌWByˆYÁtqˆBiQ›Bú3BgŸSBÅäÚAÏ:Bá×A"ÑÕBÃƒxBÁôçA

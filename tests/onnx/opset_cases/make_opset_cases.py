@@ -1,0 +1,909 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Writes the opset 18-26 cases (tests/onnx/opset_cases/cases/<name>/) in the
+ONNX backend-test layout through the shared writer tests/e2e/onnx_case.py,
+with expected outputs computed by onnxruntime-node 1.30 (ort_run.js, installed
+by scripts/setup.sh into tools/ort).
+
+Debian's onnx is 1.12 (opsets <= 17), so the models are built with
+onnx.helper and never checked with onnx.checker. Inputs come from a seeded
+numpy generator and onnxruntime runs single-threaded without graph
+optimizations, so a rerun writes the same bytes; --check compares a fresh
+generation with the committed cases instead of writing them.
+
+  tests/onnx/opset_cases/make_opset_cases.py [--out DIR] [--only NAME,...] [--check]
+
+Every case is one (op, opset, mode) from the ONNX changelog; CASES below says
+what each one covers. tests/onnx/opset_cases/opset_cases.cmake runs them all
+on x86 and its MLCC_OPSET_CROSS_SAMPLE under qemu on aarch64 and riscv64.
+"""
+import argparse
+import filecmp
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+import onnx_case  # noqa: E402
+
+ORT_MODULES = os.path.join(ROOT, "tools", "ort", "node_modules")
+CASES_DIR = os.path.join(HERE, "cases")
+# The IR version each opset came with (onnx/helper.py's VERSION_TABLE); mlcc
+# reads IR <= 10, so the opset 23-26 cases say 10, which onnxruntime accepts.
+IR_OF_OPSET = {18: 8, 19: 9, 20: 9, 21: 10, 22: 10}
+
+F32, I64, BOOL, I32, U8 = (TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL,
+                           TensorProto.INT32, TensorProto.UINT8)
+NP_OF = {F32: np.float32, I64: np.int64, BOOL: np.bool_, I32: np.int32, U8: np.uint8,
+         TensorProto.INT8: np.int8, TensorProto.UINT16: np.uint16,
+         TensorProto.INT16: np.int16, TensorProto.UINT32: np.uint32,
+         TensorProto.UINT64: np.uint64, TensorProto.DOUBLE: np.float64,
+         TensorProto.FLOAT16: np.float16}
+
+CASES = {}
+
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+def rng(name):
+    return np.random.default_rng(abs(hash_name(name)))
+
+
+def hash_name(name):
+    h = 0
+    for c in name.encode():
+        h = (h * 131 + c) % (1 << 31)
+    return h
+
+
+class Spec:
+    """One case: nodes, graph inputs fed by the data set (feeds), constant
+    inputs (inits), outputs as [(name, elem_type)], and the opset. An
+    optional numpy reference cross-checks onnxruntime's outputs; where the
+    two disagree the numpy reference (the spec) is used and |why| is written
+    to the case's REFERENCE.txt."""
+
+    def __init__(self, nodes, feeds, outputs, opset, inits=(), numpy_ref=None, why=None):
+        self.nodes, self.feeds, self.outputs = nodes, list(feeds), list(outputs)
+        self.opset, self.inits = opset, list(inits)
+        # numpy_ref: feeds dict -> [arrays]
+        self.numpy_ref, self.why = numpy_ref, why
+
+
+def node(op, ins, outs, **attrs):
+    return helper.make_node(op, ins, outs, **attrs)
+
+
+# --- Reduce* 18: axes as input 1, noop_with_empty_axes --------------------------
+REDUCE_OPS = ["ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+              "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"]
+
+
+def reduce_data(r, op):
+    x = r.uniform(0.5, 2.0, size=(2, 3, 4)).astype(np.float32)
+    if op not in ("ReduceLogSum", "ReduceProd"):  # log of a negative sum is NaN
+        x *= np.where(r.random(x.shape) < 0.5, -1, 1).astype(np.float32)
+    return x
+
+
+def make_reduce_case(op, name, axes, keepdims, noop=None, opset=18):
+    r = rng(name)
+    x = reduce_data(r, op)
+    ins, inits = ["x"], []
+    if axes is not None:
+        ins.append("axes")
+        inits.append(("axes", np.array(axes, dtype=np.int64)))
+    attrs = {"keepdims": keepdims}
+    if noop is not None:
+        attrs["noop_with_empty_axes"] = noop
+    return Spec([node(op, ins, ["y"], **attrs)], [("x", x)], [("y", F32)], opset, inits)
+
+
+for _op in REDUCE_OPS:
+    _short = _op[len("Reduce"):].lower()
+    CASES["reduce18_%s_axes_input" % _short] = (
+        lambda op=_op, s=_short: make_reduce_case(op, "reduce18_%s_axes_input" % s, [-1, 0], 1))
+CASES["reduce18_mean_axes_input_nokeep"] = lambda: make_reduce_case(
+    "ReduceMean", "reduce18_mean_axes_input_nokeep", [1], 0)
+CASES["reduce18_max_no_axes_reduces_all"] = lambda: make_reduce_case(
+    "ReduceMax", "reduce18_max_no_axes_reduces_all", None, 0)
+CASES["reduce18_sumsquare_empty_axes_noop"] = lambda: make_reduce_case(
+    "ReduceSumSquare", "reduce18_sumsquare_empty_axes_noop", [], 1, noop=1)
+CASES["reduce18_l2_empty_axes_reduces_all"] = lambda: make_reduce_case(
+    "ReduceL2", "reduce18_l2_empty_axes_reduces_all", [], 1, noop=0)
+CASES["reduce20_min_axes_input"] = lambda: make_reduce_case(
+    "ReduceMin", "reduce20_min_axes_input", [2], 1, opset=20)
+
+
+@case
+def reduce20_max_min_bool():
+    x = rng("reduce20_bool").random((3, 4, 2)) < 0.3
+    x[1] = False  # an all-false row
+    x[2, :, 0] = True  # an all-true column
+    return Spec([node("ReduceMax", ["x", "a"], ["mx"], keepdims=0),
+                 node("ReduceMin", ["x", "a"], ["mn"], keepdims=1)], [("x", x)],
+                [("mx", BOOL), ("mn", BOOL)], 20, [("a", np.array([1], np.int64))])
+
+
+# --- Split 18: num_outputs ------------------------------------------------------
+@case
+def split18_num_outputs_even():
+    x = rng("split18_even").standard_normal((2, 6)).astype(np.float32)
+    return Spec([node("Split", ["x"], ["a", "b", "c"], axis=1, num_outputs=3)], [("x", x)],
+                [("a", F32), ("b", F32), ("c", F32)], 18)
+
+
+@case
+def split18_num_outputs_uneven():
+    # 7 along axis 0 into 3: ceil(7/3) = 3, so 3, 3 and a smaller last part 1
+    x = rng("split18_uneven").standard_normal((7, 2)).astype(np.float32)
+    return Spec([node("Split", ["x"], ["a", "b", "c"], axis=0, num_outputs=3)], [("x", x)],
+                [("a", F32), ("b", F32), ("c", F32)], 18)
+
+
+@case
+def split18_split_input():
+    x = rng("split18_input").standard_normal((5, 3)).astype(np.float32)
+    return Spec([node("Split", ["x", "s"], ["a", "b"], axis=0)], [("x", x)],
+                [("a", F32), ("b", F32)], 18, [("s", np.array([2, 3], dtype=np.int64))])
+
+
+# --- Pooling: MaxPool/AveragePool 22 drop a ceil_mode window that starts in ---
+# the right padding; AveragePool 19 (dilations attribute, here absent) --------
+def pool_case(op, opset, **attrs):
+    x = rng(op + str(opset)).standard_normal((1, 2, 6, 6)).astype(np.float32)
+    return Spec([node(op, ["x"], ["y"], **attrs)], [("x", x)], [("y", F32)], opset)
+
+
+@case
+def maxpool22_ceil_window_in_right_pad():
+    # padded 8, kernel 3, stride 3: ceil gives 3 windows, the third would
+    # start at 6 = the first right-pad element, so it is dropped (2 windows)
+    return pool_case("MaxPool", 22, kernel_shape=[3, 3], strides=[3, 3], pads=[0, 0, 2, 2],
+                     ceil_mode=1)
+
+
+@case
+def averagepool22_ceil_window_in_right_pad():
+    return pool_case("AveragePool", 22, kernel_shape=[3, 3], strides=[3, 3],
+                     pads=[0, 0, 2, 2], ceil_mode=1, count_include_pad=0)
+
+
+@case
+def averagepool19_dilations_count_include_pad():
+    return pool_case("AveragePool", 19, kernel_shape=[2, 3], strides=[1, 2],
+                     dilations=[2, 2], pads=[1, 0, 1, 2], count_include_pad=1)
+
+
+@case
+def averagepool19_dilations_ceil_exclude_pad():
+    return pool_case("AveragePool", 19, kernel_shape=[3, 2], strides=[2, 2],
+                     dilations=[1, 3], pads=[1, 1, 1, 1], ceil_mode=1, count_include_pad=0)
+
+
+@case
+def averagepool19_dilations_1d_same_upper():
+    x = rng("avgpool19_1d").standard_normal((2, 3, 11)).astype(np.float32)
+    spec = Spec([node("AveragePool", ["x"], ["y"], kernel_shape=[3], strides=[2],
+                      dilations=[2], auto_pad="SAME_UPPER")], [("x", x)], [("y", F32)], 19)
+
+    def ref(f):
+        # SAME_UPPER: out = floor((11 - 1) / 2) + 1 = 6; total pad = (6-1)*2 + (3-1)*2 + 1
+        # - 11 = 4, split 2/2; the average counts only positions inside the input.
+        xin = f["x"].astype(np.float64)
+        y = np.zeros((2, 3, 6))
+        for o in range(6):
+            pos = [o * 2 - 2 + k * 2 for k in range(3)]
+            pos = [p for p in pos if 0 <= p < 11]
+            y[:, :, o] = xin[:, :, pos].mean(axis=2)
+        return [y.astype(np.float32)]
+
+    spec.numpy_ref = ref
+    spec.why = ("AveragePool-19 with auto_pad SAME_UPPER gives output_spatial_shape = "
+                "floor((input - 1) / stride) + 1 = 6 whatever the dilation (the spec's "
+                "formula, and the ONNX reference's); onnxruntime-node 1.30 returns 5 columns for this "
+                "dilated kernel (MaxPool too). "
+                "The expected output is a numpy reference of the spec.")
+    return spec
+
+
+@case
+def averagepool19_pads_count_include_pad():
+    return pool_case("AveragePool", 19, kernel_shape=[3, 3], strides=[2, 2],
+                     pads=[1, 1, 1, 1], count_include_pad=1)
+
+
+# --- Ops unchanged since opset <= 17, run at 21 and 26 ------------------------
+@case
+def unchanged21_gemm_relu_softmax():
+    r = rng("unchanged21")
+    x = r.standard_normal((2, 8)).astype(np.float32)
+    w = r.standard_normal((8, 5)).astype(np.float32)
+    b = r.standard_normal((5,)).astype(np.float32)
+    return Spec([node("Gemm", ["x", "w", "b"], ["g"]), node("Relu", ["g"], ["h"]),
+                 node("Softmax", ["h"], ["y"], axis=-1)], [("x", x)], [("y", F32)], 21,
+                [("w", w), ("b", b)])
+
+
+@case
+def unchanged26_reshape_transpose_concat():
+    r = rng("unchanged26")
+    x = r.standard_normal((2, 3, 4)).astype(np.float32)
+    return Spec([node("Reshape", ["x", "shape"], ["r"]), node("Transpose", ["r"], ["t"],
+                                                                perm=[1, 0]),
+                 node("Concat", ["t", "t"], ["y"], axis=0)], [("x", x)], [("y", F32)], 26,
+                [("shape", np.array([6, 4], dtype=np.int64))])
+
+
+# --- New elementwise ops: Bitwise* 18, Mish 18, Gelu 20, Swish 24 ---------------
+@case
+def bitwise18_and_or_xor_not_int32():
+    r = rng("bitwise18_i32")
+    a = r.integers(-2**31, 2**31 - 1, size=(3, 4), dtype=np.int64).astype(np.int32)
+    b = r.integers(-2**31, 2**31 - 1, size=(4,), dtype=np.int64).astype(np.int32)  # broadcast
+    return Spec([node("BitwiseAnd", ["a", "b"], ["and"]), node("BitwiseOr", ["a", "b"], ["or"]),
+                 node("BitwiseXor", ["a", "b"], ["xor"]), node("BitwiseNot", ["a"], ["not"])],
+                [("a", a), ("b", b)], [("and", I32), ("or", I32), ("xor", I32), ("not", I32)], 18)
+
+
+@case
+def bitwise18_uint8_int64():
+    r = rng("bitwise18_u8")
+    a = r.integers(0, 256, size=(2, 5), dtype=np.int64).astype(np.uint8)
+    b = r.integers(0, 256, size=(2, 5), dtype=np.int64).astype(np.uint8)
+    c = r.integers(-2**62, 2**62, size=(6,), dtype=np.int64)
+    return Spec([node("BitwiseXor", ["a", "b"], ["x"]), node("BitwiseNot", ["b"], ["n"]),
+                 node("BitwiseNot", ["c"], ["nc"])],
+                [("a", a), ("b", b), ("c", c)], [("x", U8), ("n", U8), ("nc", I64)], 18)
+
+
+def unary_case(name, op, opset, **attrs):
+    x = np.concatenate([np.linspace(-8, 8, 33), [-30.0, -0.0, 0.0, 30.0]]).astype(np.float32)
+    x = (x + rng(name).standard_normal(x.shape).astype(np.float32) * 0.01).reshape(1, -1)
+    return Spec([node(op, ["x"], ["y"], **attrs)], [("x", x)], [("y", F32)], opset)
+
+
+CASES["mish18"] = lambda: unary_case("mish18", "Mish", 18)
+CASES["mish22"] = lambda: unary_case("mish22", "Mish", 22)
+CASES["gelu20_none"] = lambda: unary_case("gelu20_none", "Gelu", 20)
+CASES["gelu20_tanh"] = lambda: unary_case("gelu20_tanh", "Gelu", 20, approximate="tanh")
+CASES["swish24_alpha"] = lambda: unary_case("swish24_alpha", "Swish", 24, alpha=1.702)
+
+
+@case
+def gelu20_fused_after_matmul():
+    # Gelu as the elementwise epilogue of a MatMul (the transformer FFN shape)
+    r = rng("gelu20_mm")
+    x = r.standard_normal((4, 16)).astype(np.float32)
+    w = (r.standard_normal((16, 32)) / 4).astype(np.float32)
+    return Spec([node("MatMul", ["x", "w"], ["h"]), node("Gelu", ["h"], ["y"])], [("x", x)],
+                [("y", F32)], 20, [("w", w)])
+
+
+# --- Pad 18 (axes input) and 19 (wrap) ----------------------------------------
+def pad_case(name, opset, mode, pads, axes=None, value=None):
+    x = rng(name).standard_normal((2, 3, 4)).astype(np.float32)
+    ins = ["x", "pads"]
+    inits = [("pads", np.array(pads, dtype=np.int64))]
+    if value is not None or axes is not None:
+        ins.append("value" if value is not None else "")
+        if value is not None:
+            inits.append(("value", np.array(value, dtype=np.float32)))
+    if axes is not None:
+        ins.append("axes")
+        inits.append(("axes", np.array(axes, dtype=np.int64)))
+    return Spec([node("Pad", ins, ["y"], mode=mode)], [("x", x)], [("y", F32)], opset, inits)
+
+
+CASES["pad18_axes_constant"] = lambda: pad_case("pad18_axes_constant", 18, "constant",
+                                                [1, 0, 2, 3], axes=[-1, 1], value=1.5)
+CASES["pad18_axes_reflect_no_value"] = lambda: pad_case("pad18_axes_reflect_no_value", 18,
+                                                        "reflect", [2, 1], axes=[2])
+CASES["pad18_axes_edge_crop"] = lambda: pad_case("pad18_axes_edge_crop", 18, "edge",
+                                                 [-1, 2, 1, -1], axes=[0, 2])
+CASES["pad19_wrap"] = lambda: pad_case("pad19_wrap", 19, "wrap", [0, 2, 1, 1, 1, 3])
+def pad19_wrap_axes_larger_than_dim():
+    spec = pad_case("pad19_wrap_axes_larger_than_dim", 19, "wrap", [5, 7], axes=[1])
+    spec.numpy_ref = lambda f: [np.pad(f["x"], [(0, 0), (5, 7), (0, 0)], mode="wrap")]
+    spec.why = ("Pad-19 'wrap' pads 'as if the data tensor forms a torus' (the ONNX reference "
+                "is numpy.pad mode='wrap'), so pads larger than the dim wrap around more than "
+                "once. onnxruntime-node 1.30 wraps only once and leaves the first "
+                "pads_begin - dim rows 0; the expected output is numpy.pad's.")
+    return spec
+
+
+CASES["pad19_wrap_axes_larger_than_dim"] = pad19_wrap_axes_larger_than_dim
+
+
+# --- ScatterElements / ScatterND 18: reduction max and min ----------------------
+@case
+def scatterelements18_max_min():
+    r = rng("scatterelements18")
+    data = r.standard_normal((3, 4)).astype(np.float32)
+    idx = np.array([[1, 0, 2, 0], [1, 2, 2, 0]], dtype=np.int64)  # repeated targets
+    upd = r.standard_normal((2, 4)).astype(np.float32) * 2
+    return Spec([node("ScatterElements", ["d", "i", "u"], ["mx"], axis=0, reduction="max"),
+                 node("ScatterElements", ["d", "i", "u"], ["mn"], axis=0, reduction="min")],
+                [("d", data), ("u", upd)], [("mx", F32), ("mn", F32)], 18, [("i", idx)])
+
+
+@case
+def scatternd18_max_min_int64():
+    r = rng("scatternd18")
+    data = r.integers(-50, 50, size=(4, 3), dtype=np.int64)
+    idx = np.array([[0], [2], [0]], dtype=np.int64)  # row 0 twice
+    upd = r.integers(-60, 60, size=(3, 3), dtype=np.int64)
+    return Spec([node("ScatterND", ["d", "i", "u"], ["mx"], reduction="max"),
+                 node("ScatterND", ["d", "i", "u"], ["mn"], reduction="min")],
+                [("d", data), ("u", upd)], [("mx", I64), ("mn", I64)], 18, [("i", idx)])
+
+
+# --- Resize 18/19 with the default new attributes ------------------------------
+def resize_case(name, opset, scales=None, sizes=None, **attrs):
+    x = rng(name).standard_normal((1, 2, 3, 4)).astype(np.float32)
+    ins, inits = ["x", "", ""], []
+    if scales is not None:
+        ins[2] = "scales"
+        inits.append(("scales", np.array(scales, dtype=np.float32)))
+    else:
+        ins.append("sizes")
+        inits.append(("sizes", np.array(sizes, dtype=np.int64)))
+    return Spec([node("Resize", ins, ["y"], **attrs)], [("x", x)], [("y", F32)], opset, inits)
+
+
+CASES["resize18_linear_scales_axes_all"] = lambda: resize_case(
+    "resize18_linear_scales_axes_all", 18, scales=[1, 1, 2, 1.5], mode="linear",
+    axes=[0, 1, 2, 3], antialias=0)
+CASES["resize19_nearest_sizes_stretch"] = lambda: resize_case(
+    "resize19_nearest_sizes_stretch", 19, sizes=[1, 2, 5, 7], mode="nearest",
+    keep_aspect_ratio_policy="stretch", nearest_mode="floor",
+    coordinate_transformation_mode="asymmetric")
+
+
+# --- GroupNormalization 18 (scale/bias per group) and 21 (per channel) ---------
+def groupnorm_case(name, opset, groups, per, eps=None):
+    r = rng(name)
+    x = (r.standard_normal((2, 6, 3, 2)) * 3 + 1).astype(np.float32)
+    scale = r.standard_normal((per,)).astype(np.float32)
+    bias = r.standard_normal((per,)).astype(np.float32)
+    attrs = {"num_groups": groups}
+    if eps is not None:
+        attrs["epsilon"] = eps
+    return Spec([node("GroupNormalization", ["x", "s", "b"], ["y"], **attrs)], [("x", x)],
+                [("y", F32)], opset, [("s", scale), ("b", bias)])
+
+
+def groupnorm18_per_group():
+    spec = groupnorm_case("groupnorm18_per_group", 18, 3, 3)
+
+    def ref(f):
+        x = f["x"].astype(np.float64)
+        g = x.reshape(2, 3, -1)
+        mean = g.mean(axis=2, keepdims=True)
+        var = g.var(axis=2, keepdims=True)
+        norm = ((g - mean) / np.sqrt(var + 1e-5)).reshape(x.shape)
+        s = np.repeat(spec.inits[0][1], 2).reshape(1, 6, 1, 1)
+        b = np.repeat(spec.inits[1][1], 2).reshape(1, 6, 1, 1)
+        return [(norm * s + b).astype(np.float32)]
+
+    spec.numpy_ref = ref  # cross-checks onnxruntime's opset-18 (per-group) semantics
+    return spec
+
+
+CASES["groupnorm18_per_group"] = groupnorm18_per_group
+CASES["groupnorm21_per_channel"] = lambda: groupnorm_case("groupnorm21_per_channel", 21, 2, 6,
+                                                          eps=1e-3)
+CASES["groupnorm21_groups_eq_channels"] = lambda: groupnorm_case(
+    "groupnorm21_groups_eq_channels", 21, 6, 6)
+
+
+# --- QuantizeLinear / DequantizeLinear 19-25 and QLinearMatMul 21 at their ------
+# opset-13 semantics (float32 scales, 8-bit types, no blocking) ---------------
+@case
+def quantize19_per_axis_int8():
+    r = rng("quantize19")
+    x = (r.standard_normal((2, 3, 4)) * 20).astype(np.float32)
+    x[0, 0, :2] = [1e6, -1e6]  # saturation
+    return Spec([node("QuantizeLinear", ["x", "s", "zp"], ["y"], axis=1, saturate=1)],
+                [("x", x)], [("y", TensorProto.INT8)], 19,
+                [("s", np.array([0.5, 0.25, 1.0], np.float32)),
+                 ("zp", np.array([0, -3, 5], np.int8))])
+
+
+@case
+def quantize21_output_dtype_no_zero_point():
+    x = (rng("quantize21").standard_normal((3, 5)) * 40).astype(np.float32)
+    return Spec([node("QuantizeLinear", ["x", "s"], ["y"], output_dtype=TensorProto.INT8,
+                      block_size=0)],
+                [("x", x)], [("y", TensorProto.INT8)], 21,
+                [("s", np.array(0.5, np.float32))])
+
+
+@case
+def quantize23_precision_float_uint8():
+    x = (rng("quantize23").standard_normal((4, 4)) * 30 + 60).astype(np.float32)
+    return Spec([node("QuantizeLinear", ["x", "s", "zp"], ["y"], precision=TensorProto.FLOAT)],
+                [("x", x)], [("y", U8)], 23,
+                [("s", np.array(0.75, np.float32)), ("zp", np.array(10, np.uint8))])
+
+
+@case
+def dequantize21_per_axis_uint8():
+    x = rng("dequantize21").integers(0, 256, size=(2, 4, 3), dtype=np.int64).astype(np.uint8)
+    return Spec([node("DequantizeLinear", ["x", "s", "zp"], ["y"], axis=-1, block_size=0)],
+                [("x", x)], [("y", F32)], 21,
+                [("s", np.array([0.1, 0.2, 0.3], np.float32)),
+                 ("zp", np.array([128, 0, 255], np.uint8))])
+
+
+@case
+def dequantize24_output_dtype_float_int32():
+    x = rng("dequantize24").integers(-10**6, 10**6, size=(6,), dtype=np.int64).astype(np.int32)
+    return Spec([node("DequantizeLinear", ["x", "s"], ["y"], output_dtype=TensorProto.FLOAT)],
+                [("x", x)], [("y", F32)], 24, [("s", np.array(0.001, np.float32))])
+
+
+@case
+def qlinearmatmul21_uint8():
+    r = rng("qlinearmatmul21")
+    a = r.integers(0, 256, size=(2, 3, 4), dtype=np.int64).astype(np.uint8)
+    b = r.integers(0, 256, size=(4, 5), dtype=np.int64).astype(np.uint8)
+    f = lambda v: np.array(v, np.float32)
+    u = lambda v: np.array(v, np.uint8)
+    return Spec([node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"])],
+                [("a", a)], [("y", U8)], 21,
+                [("as", f(0.02)), ("az", u(120)), ("b", b), ("bs", f(0.03)), ("bz", u(130)),
+                 ("ys", f(0.05)), ("yz", u(100))])
+
+
+# --- DFT 20: axis as input 2 (default -2) --------------------------------------
+@case
+def dft20_default_axis_real():
+    x = rng("dft20_default").standard_normal((2, 8, 1)).astype(np.float32)
+    return Spec([node("DFT", ["x"], ["y"])], [("x", x)], [("y", F32)], 20)
+
+
+@case
+def dft20_axis0_complex_inverse():
+    # axis 0: DFT-20 has no batch dim (DFT-17 required axis >= 1)
+    x = rng("dft20_axis0").standard_normal((6, 3, 2)).astype(np.float32)
+    return Spec([node("DFT", ["x", "", "axis"], ["y"], inverse=1)], [("x", x)], [("y", F32)],
+                20, [("axis", np.array(0, np.int64))])
+
+
+@case
+def dft20_onesided_length_axis_neg():
+    x = rng("dft20_onesided").standard_normal((2, 5, 7, 1)).astype(np.float32)
+    return Spec([node("DFT", ["x", "n", "axis"], ["y"], onesided=1)], [("x", x)], [("y", F32)],
+                20, [("n", np.array(10, np.int64)), ("axis", np.array(-3, np.int64))])
+
+
+# --- CenterCropPad 18 --------------------------------------------------------------
+@case
+def centercroppad18_crop_and_pad_odd():
+    # axis 1: 7 -> 4 (crop 3: start rounded down), axis 2: 3 -> 6 (pad 3: extra on the right)
+    x = rng("ccp18_a").standard_normal((2, 7, 3)).astype(np.float32)
+    return Spec([node("CenterCropPad", ["x", "shape"], ["y"], axes=[1, -1])], [("x", x)],
+                [("y", F32)], 18, [("shape", np.array([4, 6], np.int64))])
+
+
+@case
+def centercroppad18_all_axes_int64_data():
+    x = rng("ccp18_b").integers(-100, 100, size=(4, 5), dtype=np.int64)
+    return Spec([node("CenterCropPad", ["x", "shape"], ["y"])], [("x", x)], [("y", I64)], 18,
+                [("shape", np.array([6, 2], np.int64))])  # int32: onnxruntime 1.30 refuses it
+
+
+# --- RMSNormalization 23 --------------------------------------------------------
+@case
+def rmsnorm23_last_axis():
+    r = rng("rmsnorm23_last")
+    x = (r.standard_normal((2, 5, 64)) * 2 + 0.5).astype(np.float32)
+    scale = r.standard_normal((64,)).astype(np.float32)
+    return Spec([node("RMSNormalization", ["x", "s"], ["y"], epsilon=1e-6)], [("x", x)],
+                [("y", F32)], 23, [("s", scale)])
+
+
+@case
+def rmsnorm23_axis1_broadcast_scale():
+    # normalize over [axis=1, rank) = dims (3, 7); scale [1, 7] broadcasts over them
+    r = rng("rmsnorm23_axis1")
+    x = r.standard_normal((4, 3, 7)).astype(np.float32)
+    scale = r.standard_normal((1, 7)).astype(np.float32)
+    return Spec([node("RMSNormalization", ["x", "s"], ["y"], axis=1)], [("x", x)],
+                [("y", F32)], 23, [("s", scale)])
+
+
+# --- GridSample 20 (modes renamed linear/cubic) --------------------------------
+def gridsample_case(name, opset, **attrs):
+    r = rng(name)
+    x = r.standard_normal((1, 2, 4, 5)).astype(np.float32)
+    g = r.uniform(-1.2, 1.2, size=(1, 3, 6, 2)).astype(np.float32)
+    return Spec([node("GridSample", ["x", "g"], ["y"], **attrs)], [("x", x), ("g", g)],
+                [("y", F32)], opset)
+
+
+CASES["gridsample20_linear_default"] = lambda: gridsample_case("gridsample20_linear", 20)
+# cubic with padding_mode border disagrees with onnxruntime at opset 16 already
+# (mlcc issue, not an opset-20 change): not covered here.
+CASES["gridsample20_cubic_zeros_align"] = lambda: gridsample_case(
+    "gridsample20_cubic", 20, mode="cubic", padding_mode="zeros", align_corners=1)
+CASES["gridsample22_nearest_reflection"] = lambda: gridsample_case(
+    "gridsample22_nearest", 22, mode="nearest", padding_mode="reflection")
+
+
+# --- CumProd 26 -----------------------------------------------------------------
+@case
+def cumprod26_exclusive_reverse():
+    x = rng("cumprod26_a").uniform(0.5, 1.5, size=(3, 5)).astype(np.float32)
+    return Spec([node("CumProd", ["x", "axis"], ["y"], exclusive=1, reverse=1),
+                 node("CumProd", ["x", "axis"], ["z"])], [("x", x)], [("y", F32), ("z", F32)],
+                26, [("axis", np.array(1, np.int64))])
+
+
+@case
+def cumprod26_int64_axis_input():
+    x = rng("cumprod26_b").integers(-3, 4, size=(4, 3), dtype=np.int64)
+    a = np.array(0, np.int64)
+    return Spec([node("CumProd", ["x", "axis"], ["y"])], [("x", x), ("axis", a)],
+                [("y", I64)], 26)
+
+
+# --- RotaryEmbedding 23 ---------------------------------------------------------
+def rotary_caches(r, rows, half, prefix=()):
+    theta = r.uniform(0, 6.3, size=tuple(prefix) + (rows, half))
+    return np.cos(theta).astype(np.float32), np.sin(theta).astype(np.float32)
+
+
+@case
+def rotary23_4d_position_ids():
+    r = rng("rotary23_4d")
+    x = r.standard_normal((2, 3, 5, 8)).astype(np.float32)  # [B, H, S, D]
+    cos, sin = rotary_caches(r, 12, 4)
+    pos = r.integers(0, 12, size=(2, 5), dtype=np.int64)
+    return Spec([node("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y"])],
+                [("x", x), ("pos", pos)], [("y", F32)], 23, [("cos", cos), ("sin", sin)])
+
+
+@case
+def rotary23_3d_interleaved_partial():
+    r = rng("rotary23_3d")
+    x = r.standard_normal((2, 4, 2 * 10)).astype(np.float32)  # [B, S, H*D], H=2, D=10
+    cos, sin = rotary_caches(r, 4, 3, prefix=(2,))  # [B, S, rot/2], rot = 6
+    return Spec([node("RotaryEmbedding", ["x", "cos", "sin"], ["y"], num_heads=2,
+                      interleaved=1, rotary_embedding_dim=6)],
+                [("x", x)], [("y", F32)], 23, [("cos", cos), ("sin", sin)])
+
+
+@case
+def rotary23_3d_half_split_cache_inputs():
+    r = rng("rotary23_split")
+    x = r.standard_normal((1, 6, 4 * 4)).astype(np.float32)
+    cos, sin = rotary_caches(r, 8, 2)
+    pos = np.array([[0, 1, 2, 3, 4, 5]], np.int64)
+    return Spec([node("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y"], num_heads=4)],
+                [("x", x), ("cos", cos), ("sin", sin), ("pos", pos)], [("y", F32)], 23)
+
+
+# --- Attention 23 ---------------------------------------------------------------
+@case
+def attention23_4d_mha():
+    r = rng("attention23_mha")
+    q = r.standard_normal((2, 3, 4, 8)).astype(np.float32)
+    k = r.standard_normal((2, 3, 6, 8)).astype(np.float32)
+    v = r.standard_normal((2, 3, 6, 5)).astype(np.float32)
+    return Spec([node("Attention", ["q", "k", "v"], ["y"])], [("q", q), ("k", k), ("v", v)],
+                [("y", F32)], 23)
+
+
+@case
+def attention23_3d_gqa_causal_scale():
+    r = rng("attention23_gqa")
+    q = r.standard_normal((1, 5, 4 * 6)).astype(np.float32)   # Hq = 4, D = 6
+    k = r.standard_normal((1, 5, 2 * 6)).astype(np.float32)   # Hkv = 2
+    v = r.standard_normal((1, 5, 2 * 3)).astype(np.float32)   # Dv = 3
+    return Spec([node("Attention", ["q", "k", "v"], ["y"], q_num_heads=4, kv_num_heads=2,
+                      is_causal=1, scale=0.3)],
+                [("q", q), ("k", k), ("v", v)], [("y", F32)], 23)
+
+
+@case
+def attention23_bool_mask_softcap_mqa():
+    r = rng("attention23_mask")
+    q = r.standard_normal((2, 4, 3, 8)).astype(np.float32) * 3
+    k = r.standard_normal((2, 1, 7, 8)).astype(np.float32) * 3
+    v = r.standard_normal((2, 1, 7, 4)).astype(np.float32)
+    mask = r.random((3, 7)) < 0.7
+    mask[:, 0] = True  # no fully masked row
+    return Spec([node("Attention", ["q", "k", "v", "m"], ["y"], softcap=5.0)],
+                [("q", q), ("k", k), ("v", v)], [("y", F32)], 23, [("m", mask)])
+
+
+@case
+def attention23_past_kv_float_mask_causal():
+    r = rng("attention23_past")
+    q = r.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    k = r.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    v = r.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    pk = r.standard_normal((1, 2, 5, 4)).astype(np.float32)
+    pv = r.standard_normal((1, 2, 5, 4)).astype(np.float32)
+    mask = (r.standard_normal((1, 2, 3, 8)) * 2).astype(np.float32)
+    return Spec([node("Attention", ["q", "k", "v", "m", "pk", "pv"], ["y", "pko", "pvo"],
+                      is_causal=1)],
+                [("q", q), ("k", k), ("v", v), ("m", mask), ("pk", pk), ("pv", pv)],
+                [("y", F32), ("pko", F32), ("pvo", F32)], 23)
+
+
+# --- A Llama-style transformer block at opset 23 (seeded weights) ----------------
+@case
+def llama_block23():
+    """RMSNorm -> Q/K/V projections -> RotaryEmbedding (Q, K) -> causal GQA
+    Attention -> output projection + residual -> RMSNorm -> SwiGLU MLP
+    (SiLU(x W1) * (x W3)) W2 + residual (SiLU as x*Sigmoid(x): Swish is
+    opset 24, Attention-23 only). Batch 1, 8 tokens, hidden 32,
+    4 query heads and 2 kv heads of 8, MLP 64."""
+    r = rng("llama_block23")
+    S, E, Hq, Hkv, D, F = 8, 32, 4, 2, 8, 64
+    w = lambda *shape: (r.standard_normal(shape) / np.sqrt(shape[0])).astype(np.float32)
+    x = r.standard_normal((1, S, E)).astype(np.float32)
+    inv = 1.0 / (10000 ** (np.arange(0, D, 2) / D))
+    ang = np.arange(16)[:, None] * inv[None, :]
+    inits = [("g1", (1 + 0.1 * r.standard_normal(E)).astype(np.float32)),
+             ("g2", (1 + 0.1 * r.standard_normal(E)).astype(np.float32)),
+             ("wq", w(E, Hq * D)), ("wk", w(E, Hkv * D)), ("wv", w(E, Hkv * D)),
+             ("wo", w(Hq * D, E)), ("w1", w(E, F)), ("w3", w(E, F)), ("w2", w(F, E)),
+             ("cos", np.cos(ang).astype(np.float32)), ("sin", np.sin(ang).astype(np.float32)),
+             ("pos", np.arange(S, dtype=np.int64)[None, :])]
+    nodes = [
+        node("RMSNormalization", ["x", "g1"], ["n1"], epsilon=1e-6),
+        node("MatMul", ["n1", "wq"], ["q"]), node("MatMul", ["n1", "wk"], ["k"]),
+        node("MatMul", ["n1", "wv"], ["v"]),
+        node("RotaryEmbedding", ["q", "cos", "sin", "pos"], ["qr"], num_heads=Hq),
+        node("RotaryEmbedding", ["k", "cos", "sin", "pos"], ["kr"], num_heads=Hkv),
+        node("Attention", ["qr", "kr", "v"], ["a"], q_num_heads=Hq, kv_num_heads=Hkv,
+             is_causal=1),
+        node("MatMul", ["a", "wo"], ["o"]), node("Add", ["x", "o"], ["h"]),
+        node("RMSNormalization", ["h", "g2"], ["n2"], epsilon=1e-6),
+        node("MatMul", ["n2", "w1"], ["u"]), node("Sigmoid", ["u"], ["sg"]),
+        node("Mul", ["u", "sg"], ["su"]),
+        node("MatMul", ["n2", "w3"], ["gt"]), node("Mul", ["su", "gt"], ["m"]),
+        node("MatMul", ["m", "w2"], ["dn"]), node("Add", ["h", "dn"], ["y"]),
+    ]
+    return Spec(nodes, [("x", x)], [("y", F32)], 23, inits)
+
+
+# --- BitCast 26 --------------------------------------------------------------------
+@case
+def bitcast26_float_int_half():
+    r = rng("bitcast26")
+    x = np.concatenate([r.standard_normal(6), [0.0, -0.0, np.inf, -np.inf]]).astype(np.float32)
+    u = r.integers(0, 2**16, size=(5,), dtype=np.int64).astype(np.uint16)
+    return Spec([node("BitCast", ["x"], ["i"], to=TensorProto.INT32),
+                 node("BitCast", ["x"], ["u"], to=TensorProto.UINT32),
+                 node("BitCast", ["h"], ["f"], to=TensorProto.INT16)],
+                [("x", x), ("h", u)], [("i", I32), ("u", TensorProto.UINT32),
+                                       ("f", TensorProto.INT16)], 26)
+
+
+@case
+def bitcast26_int64_to_double():
+    x = np.array([0, 1, -1, 4607182418800017408, 9218868437227405312], np.int64)
+    return Spec([node("BitCast", ["x"], ["y"], to=TensorProto.DOUBLE)], [("x", x)],
+                [("y", TensorProto.DOUBLE)], 26)
+
+
+# --- AffineGrid 20 --------------------------------------------------------------
+@case
+def affinegrid20_2d_both_alignments():
+    theta = rng("affinegrid20_2d").standard_normal((2, 2, 3)).astype(np.float32)
+    size = np.array([2, 3, 4, 5], np.int64)
+    return Spec([node("AffineGrid", ["t", "s"], ["g0"], align_corners=0),
+                 node("AffineGrid", ["t", "s"], ["g1"], align_corners=1)], [("t", theta)],
+                [("g0", F32), ("g1", F32)], 20, [("s", size)])
+
+
+@case
+def affinegrid20_3d_with_gridsample():
+    theta = (rng("affinegrid20_3d").standard_normal((1, 3, 4)) * 0.5).astype(np.float32)
+    size = np.array([1, 1, 2, 3, 4], np.int64)
+    x = rng("affinegrid20_3d_x").standard_normal((1, 2, 4, 5)).astype(np.float32)
+    theta2 = np.array([[[0.8, -0.2, 0.1], [0.3, 0.9, -0.2]]], np.float32)
+    return Spec([node("AffineGrid", ["t", "s"], ["g"], align_corners=1),
+                 node("AffineGrid", ["t2", "s2"], ["g2"]),
+                 node("GridSample", ["x", "g2"], ["y"])],
+                [("t", theta), ("x", x)], [("g", F32), ("y", F32)], 20,
+                [("s", size), ("t2", theta2), ("s2", np.array([1, 2, 3, 3], np.int64))])
+
+
+# --- LpNormalization 22, GlobalLpPool 22 ------------------------------------------
+@case
+def lpnormalization22_p1_p2_zero_row():
+    x = rng("lpnorm22").standard_normal((3, 4, 5)).astype(np.float32)
+    x[1, :, 2] = 0  # a zero vector along axis 1: output 0
+    return Spec([node("LpNormalization", ["x"], ["a"], axis=1, p=1),
+                 node("LpNormalization", ["x"], ["b"])], [("x", x)],
+                [("a", F32), ("b", F32)], 22)
+
+
+@case
+def globallppool21_p1_p2_p3():
+    x = rng("globallppool22").standard_normal((2, 3, 4, 5)).astype(np.float32)
+    return Spec([node("GlobalLpPool", ["x"], ["a"], p=1), node("GlobalLpPool", ["x"], ["b"]),
+                 node("GlobalLpPool", ["x"], ["c"], p=3)], [("x", x)],
+                [("a", F32), ("b", F32), ("c", F32)], 21)  # onnxruntime 1.30 has no GlobalLpPool-22
+
+
+# --- TensorScatter 24 -------------------------------------------------------------
+@case
+def tensorscatter24_linear_write_indices():
+    r = rng("tensorscatter24_lin")
+    past = r.standard_normal((2, 3, 6, 4)).astype(np.float32)   # [B, H, max_seq, D]
+    upd = r.standard_normal((2, 3, 2, 4)).astype(np.float32)
+    wi = np.array([1, 4], np.int64)
+    return Spec([node("TensorScatter", ["p", "u", "w"], ["y"])],
+                [("p", past), ("u", upd), ("w", wi)], [("y", F32)], 24)
+
+
+@case
+def tensorscatter24_circular_axis1_no_indices():
+    r = rng("tensorscatter24_circ")
+    past = r.standard_normal((2, 5, 3)).astype(np.float32)
+    upd = r.standard_normal((2, 3, 3)).astype(np.float32)
+    wi = np.array([3, 0], np.int64)
+    return Spec([node("TensorScatter", ["p", "u", "w"], ["y"], axis=1, mode="circular"),
+                 node("TensorScatter", ["p", "u"], ["z"], axis=1)],
+                [("p", past), ("u", upd)], [("y", F32), ("z", F32)], 24, [("w", wi)])
+
+
+# --- Col2Im 18 ------------------------------------------------------------------------
+@case
+def col2im18_2d_strides_pads_dilations():
+    # image 5x6, block 2x3, strides (1, 2), pads (1, 0, 0, 1), dilations (2, 1):
+    # L = ((5+1+0-2*1-1)/1+1) * ((6+0+1-1*2-1)/2+1) = 4 * 3
+    x = rng("col2im18_a").standard_normal((2, 3 * 6, 12)).astype(np.float32)
+    return Spec([node("Col2Im", ["x", "img", "blk"], ["y"], strides=[1, 2], pads=[1, 0, 0, 1],
+                      dilations=[2, 1])],
+                [("x", x)], [("y", F32)], 18,
+                [("img", np.array([5, 6], np.int64)), ("blk", np.array([2, 3], np.int64))])
+
+
+@case
+def col2im18_3d_defaults():
+    x = rng("col2im18_b").standard_normal((1, 2 * 8, 2 * 3 * 2)).astype(np.float32)
+    return Spec([node("Col2Im", ["x", "img", "blk"], ["y"])], [("x", x)], [("y", F32)], 18,
+                [("img", np.array([3, 4, 3], np.int64)), ("blk", np.array([2, 2, 2], np.int64))])
+
+
+def ir_version(opset):
+    return IR_OF_OPSET.get(opset, 10)
+
+
+def run_ort(spec, work):
+    """Runs |spec| with onnxruntime-node; returns [(name, array)] outputs."""
+    import onnx
+    vi = lambda n, t, shape=None: helper.make_tensor_value_info(n, t, shape)
+    g = helper.make_graph(
+        spec.nodes, "oracle",
+        [vi(n, onnx_case.NP2ONNX[a.dtype], a.shape) for n, a in spec.feeds],
+        [vi(n, t) for n, t in spec.outputs],
+        initializer=[numpy_helper.from_array(a, n) for n, a in spec.inits])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", spec.opset)])
+    m.ir_version = ir_version(spec.opset)
+    model = os.path.join(work, "model.onnx")
+    onnx.save(m, model)
+    ins = []
+    for i, (n, a) in enumerate(spec.feeds):
+        p = os.path.join(work, "input_%d.pb" % i)
+        with open(p, "wb") as f:
+            f.write(numpy_helper.from_array(a, n).SerializeToString())
+        ins.append(p)
+    out_dir = os.path.join(work, "out")
+    env = dict(os.environ, NODE_PATH=ORT_MODULES)
+    p = subprocess.run(["node", os.path.join(HERE, "ort_run.js"), model, out_dir] + ins,
+                       env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("onnxruntime-node: " + p.stderr.strip())
+    outs = []
+    for i, (n, t) in enumerate(spec.outputs):
+        tp = TensorProto()
+        with open(os.path.join(out_dir, "output_%d.pb" % i), "rb") as f:
+            tp.ParseFromString(f.read())
+        outs.append((n, numpy_helper.to_array(tp)))
+    return outs
+
+
+def generate(names, out):
+    for name in names:
+        spec = CASES[name]()
+        with tempfile.TemporaryDirectory(prefix="mlcc-opset-") as work:
+            outs = run_ort(spec, work)
+        why = None
+        if spec.numpy_ref is not None:
+            # A numpy reference cross-checks onnxruntime; where they disagree
+            # the spec decides (the numpy reference) and the case says why.
+            ref = spec.numpy_ref(dict(spec.feeds))
+            agree = all(np.shape(a) == np.shape(b) and
+                        np.allclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True)
+                        for (_, a), b in zip(outs, ref))
+            if not agree:
+                if not spec.why:
+                    raise RuntimeError("%s: onnxruntime and the numpy reference disagree and "
+                                       "the case gives no reason" % name)
+                why = spec.why
+                outs = [(n, np.asarray(b, dtype=a.dtype)) for (n, a), b in zip(outs, ref)]
+            elif spec.why:
+                raise RuntimeError("%s: onnxruntime now matches the numpy reference; drop "
+                                   "the reason" % name)
+        d = os.path.join(out, name)
+        shutil.rmtree(d, ignore_errors=True)
+        onnx_case.write_case(d, spec.nodes, spec.feeds, outs, inits=spec.inits,
+                             opset=spec.opset, ir_version=ir_version(spec.opset))
+        if why:
+            with open(os.path.join(d, "REFERENCE.txt"), "w") as f:
+                f.write("Expected outputs from a numpy reference, not onnxruntime-node:\n"
+                        + why + "\n")
+
+
+def same_tree(a, b):
+    cmp = filecmp.dircmp(a, b)
+    if cmp.left_only or cmp.right_only or cmp.diff_files or cmp.funny_files:
+        return False
+    _, mismatch, errors = filecmp.cmpfiles(a, b, cmp.common_files, shallow=False)
+    if mismatch or errors:
+        return False
+    return all(same_tree(os.path.join(a, s), os.path.join(b, s)) for s in cmp.common_dirs)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=CASES_DIR)
+    ap.add_argument("--only", default=None, help="comma-separated case names")
+    ap.add_argument("--check", action="store_true",
+                    help="regenerate into a temporary folder and compare with --out; "
+                         "exit 77 when onnxruntime-node is not installed")
+    ap.add_argument("--list", action="store_true", help="print the case names")
+    args = ap.parse_args()
+    names = sorted(CASES) if not args.only else args.only.split(",")
+    unknown = [n for n in names if n not in CASES]
+    if unknown:
+        print("unknown case(s): " + ", ".join(unknown), file=sys.stderr)
+        return 2
+    if args.list:
+        print("\n".join(names))
+        return 0
+    if not os.path.isdir(os.path.join(ORT_MODULES, "onnxruntime-node")):
+        print("SKIP: onnxruntime-node is not installed in %s (scripts/setup.sh installs it)"
+              % ORT_MODULES)
+        return 77
+    if args.check:
+        with tempfile.TemporaryDirectory(prefix="mlcc-opset-check-") as tmp:
+            generate(names, tmp)
+            bad = [n for n in names if not os.path.isdir(os.path.join(args.out, n))
+                   or not same_tree(os.path.join(tmp, n), os.path.join(args.out, n))]
+            extra = sorted(set(os.listdir(args.out)) - set(CASES)) if not args.only else []
+        if bad or extra:
+            print("FAIL: committed cases differ from a fresh generation: %s%s; rerun "
+                  "tests/onnx/opset_cases/make_opset_cases.py" %
+                  (", ".join(bad), (" (not generated: %s)" % ", ".join(extra)) if extra else ""))
+            return 1
+        print("PASS: %d cases match a fresh onnxruntime-node generation" % len(names))
+        return 0
+    os.makedirs(args.out, exist_ok=True)
+    generate(names, args.out)
+    print("wrote %d cases to %s" % (len(names), args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: Apache-2.0
+# The opset 18-26 cases (issue 15): tests/onnx/opset_cases/cases/<name>/ in the
+# ONNX backend-test layout, expected outputs from onnxruntime-node 1.30
+# (make_opset_cases.py writes them; they are committed). Each case runs on x86
+# (label onnx); the cases in MLCC_OPSET_CROSS_SAMPLE below also run on
+# aarch64 and riscv64 under qemu-user (labels onnx;cross). An UNIMPLEMENTED
+# refusal fails the test: run_case.py's exit 77 is not a skip here.
+# opset_cases.oracle_check regenerates every case with onnxruntime-node and
+# compares the bytes with the committed ones (skipped when tools/ort is absent).
+# Included from tests/CMakeLists.txt after MLCC_RUN_CASE is set.
+set(MLCC_OPSET_CASES ${CMAKE_CURRENT_LIST_DIR}/cases)
+set(MLCC_OPSET_GEN ${CMAKE_CURRENT_LIST_DIR}/make_opset_cases.py)
+file(GLOB MLCC_OPSET_CASE_DIRS LIST_DIRECTORIES true CONFIGURE_DEPENDS ${MLCC_OPSET_CASES}/*)
+set(MLCC_OPSET_CROSS_SAMPLE reduce18_mean_axes_input split18_num_outputs_uneven
+  bitwise18_and_or_xor_not_int32 gelu20_tanh groupnorm21_per_channel pad19_wrap
+  rmsnorm23_last_axis rotary23_4d_position_ids quantize19_per_axis_int8
+  attention23_past_kv_float_mask_causal llama_block23)
+foreach(dir ${MLCC_OPSET_CASE_DIRS})
+  if(NOT IS_DIRECTORY ${dir})
+    continue()
+  endif()
+  get_filename_component(case ${dir} NAME)
+  add_test(NAME opset_cases.${case}.x86
+    COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc> --case ${dir}
+            --target x86)
+  set_tests_properties(opset_cases.${case}.x86 PROPERTIES LABELS onnx TIMEOUT 300)
+  if(case IN_LIST MLCC_OPSET_CROSS_SAMPLE)
+    foreach(target aarch64 riscv)
+      add_test(NAME opset_cases.${case}.${target}
+        COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc> --case ${dir}
+                --target ${target})
+      set_tests_properties(opset_cases.${case}.${target} PROPERTIES LABELS "onnx;cross"
+        TIMEOUT 600)
+    endforeach()
+  endif()
+endforeach()
+add_test(NAME opset_cases.oracle_check COMMAND ${MLCC_PYTHON} ${MLCC_OPSET_GEN} --check)
+set_tests_properties(opset_cases.oracle_check PROPERTIES LABELS onnx SKIP_RETURN_CODE 77
+  TIMEOUT 300)
+# Every model of ../shared/models re-exported at opset 21 by bump_opset.py (the
+# Reduce* axes attribute moved to an input, ...) must match its own reference:
+# model.<name>.opset21.<target> (skipped with a message when ../shared is
+# absent; an UNIMPLEMENTED refusal fails).
+set(MLCC_OPSET_BUMP ${CMAKE_CURRENT_LIST_DIR}/run_bumped.py)
+foreach(model resnet18 mobilenet_v2 squeezenet1_1 detector mlp transformer
+        tiny/ad_autoencoder tiny/ic_resnet8 tiny/kws_dscnn tiny/vww_mobilenet)
+  get_filename_component(name ${model} NAME)
+  set(targets x86)
+  if(name STREQUAL "mlp" OR name STREQUAL "kws_dscnn")
+    list(APPEND targets aarch64 riscv)
+  endif()
+  foreach(target ${targets})
+    add_test(NAME model.${name}.opset21.${target}
+      COMMAND ${MLCC_PYTHON} ${MLCC_OPSET_BUMP} --mlcc $<TARGET_FILE:mlcc>
+              --case ${MLCC_SHARED_MODELS}/${model} --opset 21 --target ${target})
+    set(labels "model;onnx")
+    if(NOT target STREQUAL "x86")
+      set(labels "model;onnx;cross")
+    endif()
+    set_tests_properties(model.${name}.opset21.${target} PROPERTIES SKIP_RETURN_CODE 77
+      LABELS "${labels}" TIMEOUT 1800)
+  endforeach()
+endforeach()
