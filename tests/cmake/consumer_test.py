@@ -139,26 +139,30 @@ def consumer_copy(work):
 def mlcc_wrapper(work):
     """A shell script that logs each mlcc invocation, then runs the real mlcc;
     compile runs (those writing a depfile) get -v, their stderr going to
-    mlcc-v.log (where "mlcc: N kernels compiled" tells what each run compiled)."""
+    mlcc-v.log.<pid> (where "mlcc: N kernels compiled" tells what each run compiled;
+    one file per run, since parallel runs appending to one file can interleave lines)."""
     log = os.path.join(work, "mlcc.log")
     vlog = os.path.join(work, "mlcc-v.log")
     wrapper = os.path.join(work, "mlcc-logged")
     with open(wrapper, "w") as f:
         f.write('#!/bin/sh\nprintf "%%s\\n" "$*" >> "%s"\n'
-                'case " $* " in *" -MD "*) exec "%s" -v "$@" 2>>"%s";; esac\n'
+                'case " $* " in *" -MD "*) exec "%s" -v "$@" 2>"%s.$$";; esac\n'
                 'exec "%s" "$@"\n' % (log, ARGS.mlcc, vlog, ARGS.mlcc))
     os.chmod(wrapper, 0o755)
     open(log, "w").close()
-    open(vlog, "w").close()
     return wrapper, log
 
 
 def kernels_compiled(work):
-    """The N of every "mlcc: N kernels compiled" line in mlcc-v.log, then empties it."""
-    vlog = os.path.join(work, "mlcc-v.log")
-    text = open(vlog).read()
-    open(vlog, "w").close()
-    return [int(n) for n in re.findall(r"^mlcc: (\d+) kernels? compiled", text, re.M)]
+    """The N of every "mlcc: N kernels compiled" line in the mlcc-v.log.<pid> files, then removes them."""
+    counts = []
+    for name in sorted(os.listdir(work)):
+        if name.startswith("mlcc-v.log."):
+            path = os.path.join(work, name)
+            text = open(path).read()
+            os.unlink(path)
+            counts += [int(n) for n in re.findall(r"^mlcc: (\d+) kernels? compiled", text, re.M)]
+    return counts
 
 
 def compiles_since(log, start):
