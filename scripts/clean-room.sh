@@ -130,7 +130,17 @@ if ((shared)) && [ -d "$repo/../shared" ]; then
   cp -a "$repo/../shared" "$root/work/shared"
   chmod -R a-w "$root/work/shared"
 fi
+# This machine's network settings, which every machine of this workplace has and
+# a bare bookworm root lacks: name servers, the extra CA certificates its network
+# path needs (/usr/local/share/ca-certificates) and npm's user configuration
+# (registry, cafile). They are the machine's, not packages the project installs.
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  chroot "$root" /usr/sbin/update-ca-certificates >/dev/null 2>&1 || true
+fi
+[ -f "$HOME/.npmrc" ] && cp "$HOME/.npmrc" "$root/root/.npmrc"
 
 for m in proc sys dev; do
   mkdir -p "$root/$m"
