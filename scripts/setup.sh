@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  # build
-  cmake ninja-build make gcc pkg-config llvm-16-dev libprotobuf-c-dev protobuf-c-compiler
+  # build (git: the commit in mlcc --version; the fleet and Bazel tests snapshot the tree with it)
+  git cmake ninja-build make gcc pkg-config llvm-16-dev libprotobuf-c-dev protobuf-c-compiler
   libssl-dev zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev
   libcurl4-openssl-dev  # remote kernel cache (driver/remote_cache.c)
   # tests: reference data, ONNX python tooling, cross toolchains and emulators
