@@ -1057,8 +1057,13 @@ static mlcc_status_t resize_emit(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   LLVMValueRef g_off[MLCC_MAX_RANK] = {0}, g_w[MLCC_MAX_RANK] = {0}, g_v[MLCC_MAX_RANK] = {0};
   for (int d = 0; d < r; ++d) {
     const int64_t len = out->shape.dims[d] * rd[d].n_taps;
-    if (len > (1 << 24)) {
-      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "Resize output dim too large");
+    // Each table is an LLVM constant array of |len| entries; 2^20 keeps the
+    // compile time of one kernel to seconds (2^24 took over 30 s and GBs).
+    if (len > (1 << 20)) {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "Resize output dim %d of %lld elements with %d taps (at most 2^20 "
+                              "table entries per dim)",
+                              d, (long long)out->shape.dims[d], rd[d].n_taps);
     }
     LLVMValueRef* el = calloc((size_t)len, sizeof(LLVMValueRef));
     if (el == NULL) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");

@@ -638,9 +638,9 @@ mlcc_status_t mlcc_emit_upsample(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
   for (int32_t d = 0; d < r; ++d) {
     const int64_t in = x->shape.dims[d], out = y->shape.dims[d];
     if (in == out && scale[d] == 1.0) continue;
-    if (out > (1 << 24)) {
+    if (out > (1 << 20)) {  // constant tables of |out| entries: see Resize
       return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                              "Upsample output dim %d of %lld elements (at most 2^24)", (int)d,
+                              "Upsample output dim %d of %lld elements (at most 2^20)", (int)d,
                               (long long)out);
     }
     ++n_resized;
