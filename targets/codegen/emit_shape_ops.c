@@ -927,6 +927,11 @@ static mlcc_status_t resize_build_dim(resize_dim_t* rd, int mode, int coord, int
                                       int64_t stride) {
   const int n = mode == 0 ? 1 : mode == 1 ? 2 : 4;
   rd->n_taps = n;
+  if (out_len > (1 << 20)) {  // the tables become LLVM constants: see mlcc_emit_resize
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "Resize output dim of %lld elements (at most 2^20)",
+                            (long long)out_len);
+  }
   rd->offs = calloc((size_t)out_len * n, sizeof(int64_t));
   rd->w = calloc((size_t)out_len * n, sizeof(double));
   rd->valid = coord == COORD_TF_CROP ? calloc((size_t)out_len, sizeof(bool)) : NULL;
