@@ -96,7 +96,11 @@ root="$work/root"
 logs_out="${MLCC_CLEAN_ROOM_LOGS:-$repo/clean-room-logs}"
 mounted=()
 cleanup() {
-  local i
+  local i m
+  # Mounts the tests made inside the root (ip netns binds /run/netns), deepest first.
+  for m in $(awk -v r="$root/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r); do
+    umount -l "$m" 2>/dev/null || true
+  done
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
     umount -R "${mounted[i]}" 2>/dev/null || umount -lR "${mounted[i]}" 2>/dev/null || true
   done

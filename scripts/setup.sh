@@ -20,6 +20,7 @@ packages=(
   qemu-system-arm qemu-system-misc
   clang-16 libclang-rt-16-dev  # libFuzzer targets (scripts/fuzz.sh, ctest fuzz.smoke)
   lld-16  # mlcc -c joins the kernel objects with ld.lld -r (driver/archive.h)
+  iproute2  # ip netns: the two-host cache tests (tests/e2e/cache/fleet_test.py)
   nginx  # WebDAV server for the remote kernel cache tests (tests/e2e/cache/)
   # Bazel rules (docs/bazel.md): Debian's offline Bazel 4.2.3 and its rules_java
   bazel-bootstrap bazel-rules-java
