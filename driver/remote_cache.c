@@ -61,6 +61,12 @@ static void sha256_hex(const void* data, size_t size, char out[65]) {
 
 mlcc_status_t mlcc_remote_encode_action_result(const char* hash, uint64_t size, uint8_t** out,
                                                size_t* out_size) {
+  return mlcc_remote_encode_action_result_raw(hash, size, NULL, 0, out, out_size);
+}
+
+mlcc_status_t mlcc_remote_encode_action_result_raw(const char* hash, uint64_t size,
+                                                   const void* stdout_raw, size_t raw_size,
+                                                   uint8_t** out, size_t* out_size) {
   *out = NULL;
   *out_size = 0;
   MlccRev2__Digest digest = MLCC_REV2__DIGEST__INIT;
@@ -74,6 +80,11 @@ mlcc_status_t mlcc_remote_encode_action_result(const char* hash, uint64_t size, 
   MlccRev2__ActionResult result = MLCC_REV2__ACTION_RESULT__INIT;
   result.n_output_files = 1;
   result.output_files = files;
+  if (stdout_raw != NULL) {
+    result.has_stdout_raw = 1;
+    result.stdout_raw.data = (uint8_t*)stdout_raw;
+    result.stdout_raw.len = raw_size;
+  }
   size_t n = mlcc_rev2__action_result__get_packed_size(&result);
   uint8_t* buf = (uint8_t*)malloc(n ? n : 1);
   if (buf == NULL) return oom();

@@ -136,6 +136,12 @@ void mlcc_remote_cache_stats(const mlcc_remote_cache_t* remote, mlcc_remote_stat
 // |*out| is malloc'ed. RESOURCE_EXHAUSTED on OOM.
 mlcc_status_t mlcc_remote_encode_action_result(const char* hash, uint64_t size, uint8_t** out,
                                                size_t* out_size);
+// The same with |stdout_raw| (|raw_size| bytes, borrowed; NULL = none) in the
+// ActionResult's stdout_raw field: how signed entries carry their signature
+// record (driver/remote_sign.h).
+mlcc_status_t mlcc_remote_encode_action_result_raw(const char* hash, uint64_t size,
+                                                   const void* stdout_raw, size_t raw_size,
+                                                   uint8_t** out, size_t* out_size);
 // Decodes an ActionResult and finds the "kernel.o" output's digest.
 // INVALID_MODEL saying what is wrong (not a protobuf, no such output, bad
 // digest).

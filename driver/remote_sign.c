@@ -220,26 +220,8 @@ mlcc_status_t mlcc_remote_key_sign_action_result(const mlcc_remote_key_t* key,
   hex(sig, sig_size, sig_hex);
   int record_size = snprintf(record, sizeof(record), "%s%s %s %s\n", kRecordPrefix,
                              mlcc_remote_key_algorithm(key), key->id, sig_hex);
-  MlccRev2__Digest digest = MLCC_REV2__DIGEST__INIT;
-  digest.hash = (char*)hash;
-  digest.has_size_bytes = 1;
-  digest.size_bytes = (int64_t)size;
-  MlccRev2__OutputFile file = MLCC_REV2__OUTPUT_FILE__INIT;
-  file.path = (char*)MLCC_REMOTE_OUTPUT_PATH;
-  file.digest = &digest;
-  MlccRev2__OutputFile* files[1] = {&file};
-  MlccRev2__ActionResult result = MLCC_REV2__ACTION_RESULT__INIT;
-  result.n_output_files = 1;
-  result.output_files = files;
-  result.has_stdout_raw = 1;
-  result.stdout_raw.data = (uint8_t*)record;
-  result.stdout_raw.len = (size_t)record_size;
-  size_t n = mlcc_rev2__action_result__get_packed_size(&result);
-  uint8_t* buf = (uint8_t*)malloc(n ? n : 1);
-  if (buf == NULL) return oom();
-  *out_size = mlcc_rev2__action_result__pack(&result, buf);
-  *out = buf;
-  return mlcc_ok_status();
+  return mlcc_remote_encode_action_result_raw(hash, size, record, (size_t)record_size, out,
+                                              out_size);
 }
 
 static int hex_value(char c) {
