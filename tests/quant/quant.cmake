@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: Apache-2.0
+# Quantized shared models (issue 16; docs/quantization.md). quant.<model>.prepare
+# quantizes ../shared/models/<model> with scripts/quantize.py (calibrated by
+# onnxruntime-node from tools/ort on the model's sample input plus two seeded
+# random inputs) into the build dir: qdq.onnx, qop.onnx and int.onnx (QDQ with
+# uint8 input/output), reused while the model and the quantizer are unchanged.
+# quant.<model>.<format>.<target> compiles one with mlcc, runs it (qemu-user
+# for aarch64/riscv64) and compares it with the exact numpy evaluation
+# (tests/quant/qref.py): every quantized tensor within one step of its scale
+# and >= 99% identical, and for QOperator also the output end to end; the
+# x86 runs also report onnxruntime-node's distance (default session options
+# and session.x64quantprecision=1). Skipped (77) without ../shared or tools/ort.
+# Included from tests/CMakeLists.txt after MLCC_SHARED_MODELS is set.
+set(MLCC_QUANT_RUN ${CMAKE_CURRENT_LIST_DIR}/run_quant_model.py)
+set(MLCC_QUANT_DIR ${CMAKE_CURRENT_BINARY_DIR}/quant)
+foreach(model resnet18 mobilenet_v2 squeezenet1_1 detector transformer)
+  add_test(NAME quant.${model}.prepare
+    COMMAND ${MLCC_PYTHON} ${MLCC_QUANT_RUN} prepare --model-dir ${MLCC_SHARED_MODELS}/${model}
+            --out ${MLCC_QUANT_DIR}/${model})
+  set_tests_properties(quant.${model}.prepare PROPERTIES FIXTURES_SETUP quant_${model}
+    LABELS quant SKIP_RETURN_CODE 77 TIMEOUT 600)
+  set(formats qdq qop)
+  if(model STREQUAL "squeezenet1_1")
+    list(APPEND formats int)
+  endif()
+  foreach(format ${formats})
+    add_test(NAME quant.${model}.${format}.x86
+      COMMAND ${MLCC_PYTHON} ${MLCC_QUANT_RUN} run --mlcc $<TARGET_FILE:mlcc>
+              --out ${MLCC_QUANT_DIR}/${model} --format ${format} --target x86 --ort-report)
+    set_tests_properties(quant.${model}.${format}.x86 PROPERTIES FIXTURES_REQUIRED quant_${model}
+      LABELS quant SKIP_RETURN_CODE 77 TIMEOUT 1800)
+  endforeach()
+endforeach()
+# One small model on the cross targets under qemu-user.
+foreach(target aarch64 riscv)
+  foreach(format qdq qop)
+    add_test(NAME quant.squeezenet1_1.${format}.${target}
+      COMMAND ${MLCC_PYTHON} ${MLCC_QUANT_RUN} run --mlcc $<TARGET_FILE:mlcc>
+              --out ${MLCC_QUANT_DIR}/squeezenet1_1 --format ${format} --target ${target})
+    set_tests_properties(quant.squeezenet1_1.${format}.${target} PROPERTIES
+      FIXTURES_REQUIRED quant_squeezenet1_1 LABELS "quant;cross" SKIP_RETURN_CODE 77 TIMEOUT 1800)
+  endforeach()
+endforeach()
+# The header and --describe text of integer inputs/outputs.
+add_test(NAME quant.header
+  COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/header_test.py --mlcc $<TARGET_FILE:mlcc>
+          --model ${MLCC_QUANT_DIR}/squeezenet1_1/int.onnx)
+set_tests_properties(quant.header PROPERTIES FIXTURES_REQUIRED quant_squeezenet1_1
+  LABELS "quant;driver" SKIP_RETURN_CODE 77 TIMEOUT 300)
