@@ -7,8 +7,11 @@
 The reference the quantized-model tests (tests/quant/run_quant_model.py)
 compare mlcc with. It follows the ONNX specs (opset 13) with exact
 arithmetic wherever a spec allows it:
-  * DequantizeLinear: (x - zero_point) * scale in float64 (per tensor or per
-    axis); the result remembers its integer tensor, scale and zero point.
+  * Every float tensor is float32, as in the graph: each op's result is
+    computed in float64 and rounded once to float32 (for +, -, *, / of float32
+    operands that is IEEE float32 arithmetic).
+  * DequantizeLinear: (x - zero_point) * scale (per tensor or per axis); the
+    result remembers its integer tensor, scale and zero point.
   * Conv / Gemm / MatMul whose activation and weight inputs are both
     DequantizeLinear outputs: the sum runs over the integers (x_q - x_zp) *
     (w_q - w_zp) in int32 (an accumulator outside int32 raises), then is scaled
@@ -19,11 +22,12 @@ arithmetic wherever a spec allows it:
     M = float32(float32(x_scale * w_scale) / y_scale) and the product in
     float32 (the specs leave the precision open; this is the ONNX reference
     implementation's multiplier and mlcc's targets/codegen/emit_quant.c).
-  * QuantizeLinear: saturate(round_half_to_even(x / scale) + zero_point).
+  * QuantizeLinear: saturate(round_half_to_even(x / scale) + zero_point), the
+    division in float32.
   * Every float op (Relu, Clip, Sigmoid, Add, Mul, pools, Resize, LayerNorm
     pieces, Softmax, ...) in float64.
-So each value is the graph's exact result up to float64 rounding (about 1e-16
-relative), far below one quantization step. Raises EvalError for an op or
+So each integer value is the graph's exact result, and each float value the
+exact one rounded to float32. Raises EvalError for an op or
 attribute this evaluator does not cover.
 """
 import numpy as np
@@ -153,7 +157,7 @@ def _resize(x, node, scales, sizes):
     return y
 
 
-def evaluate(model, feeds, force=None, check=None):
+def evaluate(model, feeds, force=None, check=None, fuse_qdq=True):
     """Runs |model| (an onnx ModelProto) on |feeds| (name -> array). Returns a
     dict graph output name -> array (float64 for float outputs, the integer
     dtype for quantized ones).
@@ -162,7 +166,15 @@ def evaluate(model, feeds, force=None, check=None):
     after |check|(name, reference value, forced array) has seen both: the rest
     of the graph then runs on the forced values ("teacher forcing": each
     tensor is compared with the reference computed from the tested program's
-    own inputs, so a one-step difference does not cascade)."""
+    own inputs, so a one-step difference does not cascade).
+
+    With |fuse_qdq| (the default) a QDQ chain DequantizeLinear(x),
+    DequantizeLinear(w)[, DequantizeLinear(int32 bias with scale
+    x_scale * w_scale)] -> Conv/Gemm/MatMul -> [Relu | Clip] -> QuantizeLinear
+    whose intermediate tensors have no other reader is evaluated like
+    QLinearConv/QLinearMatMul (_requantize; the activation as a clamp of the
+    integer result), so a QDQ model and its QOperator twin have one reference;
+    without it the chain runs in float as written (exact sum, one rounding)."""
     g = model.graph
     env = {}
     quant = {}  # DequantizeLinear output -> (q int64 array, scale, zero point, axis)
@@ -170,6 +182,12 @@ def evaluate(model, feeds, force=None, check=None):
         env[init.name] = numpy_helper.to_array(init)
     for k, v in feeds.items():
         env[k] = v.astype(np.float64) if v.dtype == np.float32 else v
+    consumers = {}
+    for node in g.node:
+        for i in node.input:
+            consumers.setdefault(i, []).append(node)
+    graph_outputs = {o.name for o in g.output}
+    fused = {}  # QuantizeLinear output -> its integer value from a fused chain
     for node in g.node:
         if node.domain not in ("", "ai.onnx"):
             raise EvalError("op %s of domain %s not covered" % (node.op_type, node.domain))
@@ -177,10 +195,22 @@ def evaluate(model, feeds, force=None, check=None):
         fn = _OPS.get(node.op_type)
         if fn is None:
             raise EvalError("op %s not covered" % node.op_type)
-        outs = fn(node, ins, [quant.get(i) for i in node.input], quant)
+        qin = [quant.get(i) for i in node.input]
+        if fuse_qdq and node.op_type in ("Conv", "Gemm", "MatMul"):
+            hit = _fused_chain(node, ins, qin, consumers, graph_outputs, env)
+            if hit is not None:
+                fused[hit[0]] = hit[1]
+        if node.op_type == "QuantizeLinear" and node.output[0] in fused:
+            outs = fused.pop(node.output[0])
+        else:
+            outs = fn(node, ins, qin, quant)
         if not isinstance(outs, tuple):
             outs = (outs,)
         for name, val in zip(node.output, outs):
+            if isinstance(val, np.ndarray) and val.dtype.kind == "f":
+                # Every float tensor of the graph is float32: the op's exact
+                # (float64) result rounded once to float32.
+                val = val.astype(np.float32)
             if force is not None and name in force:
                 got = np.asarray(force[name])
                 if got.size != np.asarray(val).size:
@@ -199,11 +229,13 @@ def _f(v):
 
 
 def op_quantize(node, ins, _q, _quant):
-    x, s = _f(ins[0]), _f(ins[1])
+    # x / y_scale of float32 tensors, correctly rounded to float32 (IEEE division).
+    x, s = np.asarray(ins[0], dtype=np.float32), np.asarray(ins[1], dtype=np.float32)
     zp = ins[2] if len(ins) > 2 and ins[2] is not None else np.array(0, dtype=np.uint8)
     axis = _attr(node, "axis", 1)
     ax = axis % x.ndim if x.ndim else 0
-    y = np.rint(x / _per_axis(s, ax, x.ndim)) + _per_axis(zp.astype(np.float64), ax, x.ndim)
+    q = (x / _per_axis(s, ax, x.ndim)).astype(np.float32)
+    y = np.rint(q.astype(np.float64)) + _per_axis(zp.astype(np.float64), ax, x.ndim)
     return _saturate(y, zp.dtype)
 
 
@@ -261,6 +293,85 @@ def _requantize(acc, mult, y_zp):
     in float32 (docs/quantization.md: the requantization rule)."""
     f = acc.astype(np.float32) * mult
     return _saturate(np.rint(f.astype(np.float32)).astype(np.float64) + float(y_zp), y_zp.dtype)
+
+
+def _fused_chain(node, ins, q, consumers, graph_outputs, env):
+    """(QuantizeLinear output name, its uint8/int8 value) for a fusable QDQ
+    chain starting at |node|, else None (see evaluate)."""
+    if len(q) < 2 or q[0] is None or q[1] is None or q[0][1].ndim != 0:
+        return None
+    op = node.op_type
+    ws, waxis = q[1][1], q[1][2]
+    if op == "Conv":
+        ch_axis_ok = ws.ndim == 0 or waxis == 0
+    elif op == "Gemm":
+        if _attr(node, "alpha", 1.0) != 1.0 or _attr(node, "beta", 1.0) != 1.0 or \
+                _attr(node, "transA", 0):
+            return None
+        ch_axis_ok = ws.ndim == 0 or waxis == (0 if _attr(node, "transB", 0) else 1)
+    else:
+        ch_axis_ok = ws.ndim == 0 or (ins[1].ndim == 2 and waxis == 1)
+    if not ch_axis_ok:
+        return None
+    y = node.output[0]
+    chain = consumers.get(y, [])
+    if y in graph_outputs or len(chain) != 1:
+        return None
+    act = None
+    if chain[0].op_type in ("Relu", "Clip"):
+        act = chain[0]
+        y2 = act.output[0]
+        chain = consumers.get(y2, [])
+        if y2 in graph_outputs or len(chain) != 1:
+            return None
+    qn = chain[0]
+    if qn.op_type != "QuantizeLinear" or len(qn.input) < 3 or not qn.input[2]:
+        return None
+    ys, yz = env[qn.input[1]], env[qn.input[2]]
+    if np.asarray(ys).ndim != 0:
+        return None
+    sx = np.float32(q[0][1])
+    wsv = np.asarray(ws, dtype=np.float32).reshape(-1)
+    if op in ("Conv", "Gemm") and len(ins) > 2 and ins[2] is not None:
+        bq = q[2] if len(q) > 2 else None
+        if bq is None or not np.array_equal(np.asarray(bq[1], np.float32).reshape(-1),
+                                            np.broadcast_to(sx * wsv, (bq[0].size,))):
+            return None
+        bias = bq[0].astype(np.float64)
+    else:
+        bias = None
+    if op == "Conv":
+        acc = _conv_sum(_f(q[0][0]), _f(q[1][0]), node)
+        if bias is not None:
+            acc = acc + bias.reshape(1, -1, 1, 1)
+        mult = _multiplier(sx, wsv, ys).reshape(1, -1, 1, 1) if wsv.size > 1 else \
+            _multiplier(sx, wsv[0], ys)
+    else:
+        a, b = q[0][0], q[1][0]
+        if op == "Gemm" and _attr(node, "transB", 0):
+            b = b.T
+        acc = np.matmul(_f(a), _f(b))
+        if bias is not None:
+            acc = acc + bias
+        mult = _multiplier(sx, wsv, ys) if wsv.size > 1 else _multiplier(sx, wsv[0], ys)
+    _check_int32(acc, "%s '%s'" % (op, node.name))
+    f = (acc.astype(np.float32) * mult).astype(np.float32)
+    r = np.rint(f.astype(np.float64)) + float(yz)
+    if act is not None:  # Relu / Clip applied to the real value = a clamp of r
+        lo = 0.0 if act.op_type == "Relu" else _clip_bound(act, env, 1)
+        hi = None if act.op_type == "Relu" else _clip_bound(act, env, 2)
+        qb = lambda v: np.rint(np.float64(np.float32(np.float32(v) / np.float32(ys)))) + float(yz)
+        if lo is not None:
+            r = np.maximum(r, qb(lo))
+        if hi is not None:
+            r = np.minimum(r, qb(hi))
+    return qn.output[0], _saturate(r, yz.dtype)
+
+
+def _clip_bound(node, env, i):
+    if len(node.input) > i and node.input[i]:
+        return float(env[node.input[i]])
+    return None
 
 
 def _matmul_int(a, b, what):
