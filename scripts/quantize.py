@@ -571,7 +571,13 @@ def calibration_inputs(model, pbs, n_random, seed):
 
 def quantize(model_path, calib_pbs, n_random, seed, ort_dir):
     """Returns (qdq model, qoperator model, params, prepared float model)."""
-    model = prepare(onnx.load(model_path))
+    try:
+        loaded = onnx.load(model_path)
+    except OSError:
+        raise
+    except Exception as e:  # protobuf's DecodeError and friends
+        raise QuantizeError("not an ONNX model (%s: %s)" % (type(e).__name__, e))
+    model = prepare(loaded)
     acts, consumers, _ = analyse(model)
     inputs = calibration_inputs(model, calib_pbs, n_random, seed)
     if not inputs:

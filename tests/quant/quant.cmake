@@ -47,3 +47,9 @@ add_test(NAME quant.header
           --model ${MLCC_QUANT_DIR}/squeezenet1_1/int.onnx)
 set_tests_properties(quant.header PROPERTIES FIXTURES_REQUIRED quant_squeezenet1_1
   LABELS "quant;driver" SKIP_RETURN_CODE 77 TIMEOUT 300)
+# The quantizer itself: the layout of the models it wrote, and its errors.
+add_test(NAME quant.quantize
+  COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/quantize_test.py --quant-dir ${MLCC_QUANT_DIR})
+set_tests_properties(quant.quantize PROPERTIES
+  FIXTURES_REQUIRED "quant_resnet18;quant_mobilenet_v2;quant_squeezenet1_1;quant_detector;quant_transformer"
+  LABELS quant TIMEOUT 300)
