@@ -31,13 +31,16 @@ QDQ (--qdq), the layout of onnxruntime's quantize_static(QuantFormat.QDQ):
 QOperator (--qop), the same quantization parameters with ONNX-domain ops only:
   * Conv (+ fused Relu/Clip, which the output's saturation at zero point 0
     implements) -> QLinearConv with per-channel int8 weights and int32 bias;
-  * Gemm -> Reshape to [N,K,1,1] + QLinearConv 1x1 + Reshape (keeps the int32 bias
-    exact; QLinearMatMul has no bias input and QGemm is com.microsoft);
+  * Gemm -> Reshape of A to [M,K,1,1] + QLinearConv 1x1 (weight [N,K,1,1]) +
+    Reshape to [M,N] (keeps the int32 bias exact; QLinearMatMul has no bias input
+    and QGemm is com.microsoft);
   * MatMul -> QLinearMatMul (per-column int8 weights for a constant B);
   * MaxPool, Flatten, Reshape, Transpose run on the uint8 tensor directly;
   * every other quantized op (Add, Mul, Sigmoid, Concat, GlobalAveragePool,
     Resize, ...: their QLinear forms are com.microsoft) stays
-    DequantizeLinear -> float op -> QuantizeLinear.
+    DequantizeLinear -> float op -> QuantizeLinear; so does a Conv/Gemm whose
+    fused Clip is not implied by the output's saturation (bounds other than
+    [0, >= 255 * scale]), with its float weights.
 Both formats compute the same function in exact arithmetic.
 
 --integer-io writes a QDQ variant whose graph input and output are the uint8
