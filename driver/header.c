@@ -130,7 +130,10 @@ static bool read_quant(const mlcc_node_t* node, uint32_t si, bool has_axis,
   const mlcc_value_t* scale = mlcc_node_input(node, si);
   const mlcc_value_t* zp = mlcc_node_input(node, si + 1);
   if (!is_live_const(scale) || !mlcc_dtype_is_float(scale->dtype)) return false;
-  if (zp != NULL && (!is_live_const(zp) || !mlcc_dtype_is_int(zp->dtype))) return false;
+  if (zp != NULL && (!is_live_const(zp) || !mlcc_dtype_is_int(zp->dtype) ||
+                     mlcc_shape_numel_unchecked(&zp->shape) < 1)) {
+    return false;
+  }
   int64_t n = mlcc_shape_numel_unchecked(&scale->shape);
   if (n < 1) return false;
   out->n_scales = n;
