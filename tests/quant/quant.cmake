@@ -53,3 +53,11 @@ add_test(NAME quant.quantize
 set_tests_properties(quant.quantize PROPERTIES
   FIXTURES_REQUIRED "quant_resnet18;quant_mobilenet_v2;quant_squeezenet1_1;quant_detector;quant_transformer"
   LABELS quant TIMEOUT 300)
+# A retrained, re-quantized squeezenet1_1 (new weights and scales, same shapes)
+# compiles 0 kernels in QDQ and QOperator form.
+add_test(NAME quant.requantized
+  COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/requant_test.py --mlcc $<TARGET_FILE:mlcc>
+          --quant-dir ${MLCC_QUANT_DIR}/squeezenet1_1
+          --model-dir ${MLCC_SHARED_MODELS}/squeezenet1_1)
+set_tests_properties(quant.requantized PROPERTIES FIXTURES_REQUIRED quant_squeezenet1_1
+  LABELS "quant;cache" SKIP_RETURN_CODE 77 TIMEOUT 900)
