@@ -209,6 +209,14 @@ def probe_model(model):
 
 
 def run(args):
+    if args.require_cpu_flag:
+        try:
+            flags = open("/proc/cpuinfo").read().split()
+        except OSError:
+            flags = []
+        if args.require_cpu_flag not in flags:
+            print("SKIP: this CPU lacks %s" % args.require_cpu_flag)
+            return 77
     path = os.path.join(args.out, args.format + ".onnx")
     label = "%s.%s [%s%s]" % (os.path.basename(args.out.rstrip("/")), args.format, args.target,
                               (" " + args.mattr) if args.mattr else "")
@@ -319,6 +327,8 @@ def main():
     ap.add_argument("--mattr", default=None)
     ap.add_argument("--qemu-cpu", default=None)
     ap.add_argument("--mlcc-flag", action="append", default=[], help="extra mlcc flag")
+    ap.add_argument("--require-cpu-flag", default=None,
+                    help="exit 77 (skip) unless /proc/cpuinfo lists this flag (e.g. avx512_vnni)")
     ap.add_argument("--ort-dir", default=default_ort_dir())
     ap.add_argument("--ort-report", action="store_true")
     args = ap.parse_args()
