@@ -8,7 +8,8 @@ outputs with the reference outputs of the case folder.
   run_mcu.py --mlcc MLCC --case DIR --target cortex-m4|cortex-m55|rv32|rv32f [--skip-if-missing]
       DIR holds model.onnx and test_data_set_0/{input_*,output_*}.pb. Passes if
       qemu exits 0 (the harness compared every float32 output with rtol 1e-4,
-      atol 1e-5) and the outputs it wrote agree with the references here too.
+      atol 1e-5), the outputs it wrote agree with the references here too, and
+      the stack the run used is at most the header's NAME_STACK_SIZE.
   run_mcu.py --mlcc MLCC --symbols --target T --case DIR [--case DIR ...]
       nm on each model's archive: every undefined symbol is defined in the
       archive or is in the allowed set: memcpy, memset, memmove, plus the
@@ -170,6 +171,16 @@ def case_run(args):
         check(rc == 0 and "harness: PASS" in out,
               "the harness failed under %s (exit %d): %s" % (board["qemu"][0], rc,
                                                              out[-2000:]))
+        # NAME_STACK_SIZE is the target's own bound (targets/codegen/stack.h):
+        # the painted-stack high-water mark of the run stays below it.
+        used = re.search(r"stack used by the run ~(\d+)", out)
+        with open(os.path.join(work, name + ".h")) as f:
+            bound = re.search(r"#define MODEL_STACK_SIZE (\d+)", f.read())
+        check(used is not None and bound is not None, "no stack figures (harness / header)")
+        check(int(used.group(1)) <= int(bound.group(1)),
+              "the run used %s bytes of stack, above MODEL_STACK_SIZE %s"
+              % (used.group(1), bound.group(1)))
+        print("stack used %s of MODEL_STACK_SIZE %s" % (used.group(1), bound.group(1)))
         # The outputs the harness wrote, compared here once more.
         for i, r in enumerate(refs):
             got = np.fromfile(os.path.join(work, "output_%d.bin" % i), dtype=r.dtype)
