@@ -163,7 +163,7 @@ import hashlib, json, os, sys
 bundle, model = sys.argv[1], sys.argv[2]
 sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
 m = json.load(open(os.path.join(bundle, "manifest.json")))
-assert m["format"] == 1 and m["bundle"] == "detector_fleet", m
+assert m["format"] == 2 and m["bundle"] == "detector_fleet", m
 assert m["mlcc"]["version"] and m["mlcc"]["llvm"].startswith("16."), m["mlcc"]
 (d,) = m["models"]
 assert (d["name"], d["file"], d["sha256"], d["size"]) == (
@@ -178,7 +178,7 @@ for t in d["targets"]:
     assert t["header"] == "%s/include/detector.h" % t["triple"], t
     assert sha(os.path.join(bundle, t["library"])) == t["library_sha256"], t
     assert sha(os.path.join(bundle, t["header"])) == t["header_sha256"], t
-print("   manifest.json: format 1, %s, mlcc %s, LLVM %s, %d targets, sha256s match"
+print("   manifest.json: format 2, %s, mlcc %s, LLVM %s, %d targets, sha256s match"
       % (d["name"], m["mlcc"]["version"], m["mlcc"]["llvm"], len(d["targets"])))
 EOF
 # The same bundle from CMake (ml_model_bundle, host toolchain) with $mlcc: every file and the

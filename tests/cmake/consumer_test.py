@@ -222,7 +222,7 @@ def check_bundle(bld, src, current, name="fleet"):
     manifest = json.load(open(os.path.join(bld, name, "manifest.json")))
     print(json.dumps(manifest, indent=1)[:3000])
     _, ver = sh([ARGS.mlcc, "--version"])
-    check(manifest["format"] == 1 and manifest["bundle"] == name, "manifest: format 1, bundle name")
+    check(manifest["format"] == 2 and manifest["bundle"] == name, "manifest: format 2, bundle name")
     check(manifest["mlcc"]["version"] == re.search(r"mlcc version (\S+)", ver).group(1),
           "manifest: mlcc version")
     check(manifest["mlcc"]["llvm"] == re.search(r"LLVM:? (\S+)", ver).group(1),
