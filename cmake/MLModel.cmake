@@ -466,7 +466,9 @@ function(ml_model_board_executable exe)
     # toolchain file; the executable adds the start-up sources.
     add_executable(${exe} ${sources} "${dir}/${board_STARTUP}" "${dir}/semihost.c")
     target_include_directories(${exe} PRIVATE "${dir}")
-    target_compile_options(${exe} PRIVATE ${ARG_COMPILE_OPTIONS})
+    foreach(opt IN LISTS ARG_COMPILE_OPTIONS)   # C only: not the start-up assembly
+      target_compile_options(${exe} PRIVATE "$<$<COMPILE_LANGUAGE:C>:${opt}>")
+    endforeach()
     foreach(m IN LISTS ARG_MODELS)
       target_link_libraries(${exe} PRIVATE ${m}_${alias})
     endforeach()
@@ -489,10 +491,14 @@ function(ml_model_board_executable exe)
       list(APPEND libs "${lib}")
       list(APPEND owners mlcc_gen_${m}_${alias})
     endforeach()
+    # The start-up file on its own (COMPILE_OPTIONS are for the C sources).
+    set(startup_obj "${CMAKE_CURRENT_BINARY_DIR}/${exe}.startup.o")
     add_custom_command(OUTPUT "${elf}"
+      COMMAND "${MLCC_BOARD_CC_${alias}}" ${board_FLAGS} -O2 "-I${dir}" -c
+              "${dir}/${board_STARTUP}" -o "${startup_obj}"
       COMMAND "${MLCC_BOARD_CC_${alias}}" ${board_FLAGS} -O2 --specs=picolibc.specs
               -nostartfiles "-I${dir}" ${incs} ${ARG_COMPILE_OPTIONS}
-              ${sources} "${dir}/${board_STARTUP}" "${dir}/semihost.c"
+              ${sources} "${startup_obj}" "${dir}/semihost.c"
               "-L${dir}" "-T${dir}/${board_LD}" -Wl,--no-warn-rwx-segments
               ${libs} -lc -lgcc -o "${elf}"
       DEPENDS ${sources} ${libs} "${dir}/${board_STARTUP}" "${dir}/semihost.c"

@@ -25,6 +25,9 @@ CASE is one of:
                               tarball identical
   example                     examples/detector built once: the detector for x86, aarch64 and
                               riscv, each app run (natively / under qemu), same top boxes
+  mcu-fleet                   tests/cmake/mcu_fleet: x86 aarch64 riscv cortex-m4 rv32 in one
+                              build, the board apps under qemu-system through ctest, the
+                              bundle's RAM/flash per variant = mlcc -v = the header
 
 Every case works in a fresh temporary directory (a copy of the consumer project plus the
 generated tiny.onnx), so the source tree is never touched. Exit 0 = pass, 1 = fail.
@@ -464,6 +467,79 @@ def case_bundle_identity(work):
         check(ta == tb, "%s: fleet.tar.gz byte-identical to the host build's" % config)
 
 
+MCU_FLEET = ("aarch64", "cortex-m4", "riscv", "rv32", "x86")
+MCU_TRIPLE = dict(TRIPLE, **{"cortex-m4": "thumbv7em-none-eabihf", "rv32": "riscv32-unknown-elf"})
+MCU_MACHINE = dict(MACHINE, **{"cortex-m4": 40, "rv32": 243})
+
+
+def case_mcu_fleet(work):
+    """x86 + aarch64 + riscv + cortex-m4 + rv32 in one host build (tests/cmake/mcu_fleet):
+    every variant for its machine, the x86 app natively and the two board apps under
+    qemu-system through ctest, and the bundle's RAM/flash figures per variant against
+    `mlcc -v` and the header."""
+    src = os.path.join(work, "src")
+    shutil.copytree(os.path.join(HERE, "mcu_fleet"), src)
+    shutil.copy(os.path.join(HERE, "consumer", "main.c"), src)
+    write_tiny_model(src)
+    bld = os.path.join(work, "build")
+    wrapper, log = mlcc_wrapper(work)
+    configure(src, bld, "Ninja", ["-DMLCC_SOURCE_DIR=" + ARGS.source,
+                                  "-DMLCC_EXECUTABLE=" + wrapper])
+    sh(build_cmd(bld, "Ninja"))
+    got, n = compiles_since(log, 0)
+    check(got == sorted(MCU_FLEET), "one build: mlcc once per target (%s)" % got)
+    _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure", "-V"])
+    print(out[-3000:])
+    check("100% tests passed" in out and "qemu-system-arm" in out and
+          "qemu-system-riscv32" in out,
+          "ctest: x86 natively, cortex-m4 and rv32 under qemu-system, values match")
+    for a in MCU_FLEET:
+        lib = os.path.join(bld, "mlcc", "tiny", a, "libtiny.a")
+        check(elf_machine(lib) == MCU_MACHINE[a], "%s: library is %s code" % (a, a))
+    for a in ("cortex-m4", "rv32"):
+        check(elf_machine(os.path.join(bld, "app_%s.elf" % a)) == MCU_MACHINE[a],
+              "%s: the board app is %s code" % (a, a))
+    _, ninja = sh(["ninja", "-C", bld, "-t", "commands", "app"])
+    check(" -lm" in ninja, "the x86 app links libm")
+    for a in ("cortex-m4", "rv32"):
+        _, cmds = sh(["ninja", "-C", bld, "-t", "commands", "app_" + a])
+        link = [l for l in cmds.splitlines() if "app_%s.elf" % a in l and " -o " in l][-1]
+        check(" -lm" not in link and "-T" in link and "semihost.c" in link,
+              "%s: the board link has the linker script and start-up, no -lm" % a)
+    sh(build_cmd(bld, "Ninja", "fleet"))
+    manifest = json.load(open(os.path.join(bld, "fleet", "manifest.json")))
+    check(manifest["format"] == 2, "manifest: format 2")
+    (m,) = manifest["models"]
+    check([t["alias"] for t in m["targets"]] == list(MCU_FLEET),
+          "manifest: five targets sorted by alias")
+    scratch = os.path.join(work, "v")
+    for t in m["targets"]:
+        a = t["alias"]
+        check(t["triple"] == MCU_TRIPLE[a], "manifest %s: triple %s" % (a, t["triple"]))
+        hdr = open(os.path.join(bld, "mlcc", "tiny", a, "tiny.h")).read()
+        macro = lambda k: int(re.search(r"#define TINY_%s (\d+)" % k, hdr).group(1))
+        # The same variant once more, with -v: its RAM and flash line.
+        p = subprocess.run([ARGS.mlcc, os.path.join(src, "tiny.onnx"), "--name=tiny",
+                            "--target=" + a, "-o", os.path.join(scratch, a, "libtiny.a"), "-v"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        err = p.stderr.decode()
+        v = re.search(r"^mlcc: RAM (\d+) bytes \(workspace (\d+), stack (\d+), static (\d+)\); "
+                      r"flash (\d+) bytes \(code (\d+), weights (\d+),", err, re.M)
+        check(p.returncode == 0 and v is not None, "%s: mlcc -v prints RAM and flash" % a)
+        ram, ws, stack, static, flash, code, weights = map(int, v.groups())
+        check(t["workspace_size"] == ws == macro("WORKSPACE_SIZE")
+              and t["stack_size"] == stack == macro("STACK_SIZE")
+              and t["weights_size"] == weights == macro("WEIGHTS_SIZE"),
+              "manifest %s: workspace %d, stack %d, weights %d = -v = the header"
+              % (a, ws, stack, weights))
+        check(t["ram_size"] == ram == ws + stack + static and t["flash_size"] == flash
+              and t["code_size"] == code > 0 and flash >= code + weights,
+              "manifest %s: RAM %d (workspace + stack + static), flash %d (code %d + weights "
+              "%d + ...) = -v" % (a, ram, flash, code, weights))
+        if a in ("cortex-m4", "rv32"):
+            check(stack <= 4096, "manifest %s: the microcontroller's own stack bound %d" % (a, stack))
+
+
 def case_install(work):
     if not ARGS.build:
         raise Failure("--build (the mlcc build folder) is required for the install case")
@@ -472,7 +548,10 @@ def case_install(work):
     for f in ("bin/mlcc", "lib/cmake/mlcc/mlccConfig.cmake",
               "lib/cmake/mlcc/mlccConfigVersion.cmake", "lib/cmake/mlcc/MLModel.cmake",
               "lib/cmake/mlcc/MLModelBundle.cmake",
-              "share/mlcc/toolchains/aarch64-linux-gnu.cmake"):
+              "share/mlcc/toolchains/aarch64-linux-gnu.cmake",
+              "share/mlcc/toolchains/arm-none-eabi.cmake",
+              "share/mlcc/toolchains/riscv32-unknown-elf.cmake", "share/mlcc/mcu/semihost.h",
+              "share/mlcc/mcu/mps2-an386.ld"):
         check(os.path.exists(os.path.join(prefix, f)), "installed " + f)
     src = consumer_copy(work)
     for name, extra, alias in (
@@ -571,6 +650,7 @@ def main():
         "bundle-identity": case_bundle_identity,
         "example": case_example,
         "errors": case_errors,
+        "mcu-fleet": case_mcu_fleet,
     }
     if ARGS.case not in cases:
         print("unknown case %s (known: %s)" % (ARGS.case, ", ".join(cases)))
