@@ -499,7 +499,7 @@ function(ml_model_board_executable exe)
       COMMAND "${MLCC_BOARD_CC_${alias}}" ${board_FLAGS} -O2 --specs=picolibc.specs
               -nostartfiles "-I${dir}" ${incs} ${ARG_COMPILE_OPTIONS}
               ${sources} "${startup_obj}" "${dir}/semihost.c"
-              "-L${dir}" "-T${dir}/${board_LD}" -Wl,--no-warn-rwx-segments
+              "-L${dir}" "-T${dir}/${board_LD}" -Wl,--no-warn-rwx-segments -Wl,--no-warn-execstack
               ${libs} -lc -lgcc -o "${elf}"
       DEPENDS ${sources} ${libs} "${dir}/${board_STARTUP}" "${dir}/semihost.c"
               "${dir}/${board_LD}"

@@ -25,6 +25,10 @@ CASE is one of:
                               tarball identical
   example                     examples/detector built once: the detector for x86, aarch64 and
                               riscv, each app run (natively / under qemu), same top boxes
+  example-kws                 examples/kws built once: x86 aarch64 riscv cortex-m4 rv32, each
+                              app run by ctest (natively / qemu-user / qemu-system), scores
+                              against the reference and each other (skipped, exit 77,
+                              without ../shared)
   mcu-fleet                   tests/cmake/mcu_fleet: x86 aarch64 riscv cortex-m4 rv32 in one
                               build, the board apps under qemu-system through ctest, the
                               bundle's RAM/flash per variant = mlcc -v = the header
@@ -600,6 +604,41 @@ def case_example(work):
           "the same top boxes on x86, aarch64 and riscv")
 
 
+class Skip(Exception):
+    pass
+
+
+def case_example_kws(work):
+    """examples/kws (the README quick start's fleet with microcontrollers): x86, aarch64,
+    riscv, cortex-m4 and rv32 in one build; ctest runs each app (natively, qemu-user,
+    qemu-system), each compares its 12 scores with the reference, compare.py compares the
+    five with the reference and with each other."""
+    model_dir = os.path.join(ARGS.source, "..", "shared", "models", "tiny", "kws_dscnn")
+    if not os.path.exists(os.path.join(model_dir, "model.onnx")):
+        raise Skip("%s not found (the shared tiny models are not here)" % model_dir)
+    bld = os.path.join(work, "build")
+    sh(["cmake", "-S", os.path.join(ARGS.source, "examples", "kws"), "-B", bld, "-G",
+        "Ninja", "-DMLCC_EXECUTABLE=" + ARGS.mlcc, "-DKWS_MODEL_DIR=" + model_dir])
+    sh(build_cmd(bld, "Ninja"))
+    _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure", "-V"])
+    print(out[-4000:])
+    check("100% tests passed" in out and "out of 6" in out,
+          "ctest: five apps match the reference, compare.py agrees")
+    for a, exe, runner in (("x86", "kws_app", None),
+                           ("aarch64", "kws_app_aarch64", "qemu-aarch64"),
+                           ("riscv", "kws_app_riscv", "qemu-riscv64"),
+                           ("cortex-m4", "kws_app_cortex_m4.elf", "qemu-system-arm"),
+                           ("rv32", "kws_app_rv32.elf", "qemu-system-riscv32")):
+        check(elf_machine(os.path.join(bld, exe)) == MCU_MACHINE[a], "%s app is %s code" % (a, a))
+        check("top class" in out and ("kws: top class" in out) and
+              (runner is None or runner in out), "%s app ran%s" % (a, " under " + runner
+                                                                if runner else " natively"))
+        check(re.search(r"kws: top class \d+ \(%s\)" % re.escape(a), out) is not None,
+              "%s: the app printed its top class" % a)
+    check("compare: the same scores on x86, aarch64, riscv, cortex-m4, rv32" in out,
+          "compare.py: the five targets agree with the reference and each other")
+
+
 def case_errors(work):
     """Wrong add_ml_model()/ml_model_bundle() calls fail at configure time with a message."""
     src = consumer_copy(work)
@@ -651,6 +690,7 @@ def main():
         "example": case_example,
         "errors": case_errors,
         "mcu-fleet": case_mcu_fleet,
+        "example-kws": case_example_kws,
     }
     if ARGS.case not in cases:
         print("unknown case %s (known: %s)" % (ARGS.case, ", ".join(cases)))
@@ -662,6 +702,10 @@ def main():
     try:
         cases[ARGS.case](work)
         ok = True
+    except Skip as e:
+        print("SKIP: " + str(e))
+        shutil.rmtree(work, ignore_errors=True)
+        return 77
     except Failure as e:
         print("FAIL: " + str(e))
     finally:
