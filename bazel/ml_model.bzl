@@ -35,7 +35,12 @@ _CPU_TO_TARGET = {
     "aarch64": "aarch64",
     "arm64": "aarch64",
     "riscv64": "riscv",
+    # Bare metal (toolchains/bazel: arm-none-eabi-gcc for the qemu mps2-an386 board).
+    "cortex-m4": "cortex-m4",
 }
+
+# mlcc aliases whose code calls no libm (docs/mcu.md): their libraries add no -lm.
+_NO_LIBM = ["cortex-m4", "cortex-m55", "rv32", "rv32f"]
 
 # mlcc alias -> the configuration a fleet member is built in. x86 uses Bazel's
 # autoconfigured host gcc; the cross CPUs use Debian's cross gcc (toolchains/bazel).
@@ -49,7 +54,7 @@ MlModelInfo = provider(
     doc = "One compiled model, for rules that package or describe it (ml_model_library provides it).",
     fields = {
         "symbol": "the C symbol prefix (--name)",
-        "target": "mlcc's target alias: x86 | aarch64 | riscv",
+        "target": "mlcc's target alias: x86 | aarch64 | riscv | cortex-m4",
         "cpu": "the -mcpu= given to mlcc, or '' for the target's default",
         "features": "the -mattr= given to mlcc, or '' for the target's default",
         "model": "the model File",
@@ -193,7 +198,7 @@ def _ml_model_library_impl(ctx):
         linker_inputs = depset([cc_common.create_linker_input(
             owner = ctx.label,
             libraries = depset([library_to_link]),
-            user_link_flags = depset(["-lm"]),
+            user_link_flags = depset([] if target in _NO_LIBM else ["-lm"]),
         )]),
     )
     return [

@@ -5,6 +5,7 @@
 #   2. the consumer workspace here (mlcc as external repository @mlcc): `bazel test` for the
 #      host, --config=aarch64 and --config=riscv64 (under qemu); tiny_test checks values
 #      against a numpy reference, detector_test's outputs must agree across the targets;
+#      and --config=cortex-m4: tiny_test on qemu-system-arm's mps2-an386 board;
 #   3. ml_model_fleet: the bundle's layout and manifest.json, for x86, aarch64 and riscv, and
 #      the same bytes (files and tarball) as CMake's ml_model_bundle() (docs/bundle.md);
 #   4. the objects (archive members) and the header from Bazel equal those of mlcc run
@@ -151,6 +152,24 @@ for other in vals[1:]:
             sys.exit("detector: %r vs %r" % (vals[0], other))
 print("   detector outputs agree across x86, aarch64, riscv64")
 EOF
+
+# --- 2b. a microcontroller: --config=cortex-m4 -------------------------------------------
+# arm-none-eabi-gcc + picolibc (toolchains/bazel), tiny_test linked with the board library
+# and run on qemu-system-arm -M mps2-an386 through --run_under (semihosting: stdout, exit).
+step "bazel test //... (cortex-m4, qemu-system-arm -M mps2-an386)"
+flags=("${common[@]}" --config=cortex-m4)
+bazel_in "$here" "$work/test-cortex-m4.log" test "${flags[@]}" --nocache_test_results \
+  --build_tests_only //...
+grep -E '^//:.*(PASSED|FAILED|SKIPPED)' "$work/test-cortex-m4.log" | sed 's/^/   /'
+grep -q '^//:tiny_test .*PASSED' "$work/test-cortex-m4.log" || fail "tiny_test did not pass on cortex-m4"
+logs="$(cd "$here" && bazel "${startup[@]}" info "${flags[@]}" bazel-testlogs 2>/dev/null)"
+grep -h '^tiny: 5/5' "$logs/tiny_test/test.log" | sed 's/^/   /' ||
+  fail "tiny_test on cortex-m4 printed no '5/5 outputs match' ($logs/tiny_test/test.log)"
+bin="$(cd "$here" && bazel "${startup[@]}" info "${flags[@]}" bazel-bin 2>/dev/null)"
+readelf -h "$bin/tiny_test" | grep -q "Machine:.*ARM" || fail "$bin/tiny_test is not an Arm binary"
+readelf -h "$bin/_mlcc/tiny/libtiny.a" | grep -q "Machine:.*ARM" ||
+  fail "the cortex-m4 libtiny.a is not Arm code"
+done_step
 
 # --- 3. the fleet bundle -------------------------------------------------------------------
 step "bazel build //:detector_fleet (x86, aarch64, riscv in one build)"
