@@ -143,8 +143,9 @@ cmake_policy(SET CMP0116 NEW)   # Ninja: DEPFILE paths relative to the binary di
 # _mlcc_alias(<out> <target-spec>): the alias (x86, aarch64, riscv,
 # cortex-m4, cortex-m55, rv32, rv32f) of a --target value, or "" when mlcc
 # has no such target. A triple maps to its architecture's alias as mlcc
-# resolves it (thumbv7em-* -> cortex-m4, thumbv8.1m.main-* -> cortex-m55,
-# riscv32-* -> rv32; rv32f is only reached by its alias).
+# resolves it (thumbv7em-* and the other M-profile thumbv6m-, thumbv7m-,
+# thumbv8m.main-* -> cortex-m4, thumbv8.1m.main-* -> cortex-m55, riscv32-* ->
+# rv32; rv32f is only reached by its alias).
 function(_mlcc_alias out spec)
   string(TOLOWER "${spec}" s)
   if(s MATCHES "^(x86|x86_64|x86-64|amd64|x64)$" OR s MATCHES "^x86_64-")
@@ -155,8 +156,8 @@ function(_mlcc_alias out spec)
     set(a riscv)
   elseif(s MATCHES "^(cortex-m4|cortex-m55|rv32|rv32f)$")
     set(a "${s}")
-  elseif(s MATCHES "^thumbv7em-")
-    set(a cortex-m4)
+  elseif(s MATCHES "^thumbv(6m|7m|7em|8m\\.main)-")
+    set(a cortex-m4)   # mlcc resolves these M-profile triples like cortex-m4
   elseif(s MATCHES "^thumbv8\\.1m\\.main-")
     set(a cortex-m55)
   elseif(s MATCHES "^riscv32-")
