@@ -43,11 +43,13 @@ _CPU_TO_TARGET = {
 _NO_LIBM = ["cortex-m4", "cortex-m55", "rv32", "rv32f"]
 
 # mlcc alias -> the configuration a fleet member is built in. x86 uses Bazel's
-# autoconfigured host gcc; the cross CPUs use Debian's cross gcc (toolchains/bazel).
+# autoconfigured host gcc; the cross CPUs use Debian's cross gcc (toolchains/bazel), the
+# Cortex-M4F its bare-metal arm-none-eabi-gcc.
 _TARGET_CONFIGS = {
     "x86": ("k8", "@bazel_tools//tools/cpp:toolchain"),
     "aarch64": ("aarch64", str(Label("//toolchains/bazel:toolchain"))),
     "riscv": ("riscv64", str(Label("//toolchains/bazel:toolchain"))),
+    "cortex-m4": ("cortex-m4", str(Label("//toolchains/bazel:toolchain"))),
 }
 
 MlModelInfo = provider(

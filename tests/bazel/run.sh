@@ -169,6 +169,27 @@ bin="$(cd "$here" && bazel "${startup[@]}" info "${flags[@]}" bazel-bin 2>/dev/n
 readelf -h "$bin/tiny_test" | grep -q "Machine:.*ARM" || fail "$bin/tiny_test is not an Arm binary"
 readelf -h "$bin/_mlcc/tiny/libtiny.a" | grep -q "Machine:.*ARM" ||
   fail "the cortex-m4 libtiny.a is not Arm code"
+# ml_model_fleet with the microcontroller: its manifest's RAM/flash figures against mlcc -v
+# on the same model and target.
+bazel_in "$here" "$work/tiny-fleet.log" build "${common[@]}" //:tiny_fleet
+fbin="$(cd "$here" && bazel "${startup[@]}" info "${common[@]}" bazel-bin 2>/dev/null)"
+"$mlcc" "$here/tiny.onnx" --name=tiny --target=cortex-m4 -o "$work/m4/libtiny.a" -v \
+  2>"$work/m4-v.log" || fail "mlcc --target=cortex-m4 -v failed"
+python3 - "$fbin/tiny_fleet/manifest.json" "$work/m4-v.log" "$work/m4/tiny.h" <<'EOF' || fail "tiny_fleet: the cortex-m4 RAM/flash figures"
+import json, re, sys
+m = json.load(open(sys.argv[1]))
+t = {x["alias"]: x for x in m["models"][0]["targets"]}["cortex-m4"]
+v = re.search(r"RAM (\d+) bytes \(workspace (\d+), stack (\d+).*flash (\d+) bytes \(code (\d+), "
+              r"weights (\d+)", open(sys.argv[2]).read())
+ram, ws, stack, flash, code, weights = map(int, v.groups())
+hdr = open(sys.argv[3]).read()
+assert m["format"] == 2 and t["triple"] == "thumbv7em-none-eabihf", t
+assert (t["ram_size"], t["workspace_size"], t["stack_size"], t["flash_size"], t["code_size"],
+        t["weights_size"]) == (ram, ws, stack, flash, code, weights), (t, v.groups())
+assert "#define TINY_STACK_SIZE %d " % stack in hdr, hdr
+print("   tiny_fleet cortex-m4: RAM %d B (workspace %d + stack %d), flash %d B = mlcc -v"
+      % (ram, ws, stack, flash))
+EOF
 done_step
 
 # --- 3. the fleet bundle -------------------------------------------------------------------
