@@ -427,7 +427,7 @@ def ml_model_fleet(
     Args:
       name: the bundle's name.
       model: the ONNX model.
-      targets: mlcc target aliases: x86, aarch64, riscv.
+      targets: mlcc target aliases: x86, aarch64, riscv, cortex-m4.
       data: files the model reads (ONNX external data).
       opts: extra mlcc options for every target.
       cpu: {alias: -mcpu=} for targets that do not use their default CPU.

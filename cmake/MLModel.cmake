@@ -117,10 +117,12 @@ A custom target ``<bundle>`` that lays out, under
   <triple>/include/<name>.h
 
 and packs that folder as ``<bundle>.tar.gz`` (default, in the current binary
-directory). ``manifest.json`` (format 1, docs/bundle.md) records per model its
+directory). ``manifest.json`` (format 2, docs/bundle.md) records per model its
 name, file name, sha256 and size; per target the alias, triple, CPU, features,
 opt level, code-changing options, entry ABI, workspace size and alignment,
-stack size, input/output signature and the sha256 of the library and header
+stack size, weights and code size, RAM (workspace + stack + static data) and
+flash (code + read-only data + data), input/output signature and the sha256 of
+the library and header
 (copied from mlcc's ``--describe`` files); and mlcc's version, commit,
 codegen hash and LLVM version. The tarball is byte-identical when rebuilt
 from the same inputs (sorted names, mtime 0, owner and group 0, fixed modes,

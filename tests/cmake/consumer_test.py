@@ -223,7 +223,7 @@ def build_cmd(bld, gen, target=None):
 
 
 def check_bundle(bld, src, current, name="fleet"):
-    """The bundle's manifest (docs/bundle.md, format 1) against the build, the
+    """The bundle's manifest (docs/bundle.md, format 2) against the build, the
     model and mlcc; returns the tarball's sha256."""
     tarball = os.path.join(bld, name + ".tar.gz")
     manifest = json.load(open(os.path.join(bld, name, "manifest.json")))
