@@ -853,16 +853,15 @@ static mlcc_status_t run_codegen_whole(mlcc_compilation_t* c) {
   c->n_kernels_total = c->n_kernels_distinct = c->n_kernels_compiled = c->graph->n_kernels;
   s = mlcc_status_annotate(s, "%s", c->input);
   if (s == NULL) s = mlcc_fs_sha256_buffer(buf.data, buf.size, c->whole_sha256);
-  if (s == NULL) s = emit_output(c, buf.data, buf.size);
-  mlcc_buffer_deinit(&buf);
-  // A -c object compiled whole: its sections are the RAM/flash figures'
-  // (read from the staged file; an output written through has none).
-  if (s == NULL && kind == MLCC_OUTPUT_OBJECT && c->n_staged > 0) {
+  // A -c object compiled whole: its sections are the RAM/flash figures.
+  if (s == NULL && kind == MLCC_OUTPUT_OBJECT) {
     memset(&c->whole_size, 0, sizeof(c->whole_size));
-    mlcc_status_t z = mlcc_objsize_add_file(c->staged[c->n_staged - 1].tmp_path, &c->whole_size);
+    mlcc_status_t z = mlcc_objsize_add_buffer(buf.data, buf.size, &c->whole_size);
     c->whole_size_known = z == NULL;
     mlcc_status_free(z);
   }
+  if (s == NULL) s = emit_output(c, buf.data, buf.size);
+  mlcc_buffer_deinit(&buf);
   return s;
 }
 
@@ -1514,8 +1513,6 @@ static mlcc_status_t run_header(mlcc_compilation_t* c) {
   return s;
 }
 
-// --describe: the variant's facts as JSON (driver/describe.h), staged like
-// the other outputs. Runs after the archive (or link) and the header.
 // The two numbers a microcontroller build is sized by (docs/mcu.md), for -v
 // and --describe. RAM = workspace + NAME_STACK_SIZE + static data; flash =
 // code + read-only data (the weights blob) + initialized data, summed over
@@ -1552,6 +1549,8 @@ static bool memory_figures(const mlcc_compilation_t* c, memory_figures_t* out) {
   return true;
 }
 
+// --describe: the variant's facts as JSON (driver/describe.h), staged like
+// the other outputs. Runs after the archive (or link) and the header.
 static mlcc_status_t run_describe(mlcc_compilation_t* c) {
   const mlcc_options_t* o = c->options;
   char lib_sha[65], model_sha[65];

@@ -5,14 +5,15 @@
 // plus measured margins for what the compiler adds (spills, saved
 // registers, small slots).
 //
-// The bound is a pure function of the graph after passes and the same for
-// every target: per node it takes the largest buffers any target mlcc
+// On the Linux targets the bound is a pure function of the graph after
+// passes and the same for every target: per node it takes the largest buffers any target mlcc
 // supports (x86-64 with 32- or 64-byte vectors, aarch64, riscv64 with and
 // without V) would allocate, looking at a Conv packed for the compiling
 // target as the ONNX Conv it came from. The margins are measured at -O2
 // (the default; -O1 and -O0 pack no weights, and the shared models' -O0
 // frames also fit, but -O0 keeps every accumulator in memory and is not
-// covered by construction).
+// covered by construction). Microcontroller targets publish their own,
+// smaller bound instead (mlcc_stack_size_for_target).
 // Thread-safe (no state).
 #ifndef MLCC_TARGETS_CODEGEN_STACK_H_
 #define MLCC_TARGETS_CODEGEN_STACK_H_

@@ -249,6 +249,16 @@ def case_outputs_cache(d):
     check(m is not None and int(m.group(3)) > 0
           and (wt["ram_size"], wt["flash_size"], wt["code_size"]) == tuple(map(int, m.groups())),
           "-c without a linker: -v prints RAM and flash, --describe has the same figures")
+    # The same object written to stdout: its figures come from the object in memory.
+    p = subprocess.run([MLCC, model, "-c", "-o", "-", "--describe",
+                        os.path.join(d, "whole", "stdout.json")],
+                       env=dict(os.environ, PATH=nold, MLCC_LD=""), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    st = json.load(open(os.path.join(d, "whole", "stdout.json")))["target"] if p.returncode == 0 \
+        else {}
+    check(p.returncode == 0 and p.stdout == open(whole, "rb").read()
+          and (st.get("code_size"), st.get("flash_size")) == (wt["code_size"], wt["flash_size"]),
+          "-c -o - without a linker: --describe's figures from the object written to stdout")
     # The object and the library of the same model give the same values.
     lib = os.path.join(d, "x86", "lib", "libtiny.a")
     run(model, "-o", lib, "--target=x86")
