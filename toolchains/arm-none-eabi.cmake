@@ -35,8 +35,10 @@ else()
 endif()
 set(CMAKE_C_FLAGS_INIT "${_mlcc_flags} --specs=picolibc.specs")
 set(CMAKE_ASM_FLAGS_INIT "${_mlcc_flags}")
+# The paths quoted: a prefix or checkout path may hold spaces.
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-nostartfiles \
--L${_mlcc_mcu_dir} -T${_mlcc_mcu_dir}/${MLCC_MCU_BOARD}.ld -Wl,--no-warn-rwx-segments")
+-L\"${_mlcc_mcu_dir}\" -T\"${_mlcc_mcu_dir}/${MLCC_MCU_BOARD}.ld\" -Wl,--no-warn-rwx-segments \
+-Wl,--no-warn-execstack")
 set(MLCC_MCU_STARTUP ${_mlcc_mcu_dir}/startup_cortex_m.c ${_mlcc_mcu_dir}/semihost.c)
 set(MLCC_MCU_INCLUDE_DIR ${_mlcc_mcu_dir})
 set(CMAKE_CROSSCOMPILING_EMULATOR ${_mlcc_qemu} -semihosting-config enable=on,target=native

@@ -29,8 +29,9 @@ else()
 endif()
 set(CMAKE_C_FLAGS_INIT "${_mlcc_flags} --specs=picolibc.specs")
 set(CMAKE_ASM_FLAGS_INIT "${_mlcc_flags}")
+# The paths quoted: a prefix or checkout path may hold spaces.
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-nostartfiles \
--L${_mlcc_mcu_dir} -T${_mlcc_mcu_dir}/virt-rv32.ld")
+-L\"${_mlcc_mcu_dir}\" -T\"${_mlcc_mcu_dir}/virt-rv32.ld\" -Wl,--no-warn-execstack")
 set(MLCC_MCU_STARTUP ${_mlcc_mcu_dir}/startup_rv32.S ${_mlcc_mcu_dir}/semihost.c)
 set(MLCC_MCU_INCLUDE_DIR ${_mlcc_mcu_dir})
 set(CMAKE_CROSSCOMPILING_EMULATOR qemu-system-riscv32 -M virt -bios none -m 32M

@@ -17,7 +17,8 @@ CASE is one of:
                               its test runs through ctest (qemu via CMAKE_CROSSCOMPILING_EMULATOR)
   install                     `cmake --install` of the mlcc build to a scratch prefix, then the
                               consumer with find_package(mlcc) via CMAKE_PREFIX_PATH, natively
-                              and with the aarch64 toolchain file
+                              and with the aarch64 toolchain file; and a bare-metal board app
+                              with the installed riscv32 toolchain file under qemu-system
   errors                      wrong add_ml_model()/ml_model_bundle() calls fail at configure time
   bundle-identity             the fleet bundle from CMake for the host, with the aarch64
                               toolchain file, and from bazel/fleet_bundle.py (ml_model_fleet's
@@ -582,6 +583,28 @@ def case_install(work):
               % (name, alias))
         sh(build_cmd(bld, "Ninja", "fleet"))
         check_bundle(bld, src, alias)
+    # A bare-metal consumer of the installed package: the installed rv32 toolchain file,
+    # find_package(mlcc) (a 32-bit configuration), the board files from share/mlcc/mcu,
+    # and the board app run by ctest under qemu-system-riscv32.
+    msrc = os.path.join(work, "mcu-src")
+    os.mkdir(msrc)
+    shutil.copy(os.path.join(HERE, "mcu_fleet", "main_mcu.c"), msrc)
+    write_tiny_model(msrc)
+    with open(os.path.join(msrc, "CMakeLists.txt"), "w") as f:
+        f.write("cmake_minimum_required(VERSION 3.20)\nproject(inst C ASM)\n"
+                "find_package(mlcc 0.1 REQUIRED)\n"
+                "add_ml_model(tiny tiny.onnx TARGETS x86 ${MLCC_TARGET_ALIAS})\n"
+                "ml_model_board_executable(app TARGET ${MLCC_TARGET_ALIAS} SOURCES main_mcu.c "
+                "MODELS tiny)\nenable_testing()\nadd_test(NAME app COMMAND app)\n"
+                "set_tests_properties(app PROPERTIES PASS_REGULAR_EXPRESSION \"tiny: ok\")\n")
+    mbld = os.path.join(work, "build-rv32")
+    configure(msrc, mbld, "Ninja", ["-DCMAKE_PREFIX_PATH=" + prefix, "-DCMAKE_TOOLCHAIN_FILE=" +
+                                    os.path.join(prefix, "share/mlcc/toolchains/riscv32-unknown-elf.cmake")])
+    sh(build_cmd(mbld, "Ninja"))
+    _, out = sh(["ctest", "--test-dir", mbld, "--output-on-failure", "-V"])
+    check("100% tests passed" in out and "qemu-system-riscv32" in out
+          and os.path.join(prefix, "share/mlcc/mcu") in open(os.path.join(mbld, "build.ninja")).read(),
+          "rv32 from the installed package: the board app passes under qemu-system-riscv32")
 
 
 def case_example(work):
