@@ -62,6 +62,8 @@ struct mlcc_compilation_t {
   bool obj_whole;                 // OBJ without a linker: one module, no kernel cache
   char header_sha256[65];         // of NAME.h as written ("" before)
   char whole_sha256[65];          // of a whole-module output (obj_whole), for --describe
+  mlcc_objsize_t whole_size;      // section sizes of that object (-v, --describe)
+  bool whole_size_known;
   mlcc_target_t target;
   mlcc_pass_id_t passes[kMaxPasses];
   uint32_t n_passes;
@@ -857,6 +859,10 @@ static mlcc_status_t run_optimize(mlcc_compilation_t* c) {
   ctx.no_winograd = c->options->winograd_given ? c->options->no_winograd
                                                : mlcc_target_is_bare_metal(&c->target);
   mlcc_status_t s = mlcc_pass_run_pipeline(&ctx, c->graph, c->passes, c->n_passes);
+  // NAME_STACK_SIZE: a microcontroller's own bound (targets/codegen/stack.h).
+  if (s == NULL && mlcc_target_is_bare_metal(&c->target)) {
+    c->graph->stack_size = mlcc_stack_size_for_target(c->graph, &c->target);
+  }
   if (s == NULL && (emits_objects(c->options->emit) || c->options->emit == MLCC_EMIT_HEADER)) {
     s = mlcc_graph_verify(c->graph, true);
   }
@@ -900,6 +906,13 @@ static mlcc_status_t run_codegen_whole(mlcc_compilation_t* c) {
   c->n_kernels_total = c->n_kernels_distinct = c->n_kernels_compiled = c->graph->n_kernels;
   s = mlcc_status_annotate(s, "%s", c->input);
   if (s == NULL) s = mlcc_fs_sha256_buffer(buf.data, buf.size, c->whole_sha256);
+  // A -c object compiled whole: its sections are the RAM/flash figures.
+  if (s == NULL && kind == MLCC_OUTPUT_OBJECT) {
+    memset(&c->whole_size, 0, sizeof(c->whole_size));
+    mlcc_status_t z = mlcc_objsize_add_buffer(buf.data, buf.size, &c->whole_size);
+    c->whole_size_known = z == NULL;
+    mlcc_status_free(z);
+  }
   if (s == NULL) s = emit_output(c, buf.data, buf.size);
   mlcc_buffer_deinit(&buf);
   return s;
@@ -1609,6 +1622,42 @@ static mlcc_status_t run_header(mlcc_compilation_t* c) {
   return s;
 }
 
+// The two numbers a microcontroller build is sized by (docs/mcu.md), for -v
+// and --describe. RAM = workspace + NAME_STACK_SIZE + static data; flash =
+// code + read-only data (the weights blob) + initialized data, summed over
+// the archive's members (or the sections of a -c object compiled whole).
+typedef struct memory_figures_t {
+  mlcc_objsize_t sz;
+  uint64_t weights, ram, flash;
+  int64_t workspace, stack;
+} memory_figures_t;
+
+// False when the objects' sizes are unknown (no objects, an unreadable one).
+static bool memory_figures(const mlcc_compilation_t* c, memory_figures_t* out) {
+  memset(out, 0, sizeof(*out));
+  if (c->obj_whole) {
+    if (!c->whole_size_known) return false;
+    out->sz = c->whole_size;
+  } else {
+    if (c->n_members == 0) return false;
+    for (uint32_t i = 0; i < c->n_members; ++i) {
+      mlcc_status_t s = mlcc_objsize_add_file(c->members[i], &out->sz);
+      if (s != NULL) {
+        mlcc_status_free(s);
+        return false;
+      }
+    }
+  }
+  size_t weights = 0;
+  mlcc_status_free(mlcc_codegen_weights_size(c->graph, &weights));
+  out->weights = weights;
+  out->stack = mlcc_stack_size(c->graph);
+  out->workspace = c->graph->workspace_size > 0 ? c->graph->workspace_size : 0;
+  out->ram = (uint64_t)(out->workspace + out->stack) + out->sz.data + out->sz.bss;
+  out->flash = out->sz.code + out->sz.rodata + out->sz.data;
+  return true;
+}
+
 // --describe: the variant's facts as JSON (driver/describe.h), staged like
 // the other outputs. Runs after the archive (or link) and the header.
 static mlcc_status_t run_describe(mlcc_compilation_t* c) {
@@ -1656,6 +1705,15 @@ static mlcc_status_t run_describe(mlcc_compilation_t* c) {
       .library_sha256 = lib_sha,
       .header_sha256 = c->header_sha256,
   };
+  memory_figures_t mem;
+  if (!memory_figures(c, &mem)) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: no section sizes for --describe",
+                            c->input);
+  }
+  info.weights_size = mem.weights;
+  info.code_size = mem.sz.code;
+  info.ram_size = mem.ram;
+  info.flash_size = mem.flash;
   char* text = NULL;
   mlcc_status_t s = mlcc_describe_render(c->graph, &info, &text);
   if (s == NULL) s = stage(c, o->describe, text, strlen(text));
@@ -1750,33 +1808,17 @@ static mlcc_status_t setup_outputs(mlcc_compilation_t* c, const char** tmpdir) {
   return mlcc_ok_status();
 }
 
-// -v: the two numbers a microcontroller build is sized by (docs/mcu.md).
-// RAM = workspace + NAME_STACK_SIZE (+ any static data); flash = code +
-// read-only data (the weights blob) + initialized data, summed over the
-// archive's members.
 static void print_memory_figures(const mlcc_compilation_t* c) {
-  if (c->n_members == 0) return;
-  mlcc_objsize_t sz = {0};
-  for (uint32_t i = 0; i < c->n_members; ++i) {
-    mlcc_status_t s = mlcc_objsize_add_file(c->members[i], &sz);
-    if (s != NULL) {
-      mlcc_status_free(s);
-      return;
-    }
-  }
-  size_t weights = 0;
-  mlcc_status_t s = mlcc_codegen_weights_size(c->graph, &weights);
-  mlcc_status_free(s);
-  int64_t stack = mlcc_stack_size(c->graph);
-  int64_t ws = c->graph->workspace_size > 0 ? c->graph->workspace_size : 0;
+  memory_figures_t m;
+  if (!memory_figures(c, &m)) return;
   fprintf(c->diag,
           "mlcc: RAM %llu bytes (workspace %lld, stack %lld, static %llu); "
-          "flash %llu bytes (code %llu, weights %zu, other read-only %llu, data %llu)\n",
-          (unsigned long long)(ws + stack) + (unsigned long long)(sz.data + sz.bss),
-          (long long)ws, (long long)stack, (unsigned long long)(sz.data + sz.bss),
-          (unsigned long long)(sz.code + sz.rodata + sz.data), (unsigned long long)sz.code,
-          weights, (unsigned long long)(sz.rodata > weights ? sz.rodata - weights : 0),
-          (unsigned long long)sz.data);
+          "flash %llu bytes (code %llu, weights %llu, other read-only %llu, data %llu)\n",
+          (unsigned long long)m.ram, (long long)m.workspace, (long long)m.stack,
+          (unsigned long long)(m.sz.data + m.sz.bss), (unsigned long long)m.flash,
+          (unsigned long long)m.sz.code, (unsigned long long)m.weights,
+          (unsigned long long)(m.sz.rodata > m.weights ? m.sz.rodata - m.weights : 0),
+          (unsigned long long)m.sz.data);
 }
 
 mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {

@@ -104,9 +104,15 @@ mlcc_status_t mlcc_describe_render(const mlcc_graph_t* graph, const mlcc_describ
                       "    \"entry_abi\": %d,\n"
                       "    \"workspace_size\": %lld,\n"
                       "    \"workspace_align\": %lld,\n"
-                      "    \"stack_size\": %lld,\n",
+                      "    \"stack_size\": %lld,\n"
+                      "    \"weights_size\": %llu,\n"
+                      "    \"code_size\": %llu,\n"
+                      "    \"ram_size\": %llu,\n"
+                      "    \"flash_size\": %llu,\n",
                       MLCC_ENTRY_ABI_VERSION, (long long)ws_size, (long long)ws_align,
-                      (long long)mlcc_stack_size(graph));
+                      (long long)mlcc_stack_size(graph), (unsigned long long)info->weights_size,
+                      (unsigned long long)info->code_size, (unsigned long long)info->ram_size,
+                      (unsigned long long)info->flash_size);
   mlcc_status_t s = append_values(&sb, graph, "inputs", graph->inputs, graph->n_inputs);
   if (s == NULL) s = append_values(&sb, graph, "outputs", graph->outputs, graph->n_outputs);
   if (s != NULL) {

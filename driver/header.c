@@ -276,8 +276,8 @@ mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
                      "extern \"C\" {\n"
                      "#endif\n");
   // The workspace and stack macros with their comments aligned in one
-  // column. NAME_STACK_SIZE (targets/codegen/stack.h) is target-independent
-  // like the rest of the header.
+  // column. NAME_STACK_SIZE (targets/codegen/stack.h) is the same on every
+  // Linux target; a microcontroller's header has that target's own bound.
   int64_t ws_align = graph->workspace_align > 0 ? graph->workspace_align : 64;
   int64_t ws_size = graph->workspace_size > 0 ? graph->workspace_size : 0;
   char size_line[kMaxNameLen + 64], align_line[kMaxNameLen + 64], stack_line[kMaxNameLen + 64];

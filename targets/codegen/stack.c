@@ -70,17 +70,30 @@ static const mlcc_node_t* conv_onnx_view(const mlcc_node_t* node, conv_view_t* v
   return &v->node;
 }
 
-static int64_t conv_bytes(const mlcc_node_t* node) {
+static bool has_attr(const mlcc_node_t* node, const char* name) {
+  for (uint32_t i = 0; i < node->n_attrs; ++i) {
+    if (node->attrs[i].name != NULL && strcmp(node->attrs[i].name, name) == 0) return true;
+  }
+  return false;
+}
+
+// |only|: the one target to plan for (a bare-metal target's own bound), or
+// NULL for every target of kTargets.
+static int64_t conv_bytes(const mlcc_node_t* node, const mlcc_target_t* only) {
   conv_view_t view;
   const mlcc_node_t* onnx = conv_onnx_view(node, &view);
   int64_t best = 0;
-  for (size_t i = 0; i < sizeof(kTargets) / sizeof(kTargets[0]); ++i) {
+  size_t n = only != NULL ? 1 : sizeof(kTargets) / sizeof(kTargets[0]);
+  for (size_t i = 0; i < n; ++i) {
     mlcc_target_t t;
     memset(&t, 0, sizeof(t));
-    t.arch = kTargets[i].arch;
-    t.vector_bytes = kTargets[i].vector_bytes;
-    // Either kernel may run: -fno-winograd keeps the direct one.
-    int64_t w = mlcc_conv_winograd_stack_bytes(onnx, &t);
+    t.arch = only != NULL ? only->arch : kTargets[i].arch;
+    t.vector_bytes = only != NULL ? only->vector_bytes : kTargets[i].vector_bytes;
+    // Either kernel may run: -fno-winograd keeps the direct one. For one
+    // target the graph says which (pack-weights marked the Winograd convs).
+    int64_t w = only == NULL || has_attr(node, MLCC_CONV_WINOGRAD_ATTR)
+                    ? mlcc_conv_winograd_stack_bytes(onnx, &t)
+                    : 0;
     int64_t d = mlcc_conv_stack_bytes(onnx, &t);
     if (w > best) best = w;
     if (d > best) best = d;
@@ -107,10 +120,10 @@ static int64_t det_bytes(const mlcc_node_t* node) {
   return m > 0 ? m * m * 8 : 0;
 }
 
-int64_t mlcc_stack_node_bytes(const mlcc_node_t* node) {
+static int64_t node_bytes(const mlcc_node_t* node, const mlcc_target_t* only) {
   if (node == NULL) return 0;
   switch (node->op) {
-    case MLCC_OP_CONV: return conv_bytes(node);
+    case MLCC_OP_CONV: return conv_bytes(node, only);
     case MLCC_OP_RNN:
     case MLCC_OP_GRU:
     case MLCC_OP_LSTM: return rnn_bytes(node);
@@ -122,6 +135,8 @@ int64_t mlcc_stack_node_bytes(const mlcc_node_t* node) {
   }
 }
 
+int64_t mlcc_stack_node_bytes(const mlcc_node_t* node) { return node_bytes(node, NULL); }
+
 int64_t mlcc_stack_kernel_bytes(const mlcc_kernel_t* kernel) {
   int64_t bytes = MLCC_STACK_KERNEL_MARGIN;
   for (uint32_t i = 0; kernel != NULL && i < kernel->n_nodes; ++i) {
@@ -130,7 +145,8 @@ int64_t mlcc_stack_kernel_bytes(const mlcc_kernel_t* kernel) {
   return bytes;
 }
 
-int64_t mlcc_stack_size(const mlcc_graph_t* graph) {
+// mlcc_stack_size's target-independent bound.
+static int64_t any_target_stack_size(const mlcc_graph_t* graph) {
   int64_t kernel = 0, args = 0;
   for (uint32_t k = 0; graph != NULL && k < graph->n_kernels; ++k) {
     int64_t b = mlcc_stack_kernel_bytes(&graph->kernels[k]);
@@ -142,4 +158,25 @@ int64_t mlcc_stack_size(const mlcc_graph_t* graph) {
   }
   int64_t total = MLCC_STACK_ENTRY_MARGIN + 8 * args + kernel;
   return (total + 1023) / 1024 * 1024;
+}
+
+int64_t mlcc_stack_size(const mlcc_graph_t* graph) {
+  if (graph != NULL && graph->stack_size > 0) return graph->stack_size;
+  return any_target_stack_size(graph);
+}
+
+int64_t mlcc_stack_size_for_target(const mlcc_graph_t* graph, const mlcc_target_t* target) {
+  if (target == NULL || !mlcc_target_is_bare_metal(target)) return any_target_stack_size(graph);
+  int64_t kernel = 0, args = 0;
+  for (uint32_t k = 0; graph != NULL && k < graph->n_kernels; ++k) {
+    const mlcc_kernel_t* kn = &graph->kernels[k];
+    int64_t b = MLCC_STACK_MCU_KERNEL_MARGIN;
+    for (uint32_t i = 0; i < kn->n_nodes; ++i) b += node_bytes(kn->nodes[i], target);
+    if (b > kernel) kernel = b;
+    int64_t n = (int64_t)mlcc_kernel_args(kn, NULL, 0);
+    if (n > args) args = n;
+  }
+  // 32-bit pointers in NAME_run_parallel's argument block.
+  int64_t total = MLCC_STACK_MCU_ENTRY_MARGIN + 4 * args + kernel;
+  return (total + 255) / 256 * 256;
 }
