@@ -907,7 +907,7 @@ static mlcc_status_t run_codegen_whole(mlcc_compilation_t* c) {
   s = mlcc_status_annotate(s, "%s", c->input);
   if (s == NULL) s = mlcc_fs_sha256_buffer(buf.data, buf.size, c->whole_sha256);
   // A -c object compiled whole: its sections are the RAM/flash figures.
-  if (s == NULL && kind == MLCC_OUTPUT_OBJECT) {
+  if (s == NULL) {
     memset(&c->whole_size, 0, sizeof(c->whole_size));
     mlcc_status_t z = mlcc_objsize_add_buffer(buf.data, buf.size, &c->whole_size);
     c->whole_size_known = z == NULL;
