@@ -927,6 +927,17 @@ static mlcc_status_t write_member(mlcc_compilation_t* c, const char* path, mlcc_
   return add_member(c, path);
 }
 
+// The end of a codegen step that produced |buf|: its error annotated with
+// the model, or |buf| written to |path| as a member.
+static mlcc_status_t finish_member(mlcc_compilation_t* c, mlcc_status_t s, const char* path,
+                                   mlcc_buffer_t* buf) {
+  if (s != NULL) {
+    mlcc_buffer_deinit(buf);
+    return mlcc_status_annotate(s, "%s", c->input);
+  }
+  return write_member(c, path, buf);
+}
+
 static void verbose_job(mlcc_compilation_t* c, mlcc_job_kind_t kind) {
   if (!c->options->verbose) return;
   for (uint32_t i = 0; i < c->jobs.n_jobs; ++i) {
@@ -938,12 +949,7 @@ static mlcc_status_t run_codegen_weights(mlcc_compilation_t* c, const char* path
   mlcc_codegen_options_t cg = codegen_options(c);
   if (part_kind(c) != MLCC_OUTPUT_OBJECT) {  // -S / --emit=ll|asm: through LLVM
     mlcc_buffer_t buf = {0};
-    mlcc_status_t s = mlcc_codegen_weights(c->graph, &cg, part_kind(c), &buf);
-    if (s != NULL) {
-      mlcc_buffer_deinit(&buf);
-      return mlcc_status_annotate(s, "%s", c->input);
-    }
-    return write_member(c, path, &buf);
+    return finish_member(c, mlcc_codegen_weights(c->graph, &cg, part_kind(c), &buf), path, &buf);
   }
   // Written straight to |path| by the ELF writer (no copy of the blob).
   mlcc_status_t s = mlcc_codegen_weights_write_object(c->graph, &cg, path);
@@ -1004,12 +1010,7 @@ static mlcc_status_t run_codegen_entry(mlcc_compilation_t* c, const char* path) 
   if (part_kind(c) == MLCC_OUTPUT_OBJECT && local_cache(c) != NULL) cg.entry_cache = &hooks;
   c->entry_origin = part_kind(c) == MLCC_OUTPUT_OBJECT ? 1 : 0;
   mlcc_buffer_t buf = {0};
-  mlcc_status_t s = mlcc_codegen_entry(c->graph, &cg, part_kind(c), &buf);
-  if (s != NULL) {
-    mlcc_buffer_deinit(&buf);
-    return mlcc_status_annotate(s, "%s", c->input);
-  }
-  return write_member(c, path, &buf);
+  return finish_member(c, mlcc_codegen_entry(c->graph, &cg, part_kind(c), &buf), path, &buf);
 }
 
 // How a distinct kernel's object was obtained.
