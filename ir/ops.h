@@ -13,7 +13,7 @@ extern "C" {
 #endif
 
 typedef struct mlcc_node_t mlcc_node_t;
-typedef struct mlcc_emit_ctx_t mlcc_emit_ctx_t;  // targets/codegen/emit.h
+typedef struct mlcc_emit_ctx_t mlcc_emit_ctx_t;  // targets/emit/emit.h
 
 enum {
   // Output 0 is the broadcast of the inputs and each output element depends

@@ -8,8 +8,8 @@
 
 #include "ir/dtype.h"
 #include "targets/codegen/codegen.h"
-#include "targets/codegen/emit.h"
-#include "targets/codegen/llvm_ctx.h"
+#include "targets/emit/emit.h"
+#include "targets/llvm/llvm_ctx.h"
 
 static void add_fn_attr(LLVMContextRef c, LLVMValueRef fn, unsigned index, const char* name) {
   unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "ir/ops.h"
-#include "targets/codegen/emit.h"
+#include "targets/emit/emit.h"
 
 // Linux's CLOCK_MONOTONIC on x86-64, aarch64 and riscv64.
 enum { kClockMonotonic = 1, kRowFields = 7, kRowCalls = 4, kRowNs = 5, kRowMinNs = 6 };

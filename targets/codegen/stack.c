@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "ir/ops.h"
-#include "targets/codegen/emit.h"
-#include "targets/codegen/emit_winograd.h"
-#include "targets/codegen/pack.h"
+#include "targets/emit/emit.h"
+#include "targets/kernels/conv_winograd.h"
+#include "targets/kernels/pack.h"
 
 // Every (architecture, vector width) the emitters plan for: x86-64 with AVX2
 // (the default x86-64-v3) and with AVX-512, aarch64 (NEON), riscv64 without
@@ -88,7 +88,7 @@ static int64_t conv_bytes(const mlcc_node_t* node) {
   return best;
 }
 
-// emit_rnn.c: h, h_new, and for LSTM c, for GRU without linear_before_reset
+// targets/kernels/rnn.c: h, h_new, and for LSTM c, for GRU without linear_before_reset
 // r (.) h: at most four rows of hidden_size elements (float64 for float64
 // models, else float32).
 static int64_t rnn_bytes(const mlcc_node_t* node) {
@@ -99,7 +99,7 @@ static int64_t rnn_bytes(const mlcc_node_t* node) {
   return 4 * r->shape.dims[2] * elem;
 }
 
-// emit_spatial_misc.c: Det copies each M x M matrix into a float64 array.
+// targets/kernels/spatial_misc.c: Det copies each M x M matrix into a float64 array.
 static int64_t det_bytes(const mlcc_node_t* node) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   if (x == NULL || !x->shape_known || x->shape.rank < 2) return 0;
@@ -116,7 +116,7 @@ int64_t mlcc_stack_node_bytes(const mlcc_node_t* node) {
     case MLCC_OP_LSTM: return rnn_bytes(node);
     case MLCC_OP_DET: return det_bytes(node);
     default:
-      // emit_elementwise.c: a variadic node (Sum, Mean, Max, Min) keeps its
+      // targets/kernels/elementwise.c: a variadic node (Sum, Mean, Max, Min) keeps its
       // input pointers in stack arrays, one pointer per input.
       return node->n_inputs > 2 ? 8 * (int64_t)node->n_inputs : 0;
   }

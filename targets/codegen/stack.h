@@ -41,10 +41,10 @@ extern "C" {
 #define MLCC_STACK_ENTRY_MARGIN 1024
 
 // Bytes of the stack buffers the emitter of |node| allocates, the maximum
-// over every target: Conv tile and Winograd panels (emit_conv.c,
-// emit_winograd.c), RNN/GRU/LSTM state rows (emit_rnn.c), Det's matrix
-// (emit_spatial_misc.c), variadic elementwise pointer arrays
-// (emit_elementwise.c); 0 for nodes that keep only scalars and vectors.
+// over every target: Conv tile and Winograd panels (targets/kernels/conv.c,
+// targets/kernels/conv_winograd.c), RNN/GRU/LSTM state rows (targets/kernels/rnn.c), Det's matrix
+// (targets/kernels/spatial_misc.c), variadic elementwise pointer arrays
+// (targets/kernels/elementwise.c); 0 for nodes that keep only scalars and vectors.
 // Pure; never fails.
 int64_t mlcc_stack_node_bytes(const mlcc_node_t* node);
 
@@ -61,7 +61,7 @@ int64_t mlcc_stack_kernel_bytes(const mlcc_kernel_t* kernel);
 // up to a multiple of 1024. Target-independent; pure; never fails.
 int64_t mlcc_stack_size(const mlcc_graph_t* graph);
 
-// Per-target stack buffers of one Conv's direct kernels (emit_conv.c): the
+// Per-target stack buffers of one Conv's direct kernels (targets/kernels/conv.c): the
 // channel-vector kernel's transpose slot or the pixel-vector kernel's tile
 // panel that mlcc_emit_conv allocates for |node| on |target|; 0 for the
 // depthwise and scalar kernels. |node| must have W in the ONNX layout (no

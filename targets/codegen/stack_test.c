@@ -17,8 +17,8 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "passes/pass.h"
-#include "targets/codegen/llvm_ctx.h"
-#include "targets/codegen/pack.h"
+#include "targets/llvm/llvm_ctx.h"
+#include "targets/kernels/pack.h"
 #include "test.h"
 
 // The targets of stack.c's kTargets, as the driver resolves them.
