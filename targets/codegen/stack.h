@@ -61,13 +61,6 @@ int64_t mlcc_stack_kernel_bytes(const mlcc_kernel_t* kernel);
 // up to a multiple of 1024. Target-independent; pure; never fails.
 int64_t mlcc_stack_size(const mlcc_graph_t* graph);
 
-// Per-target stack buffers of one Conv's direct kernels (targets/kernels/conv.c): the
-// channel-vector kernel's transpose slot or the pixel-vector kernel's tile
-// panel that mlcc_emit_conv allocates for |node| on |target|; 0 for the
-// depthwise and scalar kernels. |node| must have W in the ONNX layout (no
-// packed layout attribute; mlcc_stack_node_bytes passes such a view). Pure.
-int64_t mlcc_conv_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* target);
-
 #ifdef __cplusplus
 }
 #endif

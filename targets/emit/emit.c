@@ -106,6 +106,18 @@ uint32_t mlcc_kernel_args(const mlcc_kernel_t* kernel, const mlcc_value_t** out_
   return count;
 }
 
+mlcc_status_t mlcc_emit_check_types(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  for (uint32_t i = 0; i < node->n_inputs + node->n_outputs; ++i) {
+    const mlcc_value_t* v = i < node->n_inputs ? node->inputs[i]
+                                               : node->outputs[i - node->n_inputs];
+    if (v != NULL && mlcc_emit_type(ctx, v->dtype) == NULL) {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s (opset %d) does not support dtype %s",
+                              mlcc_op_name(node->op), node->opset, mlcc_dtype_name(v->dtype));
+    }
+  }
+  return mlcc_ok_status();
+}
+
 LLVMValueRef mlcc_emit_ptr(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value) {
   for (uint32_t i = 0; i < ctx->n_args; ++i) {
     if (ctx->arg_values[i] == value) return ctx->arg_ptrs[i];

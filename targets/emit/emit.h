@@ -44,6 +44,8 @@
 extern "C" {
 #endif
 
+// The kernel being built, passed to every emitter (targets/kernels/kernels.h).
+typedef struct mlcc_emit_ctx_t mlcc_emit_ctx_t;
 struct mlcc_emit_ctx_t {
   LLVMContextRef llctx;
   LLVMModuleRef module;
@@ -71,15 +73,9 @@ struct mlcc_emit_ctx_t {
 // Number of independent work units kernel |kernel| splits into for the
 // parallel entry (0 = not parallel). A pure function of the kernel's shapes,
 // attributes and |target|: the kernel emitter and the entry function agree on
-// it without seeing each other. Implemented per anchor op (targets/kernels/conv.c: Conv).
+// it without seeing each other. 0 on a bare-metal target; else the anchor's
+// emitter's parallel_units (targets/kernels/kernels.h), 0 when it has none.
 int64_t mlcc_emit_parallel_units(const mlcc_kernel_t* kernel, const mlcc_target_t* target);
-int64_t mlcc_emit_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
-// Gemm and MatMul (targets/kernels/matmul.c): one unit per (batch, row tile), or per (batch, row
-// tile, column tile) when there are fewer than 8 row units (M=1 classifier heads).
-int64_t mlcc_emit_matmul_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
-// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool (targets/kernels/pool.c): one
-// unit per (n, c) plane, when the input is large enough to pay for a split.
-int64_t mlcc_emit_pool_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
 
 //===----------------------------------------------------------------------===//
 // Kernel arguments
@@ -90,6 +86,11 @@ int64_t mlcc_emit_pool_parallel_units(const mlcc_node_t* node, const mlcc_target
 // |cap| 0 (|out_args| may be NULL) it only counts, without allocating.
 uint32_t mlcc_kernel_args(const mlcc_kernel_t* kernel, const mlcc_value_t** out_args,
                           uint32_t cap);
+
+// OK when every present input and output of |node| has a dtype this target's
+// emitters compute in (mlcc_emit_type non-NULL); else UNIMPLEMENTED naming
+// the op, its opset and the first unsupported dtype (inputs first).
+mlcc_status_t mlcc_emit_check_types(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node);
 
 // Base pointer of |value| in the kernel, or NULL if it is not an argument.
 LLVMValueRef mlcc_emit_ptr(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value);

@@ -5,11 +5,18 @@
 // ops.def row names an emitter.
 #include "ir/graph.h"
 #include "ir/ops.h"
+#include "targets/kernels/kernels.h"
 
 // Always UNIMPLEMENTED: a control-flow node has no kernel of its own.
-mlcc_status_t mlcc_emit_control_flow(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_control_flow(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   (void)ctx;
   return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
                           "%s has no kernel: it must be unrolled by the infer-shapes pass",
                           mlcc_op_name(node->op));
 }
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_control_flow = {.emit = emit_control_flow};

@@ -17,18 +17,15 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "targets/emit/emit.h"
-#include "targets/emit/emit_index.h"
+#include "targets/emit/emit_helpers.h"
+#include "targets/kernels/conv.h"
 #include "targets/kernels/conv_winograd.h"
+#include "targets/kernels/kernels.h"
 #include "targets/kernels/pack.h"
-#include "targets/codegen/stack.h"
 
 //===----------------------------------------------------------------------===//
 // Small IR helpers
 //===----------------------------------------------------------------------===//
-
-static LLVMValueRef load_var(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, LLVMValueRef var) {
-  return LLVMBuildLoad2(ctx->b, t, var, "");
-}
 
 // 0 <= v < hi as i1.
 static LLVMValueRef in_range(mlcc_emit_ctx_t* ctx, LLVMValueRef v, int64_t hi) {
@@ -1437,7 +1434,7 @@ void mlcc_conv_pack_weights(const float* w, int64_t m, int64_t group, int64_t pe
   }
 }
 
-int64_t mlcc_emit_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
+static int64_t conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
   if (mlcc_conv_is_winograd(node)) return mlcc_emit_conv_winograd_parallel_units(node, target);
   conv_plans_t p;
   int64_t units = 0;
@@ -1462,7 +1459,7 @@ int64_t mlcc_conv_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* targ
 }
 
 // Y = conv(X, W) + B as specified by ONNX Conv (opsets 1-17). float32/64.
-mlcc_status_t mlcc_emit_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   // W in the Winograd layout (pack.h): only the Winograd kernel reads it.
   if (mlcc_conv_is_winograd(node)) return mlcc_emit_conv_winograd(ctx, node);
   conv_geom_t g;
@@ -1567,7 +1564,7 @@ static mlcc_if_t tap_begin(mlcc_emit_ctx_t* ctx, const conv_geom_t* g, int j, LL
 
 // Y = ConvTranspose(X, W) + B (ONNX ConvTranspose 1-17), gathered per output
 // element so each is stored once. float32/64.
-mlcc_status_t mlcc_emit_conv_transpose(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_conv_transpose(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   conv_geom_t g;
   MLCC_RETURN_IF_ERROR(conv_geom(node, true, &g));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
@@ -1633,3 +1630,118 @@ mlcc_status_t mlcc_emit_conv_transpose(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
   mlcc_emit_loop_end(ctx, &l_n);
   return mlcc_ok_status();
 }
+
+// FLOPs (kernels.h) of Conv and ConvTranspose: W may be in a packed layout
+// (e.g. Winograd tiles): the logical kernel is kernel_shape when given, else
+// W's spatial dims. Conv: every output element sums C/group*K products.
+// ConvTranspose: every input element scatters into M/group*K outputs.
+static int64_t conv_flops(const mlcc_node_t* n) {
+  const mlcc_value_t* a = mlcc_node_input(n, 0);
+  const mlcc_value_t* w = mlcc_node_input(n, 1);
+  if (w == NULL || !w->shape_known || w->shape.rank < 2) return -1;
+  const int64_t* ks = NULL;
+  uint32_t nks = 0;
+  mlcc_status_t st = mlcc_node_attr_ints(n, "kernel_shape", &ks, &nks);
+  if (st != NULL) {
+    mlcc_status_free(st);
+    nks = 0;
+  }
+  if (nks != 0 && nks != (uint32_t)(w->shape.rank - 2)) return -1;
+  int64_t k = w->shape.dims[1];
+  for (int32_t d = 2; d < w->shape.rank; ++d) k *= nks ? ks[d - 2] : w->shape.dims[d];
+  if (n->op == MLCC_OP_CONV) return 2 * k * mlcc_kernels_numel(mlcc_node_output(n, 0));
+  return 2 * k * mlcc_kernels_numel(a);
+}
+
+// Every (architecture, vector width) the emitters plan for: x86-64 with AVX2
+// (the default x86-64-v3) and with AVX-512, aarch64 (NEON), riscv64 without
+// and with V (targets/target.c, vector_bytes_for) for NAME_STACK_SIZE. The plans read only these
+// two fields of a target.
+static const struct {
+  mlcc_arch_t arch;
+  int32_t vector_bytes;
+} kTargets[] = {
+    {MLCC_ARCH_X86_64, 32}, {MLCC_ARCH_X86_64, 64},  {MLCC_ARCH_AARCH64, 16},
+    {MLCC_ARCH_RISCV64, 16}, {MLCC_ARCH_RISCV64, 32},
+};
+
+enum { kViewMaxAttrs = 32 };
+
+// A Conv as the importer produced it: the pack-weights pass rewrote W (and
+// added a layout attribute) for the compiling target only; every other
+// target would have packed the ONNX W for itself.
+typedef struct conv_view_t {
+  mlcc_node_t node;
+  mlcc_value_t* inputs[3];
+  mlcc_value_t w;
+  mlcc_attr_t attrs[kViewMaxAttrs];
+} conv_view_t;
+
+static const mlcc_node_t* conv_onnx_view(const mlcc_node_t* node, conv_view_t* v) {
+  if (node->n_inputs < 2 || node->n_inputs > 3 || node->n_attrs > kViewMaxAttrs ||
+      node->inputs[1] == NULL) {
+    return node;
+  }
+  memset(v, 0, sizeof(*v));
+  v->node = *node;
+  memcpy(v->inputs, node->inputs, node->n_inputs * sizeof(node->inputs[0]));
+  v->node.inputs = v->inputs;
+  v->node.attrs = v->attrs;
+  v->node.n_attrs = 0;
+  bool winograd = false;
+  for (uint32_t i = 0; i < node->n_attrs; ++i) {
+    const char* name = node->attrs[i].name != NULL ? node->attrs[i].name : "";
+    if (strcmp(name, MLCC_CONV_WINOGRAD_ATTR) == 0) {
+      winograd = true;
+    } else if (strcmp(name, MLCC_CONV_PACKED_ATTR) != 0) {
+      v->attrs[v->node.n_attrs++] = node->attrs[i];
+    }
+  }
+  if (winograd) {
+    // pack.h: the layout only exists for 2-D 3x3 group-1 convs; W was
+    // [M, C, 3, 3].
+    const mlcc_value_t* x = mlcc_node_input(node, 0);
+    const mlcc_value_t* y = mlcc_node_output(node, 0);
+    if (x == NULL || y == NULL || x->shape.rank != 4 || y->shape.rank != 4) return node;
+    v->w = *node->inputs[1];
+    v->w.shape.rank = 4;
+    v->w.shape.dims[0] = y->shape.dims[1];
+    v->w.shape.dims[1] = x->shape.dims[1];
+    v->w.shape.dims[2] = 3;
+    v->w.shape.dims[3] = 3;
+    v->inputs[1] = &v->w;
+  }
+  return &v->node;
+}
+
+// Stack bytes (kernels.h) of a Conv: the most any of its kernels needs on any
+// target, W in the ONNX layout.
+static int64_t conv_stack_bytes_any(const mlcc_node_t* node) {
+  conv_view_t view;
+  const mlcc_node_t* onnx = conv_onnx_view(node, &view);
+  int64_t best = 0;
+  for (size_t i = 0; i < sizeof(kTargets) / sizeof(kTargets[0]); ++i) {
+    mlcc_target_t t;
+    memset(&t, 0, sizeof(t));
+    t.arch = kTargets[i].arch;
+    t.vector_bytes = kTargets[i].vector_bytes;
+    // Either kernel may run: -fno-winograd keeps the direct one.
+    int64_t w = mlcc_conv_winograd_stack_bytes(onnx, &t);
+    int64_t d = mlcc_conv_stack_bytes(onnx, &t);
+    if (w > best) best = w;
+    if (d > best) best = d;
+  }
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_conv = {
+    .emit = emit_conv,
+    .parallel_units = conv_parallel_units,
+    .stack_bytes = conv_stack_bytes_any,
+    .flops = conv_flops,
+};
+const mlcc_emitter_t mlcc_emit_conv_transpose = {.emit = emit_conv_transpose, .flops = conv_flops};

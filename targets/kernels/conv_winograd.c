@@ -38,7 +38,7 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "targets/emit/emit.h"
-#include "targets/emit/emit_index.h"
+#include "targets/emit/emit_helpers.h"
 #include "targets/kernels/conv_winograd.h"
 #include "targets/kernels/pack.h"
 

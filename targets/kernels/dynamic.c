@@ -22,23 +22,13 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "targets/emit/emit.h"
-#include "targets/emit/emit_builder.h"
+#include "targets/emit/emit_helpers.h"
+#include "targets/kernels/kernels.h"
 
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
 
-static LLVMValueRef c64(mlcc_emit_ctx_t* ctx, int64_t v) { return mlcc_emit_i64(ctx, v); }
-static LLVMValueRef iadd(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildAdd(ctx->b, a, b, "");
-}
-static LLVMValueRef imul(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildMul(ctx->b, a, b, "");
-}
-// a * b + c with a constant b.
-static LLVMValueRef imad(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t b, LLVMValueRef c) {
-  return iadd(ctx, LLVMBuildMul(ctx->b, a, c64(ctx, b), ""), c);
-}
 static LLVMValueRef ld64(mlcc_emit_ctx_t* ctx, LLVMValueRef var) {
   return LLVMBuildLoad2(ctx->b, ctx->t_i64, var, "");
 }
@@ -47,23 +37,7 @@ static LLVMValueRef var64(mlcc_emit_ctx_t* ctx, int64_t init) {
   return mlcc_emit_var(ctx, ctx->t_i64, c64(ctx, init));
 }
 static void inc64(mlcc_emit_ctx_t* ctx, LLVMValueRef var) {
-  LLVMBuildStore(ctx->b, iadd(ctx, ld64(ctx, var), c64(ctx, 1)), var);
-}
-
-static mlcc_status_t check_types(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  for (uint32_t pass = 0; pass < 2; ++pass) {
-    uint32_t n = pass ? node->n_outputs : node->n_inputs;
-    for (uint32_t i = 0; i < n; ++i) {
-      const mlcc_value_t* v = pass ? node->outputs[i] : node->inputs[i];
-      if (v != NULL && mlcc_emit_type(ctx, v->dtype) == NULL) {
-        return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                                "%s (opset %d) does not support dtype %s",
-                                mlcc_op_name(node->op), node->opset,
-                                mlcc_dtype_name(v->dtype));
-      }
-    }
-  }
-  return mlcc_ok_status();
+  LLVMBuildStore(ctx->b, wadd(ctx, ld64(ctx, var), c64(ctx, 1)), var);
 }
 
 // Stores the actual dims |dims| (i64, rank entries) of output |out_index|
@@ -107,8 +81,8 @@ static LLVMValueRef is_nonzero(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, LLVMValueR
 //===----------------------------------------------------------------------===//
 
 // Y[d, k] = index along dim d of the k-th nonzero element of X (row-major).
-mlcc_status_t mlcc_emit_dynamic_nonzero(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_dynamic_nonzero(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   mlcc_dtype_t dt = x->dtype;
@@ -119,7 +93,7 @@ mlcc_status_t mlcc_emit_dynamic_nonzero(mlcc_emit_ctx_t* ctx, const mlcc_node_t*
   if (n > 0) {
     mlcc_loop_t l = mlcc_emit_for(ctx, 0, n, "nz");
     LLVMValueRef nz = is_nonzero(ctx, dt, mlcc_emit_load(ctx, x, l.iv));
-    LLVMBuildStore(ctx->b, iadd(ctx, ld64(ctx, count), LLVMBuildZExt(ctx->b, nz, ctx->t_i64, "")),
+    LLVMBuildStore(ctx->b, wadd(ctx, ld64(ctx, count), LLVMBuildZExt(ctx->b, nz, ctx->t_i64, "")),
                    count);
     mlcc_emit_loop_end(ctx, &l);
   }
@@ -138,7 +112,7 @@ mlcc_status_t mlcc_emit_dynamic_nonzero(mlcc_emit_ctx_t* ctx, const mlcc_node_t*
     }
     LLVMValueRef kk = ld64(ctx, k);
     for (int32_t d = 0; d < (rank > 0 ? rank : 1) && mlcc_status_is_ok(st); ++d) {
-      LLVMValueRef at = iadd(ctx, imul(ctx, c64(ctx, d), total), kk);
+      LLVMValueRef at = wadd(ctx, wmul(ctx, c64(ctx, d), total), kk);
       st = mlcc_emit_store_output(ctx, node, 0, at, idx[d]);
     }
     inc64(ctx, k);
@@ -157,8 +131,8 @@ mlcc_status_t mlcc_emit_dynamic_nonzero(mlcc_emit_ctx_t* ctx, const mlcc_node_t*
 
 // output[o, k, i] = input[o, j_k, i] for the k-th j with condition[j] true
 // (o, i: the dims before/after 'axis'; without 'axis' the flattened input).
-mlcc_status_t mlcc_emit_dynamic_compress(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_dynamic_compress(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* cond = mlcc_node_input(node, 1);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
@@ -181,7 +155,7 @@ mlcc_status_t mlcc_emit_dynamic_compress(mlcc_emit_ctx_t* ctx, const mlcc_node_t
   if (len > 0) {
     mlcc_loop_t l = mlcc_emit_for(ctx, 0, len, "c");
     LLVMValueRef t = mlcc_emit_load(ctx, cond, l.iv);
-    LLVMBuildStore(ctx->b, iadd(ctx, ld64(ctx, count), LLVMBuildZExt(ctx->b, t, ctx->t_i64, "")),
+    LLVMBuildStore(ctx->b, wadd(ctx, ld64(ctx, count), LLVMBuildZExt(ctx->b, t, ctx->t_i64, "")),
                    count);
     mlcc_emit_loop_end(ctx, &l);
   }
@@ -194,9 +168,9 @@ mlcc_status_t mlcc_emit_dynamic_compress(mlcc_emit_ctx_t* ctx, const mlcc_node_t
     LLVMValueRef kk = ld64(ctx, k);
     mlcc_loop_t lo = mlcc_emit_for(ctx, 0, outer, "o");
     mlcc_loop_t li = mlcc_emit_for(ctx, 0, inner, "i");
-    LLVMValueRef src = iadd(ctx, imul(ctx, imad(ctx, lo.iv, extent, lj.iv), c64(ctx, inner)), li.iv);
+    LLVMValueRef src = wadd(ctx, wmul(ctx, wmad(ctx, lo.iv, extent, lj.iv), c64(ctx, inner)), li.iv);
     LLVMValueRef dst =
-        iadd(ctx, imul(ctx, iadd(ctx, imul(ctx, lo.iv, total), kk), c64(ctx, inner)), li.iv);
+        wadd(ctx, wmul(ctx, wadd(ctx, wmul(ctx, lo.iv, total), kk), c64(ctx, inner)), li.iv);
     st = mlcc_emit_store_output(ctx, node, 0, dst, mlcc_emit_load(ctx, x, src));
     mlcc_emit_loop_end(ctx, &li);
     mlcc_emit_loop_end(ctx, &lo);
@@ -246,8 +220,8 @@ static LLVMValueRef slice_cmp(mlcc_emit_ctx_t* ctx, const slices_t* s, LLVMValue
   if (size == 0) return ld64(ctx, res);
   mlcc_loop_t lo = mlcc_emit_for(ctx, 0, s->outer, "so");
   mlcc_loop_t li = mlcc_emit_for(ctx, 0, s->inner, "si");
-  LLVMValueRef ai = iadd(ctx, imul(ctx, imad(ctx, lo.iv, s->d, i), c64(ctx, s->inner)), li.iv);
-  LLVMValueRef bi = iadd(ctx, imul(ctx, imad(ctx, lo.iv, s->d, j), c64(ctx, s->inner)), li.iv);
+  LLVMValueRef ai = wadd(ctx, wmul(ctx, wmad(ctx, lo.iv, s->d, i), c64(ctx, s->inner)), li.iv);
+  LLVMValueRef bi = wadd(ctx, wmul(ctx, wmad(ctx, lo.iv, s->d, j), c64(ctx, s->inner)), li.iv);
   LLVMValueRef c = cmp3(ctx, dt, mlcc_emit_load(ctx, s->x, ai), mlcc_emit_load(ctx, s->x, bi));
   LLVMValueRef r = ld64(ctx, res);
   LLVMBuildStore(ctx->b, LLVMBuildSelect(ctx->b, icmp(ctx, LLVMIntEQ, r, c64(ctx, 0)), c, r, ""),
@@ -277,9 +251,9 @@ static mlcc_status_t emit_unique_group(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
   if (s->outer * s->inner > 0) {
     mlcc_loop_t lo = mlcc_emit_for(ctx, 0, s->outer, "yo");
     mlcc_loop_t li = mlcc_emit_for(ctx, 0, s->inner, "yi");
-    LLVMValueRef src = iadd(ctx, imul(ctx, imad(ctx, lo.iv, s->d, j), c64(ctx, s->inner)), li.iv);
+    LLVMValueRef src = wadd(ctx, wmul(ctx, wmad(ctx, lo.iv, s->d, j), c64(ctx, s->inner)), li.iv);
     LLVMValueRef dst =
-        iadd(ctx, imul(ctx, iadd(ctx, imul(ctx, lo.iv, total), k), c64(ctx, s->inner)), li.iv);
+        wadd(ctx, wmul(ctx, wadd(ctx, wmul(ctx, lo.iv, total), k), c64(ctx, s->inner)), li.iv);
     st = mlcc_emit_store_output(ctx, node, 0, dst, mlcc_emit_load(ctx, s->x, src));
     mlcc_emit_loop_end(ctx, &li);
     mlcc_emit_loop_end(ctx, &lo);
@@ -306,8 +280,8 @@ static mlcc_status_t emit_unique_group(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
 // Unique: groups of equal slices, in ascending (sorted=1) or first-occurrence
 // (sorted=0) order. The group count is found first because Y's packed layout
 // depends on it.
-mlcc_status_t mlcc_emit_dynamic_unique(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_dynamic_unique(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   int64_t sorted = 1;
@@ -330,7 +304,7 @@ mlcc_status_t mlcc_emit_dynamic_unique(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
   if (s.d > 0) {
     mlcc_loop_t l = mlcc_emit_for(ctx, 0, s.d, "u");
     LLVMValueRef f = first_occurrence(ctx, &s, l.iv);
-    LLVMBuildStore(ctx->b, iadd(ctx, ld64(ctx, count), LLVMBuildZExt(ctx->b, f, ctx->t_i64, "")),
+    LLVMBuildStore(ctx->b, wadd(ctx, ld64(ctx, count), LLVMBuildZExt(ctx->b, f, ctx->t_i64, "")),
                    count);
     mlcc_emit_loop_end(ctx, &l);
   }
@@ -388,9 +362,9 @@ mlcc_status_t mlcc_emit_dynamic_unique(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
 // Corners (ymin, xmin, ymax, xmax) of box |i| of batch |b| (f32 values).
 static void box_corners(mlcc_emit_ctx_t* ctx, const mlcc_value_t* boxes, int64_t n,
                         bool center, LLVMValueRef b, LLVMValueRef i, LLVMValueRef* out) {
-  LLVMValueRef base = imad(ctx, imad(ctx, b, n, i), 4, c64(ctx, 0));
+  LLVMValueRef base = wmad(ctx, wmad(ctx, b, n, i), 4, c64(ctx, 0));
   LLVMValueRef v[4];
-  for (int q = 0; q < 4; ++q) v[q] = mlcc_emit_load(ctx, boxes, iadd(ctx, base, c64(ctx, q)));
+  for (int q = 0; q < 4; ++q) v[q] = mlcc_emit_load(ctx, boxes, wadd(ctx, base, c64(ctx, q)));
   if (center) {
     // [x_center, y_center, width, height]
     LLVMValueRef half = mlcc_emit_f32(ctx, 0.5f);
@@ -448,8 +422,8 @@ static LLVMValueRef scalar_input(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node, 
 // and that is neither selected already nor overlaps a selected box with IoU
 // above iou_threshold; at most max_output_boxes_per_class per class. Rows
 // [batch, class, box] are appended in that order (onnxruntime's semantics).
-mlcc_status_t mlcc_emit_dynamic_nms(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_dynamic_nms(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* boxes = mlcc_node_input(node, 0);
   const mlcc_value_t* scores = mlcc_node_input(node, 1);
   const mlcc_value_t* maxv = mlcc_node_input(node, 2);
@@ -475,12 +449,12 @@ mlcc_status_t mlcc_emit_dynamic_nms(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
     mlcc_loop_t lb = mlcc_emit_for(ctx, 0, nb, "b");
     mlcc_loop_t lc = mlcc_emit_for(ctx, 0, nc, "c");
     LLVMValueRef start = ld64(ctx, rows);
-    LLVMValueRef sbase = imad(ctx, imad(ctx, lb.iv, nc, lc.iv), n, c64(ctx, 0));
+    LLVMValueRef sbase = wmad(ctx, wmad(ctx, lb.iv, nc, lc.iv), n, c64(ctx, 0));
     mlcc_loop_t lt = mlcc_emit_for(ctx, 0, per_class, "t");
     LLVMValueRef best = var64(ctx, -1);
     LLVMValueRef best_score = mlcc_emit_var(ctx, ctx->t_f32, mlcc_emit_f32(ctx, 0.0f));
     mlcc_loop_t li = mlcc_emit_for(ctx, 0, n, "i");
-    LLVMValueRef sc = mlcc_emit_load(ctx, scores, iadd(ctx, sbase, li.iv));
+    LLVMValueRef sc = mlcc_emit_load(ctx, scores, wadd(ctx, sbase, li.iv));
     LLVMValueRef cand = LLVMBuildOr(ctx->b, icmp(ctx, LLVMIntSLT, ld64(ctx, best), c64(ctx, 0)),
                                     fgt(ctx, sc, LLVMBuildLoad2(ctx->b, ctx->t_f32, best_score, "")),
                                     "");
@@ -490,7 +464,7 @@ mlcc_status_t mlcc_emit_dynamic_nms(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
     box_corners(ctx, boxes, n, center != 0, lb.iv, li.iv, bi);
     LLVMValueRef dropped = mlcc_emit_var(ctx, ctx->t_i1, LLVMConstInt(ctx->t_i1, 0, 0));
     mlcc_loop_t lr = mlcc_emit_loop_begin(ctx, start, ld64(ctx, rows), 1, "r");
-    LLVMValueRef j = mlcc_emit_load(ctx, y, imad(ctx, lr.iv, 3, c64(ctx, 2)));
+    LLVMValueRef j = mlcc_emit_load(ctx, y, wmad(ctx, lr.iv, 3, c64(ctx, 2)));
     LLVMValueRef bj[4];
     box_corners(ctx, boxes, n, center != 0, lb.iv, j, bj);
     LLVMValueRef hit = LLVMBuildOr(ctx->b, icmp(ctx, LLVMIntEQ, j, li.iv),
@@ -509,12 +483,12 @@ mlcc_status_t mlcc_emit_dynamic_nms(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
     LLVMValueRef bv = ld64(ctx, best);
     mlcc_if_t found = mlcc_emit_if_begin(ctx, icmp(ctx, LLVMIntSGE, bv, c64(ctx, 0)));
     LLVMValueRef r = ld64(ctx, rows);
-    mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, imad(ctx, r, 3, c64(ctx, 0)), lb.iv);
+    mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, wmad(ctx, r, 3, c64(ctx, 0)), lb.iv);
     if (mlcc_status_is_ok(st)) {
-      st = mlcc_emit_store_output(ctx, node, 0, imad(ctx, r, 3, c64(ctx, 1)), lc.iv);
+      st = mlcc_emit_store_output(ctx, node, 0, wmad(ctx, r, 3, c64(ctx, 1)), lc.iv);
     }
     if (mlcc_status_is_ok(st)) {
-      st = mlcc_emit_store_output(ctx, node, 0, imad(ctx, r, 3, c64(ctx, 2)), bv);
+      st = mlcc_emit_store_output(ctx, node, 0, wmad(ctx, r, 3, c64(ctx, 2)), bv);
     }
     inc64(ctx, rows);
     mlcc_emit_if_end(ctx, &found);
@@ -527,3 +501,12 @@ mlcc_status_t mlcc_emit_dynamic_nms(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   actual_dims(ctx, y, 0, ld64(ctx, rows), dims);
   return store_extent(ctx, node, 0, dims);
 }
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_dynamic_nonzero = {.emit = emit_dynamic_nonzero};
+const mlcc_emitter_t mlcc_emit_dynamic_compress = {.emit = emit_dynamic_compress};
+const mlcc_emitter_t mlcc_emit_dynamic_unique = {.emit = emit_dynamic_unique};
+const mlcc_emitter_t mlcc_emit_dynamic_nms = {.emit = emit_dynamic_nms};

@@ -10,6 +10,7 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "targets/emit/emit.h"
+#include "targets/kernels/kernels.h"
 
 #define MAX_EW_INPUTS 64
 
@@ -903,7 +904,7 @@ static mlcc_status_t many_fold(mlcc_emit_ctx_t* ctx, const mlcc_node_t* const* c
 // the kernel's whole epilogue chain is evaluated here, each external input
 // loaded once per element at its own strides, and only the last node's
 // output is stored.
-mlcc_status_t mlcc_emit_elementwise(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_elementwise(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   if (out == NULL) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s has no output",
@@ -1030,3 +1031,9 @@ mlcc_status_t mlcc_emit_elementwise(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   for (uint32_t c = 0; c < n_chain; ++c) many_free(&many_st[c]);
   return st;
 }
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_elementwise = {.emit = emit_elementwise};

@@ -10,7 +10,7 @@
 // float32 with B rows contiguous along n (MatMul, Gemm transB=0) uses an
 // explicit vector micro-kernel instead: rt rows x nv vectors of the target's
 // lanes (6-8 x 4 x 16 on AVX-512), A broadcast, B rows loaded as vectors.
-// Parallel units (mm_make_plan, shared with mlcc_emit_matmul_parallel_units)
+// Parallel units (mm_make_plan, shared with matmul_parallel_units)
 // are row tiles of (batch, rows); when those are too few (M = 1 classifier
 // heads) each row tile is further split into its column tiles.
 #include <stdbool.h>
@@ -21,7 +21,8 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "targets/emit/emit.h"
-#include "targets/emit/emit_index.h"
+#include "targets/emit/emit_helpers.h"
+#include "targets/kernels/kernels.h"
 
 enum { kMaxRows = 4, kMaxCols = 16 };
 
@@ -449,7 +450,7 @@ static mlcc_status_t gemm_store(void* user, mlcc_emit_ctx_t* ctx, LLVMValueRef i
 
 // Y = alpha * A' * B' + beta * C (ONNX Gemm 7-17; C broadcast unidirectionally
 // to [M, N]). float32/64 and integer types.
-mlcc_status_t mlcc_emit_gemm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_gemm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* a = mlcc_node_input(node, 0);
   const mlcc_value_t* b = mlcc_node_input(node, 1);
   const mlcc_value_t* c = mlcc_node_input(node, 2);
@@ -551,7 +552,7 @@ static LLVMValueRef batch_index(mlcc_emit_ctx_t* ctx, const mlcc_shape_t* out, L
 
 // Y = A @ B with numpy semantics (ONNX MatMul 1-17): 1-D operands are
 // promoted and the added dim removed; batch dims broadcast.
-mlcc_status_t mlcc_emit_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* a = mlcc_node_input(node, 0);
   const mlcc_value_t* b = mlcc_node_input(node, 1);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
@@ -650,7 +651,9 @@ static bool matmul_dims(const mlcc_node_t* node, int64_t* nbatch, int64_t* m, in
   return true;
 }
 
-int64_t mlcc_emit_matmul_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
+// Gemm and MatMul: one unit per (batch, row tile), or per (batch, row tile, column tile)
+// when there are fewer than 8 row units (M=1 classifier heads).
+static int64_t matmul_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
   int64_t nbatch = 1, m = 0, n = 0, k = 0, b_cs = 1;
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   if (y == NULL || target == NULL) return 0;
@@ -677,3 +680,37 @@ int64_t mlcc_emit_matmul_parallel_units(const mlcc_node_t* node, const mlcc_targ
   mm_make_plan(y->dtype, m, n, k, b_cs, nbatch, target, &p);
   return p.parallel ? p.units : 0;
 }
+
+// FLOPs (kernels.h): 2*K per output element.
+static int64_t matmul_flops(const mlcc_node_t* n) {
+  const mlcc_value_t* a = mlcc_node_input(n, 0);
+  if (a == NULL || !a->shape_known || a->shape.rank < 1) return -1;
+  return 2 * mlcc_kernels_numel(mlcc_node_output(n, 0)) * a->shape.dims[a->shape.rank - 1];
+}
+
+static int64_t gemm_flops(const mlcc_node_t* n) {
+  const mlcc_value_t* a = mlcc_node_input(n, 0);
+  if (a == NULL || !a->shape_known || a->shape.rank != 2) return -1;
+  int64_t trans_a = 0;
+  mlcc_status_t s = mlcc_node_attr_int(n, "transA", 0, &trans_a);
+  if (s != NULL) {
+    mlcc_status_free(s);
+    return -1;
+  }
+  return 2 * mlcc_kernels_numel(mlcc_node_output(n, 0)) * a->shape.dims[trans_a ? 0 : 1];
+}
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_gemm = {
+    .emit = emit_gemm,
+    .parallel_units = matmul_parallel_units,
+    .flops = gemm_flops,
+};
+const mlcc_emitter_t mlcc_emit_matmul = {
+    .emit = emit_matmul,
+    .parallel_units = matmul_parallel_units,
+    .flops = matmul_flops,
+};

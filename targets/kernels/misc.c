@@ -12,44 +12,17 @@
 #include "ir/ops.h"
 #include "ir/ops/misc.h"
 #include "targets/emit/emit.h"
-#include "targets/emit/emit_builder.h"
+#include "targets/emit/emit_helpers.h"
+#include "targets/kernels/kernels.h"
 
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
 
-static LLVMValueRef c64(mlcc_emit_ctx_t* ctx, int64_t v) { return mlcc_emit_i64(ctx, v); }
-static LLVMValueRef iadd(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildAdd(ctx->b, a, b, "");
-}
-static LLVMValueRef isub(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildSub(ctx->b, a, b, "");
-}
-static LLVMValueRef imul(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t b) {
-  return LLVMBuildMul(ctx->b, a, c64(ctx, b), "");
-}
-// a * b + c with a constant b.
-static LLVMValueRef imad(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t b, LLVMValueRef c) {
-  return iadd(ctx, imul(ctx, a, b), c);
-}
-static LLVMValueRef idiv(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t b) {
-  return LLVMBuildSDiv(ctx->b, a, c64(ctx, b), "");
-}
-static LLVMValueRef irem(mlcc_emit_ctx_t* ctx, LLVMValueRef a, int64_t b) {
-  return LLVMBuildSRem(ctx->b, a, c64(ctx, b), "");
-}
-static LLVMValueRef load_var(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, LLVMValueRef var) {
-  return LLVMBuildLoad2(ctx->b, t, var, "");
-}
-// Loads element |idx| of integer |value| widened to i64 (signed).
-static LLVMValueRef load_i64(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value, LLVMValueRef idx) {
-  LLVMValueRef v = mlcc_emit_load(ctx, value, idx);
-  return mlcc_emit_convert(ctx, v, value->dtype, MLCC_DTYPE_I64);
-}
 // Normalizes a possibly negative index against |dim|: i < 0 ? i + dim : i.
 static LLVMValueRef wrap_index(mlcc_emit_ctx_t* ctx, LLVMValueRef i, int64_t dim) {
   LLVMValueRef neg = icmp(ctx, LLVMIntSLT, i, c64(ctx, 0));
-  return LLVMBuildSelect(ctx->b, neg, iadd(ctx, i, c64(ctx, dim)), i, "");
+  return LLVMBuildSelect(ctx->b, neg, wadd(ctx, i, c64(ctx, dim)), i, "");
 }
 // Clamps an index into [0, dim) so a bad index never reads out of bounds.
 static LLVMValueRef clamp_index(mlcc_emit_ctx_t* ctx, LLVMValueRef i, int64_t dim) {
@@ -60,29 +33,7 @@ static LLVMValueRef clamp_index(mlcc_emit_ctx_t* ctx, LLVMValueRef i, int64_t di
 }
 static bool is_fp(mlcc_dtype_t dt) { return mlcc_dtype_is_float(dt); }
 
-static mlcc_status_t unsupported(const mlcc_node_t* node, mlcc_dtype_t dt) {
-  return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s (opset %d) does not support dtype %s",
-                          mlcc_op_name(node->op), node->opset, mlcc_dtype_name(dt));
-}
-static mlcc_status_t check_types(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  for (uint32_t i = 0; i < node->n_inputs; ++i) {
-    const mlcc_value_t* v = node->inputs[i];
-    if (v != NULL && mlcc_emit_type(ctx, v->dtype) == NULL) return unsupported(node, v->dtype);
-  }
-  for (uint32_t i = 0; i < node->n_outputs; ++i) {
-    const mlcc_value_t* v = node->outputs[i];
-    if (v != NULL && mlcc_emit_type(ctx, v->dtype) == NULL) return unsupported(node, v->dtype);
-  }
-  return mlcc_ok_status();
-}
 // Row-major strides of |s|.
-static void strides_of(const mlcc_shape_t* s, int64_t* st) {
-  int64_t acc = 1;
-  for (int32_t d = s->rank - 1; d >= 0; --d) {
-    st[d] = acc;
-    acc *= s->dims[d];
-  }
-}
 static LLVMValueRef fconst(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, double v) {
   return mlcc_emit_const(ctx, dt, v);
 }
@@ -97,8 +48,8 @@ static LLVMValueRef libm1(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, const char* bas
 // Unary: trig/hyperbolic, IsNaN, IsInf, Shrink
 //===----------------------------------------------------------------------===//
 
-mlcc_status_t mlcc_emit_misc_unary(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_unary(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   mlcc_dtype_t dt = x->dtype;
@@ -156,8 +107,8 @@ mlcc_status_t mlcc_emit_misc_unary(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   return st;
 }
 
-mlcc_status_t mlcc_emit_misc_bitshift(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_bitshift(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* s = mlcc_node_input(node, 1);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
@@ -184,8 +135,8 @@ mlcc_status_t mlcc_emit_misc_bitshift(mlcc_emit_ctx_t* ctx, const mlcc_node_t* n
 // Trilu, CumSum, Hardmax
 //===----------------------------------------------------------------------===//
 
-mlcc_status_t mlcc_emit_misc_trilu(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_trilu(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* kv = mlcc_node_input(node, 1);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
@@ -198,9 +149,9 @@ mlcc_status_t mlcc_emit_misc_trilu(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef k = c64(ctx, 0);
   if (kv != NULL) k = load_i64(ctx, kv, c64(ctx, 0));
   mlcc_loop_t l = mlcc_emit_for(ctx, 0, n, "e");
-  LLVMValueRef j = irem(ctx, l.iv, cols);
-  LLVMValueRef i = irem(ctx, idiv(ctx, l.iv, cols), rows);
-  LLVMValueRef diff = isub(ctx, j, i);  // j - i compared with k
+  LLVMValueRef j = wremc(ctx, l.iv, cols);
+  LLVMValueRef i = wremc(ctx, wdivc(ctx, l.iv, cols), rows);
+  LLVMValueRef diff = wsub(ctx, j, i);  // j - i compared with k
   LLVMValueRef keep = upper ? icmp(ctx, LLVMIntSGE, diff, k) : icmp(ctx, LLVMIntSLE, diff, k);
   LLVMValueRef v = mlcc_emit_load(ctx, x, l.iv);
   v = LLVMBuildSelect(ctx->b, keep, v, mlcc_emit_const(ctx, x->dtype, 0), "");
@@ -226,8 +177,8 @@ static mlcc_status_t cumsum_axis(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node, 
   LLVMValueRef acc = mlcc_emit_var(ctx, t, mlcc_emit_const(ctx, dt, prod ? 1 : 0));
   LLVMBuildStore(ctx->b, mlcc_emit_const(ctx, dt, prod ? 1 : 0), acc);
   mlcc_loop_t la = mlcc_emit_for(ctx, 0, len, "a");
-  LLVMValueRef a = reverse ? isub(ctx, c64(ctx, len - 1), la.iv) : la.iv;
-  LLVMValueRef idx = imad(ctx, imad(ctx, lo.iv, len, a), inner, li.iv);
+  LLVMValueRef a = reverse ? wsub(ctx, c64(ctx, len - 1), la.iv) : la.iv;
+  LLVMValueRef idx = wmad(ctx, wmad(ctx, lo.iv, len, a), inner, li.iv);
   LLVMValueRef v = mlcc_emit_load(ctx, x, idx);
   LLVMValueRef cur = load_var(ctx, t, acc);
   LLVMValueRef nxt = prod ? (is_fp(dt) ? LLVMBuildFMul(ctx->b, cur, v, "")
@@ -242,8 +193,8 @@ static mlcc_status_t cumsum_axis(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node, 
   return st;
 }
 
-mlcc_status_t mlcc_emit_misc_cumsum(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_cumsum(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* av = mlcc_node_input(node, 1);
   int64_t excl = 0, rev = 0;
@@ -272,8 +223,8 @@ mlcc_status_t mlcc_emit_misc_cumsum(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   return st;
 }
 
-mlcc_status_t mlcc_emit_misc_hardmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_hardmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   mlcc_dtype_t dt = x->dtype;
   int32_t rank = x->shape.rank;
@@ -297,13 +248,13 @@ mlcc_status_t mlcc_emit_misc_hardmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   LLVMTypeRef t = mlcc_emit_type(ctx, dt);
   mlcc_loop_t lo = mlcc_emit_for(ctx, 0, outer, "o");
   mlcc_loop_t li = mlcc_emit_for(ctx, 0, inner, "i");
-  LLVMValueRef base = imad(ctx, lo.iv, len * inner, li.iv);
+  LLVMValueRef base = wmad(ctx, lo.iv, len * inner, li.iv);
   LLVMValueRef bv = mlcc_emit_var(ctx, t, mlcc_emit_const(ctx, dt, 0));
   LLVMBuildStore(ctx->b, mlcc_emit_load(ctx, x, base), bv);
   LLVMValueRef bi = mlcc_emit_var(ctx, ctx->t_i64, c64(ctx, 0));
   LLVMBuildStore(ctx->b, c64(ctx, 0), bi);
   mlcc_loop_t la = mlcc_emit_for(ctx, 1, len, "a");
-  LLVMValueRef v = mlcc_emit_load(ctx, x, imad(ctx, la.iv, inner, base));
+  LLVMValueRef v = mlcc_emit_load(ctx, x, wmad(ctx, la.iv, inner, base));
   LLVMValueRef cur = load_var(ctx, t, bv);
   LLVMValueRef better = LLVMBuildFCmp(ctx->b, LLVMRealOGT, v, cur, "");
   LLVMBuildStore(ctx->b, LLVMBuildSelect(ctx->b, better, v, cur, ""), bv);
@@ -313,7 +264,7 @@ mlcc_status_t mlcc_emit_misc_hardmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   mlcc_loop_t lw = mlcc_emit_for(ctx, 0, len, "w");
   LLVMValueRef hit = icmp(ctx, LLVMIntEQ, lw.iv, best);
   LLVMValueRef one = LLVMBuildSelect(ctx->b, hit, fconst(ctx, dt, 1), fconst(ctx, dt, 0), "");
-  mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, imad(ctx, lw.iv, inner, base), one);
+  mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, wmad(ctx, lw.iv, inner, base), one);
   mlcc_emit_loop_end(ctx, &lw);
   mlcc_emit_loop_end(ctx, &li);
   mlcc_emit_loop_end(ctx, &lo);
@@ -324,8 +275,8 @@ mlcc_status_t mlcc_emit_misc_hardmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
 // DepthToSpace / SpaceToDepth, EyeLike, CastLike
 //===----------------------------------------------------------------------===//
 
-mlcc_status_t mlcc_emit_misc_depth_space(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_depth_space(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   int64_t bs = 1;
@@ -341,17 +292,17 @@ mlcc_status_t mlcc_emit_misc_depth_space(mlcc_emit_ctx_t* ctx, const mlcc_node_t
   in[0] = o[0];
   if (node->op == MLCC_OP_DEPTH_TO_SPACE) {
     int64_t cy = y->shape.dims[1];
-    LLVMValueRef bh = irem(ctx, o[2], bs), bw = irem(ctx, o[3], bs);
-    LLVMValueRef blk = imad(ctx, bh, bs, bw);
-    in[1] = crd ? imad(ctx, o[1], bs * bs, blk) : imad(ctx, blk, cy, o[1]);
-    in[2] = idiv(ctx, o[2], bs);
-    in[3] = idiv(ctx, o[3], bs);
+    LLVMValueRef bh = wremc(ctx, o[2], bs), bw = wremc(ctx, o[3], bs);
+    LLVMValueRef blk = wmad(ctx, bh, bs, bw);
+    in[1] = crd ? wmad(ctx, o[1], bs * bs, blk) : wmad(ctx, blk, cy, o[1]);
+    in[2] = wdivc(ctx, o[2], bs);
+    in[3] = wdivc(ctx, o[3], bs);
   } else {
     int64_t cx = x->shape.dims[1];
-    LLVMValueRef c = irem(ctx, o[1], cx), blk = idiv(ctx, o[1], cx);
+    LLVMValueRef c = wremc(ctx, o[1], cx), blk = wdivc(ctx, o[1], cx);
     in[1] = c;
-    in[2] = imad(ctx, o[2], bs, idiv(ctx, blk, bs));
-    in[3] = imad(ctx, o[3], bs, irem(ctx, blk, bs));
+    in[2] = wmad(ctx, o[2], bs, wdivc(ctx, blk, bs));
+    in[3] = wmad(ctx, o[3], bs, wremc(ctx, blk, bs));
   }
   LLVMValueRef v = mlcc_emit_load(ctx, x, mlcc_emit_ravel(ctx, &x->shape, in));
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, l.iv, v);
@@ -359,8 +310,8 @@ mlcc_status_t mlcc_emit_misc_depth_space(mlcc_emit_ctx_t* ctx, const mlcc_node_t
   return st;
 }
 
-mlcc_status_t mlcc_emit_misc_eyelike(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_eyelike(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   int64_t k = 0;
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "k", 0, &k));
@@ -368,8 +319,8 @@ mlcc_status_t mlcc_emit_misc_eyelike(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   int64_t n = mlcc_shape_numel_unchecked(&y->shape);
   if (n == 0) return mlcc_ok_status();
   mlcc_loop_t l = mlcc_emit_for(ctx, 0, n, "e");
-  LLVMValueRef i = idiv(ctx, l.iv, cols), j = irem(ctx, l.iv, cols);
-  LLVMValueRef hit = icmp(ctx, LLVMIntEQ, isub(ctx, j, i), c64(ctx, k));
+  LLVMValueRef i = wdivc(ctx, l.iv, cols), j = wremc(ctx, l.iv, cols);
+  LLVMValueRef hit = icmp(ctx, LLVMIntEQ, wsub(ctx, j, i), c64(ctx, k));
   LLVMValueRef v = LLVMBuildSelect(ctx->b, hit, mlcc_emit_const(ctx, y->dtype, 1),
                                    mlcc_emit_const(ctx, y->dtype, 0), "");
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, l.iv, v);
@@ -377,8 +328,8 @@ mlcc_status_t mlcc_emit_misc_eyelike(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   return st;
 }
 
-mlcc_status_t mlcc_emit_misc_castlike(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_castlike(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   int64_t n = mlcc_shape_numel_unchecked(&y->shape);
@@ -394,8 +345,8 @@ mlcc_status_t mlcc_emit_misc_castlike(mlcc_emit_ctx_t* ctx, const mlcc_node_t* n
 // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 //===----------------------------------------------------------------------===//
 
-mlcc_status_t mlcc_emit_misc_loss(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_loss(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* t = mlcc_node_input(node, 1);
   const mlcc_value_t* w = mlcc_node_input(node, 2);
@@ -420,21 +371,21 @@ mlcc_status_t mlcc_emit_misc_loss(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
   if (N * D > 0 && C > 0) {
     mlcc_loop_t ln = mlcc_emit_for(ctx, 0, N, "n");
     mlcc_loop_t ld = mlcc_emit_for(ctx, 0, D, "d");
-    LLVMValueRef row = imul(ctx, ln.iv, C * D);  // x[n, 0, d] = row + d
-    LLVMValueRef base = iadd(ctx, row, ld.iv);
+    LLVMValueRef row = wmulc(ctx, ln.iv, C * D);  // x[n, 0, d] = row + d
+    LLVMValueRef base = wadd(ctx, row, ld.iv);
     LLVMValueRef lse = NULL;
     if (sce) {
       LLVMValueRef mx = mlcc_emit_var(ctx, ft, fconst(ctx, dt, -INFINITY));
       LLVMBuildStore(ctx->b, fconst(ctx, dt, -INFINITY), mx);
       mlcc_loop_t lc = mlcc_emit_for(ctx, 0, C, "c");
-      LLVMValueRef v = mlcc_emit_load(ctx, x, imad(ctx, lc.iv, D, base));
+      LLVMValueRef v = mlcc_emit_load(ctx, x, wmad(ctx, lc.iv, D, base));
       LLVMBuildStore(ctx->b, mlcc_emit_max(ctx, dt, load_var(ctx, ft, mx), v), mx);
       mlcc_emit_loop_end(ctx, &lc);
       LLVMValueRef m = load_var(ctx, ft, mx);
       LLVMValueRef se = mlcc_emit_var(ctx, ft, fconst(ctx, dt, 0));
       LLVMBuildStore(ctx->b, fconst(ctx, dt, 0), se);
       mlcc_loop_t lc2 = mlcc_emit_for(ctx, 0, C, "c");
-      LLVMValueRef v2 = mlcc_emit_load(ctx, x, imad(ctx, lc2.iv, D, base));
+      LLVMValueRef v2 = mlcc_emit_load(ctx, x, wmad(ctx, lc2.iv, D, base));
       LLVMValueRef e = mlcc_emit_intrinsic(ctx, "llvm.exp", (LLVMValueRef[]){LLVMBuildFSub(ctx->b, v2, m, "")}, 1);
       LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, load_var(ctx, ft, se), e, ""), se);
       mlcc_emit_loop_end(ctx, &lc2);
@@ -442,24 +393,24 @@ mlcc_status_t mlcc_emit_misc_loss(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
       lse = LLVMBuildFAdd(ctx->b, m, ls, "lse");
       if (lp_out != NULL) {
         mlcc_loop_t lc3 = mlcc_emit_for(ctx, 0, C, "c");
-        LLVMValueRef i3 = imad(ctx, lc3.iv, D, base);
+        LLVMValueRef i3 = wmad(ctx, lc3.iv, D, base);
         LLVMValueRef v3 = LLVMBuildFSub(ctx->b, mlcc_emit_load(ctx, x, i3), lse, "");
         st = mlcc_emit_store_output(ctx, node, 1, i3, v3);
         mlcc_emit_loop_end(ctx, &lc3);
       }
     }
-    LLVMValueRef tgt = load_i64(ctx, t, imad(ctx, ln.iv, D, ld.iv));
+    LLVMValueRef tgt = load_i64(ctx, t, wmad(ctx, ln.iv, D, ld.iv));
     LLVMValueRef valid = has_ii ? icmp(ctx, LLVMIntNE, tgt, c64(ctx, ii))
                                 : LLVMConstInt(ctx->t_i1, 1, 0);
     LLVMValueRef tc = clamp_index(ctx, tgt, C);
-    LLVMValueRef xv = mlcc_emit_load(ctx, x, imad(ctx, tc, D, base));
+    LLVMValueRef xv = mlcc_emit_load(ctx, x, wmad(ctx, tc, D, base));
     if (sce) xv = LLVMBuildFSub(ctx->b, xv, lse, "");
     LLVMValueRef wv = w != NULL ? mlcc_emit_load(ctx, w, tc) : fconst(ctx, dt, 1);
     wv = LLVMBuildSelect(ctx->b, valid, wv, fconst(ctx, dt, 0), "");
     LLVMValueRef loss = LLVMBuildFNeg(ctx->b, LLVMBuildFMul(ctx->b, xv, wv, ""), "");
     loss = LLVMBuildSelect(ctx->b, valid, loss, fconst(ctx, dt, 0), "");
     if (none) {
-      mlcc_status_t s2 = mlcc_emit_store_output(ctx, node, 0, imad(ctx, ln.iv, D, ld.iv), loss);
+      mlcc_status_t s2 = mlcc_emit_store_output(ctx, node, 0, wmad(ctx, ln.iv, D, ld.iv), loss);
       st = mlcc_status_join(st, s2);
     } else {
       LLVMValueRef ld64 = dt == MLCC_DTYPE_F64 ? loss : LLVMBuildFPExt(ctx->b, loss, ctx->t_f64, "");
@@ -483,8 +434,8 @@ mlcc_status_t mlcc_emit_misc_loss(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
 // GatherND, ScatterElements/Scatter, ScatterND
 //===----------------------------------------------------------------------===//
 
-mlcc_status_t mlcc_emit_misc_gathernd(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_gathernd(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* ix = mlcc_node_input(node, 1);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
@@ -501,13 +452,13 @@ mlcc_status_t mlcc_emit_misc_gathernd(mlcc_emit_ctx_t* ctx, const mlcc_node_t* n
   int64_t n = mlcc_shape_numel_unchecked(&y->shape);
   if (n == 0) return mlcc_ok_status();
   mlcc_loop_t l = mlcc_emit_for(ctx, 0, n, "e");
-  LLVMValueRef u = idiv(ctx, l.iv, inner), rr = irem(ctx, l.iv, inner);
-  LLVMValueRef off = imad(ctx, idiv(ctx, u, per_batch_idx), batch_stride, rr);
+  LLVMValueRef u = wdivc(ctx, l.iv, inner), rr = wremc(ctx, l.iv, inner);
+  LLVMValueRef off = wmad(ctx, wdivc(ctx, u, per_batch_idx), batch_stride, rr);
   for (int64_t i = 0; i < k; ++i) {
-    LLVMValueRef iv = load_i64(ctx, ix, imad(ctx, u, k, c64(ctx, i)));
+    LLVMValueRef iv = load_i64(ctx, ix, wmad(ctx, u, k, c64(ctx, i)));
     int64_t dim = x->shape.dims[b + i];
     iv = clamp_index(ctx, wrap_index(ctx, iv, dim), dim);
-    off = imad(ctx, iv, xs[b + i], off);
+    off = wmad(ctx, iv, xs[b + i], off);
   }
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, l.iv, mlcc_emit_load(ctx, x, off));
   mlcc_emit_loop_end(ctx, &l);
@@ -531,8 +482,8 @@ static LLVMValueRef combine(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, const char* r
 
 // Gather form: out[o] = data[o] combined, in update order, with every update
 // whose target is o. O(numel(out) * numel(updates)).
-mlcc_status_t mlcc_emit_misc_scatter_elements(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_scatter_elements(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* ix = mlcc_node_input(node, 1);
   const mlcc_value_t* up = mlcc_node_input(node, 2);
@@ -558,7 +509,7 @@ mlcc_status_t mlcc_emit_misc_scatter_elements(mlcc_emit_ctx_t* ctx, const mlcc_n
     mlcc_emit_unravel(ctx, &ix->shape, lu.iv, ji);
     LLVMValueRef iv = wrap_index(ctx, load_i64(ctx, ix, lu.iv), x->shape.dims[axis]);
     LLVMValueRef target = c64(ctx, 0);
-    for (int32_t d = 0; d < r; ++d) target = imad(ctx, d == axis ? iv : ji[d], xs[d], target);
+    for (int32_t d = 0; d < r; ++d) target = wmad(ctx, d == axis ? iv : ji[d], xs[d], target);
     LLVMValueRef hit = icmp(ctx, LLVMIntEQ, target, l.iv);
     LLVMValueRef cur = load_var(ctx, t, acc);
     LLVMValueRef nv = combine(ctx, x->dtype, red, cur, mlcc_emit_load(ctx, up, lu.iv));
@@ -570,8 +521,8 @@ mlcc_status_t mlcc_emit_misc_scatter_elements(mlcc_emit_ctx_t* ctx, const mlcc_n
   return st;
 }
 
-mlcc_status_t mlcc_emit_misc_scatternd(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_scatternd(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* ix = mlcc_node_input(node, 1);
   const mlcc_value_t* up = mlcc_node_input(node, 2);
@@ -595,16 +546,16 @@ mlcc_status_t mlcc_emit_misc_scatternd(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
     mlcc_loop_t lu = mlcc_emit_for(ctx, 0, rows, "u");
     LLVMValueRef base = c64(ctx, 0);
     for (int64_t i = 0; i < k; ++i) {
-      LLVMValueRef iv = load_i64(ctx, ix, imad(ctx, lu.iv, k, c64(ctx, i)));
-      base = imad(ctx, wrap_index(ctx, iv, x->shape.dims[i]), xs[i], base);
+      LLVMValueRef iv = load_i64(ctx, ix, wmad(ctx, lu.iv, k, c64(ctx, i)));
+      base = wmad(ctx, wrap_index(ctx, iv, x->shape.dims[i]), xs[i], base);
     }
-    LLVMValueRef rel = isub(ctx, l.iv, base);
+    LLVMValueRef rel = wsub(ctx, l.iv, base);
     LLVMValueRef hit = LLVMBuildAnd(ctx->b, icmp(ctx, LLVMIntSGE, rel, c64(ctx, 0)),
                                     icmp(ctx, LLVMIntSLT, rel, c64(ctx, slice)), "");
     LLVMValueRef safe = LLVMBuildSelect(ctx->b, hit, rel, c64(ctx, 0), "");
     LLVMValueRef cur = load_var(ctx, t, acc);
     LLVMValueRef nv = combine(ctx, x->dtype, red, cur,
-                              mlcc_emit_load(ctx, up, imad(ctx, lu.iv, slice, safe)));
+                              mlcc_emit_load(ctx, up, wmad(ctx, lu.iv, slice, safe)));
     LLVMBuildStore(ctx->b, LLVMBuildSelect(ctx->b, hit, nv, cur, ""), acc);
     mlcc_emit_loop_end(ctx, &lu);
   }
@@ -617,8 +568,8 @@ mlcc_status_t mlcc_emit_misc_scatternd(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
 // OneHot, TopK
 //===----------------------------------------------------------------------===//
 
-mlcc_status_t mlcc_emit_misc_onehot(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_onehot(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* ix = mlcc_node_input(node, 0);
   const mlcc_value_t* vals = mlcc_node_input(node, 2);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
@@ -632,10 +583,10 @@ mlcc_status_t mlcc_emit_misc_onehot(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   LLVMValueRef off = mlcc_emit_load(ctx, vals, c64(ctx, 0));
   LLVMValueRef on = mlcc_emit_load(ctx, vals, c64(ctx, 1));
   mlcc_loop_t l = mlcc_emit_for(ctx, 0, n, "e");
-  LLVMValueRef outer = idiv(ctx, l.iv, depth * inner);
-  LLVMValueRef d = irem(ctx, idiv(ctx, l.iv, inner), depth);
-  LLVMValueRef in = irem(ctx, l.iv, inner);
-  LLVMValueRef iv = mlcc_emit_convert(ctx, mlcc_emit_load(ctx, ix, imad(ctx, outer, inner, in)),
+  LLVMValueRef outer = wdivc(ctx, l.iv, depth * inner);
+  LLVMValueRef d = wremc(ctx, wdivc(ctx, l.iv, inner), depth);
+  LLVMValueRef in = wremc(ctx, l.iv, inner);
+  LLVMValueRef iv = mlcc_emit_convert(ctx, mlcc_emit_load(ctx, ix, wmad(ctx, outer, inner, in)),
                                       ix->dtype, MLCC_DTYPE_I64);
   iv = wrap_index(ctx, iv, depth);
   LLVMValueRef hit = icmp(ctx, LLVMIntEQ, iv, d);
@@ -647,8 +598,8 @@ mlcc_status_t mlcc_emit_misc_onehot(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
 
 // Rank form: element i of a row goes to position rank(i) = the number of
 // elements ordered before it (ties: lower index first) when rank(i) < K.
-mlcc_status_t mlcc_emit_misc_topk(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_topk(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   mlcc_dtype_t dt = x->dtype;
@@ -665,24 +616,24 @@ mlcc_status_t mlcc_emit_misc_topk(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
   if (outer * inner * k == 0) return mlcc_ok_status();
   mlcc_loop_t lo = mlcc_emit_for(ctx, 0, outer, "o");
   mlcc_loop_t li = mlcc_emit_for(ctx, 0, inner, "i");
-  LLVMValueRef base = imad(ctx, lo.iv, len * inner, li.iv);
-  LLVMValueRef obase = imad(ctx, lo.iv, k * inner, li.iv);
+  LLVMValueRef base = wmad(ctx, lo.iv, len * inner, li.iv);
+  LLVMValueRef obase = wmad(ctx, lo.iv, k * inner, li.iv);
   mlcc_loop_t la = mlcc_emit_for(ctx, 0, len, "a");
-  LLVMValueRef va = mlcc_emit_load(ctx, x, imad(ctx, la.iv, inner, base));
+  LLVMValueRef va = mlcc_emit_load(ctx, x, wmad(ctx, la.iv, inner, base));
   LLVMValueRef cnt = mlcc_emit_var(ctx, ctx->t_i64, c64(ctx, 0));
   LLVMBuildStore(ctx->b, c64(ctx, 0), cnt);
   mlcc_loop_t lb = mlcc_emit_for(ctx, 0, len, "b");
-  LLVMValueRef vb = mlcc_emit_load(ctx, x, imad(ctx, lb.iv, inner, base));
+  LLVMValueRef vb = mlcc_emit_load(ctx, x, wmad(ctx, lb.iv, inner, base));
   LLVMValueRef strictly = mlcc_emit_cmp(ctx, dt, largest ? MLCC_CMP_GT : MLCC_CMP_LT, vb, va);
   LLVMValueRef tie = LLVMBuildAnd(ctx->b, mlcc_emit_cmp(ctx, dt, MLCC_CMP_EQ, vb, va),
                                   icmp(ctx, LLVMIntSLT, lb.iv, la.iv), "");
   LLVMValueRef before = LLVMBuildOr(ctx->b, strictly, tie, "");
   LLVMValueRef c = load_var(ctx, ctx->t_i64, cnt);
-  LLVMBuildStore(ctx->b, iadd(ctx, c, LLVMBuildZExt(ctx->b, before, ctx->t_i64, "")), cnt);
+  LLVMBuildStore(ctx->b, wadd(ctx, c, LLVMBuildZExt(ctx->b, before, ctx->t_i64, "")), cnt);
   mlcc_emit_loop_end(ctx, &lb);
   LLVMValueRef pos = load_var(ctx, ctx->t_i64, cnt);
   mlcc_if_t br = mlcc_emit_if_begin(ctx, icmp(ctx, LLVMIntSLT, pos, c64(ctx, k)));
-  LLVMValueRef oi = imad(ctx, pos, inner, obase);
+  LLVMValueRef oi = wmad(ctx, pos, inner, obase);
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, oi, va);
   if (mlcc_status_is_ok(st)) st = mlcc_emit_store_output(ctx, node, 1, oi, la.iv);
   mlcc_emit_if_end(ctx, &br);
@@ -696,8 +647,8 @@ mlcc_status_t mlcc_emit_misc_topk(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
 // LRN, MeanVarianceNormalization
 //===----------------------------------------------------------------------===//
 
-mlcc_status_t mlcc_emit_misc_lrn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_lrn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   mlcc_dtype_t dt = x->dtype;
   float alpha = 1e-4f, beta = 0.75f, bias = 1.0f;
@@ -713,15 +664,15 @@ mlcc_status_t mlcc_emit_misc_lrn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
   int64_t lo_off = (size - 1) / 2, hi_off = size - 1 - lo_off;
   LLVMTypeRef t = mlcc_emit_type(ctx, dt);
   mlcc_loop_t l = mlcc_emit_for(ctx, 0, n, "e");
-  LLVMValueRef c = irem(ctx, idiv(ctx, l.iv, inner), C);
+  LLVMValueRef c = wremc(ctx, wdivc(ctx, l.iv, inner), C);
   LLVMValueRef sq = mlcc_emit_var(ctx, t, fconst(ctx, dt, 0));
   LLVMBuildStore(ctx->b, fconst(ctx, dt, 0), sq);
   mlcc_loop_t lw = mlcc_emit_for(ctx, -lo_off, hi_off + 1, "w");
-  LLVMValueRef cc = iadd(ctx, c, lw.iv);
+  LLVMValueRef cc = wadd(ctx, c, lw.iv);
   LLVMValueRef ok = LLVMBuildAnd(ctx->b, icmp(ctx, LLVMIntSGE, cc, c64(ctx, 0)),
                                  icmp(ctx, LLVMIntSLT, cc, c64(ctx, C)), "");
   mlcc_if_t br = mlcc_emit_if_begin(ctx, ok);
-  LLVMValueRef v = mlcc_emit_load(ctx, x, imad(ctx, lw.iv, inner, l.iv));
+  LLVMValueRef v = mlcc_emit_load(ctx, x, wmad(ctx, lw.iv, inner, l.iv));
   LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, v, v, load_var(ctx, t, sq)), sq);
   mlcc_emit_if_end(ctx, &br);
   mlcc_emit_loop_end(ctx, &lw);
@@ -736,8 +687,8 @@ mlcc_status_t mlcc_emit_misc_lrn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
 
 // y = (x - mean) / (sqrt(E[x^2] - mean^2) + 1e-9) over 'axes'. Two passes:
 // statistics per kept-coordinate group, then the normalized values.
-mlcc_status_t mlcc_emit_misc_mvn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_mvn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   mlcc_dtype_t dt = x->dtype;
   const int64_t* axes = NULL;
@@ -767,7 +718,7 @@ mlcc_status_t mlcc_emit_misc_mvn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
   LLVMValueRef ki[MLCC_MAX_RANK];
   mlcc_emit_unravel(ctx, &keep, lk.iv, ki);
   LLVMValueRef kbase = c64(ctx, 0);
-  for (int32_t d = 0; d < r; ++d) kbase = imad(ctx, ki[d], xs[d], kbase);
+  for (int32_t d = 0; d < r; ++d) kbase = wmad(ctx, ki[d], xs[d], kbase);
   // Statistics of float32/float16/bfloat16 (computed as float) accumulate
   // and combine in double: sums over long axes keep ~eps accuracy, and
   // E[x^2] - E[x]^2 does not cancel away the variance of a large mean.
@@ -795,7 +746,7 @@ mlcc_status_t mlcc_emit_misc_mvn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
     LLVMValueRef ri[MLCC_MAX_RANK];
     mlcc_emit_unravel(ctx, &rs, lr.iv, ri);
     LLVMValueRef idx = kbase;
-    for (int32_t d = 0; d < r; ++d) idx = imad(ctx, ri[d], xs[d], idx);
+    for (int32_t d = 0; d < r; ++d) idx = wmad(ctx, ri[d], xs[d], idx);
     LLVMValueRef v = mlcc_emit_load(ctx, x, idx);
     if (pass == 0) {
       LLVMValueRef w = wide ? LLVMBuildFPExt(ctx->b, v, at, "") : v;
@@ -817,8 +768,8 @@ mlcc_status_t mlcc_emit_misc_mvn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
 
 // One loop over the output; nested loops over the summed labels; the product
 // of the operands (size-1 ellipsis dims broadcast) accumulated in a variable.
-mlcc_status_t mlcc_emit_misc_einsum(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_einsum(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   mlcc_dtype_t dt = y->dtype;
   mlcc_einsum_t e;
@@ -849,7 +800,7 @@ mlcc_status_t mlcc_emit_misc_einsum(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
       LLVMValueRef idx = c64(ctx, 0);
       for (int32_t d = 0; d < e.in_rank[i]; ++d) {
         if (in->shape.dims[d] == 1) continue;  // broadcast or size-1 dim
-        idx = imad(ctx, lv[e.in_labels[i][d]], st_[d], idx);
+        idx = wmad(ctx, lv[e.in_labels[i][d]], st_[d], idx);
       }
       LLVMValueRef v = mlcc_emit_load(ctx, in, idx);
       if (prod == NULL) prod = v;
@@ -872,8 +823,8 @@ mlcc_status_t mlcc_emit_misc_einsum(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
 // Per (b, s): the cache row (position_ids[b, s], clamped into the cache so a
 // bad id never reads out of bounds, or b*S + s); per head the rot/2 pairs
 // rotate by (cos, sin) of that row and the rest of the head is copied.
-mlcc_status_t mlcc_emit_misc_rotary(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_rotary(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   mlcc_rotary_t r;
   MLCC_RETURN_IF_ERROR(mlcc_rotary_resolve(node, &r));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
@@ -885,21 +836,21 @@ mlcc_status_t mlcc_emit_misc_rotary(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   LLVMBuilderRef b = ctx->b;
   mlcc_loop_t lb = mlcc_emit_for(ctx, 0, r.batch, "rb");
   mlcc_loop_t ls = mlcc_emit_for(ctx, 0, r.seq, "rs");
-  LLVMValueRef bs = imad(ctx, lb.iv, r.seq, ls.iv);
+  LLVMValueRef bs = wmad(ctx, lb.iv, r.seq, ls.iv);
   LLVMValueRef row = pv != NULL ? clamp_index(ctx, load_i64(ctx, pv, bs), r.positions) : bs;
-  LLVMValueRef crow = imul(ctx, row, half);
-  LLVMValueRef xbs = iadd(ctx, imul(ctx, lb.iv, r.x_b), imul(ctx, ls.iv, r.x_s));
+  LLVMValueRef crow = wmulc(ctx, row, half);
+  LLVMValueRef xbs = wadd(ctx, wmulc(ctx, lb.iv, r.x_b), wmulc(ctx, ls.iv, r.x_s));
   mlcc_loop_t lh = mlcc_emit_for(ctx, 0, r.heads, "rh");
-  LLVMValueRef base = iadd(ctx, xbs, imul(ctx, lh.iv, r.x_h));
+  LLVMValueRef base = wadd(ctx, xbs, wmulc(ctx, lh.iv, r.x_h));
   mlcc_status_t st = mlcc_ok_status();
   if (half > 0) {
     mlcc_loop_t lj = mlcc_emit_for(ctx, 0, half, "rj");
-    LLVMValueRef i1 = r.interleaved ? imul(ctx, lj.iv, 2) : lj.iv;
-    LLVMValueRef i2 = r.interleaved ? iadd(ctx, i1, c64(ctx, 1)) : iadd(ctx, lj.iv, c64(ctx, half));
-    LLVMValueRef a1 = iadd(ctx, base, i1), a2 = iadd(ctx, base, i2);
+    LLVMValueRef i1 = r.interleaved ? wmulc(ctx, lj.iv, 2) : lj.iv;
+    LLVMValueRef i2 = r.interleaved ? wadd(ctx, i1, c64(ctx, 1)) : wadd(ctx, lj.iv, c64(ctx, half));
+    LLVMValueRef a1 = wadd(ctx, base, i1), a2 = wadd(ctx, base, i2);
     LLVMValueRef x1 = mlcc_emit_load(ctx, x, a1), x2 = mlcc_emit_load(ctx, x, a2);
-    LLVMValueRef c = mlcc_emit_load(ctx, cv, iadd(ctx, crow, lj.iv));
-    LLVMValueRef sn = mlcc_emit_load(ctx, sv, iadd(ctx, crow, lj.iv));
+    LLVMValueRef c = mlcc_emit_load(ctx, cv, wadd(ctx, crow, lj.iv));
+    LLVMValueRef sn = mlcc_emit_load(ctx, sv, wadd(ctx, crow, lj.iv));
     LLVMValueRef re = LLVMBuildFSub(b, LLVMBuildFMul(b, c, x1, ""), LLVMBuildFMul(b, sn, x2, ""), "");
     LLVMValueRef im = LLVMBuildFAdd(b, LLVMBuildFMul(b, sn, x1, ""), LLVMBuildFMul(b, c, x2, ""), "");
     st = mlcc_emit_store_output(ctx, node, 0, a1, re);
@@ -908,7 +859,7 @@ mlcc_status_t mlcc_emit_misc_rotary(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   }
   if (mlcc_status_is_ok(st) && r.rot < r.head_size) {
     mlcc_loop_t ld = mlcc_emit_for(ctx, r.rot, r.head_size, "rd");
-    LLVMValueRef a = iadd(ctx, base, ld.iv);
+    LLVMValueRef a = wadd(ctx, base, ld.iv);
     st = mlcc_emit_store_output(ctx, node, 0, a, mlcc_emit_load(ctx, x, a));
     mlcc_emit_loop_end(ctx, &ld);
   }
@@ -942,8 +893,8 @@ static LLVMValueRef att_score(mlcc_emit_ctx_t* ctx, const att_emit_t* e, const m
   LLVMValueRef acc = mlcc_emit_var(ctx, e->t, fconst(ctx, e->dt, 0));
   LLVMBuildStore(b, fconst(ctx, e->dt, 0), acc);
   mlcc_loop_t ld = mlcc_emit_for(ctx, 0, a->head, "ad");
-  LLVMValueRef qv = mlcc_emit_load(ctx, e->q, iadd(ctx, e->qbase, ld.iv));
-  LLVMValueRef kvv = mlcc_emit_load(ctx, kv, iadd(ctx, kbase, ld.iv));
+  LLVMValueRef qv = mlcc_emit_load(ctx, e->q, wadd(ctx, e->qbase, ld.iv));
+  LLVMValueRef kvv = mlcc_emit_load(ctx, kv, wadd(ctx, kbase, ld.iv));
   LLVMBuildStore(b, mlcc_emit_fmuladd(ctx, qv, kvv, load_var(ctx, e->t, acc)), acc);
   mlcc_emit_loop_end(ctx, &ld);
   LLVMValueRef s = LLVMBuildFMul(b, load_var(ctx, e->t, acc), fconst(ctx, e->dt, a->scale), "");
@@ -953,14 +904,14 @@ static LLVMValueRef att_score(mlcc_emit_ctx_t* ctx, const att_emit_t* e, const m
   }
   LLVMValueRef ninf = fconst(ctx, e->dt, -INFINITY);
   if (a->mask_kind != 0) {
-    LLVMValueRef mi = iadd(ctx, iadd(ctx, imul(ctx, e->b, a->m_stride[0]),
-                                     imul(ctx, e->h, a->m_stride[1])),
-                           iadd(ctx, imul(ctx, e->i, a->m_stride[2]), imul(ctx, jt, a->m_stride[3])));
+    LLVMValueRef mi = wadd(ctx, wadd(ctx, wmulc(ctx, e->b, a->m_stride[0]),
+                                     wmulc(ctx, e->h, a->m_stride[1])),
+                           wadd(ctx, wmulc(ctx, e->i, a->m_stride[2]), wmulc(ctx, jt, a->m_stride[3])));
     LLVMValueRef mv = mlcc_emit_load(ctx, e->mask, mi);
     s = a->mask_kind == 1 ? LLVMBuildSelect(b, mv, s, ninf, "") : LLVMBuildFAdd(b, s, mv, "");
   }
   if (a->causal) {
-    LLVMValueRef lim = iadd(ctx, e->i, c64(ctx, a->past));
+    LLVMValueRef lim = wadd(ctx, e->i, c64(ctx, a->past));
     s = LLVMBuildSelect(b, icmp(ctx, LLVMIntSGT, jt, lim), ninf, s, "");
   }
   return s;
@@ -972,14 +923,14 @@ static LLVMValueRef att_kbase(mlcc_emit_ctx_t* ctx, const att_emit_t* e, bool pa
   const mlcc_attention_t* a = e->a;
   int64_t d = value ? a->v_head : a->head;
   if (past) {
-    return imul(ctx, imad(ctx, imad(ctx, e->b, a->kv_heads, e->hk), a->past, j), d);
+    return wmulc(ctx, wmad(ctx, wmad(ctx, e->b, a->kv_heads, e->hk), a->past, j), d);
   }
   if (value) {
-    return iadd(ctx, iadd(ctx, imul(ctx, e->b, a->v_b), imul(ctx, e->hk, a->v_h)),
-                imul(ctx, j, a->v_s));
+    return wadd(ctx, wadd(ctx, wmulc(ctx, e->b, a->v_b), wmulc(ctx, e->hk, a->v_h)),
+                wmulc(ctx, j, a->v_s));
   }
-  return iadd(ctx, iadd(ctx, imul(ctx, e->b, a->k_b), imul(ctx, e->hk, a->k_h)),
-              imul(ctx, j, a->k_s));
+  return wadd(ctx, wadd(ctx, wmulc(ctx, e->b, a->k_b), wmulc(ctx, e->hk, a->k_h)),
+              wmulc(ctx, j, a->k_s));
 }
 
 // Scaled dot-product attention per (b, query head, query row): a first pass
@@ -988,8 +939,8 @@ static LLVMValueRef att_kbase(mlcc_emit_ctx_t* ctx, const att_emit_t* e, bool pa
 // element accumulates exp(score - max) * value, divided by the sum. A row
 // whose keys are all masked is 0. Scores are recomputed in the second pass
 // (a scalar reference kernel, not yet the fused one of issue 15 part 3).
-mlcc_status_t mlcc_emit_misc_attention(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_attention(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   mlcc_attention_t a;
   MLCC_RETURN_IF_ERROR(mlcc_attention_resolve(node, &a, NULL));
   att_emit_t e = {.a = &a};
@@ -1007,9 +958,9 @@ mlcc_status_t mlcc_emit_misc_attention(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
     mlcc_loop_t lh = mlcc_emit_for(ctx, 0, a.q_heads, "ah");
     mlcc_loop_t li = mlcc_emit_for(ctx, 0, a.q_seq, "ai");
     e.b = lb.iv, e.h = lh.iv, e.i = li.iv;
-    e.hk = idiv(ctx, lh.iv, group);
-    e.qbase = iadd(ctx, iadd(ctx, imul(ctx, lb.iv, a.q_b), imul(ctx, lh.iv, a.q_h)),
-                   imul(ctx, li.iv, a.q_s));
+    e.hk = wdivc(ctx, lh.iv, group);
+    e.qbase = wadd(ctx, wadd(ctx, wmulc(ctx, lb.iv, a.q_b), wmulc(ctx, lh.iv, a.q_h)),
+                   wmulc(ctx, li.iv, a.q_s));
     LLVMValueRef ninf = fconst(ctx, e.dt, -INFINITY);
     LLVMValueRef mvar = mlcc_emit_var(ctx, e.t, ninf);
     LLVMValueRef lvar = mlcc_emit_var(ctx, e.t, fconst(ctx, e.dt, 0));
@@ -1019,7 +970,7 @@ mlcc_status_t mlcc_emit_misc_attention(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
       int64_t n = seg == 0 ? a.past : a.kv_seq;
       if (n == 0) continue;
       mlcc_loop_t lj = mlcc_emit_for(ctx, 0, n, "aj");
-      LLVMValueRef jt = seg == 0 ? lj.iv : iadd(ctx, lj.iv, c64(ctx, a.past));
+      LLVMValueRef jt = seg == 0 ? lj.iv : wadd(ctx, lj.iv, c64(ctx, a.past));
       LLVMValueRef s = att_score(ctx, &e, seg == 0 ? e.pk : e.k,
                                  att_kbase(ctx, &e, seg == 0, false, lj.iv), jt);
       LLVMValueRef m = load_var(ctx, e.t, mvar), l = load_var(ctx, e.t, lvar);
@@ -1033,8 +984,8 @@ mlcc_status_t mlcc_emit_misc_attention(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
       mlcc_emit_loop_end(ctx, &lj);
     }
     LLVMValueRef m = load_var(ctx, e.t, mvar), l = load_var(ctx, e.t, lvar);
-    LLVMValueRef ybase = iadd(ctx, iadd(ctx, imul(ctx, lb.iv, a.y_b), imul(ctx, lh.iv, a.y_h)),
-                              imul(ctx, li.iv, a.y_s));
+    LLVMValueRef ybase = wadd(ctx, wadd(ctx, wmulc(ctx, lb.iv, a.y_b), wmulc(ctx, lh.iv, a.y_h)),
+                              wmulc(ctx, li.iv, a.y_s));
     mlcc_loop_t lv = mlcc_emit_for(ctx, 0, a.v_head, "av");
     LLVMValueRef acc = mlcc_emit_var(ctx, e.t, fconst(ctx, e.dt, 0));
     LLVMBuildStore(b, fconst(ctx, e.dt, 0), acc);
@@ -1042,21 +993,21 @@ mlcc_status_t mlcc_emit_misc_attention(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
       int64_t n = seg == 0 ? a.past : a.kv_seq;
       if (n == 0) continue;
       mlcc_loop_t lj = mlcc_emit_for(ctx, 0, n, "aj");
-      LLVMValueRef jt = seg == 0 ? lj.iv : iadd(ctx, lj.iv, c64(ctx, a.past));
+      LLVMValueRef jt = seg == 0 ? lj.iv : wadd(ctx, lj.iv, c64(ctx, a.past));
       LLVMValueRef s = att_score(ctx, &e, seg == 0 ? e.pk : e.k,
                                  att_kbase(ctx, &e, seg == 0, false, lj.iv), jt);
       LLVMValueRef valid = LLVMBuildFCmp(b, LLVMRealOGT, s, ninf, "");
       LLVMValueRef p = LLVMBuildSelect(
           b, valid, mlcc_emit_fast_exp(ctx, LLVMBuildFSub(b, s, m, "")), fconst(ctx, e.dt, 0), "");
       LLVMValueRef vv = mlcc_emit_load(ctx, seg == 0 ? e.pv : e.v,
-                                       iadd(ctx, att_kbase(ctx, &e, seg == 0, true, lj.iv), lv.iv));
+                                       wadd(ctx, att_kbase(ctx, &e, seg == 0, true, lj.iv), lv.iv));
       LLVMBuildStore(b, mlcc_emit_fmuladd(ctx, p, vv, load_var(ctx, e.t, acc)), acc);
       mlcc_emit_loop_end(ctx, &lj);
     }
     LLVMValueRef any = LLVMBuildFCmp(b, LLVMRealOGT, l, fconst(ctx, e.dt, 0), "");
     LLVMValueRef y = LLVMBuildSelect(b, any, LLVMBuildFDiv(b, load_var(ctx, e.t, acc), l, ""),
                                      fconst(ctx, e.dt, 0), "");
-    st = mlcc_emit_store_output(ctx, node, 0, iadd(ctx, ybase, lv.iv), y);
+    st = mlcc_emit_store_output(ctx, node, 0, wadd(ctx, ybase, lv.iv), y);
     mlcc_emit_loop_end(ctx, &lv);
     mlcc_emit_loop_end(ctx, &li);
     mlcc_emit_loop_end(ctx, &lh);
@@ -1076,10 +1027,10 @@ mlcc_status_t mlcc_emit_misc_attention(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
       if (n == 0) continue;
       mlcc_loop_t lj = mlcc_emit_for(ctx, 0, n, "pj");
       mlcc_loop_t ld = mlcc_emit_for(ctx, 0, d, "pd");
-      LLVMValueRef jt = seg == 0 ? lj.iv : iadd(ctx, lj.iv, c64(ctx, a.past));
+      LLVMValueRef jt = seg == 0 ? lj.iv : wadd(ctx, lj.iv, c64(ctx, a.past));
       const mlcc_value_t* src = seg == 0 ? (value ? e.pv : e.pk) : (value ? e.v : e.k);
-      LLVMValueRef from = iadd(ctx, att_kbase(ctx, &e, seg == 0, value, lj.iv), ld.iv);
-      LLVMValueRef to = imad(ctx, imad(ctx, imad(ctx, lb.iv, a.kv_heads, lh.iv), a.total, jt), d,
+      LLVMValueRef from = wadd(ctx, att_kbase(ctx, &e, seg == 0, value, lj.iv), ld.iv);
+      LLVMValueRef to = wmad(ctx, wmad(ctx, wmad(ctx, lb.iv, a.kv_heads, lh.iv), a.total, jt), d,
                              ld.iv);
       st = mlcc_emit_store_output(ctx, node, o, to, mlcc_emit_load(ctx, src, from));
       mlcc_emit_loop_end(ctx, &ld);
@@ -1096,8 +1047,8 @@ mlcc_status_t mlcc_emit_misc_attention(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
 //===----------------------------------------------------------------------===//
 
 // y[i] = the bits of x[i] as the output type (same width; checked by infer).
-mlcc_status_t mlcc_emit_misc_bitcast(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_bitcast(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   int64_t n = mlcc_shape_numel_unchecked(&x->shape);
@@ -1132,8 +1083,8 @@ static LLVMValueRef affine_coord(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, LLVMValu
 }
 
 // grid[n, (d,) h, w, r] = sum_c theta[n, r, c] * [x_w, y_h, (z_d,) 1][c].
-mlcc_status_t mlcc_emit_misc_affine_grid(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_affine_grid(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* th = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   mlcc_dtype_t dt = th->dtype;
@@ -1153,16 +1104,16 @@ mlcc_status_t mlcc_emit_misc_affine_grid(mlcc_emit_ctx_t* ctx, const mlcc_node_t
   p[0] = affine_coord(ctx, dt, lw.iv, W, align != 0);
   p[1] = affine_coord(ctx, dt, lh.iv, H, align != 0);
   p[2] = r == 5 ? affine_coord(ctx, dt, ld.iv, Dd, align != 0) : NULL;
-  LLVMValueRef pt = imad(ctx, imad(ctx, imad(ctx, ln.iv, Dd, ld.iv), H, lh.iv), W, lw.iv);
+  LLVMValueRef pt = wmad(ctx, wmad(ctx, wmad(ctx, ln.iv, Dd, ld.iv), H, lh.iv), W, lw.iv);
   mlcc_status_t st = mlcc_ok_status();
   for (int64_t row = 0; row < k && mlcc_status_is_ok(st); ++row) {
-    LLVMValueRef tb = imad(ctx, ln.iv, k * (k + 1), c64(ctx, row * (k + 1)));
-    LLVMValueRef acc = mlcc_emit_load(ctx, th, iadd(ctx, tb, c64(ctx, k)));  // translation
+    LLVMValueRef tb = wmad(ctx, ln.iv, k * (k + 1), c64(ctx, row * (k + 1)));
+    LLVMValueRef acc = mlcc_emit_load(ctx, th, wadd(ctx, tb, c64(ctx, k)));  // translation
     for (int64_t c = 0; c < k; ++c) {
-      LLVMValueRef tv = mlcc_emit_load(ctx, th, iadd(ctx, tb, c64(ctx, c)));
+      LLVMValueRef tv = mlcc_emit_load(ctx, th, wadd(ctx, tb, c64(ctx, c)));
       acc = mlcc_emit_fmuladd(ctx, tv, p[c], acc);
     }
-    st = mlcc_emit_store_output(ctx, node, 0, imad(ctx, pt, k, c64(ctx, row)), acc);
+    st = mlcc_emit_store_output(ctx, node, 0, wmad(ctx, pt, k, c64(ctx, row)), acc);
   }
   mlcc_emit_loop_end(ctx, &lw);
   mlcc_emit_loop_end(ctx, &lh);
@@ -1191,7 +1142,7 @@ static LLVMValueRef lp_sum(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, LLVMValu
   LLVMValueRef acc = mlcc_emit_var(ctx, t, fconst(ctx, dt, 0));
   LLVMBuildStore(ctx->b, fconst(ctx, dt, 0), acc);
   mlcc_loop_t l = mlcc_emit_for(ctx, 0, len, "lp");
-  LLVMValueRef v = mlcc_emit_load(ctx, x, imad(ctx, l.iv, stride, base));
+  LLVMValueRef v = mlcc_emit_load(ctx, x, wmad(ctx, l.iv, stride, base));
   LLVMBuildStore(ctx->b, LLVMBuildFAdd(ctx->b, load_var(ctx, t, acc), abs_pow(ctx, v, p), ""),
                  acc);
   mlcc_emit_loop_end(ctx, &l);
@@ -1199,8 +1150,8 @@ static LLVMValueRef lp_sum(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, LLVMValu
 }
 
 // y = x / ||x||_p along 'axis'; a zero norm gives 0.
-mlcc_status_t mlcc_emit_misc_lp_norm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_lp_norm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   mlcc_dtype_t dt = x->dtype;
   int64_t axis = -1, p = 2;
@@ -1216,12 +1167,12 @@ mlcc_status_t mlcc_emit_misc_lp_norm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   if (outer * len * inner == 0) return mlcc_ok_status();
   mlcc_loop_t lo = mlcc_emit_for(ctx, 0, outer, "no");
   mlcc_loop_t li = mlcc_emit_for(ctx, 0, inner, "ni");
-  LLVMValueRef base = imad(ctx, lo.iv, len * inner, li.iv);
+  LLVMValueRef base = wmad(ctx, lo.iv, len * inner, li.iv);
   LLVMValueRef norm = lp_sum(ctx, x, base, len, inner, p);
   if (p == 2) norm = mlcc_emit_intrinsic(ctx, "llvm.sqrt", &norm, 1);
   LLVMValueRef zero = LLVMBuildFCmp(ctx->b, LLVMRealOEQ, norm, fconst(ctx, dt, 0), "");
   mlcc_loop_t l = mlcc_emit_for(ctx, 0, len, "nl");
-  LLVMValueRef idx = imad(ctx, l.iv, inner, base);
+  LLVMValueRef idx = wmad(ctx, l.iv, inner, base);
   LLVMValueRef y = LLVMBuildSelect(ctx->b, zero, fconst(ctx, dt, 0),
                                    LLVMBuildFDiv(ctx->b, mlcc_emit_load(ctx, x, idx), norm, ""), "");
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, idx, y);
@@ -1232,8 +1183,8 @@ mlcc_status_t mlcc_emit_misc_lp_norm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
 }
 
 // y[n, c] = (sum over the spatial dims of |x|^p)^(1/p).
-mlcc_status_t mlcc_emit_misc_global_lp_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_global_lp_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   mlcc_dtype_t dt = x->dtype;
   int64_t p = 2;
@@ -1242,7 +1193,7 @@ mlcc_status_t mlcc_emit_misc_global_lp_pool(mlcc_emit_ctx_t* ctx, const mlcc_nod
   for (int32_t d = 2; d < x->shape.rank; ++d) sp *= x->shape.dims[d];
   if (nc == 0) return mlcc_ok_status();
   mlcc_loop_t l = mlcc_emit_for(ctx, 0, nc, "gp");
-  LLVMValueRef sum = lp_sum(ctx, x, imul(ctx, l.iv, sp), sp, 1, p);
+  LLVMValueRef sum = lp_sum(ctx, x, wmulc(ctx, l.iv, sp), sp, 1, p);
   LLVMValueRef y = sum;
   if (p == 2) {
     y = mlcc_emit_intrinsic(ctx, "llvm.sqrt", &sum, 1);
@@ -1262,8 +1213,8 @@ mlcc_status_t mlcc_emit_misc_global_lp_pool(mlcc_emit_ctx_t* ctx, const mlcc_nod
 // Gather form: present[p, m, i] = update[p, s, i] where s = m - w[b] (linear)
 // or (m - w[b]) mod M (circular) lies in [0, seq), else past[p, m, i]. A
 // linear write past the end of the cache is dropped.
-mlcc_status_t mlcc_emit_misc_tensor_scatter(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_tensor_scatter(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* past = mlcc_node_input(node, 0);
   const mlcc_value_t* up = mlcc_node_input(node, 1);
   const mlcc_value_t* wi = node->n_inputs > 2 ? mlcc_node_input(node, 2) : NULL;
@@ -1284,22 +1235,22 @@ mlcc_status_t mlcc_emit_misc_tensor_scatter(mlcc_emit_ctx_t* ctx, const mlcc_nod
   if (outer * M * inner == 0) return mlcc_ok_status();
   LLVMBuilderRef b = ctx->b;
   mlcc_loop_t lo = mlcc_emit_for(ctx, 0, outer, "to");
-  LLVMValueRef w = wi != NULL ? load_i64(ctx, wi, idiv(ctx, lo.iv, per_batch)) : c64(ctx, 0);
+  LLVMValueRef w = wi != NULL ? load_i64(ctx, wi, wdivc(ctx, lo.iv, per_batch)) : c64(ctx, 0);
   mlcc_loop_t lm = mlcc_emit_for(ctx, 0, M, "tm");
-  LLVMValueRef sidx = isub(ctx, lm.iv, w);
+  LLVMValueRef sidx = wsub(ctx, lm.iv, w);
   if (circular) {  // ((m - w) mod M + M) mod M
     LLVMValueRef rem = LLVMBuildSRem(b, sidx, c64(ctx, M), "");
-    sidx = LLVMBuildSelect(b, icmp(ctx, LLVMIntSLT, rem, c64(ctx, 0)), iadd(ctx, rem, c64(ctx, M)),
+    sidx = LLVMBuildSelect(b, icmp(ctx, LLVMIntSLT, rem, c64(ctx, 0)), wadd(ctx, rem, c64(ctx, M)),
                            rem, "");
   }
   LLVMValueRef in_up = LLVMBuildAnd(b, icmp(ctx, LLVMIntSGE, sidx, c64(ctx, 0)),
                                     icmp(ctx, LLVMIntSLT, sidx, c64(ctx, S)), "");
   LLVMValueRef sc = clamp_index(ctx, sidx, S > 0 ? S : 1);
   mlcc_loop_t li = mlcc_emit_for(ctx, 0, inner, "ti");
-  LLVMValueRef pidx = imad(ctx, imad(ctx, lo.iv, M, lm.iv), inner, li.iv);
+  LLVMValueRef pidx = wmad(ctx, wmad(ctx, lo.iv, M, lm.iv), inner, li.iv);
   LLVMValueRef v = mlcc_emit_load(ctx, past, pidx);
   if (S > 0) {
-    LLVMValueRef uidx = imad(ctx, imad(ctx, lo.iv, S, sc), inner, li.iv);
+    LLVMValueRef uidx = wmad(ctx, wmad(ctx, lo.iv, S, sc), inner, li.iv);
     v = LLVMBuildSelect(b, in_up, mlcc_emit_load(ctx, up, uidx), v, "");
   }
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, pidx, v);
@@ -1317,8 +1268,8 @@ mlcc_status_t mlcc_emit_misc_tensor_scatter(mlcc_emit_ctx_t* ctx, const mlcc_nod
 // per dim at run time) of in[n, c*K + b, l] for every dim where
 // t = y + pad_begin - b*dilation is a multiple of the stride and l = t/stride
 // a valid block position.
-mlcc_status_t mlcc_emit_misc_col2im(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_misc_col2im(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   mlcc_col2im_t g;
   MLCC_RETURN_IF_ERROR(mlcc_col2im_resolve(node, &g));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
@@ -1339,24 +1290,54 @@ mlcc_status_t mlcc_emit_misc_col2im(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   for (int32_t i = 0; i < g.n; ++i) {  // decode dim i of the pixel and of the block offset
     irest /= g.img[i];
     krest /= g.k[i];
-    LLVMValueRef yi = irem(ctx, idiv(ctx, lp.iv, irest), g.img[i]);
-    LLVMValueRef bi = irem(ctx, idiv(ctx, lk.iv, krest), g.k[i]);
-    LLVMValueRef ti = isub(ctx, iadd(ctx, yi, c64(ctx, g.pads[i])), imul(ctx, bi, g.dilations[i]));
+    LLVMValueRef yi = wremc(ctx, wdivc(ctx, lp.iv, irest), g.img[i]);
+    LLVMValueRef bi = wremc(ctx, wdivc(ctx, lk.iv, krest), g.k[i]);
+    LLVMValueRef ti = wsub(ctx, wadd(ctx, yi, c64(ctx, g.pads[i])), wmulc(ctx, bi, g.dilations[i]));
     LLVMValueRef tc = LLVMBuildSelect(b, icmp(ctx, LLVMIntSLT, ti, c64(ctx, 0)), c64(ctx, 0), ti, "");
-    LLVMValueRef li = idiv(ctx, tc, g.strides[i]);
+    LLVMValueRef li = wdivc(ctx, tc, g.strides[i]);
     ok = LLVMBuildAnd(b, ok, icmp(ctx, LLVMIntSGE, ti, c64(ctx, 0)), "");
-    ok = LLVMBuildAnd(b, ok, icmp(ctx, LLVMIntEQ, irem(ctx, tc, g.strides[i]), c64(ctx, 0)), "");
+    ok = LLVMBuildAnd(b, ok, icmp(ctx, LLVMIntEQ, wremc(ctx, tc, g.strides[i]), c64(ctx, 0)), "");
     ok = LLVMBuildAnd(b, ok, icmp(ctx, LLVMIntSLT, li, c64(ctx, g.blocks[i])), "");
-    lflat = imad(ctx, lflat, g.blocks[i], clamp_index(ctx, li, g.blocks[i]));
+    lflat = wmad(ctx, lflat, g.blocks[i], clamp_index(ctx, li, g.blocks[i]));
   }
   // input [n, c*K + k, l]: (nc*K + k)*L + l
-  LLVMValueRef xi = iadd(ctx, imul(ctx, imad(ctx, lnc.iv, K, lk.iv), L), lflat);
+  LLVMValueRef xi = wadd(ctx, wmulc(ctx, wmad(ctx, lnc.iv, K, lk.iv), L), lflat);
   LLVMValueRef v = LLVMBuildSelect(b, ok, mlcc_emit_load(ctx, x, xi), fconst(ctx, dt, 0), "");
   LLVMBuildStore(b, LLVMBuildFAdd(b, load_var(ctx, t, acc), v, ""), acc);
   mlcc_emit_loop_end(ctx, &lk);
   mlcc_status_t st =
-      mlcc_emit_store_output(ctx, node, 0, imad(ctx, lnc.iv, img, lp.iv), load_var(ctx, t, acc));
+      mlcc_emit_store_output(ctx, node, 0, wmad(ctx, lnc.iv, img, lp.iv), load_var(ctx, t, acc));
   mlcc_emit_loop_end(ctx, &lp);
   mlcc_emit_loop_end(ctx, &lnc);
   return st;
 }
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_misc_unary = {.emit = emit_misc_unary};
+const mlcc_emitter_t mlcc_emit_misc_bitshift = {.emit = emit_misc_bitshift};
+const mlcc_emitter_t mlcc_emit_misc_trilu = {.emit = emit_misc_trilu};
+const mlcc_emitter_t mlcc_emit_misc_cumsum = {.emit = emit_misc_cumsum};
+const mlcc_emitter_t mlcc_emit_misc_hardmax = {.emit = emit_misc_hardmax};
+const mlcc_emitter_t mlcc_emit_misc_depth_space = {.emit = emit_misc_depth_space};
+const mlcc_emitter_t mlcc_emit_misc_eyelike = {.emit = emit_misc_eyelike};
+const mlcc_emitter_t mlcc_emit_misc_castlike = {.emit = emit_misc_castlike};
+const mlcc_emitter_t mlcc_emit_misc_loss = {.emit = emit_misc_loss};
+const mlcc_emitter_t mlcc_emit_misc_gathernd = {.emit = emit_misc_gathernd};
+const mlcc_emitter_t mlcc_emit_misc_scatter_elements = {.emit = emit_misc_scatter_elements};
+const mlcc_emitter_t mlcc_emit_misc_scatternd = {.emit = emit_misc_scatternd};
+const mlcc_emitter_t mlcc_emit_misc_onehot = {.emit = emit_misc_onehot};
+const mlcc_emitter_t mlcc_emit_misc_topk = {.emit = emit_misc_topk};
+const mlcc_emitter_t mlcc_emit_misc_lrn = {.emit = emit_misc_lrn};
+const mlcc_emitter_t mlcc_emit_misc_mvn = {.emit = emit_misc_mvn};
+const mlcc_emitter_t mlcc_emit_misc_einsum = {.emit = emit_misc_einsum};
+const mlcc_emitter_t mlcc_emit_misc_rotary = {.emit = emit_misc_rotary};
+const mlcc_emitter_t mlcc_emit_misc_attention = {.emit = emit_misc_attention};
+const mlcc_emitter_t mlcc_emit_misc_bitcast = {.emit = emit_misc_bitcast};
+const mlcc_emitter_t mlcc_emit_misc_affine_grid = {.emit = emit_misc_affine_grid};
+const mlcc_emitter_t mlcc_emit_misc_lp_norm = {.emit = emit_misc_lp_norm};
+const mlcc_emitter_t mlcc_emit_misc_global_lp_pool = {.emit = emit_misc_global_lp_pool};
+const mlcc_emitter_t mlcc_emit_misc_tensor_scatter = {.emit = emit_misc_tensor_scatter};
+const mlcc_emitter_t mlcc_emit_misc_col2im = {.emit = emit_misc_col2im};

@@ -11,7 +11,8 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "targets/emit/emit.h"
-#include "targets/emit/emit_index.h"
+#include "targets/emit/emit_helpers.h"
+#include "targets/kernels/kernels.h"
 
 static LLVMValueRef ld(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, LLVMValueRef var) {
   return LLVMBuildLoad2(ctx->b, t, var, "");
@@ -53,7 +54,7 @@ static mlcc_status_t need_numel(const mlcc_node_t* node, const mlcc_value_t* v, 
 
 // Inference BatchNormalization (ONNX 9-17): y = scale*(x-mean)/sqrt(var+eps)+B
 // per channel (dim 1). training_mode=1 is UNIMPLEMENTED.
-mlcc_status_t mlcc_emit_batchnorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_batchnorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t *scale = mlcc_node_input(node, 1), *bias = mlcc_node_input(node, 2);
   const mlcc_value_t *mean = mlcc_node_input(node, 3), *var = mlcc_node_input(node, 4);
@@ -304,7 +305,7 @@ static void block_stats_ex(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, mlcc_dty
 //===----------------------------------------------------------------------===//
 
 // InstanceNormalization (ONNX 6-17): per (n, c) over the spatial dims.
-mlcc_status_t mlcc_emit_instancenorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_instancenorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t *scale = mlcc_node_input(node, 1), *bias = mlcc_node_input(node, 2);
   MLCC_RETURN_IF_ERROR(need_float(node, x));
@@ -344,7 +345,7 @@ mlcc_status_t mlcc_emit_instancenorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
 // and the spatial dims (one contiguous block), then per channel
 // y = (x - mean) * inv_std * scale + bias with scale/bias indexed by the
 // group (18) or the channel (21).
-mlcc_status_t mlcc_emit_groupnorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_groupnorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t *scale = mlcc_node_input(node, 1), *bias = mlcc_node_input(node, 2);
   MLCC_RETURN_IF_ERROR(need_float(node, x));
@@ -422,7 +423,7 @@ static LLVMValueRef param_vec(mlcc_emit_ctx_t* ctx, const mlcc_value_t* p,
 // outputs Mean and InvStdDev have shape [d0..d(axis-1), 1, ...].
 // RMSNormalization (ONNX 23) is the same without centering and bias:
 // y = x / sqrt(mean(x^2) + epsilon) * scale.
-mlcc_status_t mlcc_emit_layernorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_layernorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t *scale = mlcc_node_input(node, 1), *bias = mlcc_node_input(node, 2);
   MLCC_RETURN_IF_ERROR(need_float(node, x));
@@ -501,7 +502,7 @@ mlcc_status_t mlcc_emit_layernorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
 // Softmax and LogSoftmax. Opsets < 13 coerce X to 2-D at |axis| (default 1)
 // and normalize over the flattened trailing block; opsets >= 13 normalize
 // along |axis| only (default -1). The max is subtracted for stability.
-mlcc_status_t mlcc_emit_softmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_softmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   MLCC_RETURN_IF_ERROR(need_float(node, x));
   mlcc_dtype_t dt = node->outputs[0]->dtype;
@@ -615,3 +616,13 @@ mlcc_status_t mlcc_emit_softmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   mlcc_emit_loop_end(ctx, &l_o);
   return mlcc_ok_status();
 }
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_batchnorm = {.emit = emit_batchnorm};
+const mlcc_emitter_t mlcc_emit_instancenorm = {.emit = emit_instancenorm};
+const mlcc_emitter_t mlcc_emit_groupnorm = {.emit = emit_groupnorm};
+const mlcc_emitter_t mlcc_emit_layernorm = {.emit = emit_layernorm};
+const mlcc_emitter_t mlcc_emit_softmax = {.emit = emit_softmax};

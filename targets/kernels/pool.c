@@ -15,7 +15,8 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "targets/emit/emit.h"
-#include "targets/emit/emit_index.h"
+#include "targets/emit/emit_helpers.h"
+#include "targets/kernels/kernels.h"
 
 static LLVMValueRef in_range(mlcc_emit_ctx_t* ctx, LLVMValueRef v, int64_t lo, int64_t hi) {
   LLVMValueRef ge = LLVMBuildICmp(ctx->b, LLVMIntSGE, v, c64(ctx, lo), "");
@@ -135,7 +136,9 @@ enum { kPoolMinParallelBytes = 128 * 1024 };
 // switches to a double accumulator (see mlcc_emit_global_pool).
 enum { kPoolSumBlockVecs = 256, kPoolScalarSumMax = 256 };
 
-int64_t mlcc_emit_pool_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
+// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool: one unit per (n, c) plane, when
+// the input is large enough to pay for a split.
+static int64_t pool_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
   if (node == NULL || target == NULL || node->n_inputs < 1 || node->n_outputs < 1) return 0;
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
@@ -237,7 +240,7 @@ static mlcc_status_t pool_vec_tile(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
 // MaxPool (optional int64 Indices over the flattened NCHW input, storage_order
 // 0) and AveragePool (count_include_pad, ceil_mode via the inferred output
 // shape) for ONNX opsets 1-17.
-mlcc_status_t mlcc_emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   pool_geom_t g;
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
@@ -468,7 +471,7 @@ mlcc_status_t mlcc_emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 }
 
 // GlobalAveragePool / GlobalMaxPool: reduce every spatial dim to 1 (ONNX 1-17).
-mlcc_status_t mlcc_emit_global_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_global_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   if (!x || !y || x->shape.rank < 2) {
@@ -555,3 +558,37 @@ mlcc_status_t mlcc_emit_global_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   mlcc_emit_loop_end(ctx, &l_nc);
   return mlcc_ok_status();
 }
+
+// FLOPs (kernels.h): one operation per window element of every output.
+static int64_t pool_flops(const mlcc_node_t* n) {
+  const int64_t* ks = NULL;
+  uint32_t nks = 0;
+  mlcc_status_t s = mlcc_node_attr_ints(n, "kernel_shape", &ks, &nks);
+  if (s != NULL) {
+    mlcc_status_free(s);
+    return -1;
+  }
+  int64_t k = 1;
+  for (uint32_t i = 0; i < nks; ++i) k *= ks[i];
+  return mlcc_kernels_numel(mlcc_node_output(n, 0)) * k;
+}
+
+// One operation per input element.
+static int64_t global_pool_flops(const mlcc_node_t* n) {
+  return mlcc_kernels_numel(mlcc_node_input(n, 0));
+}
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_pool = {
+    .emit = emit_pool,
+    .parallel_units = pool_parallel_units,
+    .flops = pool_flops,
+};
+const mlcc_emitter_t mlcc_emit_global_pool = {
+    .emit = emit_global_pool,
+    .parallel_units = pool_parallel_units,
+    .flops = global_pool_flops,
+};

@@ -29,7 +29,8 @@
 #include "ir/ops/quant.h"
 #include "ir/ops/spatial.h"
 #include "targets/emit/emit.h"
-#include "targets/emit/emit_index.h"
+#include "targets/emit/emit_helpers.h"
+#include "targets/kernels/kernels.h"
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -88,25 +89,12 @@ static LLVMValueRef bcast_offset(mlcc_emit_ctx_t* ctx, const mlcc_shape_t* view,
   return off;
 }
 
-static mlcc_status_t check_types(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  for (uint32_t i = 0; i < node->n_inputs + node->n_outputs; ++i) {
-    const mlcc_value_t* v =
-        i < node->n_inputs ? node->inputs[i] : node->outputs[i - node->n_inputs];
-    if (v != NULL && mlcc_emit_type(ctx, v->dtype) == NULL) {
-      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s (opset %d) does not support %s",
-                              mlcc_op_name(node->op), (int)node->opset,
-                              mlcc_dtype_name(v->dtype));
-    }
-  }
-  return mlcc_ok_status();
-}
-
 //===----------------------------------------------------------------------===//
 // QuantizeLinear, DequantizeLinear
 //===----------------------------------------------------------------------===//
 
-mlcc_status_t mlcc_emit_quant_linear(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_quant_linear(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   bool quant = node->op == MLCC_OP_QUANTIZE_LINEAR;
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* s = mlcc_node_input(node, 1);
@@ -148,8 +136,8 @@ mlcc_status_t mlcc_emit_quant_linear(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
 // DynamicQuantizeLinear
 //===----------------------------------------------------------------------===//
 
-mlcc_status_t mlcc_emit_quant_dynamic(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_quant_dynamic(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   int64_t n = mlcc_shape_numel_unchecked(&x->shape);
   LLVMBuilderRef b = ctx->b;
@@ -196,8 +184,8 @@ mlcc_status_t mlcc_emit_quant_dynamic(mlcc_emit_ctx_t* ctx, const mlcc_node_t* n
 // QLinearConv, ConvInteger
 //===----------------------------------------------------------------------===//
 
-mlcc_status_t mlcc_emit_quant_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_quant_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
   mlcc_spatial_t g;
   MLCC_RETURN_IF_ERROR(mlcc_quant_conv_resolve(node, &g));
@@ -299,8 +287,8 @@ mlcc_status_t mlcc_emit_quant_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
 // QLinearMatMul, MatMulInteger
 //===----------------------------------------------------------------------===//
 
-mlcc_status_t mlcc_emit_quant_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_quant_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   bool qlinear = node->op == MLCC_OP_QLINEAR_MATMUL;
   mlcc_quant_matmul_t q;
   MLCC_RETURN_IF_ERROR(mlcc_quant_matmul_resolve(node, &q));
@@ -365,3 +353,12 @@ mlcc_status_t mlcc_emit_quant_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   mlcc_emit_loop_end(ctx, &lb);
   return st;
 }
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_quant_linear = {.emit = emit_quant_linear};
+const mlcc_emitter_t mlcc_emit_quant_dynamic = {.emit = emit_quant_dynamic};
+const mlcc_emitter_t mlcc_emit_quant_conv = {.emit = emit_quant_conv};
+const mlcc_emitter_t mlcc_emit_quant_matmul = {.emit = emit_quant_matmul};

@@ -11,7 +11,8 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "targets/emit/emit.h"
-#include "targets/emit/emit_index.h"
+#include "targets/emit/emit_helpers.h"
+#include "targets/kernels/kernels.h"
 
 static LLVMValueRef call1(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef x) {
   return mlcc_emit_intrinsic(ctx, name, &x, 1);
@@ -160,7 +161,7 @@ static void reduce_nest(mlcc_emit_ctx_t* ctx, const red_nest_t* n, int from, LLV
 
 // ReduceMean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare/Sum (ONNX 1-26;
 // axes from constant input 1 for ReduceSum 13+ and every Reduce* 18+).
-mlcc_status_t mlcc_emit_reduce(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_reduce(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   mlcc_op_t op = node->op;
@@ -303,7 +304,7 @@ mlcc_status_t mlcc_emit_reduce(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 
 // ArgMax/ArgMin (ONNX 1-17): int64 index along |axis| (default 0) of the
 // first (or, with select_last_index, last) extreme element.
-mlcc_status_t mlcc_emit_argminmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_argminmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   mlcc_dtype_t dt = x->dtype;
@@ -359,3 +360,10 @@ mlcc_status_t mlcc_emit_argminmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
   mlcc_emit_loop_end(ctx, &l_o);
   return mlcc_ok_status();
 }
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_reduce = {.emit = emit_reduce};
+const mlcc_emitter_t mlcc_emit_argminmax = {.emit = emit_argminmax};

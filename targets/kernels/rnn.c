@@ -41,7 +41,8 @@
 #include "ir/ops.h"
 #include "ir/ops/rnn.h"
 #include "targets/emit/emit.h"
-#include "targets/emit/emit_index.h"
+#include "targets/emit/emit_helpers.h"
+#include "targets/kernels/kernels.h"
 
 // Largest hidden_size whose scratch rows we put on the stack (at most 4 rows
 // of 8-byte elements: 512 KiB).
@@ -82,7 +83,7 @@ static LLVMValueRef fsub(rnn_emit_t* e, LLVMValueRef a, LLVMValueRef b) {
 static LLVMValueRef fmul(rnn_emit_t* e, LLVMValueRef a, LLVMValueRef b) {
   return LLVMBuildFMul(e->ctx->b, a, b, "");
 }
-static LLVMValueRef fcmp(rnn_emit_t* e, mlcc_cmp_t cmp, LLVMValueRef a, LLVMValueRef b) {
+static LLVMValueRef rnn_fcmp(rnn_emit_t* e, mlcc_cmp_t cmp, LLVMValueRef a, LLVMValueRef b) {
   return mlcc_emit_cmp(e->ctx, e->cdt, cmp, a, b);
 }
 
@@ -121,8 +122,8 @@ static void keep_status(rnn_emit_t* e, mlcc_status_t st) {
 static LLVMValueRef clipv(rnn_emit_t* e, LLVMValueRef x) {
   if (!e->r.has_clip) return x;
   LLVMValueRef lo = fconst(e, -(double)e->r.clip), hi = fconst(e, (double)e->r.clip);
-  x = mlcc_emit_select(e->ctx, fcmp(e, MLCC_CMP_LT, x, lo), lo, x);
-  return mlcc_emit_select(e->ctx, fcmp(e, MLCC_CMP_GT, x, hi), hi, x);
+  x = mlcc_emit_select(e->ctx, rnn_fcmp(e, MLCC_CMP_LT, x, lo), lo, x);
+  return mlcc_emit_select(e->ctx, rnn_fcmp(e, MLCC_CMP_GT, x, hi), hi, x);
 }
 
 static LLVMValueRef libm(rnn_emit_t* e, const char* base, LLVMValueRef x) {
@@ -138,14 +139,14 @@ static LLVMValueRef activate(rnn_emit_t* e, const mlcc_rnn_activation_t* a, LLVM
   LLVMValueRef alpha = fconst(e, (double)a->alpha), beta = fconst(e, (double)a->beta);
   switch (a->kind) {
     case MLCC_RNN_ACT_RELU:
-      return mlcc_emit_select(ctx, fcmp(e, MLCC_CMP_GT, x, zero), x, zero);
+      return mlcc_emit_select(ctx, rnn_fcmp(e, MLCC_CMP_GT, x, zero), x, zero);
     case MLCC_RNN_ACT_TANH: return mlcc_emit_fast_tanh(ctx, x);
     case MLCC_RNN_ACT_SIGMOID: return mlcc_emit_fast_sigmoid(ctx, x);
     case MLCC_RNN_ACT_AFFINE: return mlcc_emit_fmuladd(ctx, alpha, x, beta);
     case MLCC_RNN_ACT_LEAKY_RELU:
-      return mlcc_emit_select(ctx, fcmp(e, MLCC_CMP_GE, x, zero), x, fmul(e, alpha, x));
+      return mlcc_emit_select(ctx, rnn_fcmp(e, MLCC_CMP_GE, x, zero), x, fmul(e, alpha, x));
     case MLCC_RNN_ACT_THRESHOLDED_RELU:
-      return mlcc_emit_select(ctx, fcmp(e, MLCC_CMP_GE, x, alpha), x, zero);
+      return mlcc_emit_select(ctx, rnn_fcmp(e, MLCC_CMP_GE, x, alpha), x, zero);
     case MLCC_RNN_ACT_SCALED_TANH: return fmul(e, alpha, mlcc_emit_fast_tanh(ctx, fmul(e, beta, x)));
     case MLCC_RNN_ACT_HARD_SIGMOID: {
       LLVMValueRef v = mlcc_emit_fmuladd(ctx, alpha, x, beta);
@@ -154,7 +155,7 @@ static LLVMValueRef activate(rnn_emit_t* e, const mlcc_rnn_activation_t* a, LLVM
     }
     case MLCC_RNN_ACT_ELU: {
       LLVMValueRef em1 = fsub(e, mlcc_emit_fast_exp(ctx, x), one);
-      return mlcc_emit_select(ctx, fcmp(e, MLCC_CMP_GE, x, zero), x, fmul(e, alpha, em1));
+      return mlcc_emit_select(ctx, rnn_fcmp(e, MLCC_CMP_GE, x, zero), x, fmul(e, alpha, em1));
     }
     case MLCC_RNN_ACT_SOFTSIGN: {
       LLVMValueRef ax = mlcc_emit_intrinsic(ctx, "llvm.fabs", &x, 1);
@@ -517,7 +518,7 @@ static void emit_row(rnn_emit_t* e, int d, LLVMValueRef b) {
 
 // RNN, GRU, LSTM (ops.def "Recurrent"). UNIMPLEMENTED for dtypes other than
 // F16/F32/F64 and for hidden_size above RNN_MAX_HIDDEN (stack scratch).
-mlcc_status_t mlcc_emit_rnn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_rnn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   rnn_emit_t e;
   memset(&e, 0, sizeof(e));
   e.ctx = ctx;
@@ -569,3 +570,20 @@ mlcc_status_t mlcc_emit_rnn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   }
   return e.status;
 }
+
+// Stack bytes (kernels.h): h, h_new, and for LSTM c, for GRU without linear_before_reset
+// r (.) h: at most four rows of hidden_size elements (float64 for float64
+// models, else float32).
+static int64_t rnn_stack_bytes(const mlcc_node_t* node) {
+  const mlcc_value_t* r = mlcc_node_input(node, 2);
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  if (r == NULL || !r->shape_known || r->shape.rank != 3 || r->shape.dims[2] <= 0) return 0;
+  int64_t elem = x != NULL && x->dtype == MLCC_DTYPE_F64 ? 8 : 4;
+  return 4 * r->shape.dims[2] * elem;
+}
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_rnn = {.emit = emit_rnn, .stack_bytes = rnn_stack_bytes};

@@ -13,20 +13,14 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "targets/emit/emit.h"
+#include "targets/emit/emit_helpers.h"
+#include "targets/kernels/kernels.h"
 
 #define MAX_ITER_RANK (2 * MLCC_MAX_RANK)
 
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-static void strides_of(const mlcc_shape_t* s, int64_t* strides) {
-  int64_t acc = 1;
-  for (int d = s->rank - 1; d >= 0; --d) {
-    strides[d] = acc;
-    acc *= s->dims[d];
-  }
-}
 
 static int64_t numel_of(const mlcc_shape_t* s) { return mlcc_shape_numel_unchecked(s); }
 
@@ -242,12 +236,12 @@ static mlcc_status_t copy_all(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 }
 
 // Reshape/Flatten/Squeeze/Unsqueeze/Identity: a linear element copy.
-mlcc_status_t mlcc_emit_copy(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_copy(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   return copy_all(ctx, node);
 }
 
 // Dropout in inference: output 0 is a copy, the optional mask is all true.
-mlcc_status_t mlcc_emit_dropout(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_dropout(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(copy_all(ctx, node));
   const mlcc_value_t* mask = mlcc_node_output(node, 1);
   if (mask == NULL) return mlcc_ok_status();
@@ -267,7 +261,7 @@ mlcc_status_t mlcc_emit_dropout(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 
 // Concat: each input is copied into its slab of the output along |axis|.
 // INVALID_MODEL if the shapes do not tile the output.
-mlcc_status_t mlcc_emit_concat(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_concat(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, out, "output 0"));
   MLCC_RETURN_IF_ERROR(check_type(ctx, node, out->dtype));
@@ -325,7 +319,7 @@ mlcc_status_t mlcc_emit_concat(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 
 // Split: each present output k gets its slab of the input along |axis|
 // (sizes from the 'split' input/attribute, else the output shapes).
-mlcc_status_t mlcc_emit_split(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_split(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, in, "input 0"));
   MLCC_RETURN_IF_ERROR(check_type(ctx, node, in->dtype));
@@ -409,7 +403,7 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo :
 // Slice (opset < 10: attributes; 10+: constant inputs incl. negative steps),
 // clamped per the spec; iterates over the output. UNIMPLEMENTED if a bound
 // is not constant.
-mlcc_status_t mlcc_emit_slice(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_slice(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, in, "input 0"));
@@ -503,7 +497,7 @@ mlcc_status_t mlcc_emit_slice(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 
 // Gather along any axis; negative indices wrap, out-of-range ones clamp
 // (never read out of bounds).
-mlcc_status_t mlcc_emit_gather(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_gather(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* data = mlcc_node_input(node, 0);
   const mlcc_value_t* ind = mlcc_node_input(node, 1);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
@@ -558,7 +552,7 @@ mlcc_status_t mlcc_emit_gather(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 }
 
 // GatherElements: out[i] = data[i with i[axis] = indices[i]], indices as Gather.
-mlcc_status_t mlcc_emit_gather_elements(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_gather_elements(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* data = mlcc_node_input(node, 0);
   const mlcc_value_t* ind = mlcc_node_input(node, 1);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
@@ -610,7 +604,7 @@ mlcc_status_t mlcc_emit_gather_elements(mlcc_emit_ctx_t* ctx, const mlcc_node_t*
 //===----------------------------------------------------------------------===//
 
 // Transpose by 'perm' (default: reversed). INVALID_MODEL for a bad perm.
-mlcc_status_t mlcc_emit_transpose(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_transpose(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, in, "input 0"));
@@ -646,7 +640,7 @@ mlcc_status_t mlcc_emit_transpose(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
 }
 
 // Expand: numpy broadcast of the input to the (inferred) output shape.
-mlcc_status_t mlcc_emit_expand(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_expand(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, in, "input 0"));
@@ -672,7 +666,7 @@ mlcc_status_t mlcc_emit_expand(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 }
 
 // Tile: out[i] = in[i mod in_dims], iterated as (repeat, index) pairs.
-mlcc_status_t mlcc_emit_tile(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_tile(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, in, "input 0"));
@@ -718,7 +712,7 @@ static mlcc_status_t pad_kernel(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
 // Pad modes constant/reflect/edge, wrap (19+) (opset < 11: attributes
 // pads/value; 11+: constant inputs; 18+: optional constant 'axes' input 3).
 // Negative pads crop.
-mlcc_status_t mlcc_emit_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, in, "input 0"));
@@ -866,7 +860,7 @@ static mlcc_status_t pad_kernel(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
 // CenterCropPad (ONNX 18): per listed axis, a centered crop (start rounded
 // down) or a centered zero pad (the odd pixel on the right), as Pad with
 // begin/end pads of -crop or +pad. 'shape' must be constant.
-mlcc_status_t mlcc_emit_center_crop_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_center_crop_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* sh = mlcc_node_input(node, 1);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
@@ -1134,7 +1128,7 @@ static mlcc_status_t resize_emit(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
 // Resize nearest/linear/cubic over every dim with all coordinate modes of
 // opsets 10-17; per-dim tap tables are computed at compile time from the
 // constant scales/sizes/roi (the ONNX reference's 1-D interpolation rules).
-mlcc_status_t mlcc_emit_resize(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_resize(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, in, "input 'X'"));
@@ -1255,7 +1249,7 @@ mlcc_status_t mlcc_emit_resize(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 //===----------------------------------------------------------------------===//
 
 // Shape (with opset-15 start/end) and Size: stores compile-time dims.
-mlcc_status_t mlcc_emit_shape(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_shape(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, in, "input 0"));
@@ -1335,7 +1329,7 @@ static mlcc_status_t fill_from_bytes(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
 
 // Constant (value tensor or value_float(s)/value_int(s)) and ConstantOfShape
 // (value attribute, default float 0). Payloads become private constant data.
-mlcc_status_t mlcc_emit_constant(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_constant(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, out, "output 0"));
   MLCC_RETURN_IF_ERROR(check_type(ctx, node, out->dtype));
@@ -1376,7 +1370,7 @@ mlcc_status_t mlcc_emit_constant(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
 }
 
 // Range: out[i] = start + i*delta with constant start/delta.
-mlcc_status_t mlcc_emit_range(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_range(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* out = mlcc_node_output(node, 0);
   MLCC_RETURN_IF_ERROR(need_value(node, out, "output 0"));
   MLCC_RETURN_IF_ERROR(check_type(ctx, node, out->dtype));
@@ -1411,3 +1405,24 @@ mlcc_status_t mlcc_emit_range(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   mlcc_emit_loop_end(ctx, &loop);
   return st;
 }
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_copy = {.emit = emit_copy};
+const mlcc_emitter_t mlcc_emit_dropout = {.emit = emit_dropout};
+const mlcc_emitter_t mlcc_emit_concat = {.emit = emit_concat};
+const mlcc_emitter_t mlcc_emit_split = {.emit = emit_split};
+const mlcc_emitter_t mlcc_emit_slice = {.emit = emit_slice};
+const mlcc_emitter_t mlcc_emit_gather = {.emit = emit_gather};
+const mlcc_emitter_t mlcc_emit_gather_elements = {.emit = emit_gather_elements};
+const mlcc_emitter_t mlcc_emit_transpose = {.emit = emit_transpose};
+const mlcc_emitter_t mlcc_emit_expand = {.emit = emit_expand};
+const mlcc_emitter_t mlcc_emit_tile = {.emit = emit_tile};
+const mlcc_emitter_t mlcc_emit_pad = {.emit = emit_pad};
+const mlcc_emitter_t mlcc_emit_center_crop_pad = {.emit = emit_center_crop_pad};
+const mlcc_emitter_t mlcc_emit_resize = {.emit = emit_resize};
+const mlcc_emitter_t mlcc_emit_shape = {.emit = emit_shape};
+const mlcc_emitter_t mlcc_emit_constant = {.emit = emit_constant};
+const mlcc_emitter_t mlcc_emit_range = {.emit = emit_range};

@@ -18,8 +18,8 @@
 #include "ir/ops.h"
 #include "ir/ops/signal.h"
 #include "targets/emit/emit.h"
-#include "targets/emit/emit_builder.h"
-#include "targets/emit/emit_index.h"
+#include "targets/emit/emit_helpers.h"
+#include "targets/kernels/kernels.h"
 
 static const double kTwoPi = 6.283185307179586476925286766559;
 
@@ -30,7 +30,7 @@ static LLVMValueRef dconst(mlcc_emit_ctx_t* ctx, double v) {
 static LLVMValueRef itod(mlcc_emit_ctx_t* ctx, LLVMValueRef i) {
   return LLVMBuildSIToFP(ctx->b, i, ctx->t_f64, "");
 }
-static LLVMValueRef load_var(mlcc_emit_ctx_t* ctx, LLVMValueRef var) {
+static LLVMValueRef load_f64_var(mlcc_emit_ctx_t* ctx, LLVMValueRef var) {
   return LLVMBuildLoad2(ctx->b, ctx->t_f64, var, "");
 }
 // Element |idx| of |value| (any dtype) as double.
@@ -117,10 +117,10 @@ static mlcc_status_t emit_transform(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
       xr = fp_mul(ctx, xr, wn);
       if (xi != NULL) xi = fp_mul(ctx, xi, wn);
     }
-    LLVMValueRef wr = load_var(ctx, tw_re), wi = load_var(ctx, tw_im);
+    LLVMValueRef wr = load_f64_var(ctx, tw_re), wi = load_f64_var(ctx, tw_im);
     // acc += x * tw (complex).
-    LLVMValueRef re = mlcc_emit_fmuladd(ctx, xr, wr, load_var(ctx, acc_re));
-    LLVMValueRef im = mlcc_emit_fmuladd(ctx, xr, wi, load_var(ctx, acc_im));
+    LLVMValueRef re = mlcc_emit_fmuladd(ctx, xr, wr, load_f64_var(ctx, acc_re));
+    LLVMValueRef im = mlcc_emit_fmuladd(ctx, xr, wi, load_f64_var(ctx, acc_im));
     if (xi != NULL) {
       re = fp_sub(ctx, re, fp_mul(ctx, xi, wi));
       im = mlcc_emit_fmuladd(ctx, xi, wr, im);
@@ -134,7 +134,7 @@ static mlcc_status_t emit_transform(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
     LLVMBuildStore(ctx->b, ni, tw_im);
   }
   mlcc_emit_loop_end(ctx, &ln);
-  LLVMValueRef re = load_var(ctx, acc_re), im = load_var(ctx, acc_im);
+  LLVMValueRef re = load_f64_var(ctx, acc_re), im = load_f64_var(ctx, acc_im);
   if (p->inverse) {
     re = fp_mul(ctx, re, dconst(ctx, scale));
     im = fp_mul(ctx, im, dconst(ctx, scale));
@@ -149,7 +149,7 @@ static mlcc_status_t emit_transform(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   return st;
 }
 
-mlcc_status_t mlcc_emit_dft(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_dft(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(check_types(ctx, node));
   mlcc_dft_plan_t p;
   mlcc_shape_t y;
@@ -158,7 +158,7 @@ mlcc_status_t mlcc_emit_dft(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   return emit_transform(ctx, node, &p, mlcc_node_input(node, 0), NULL);
 }
 
-mlcc_status_t mlcc_emit_stft(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_stft(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(check_types(ctx, node));
   mlcc_dft_plan_t p;
   mlcc_shape_t y;
@@ -172,7 +172,7 @@ mlcc_status_t mlcc_emit_stft(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 // Windows
 //===----------------------------------------------------------------------===//
 
-mlcc_status_t mlcc_emit_window(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_window(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(check_types(ctx, node));
   mlcc_window_params_t p;
   MLCC_RETURN_IF_ERROR(mlcc_window_resolve(node, &p));
@@ -236,7 +236,7 @@ static LLVMValueRef mel_edge(mlcc_emit_ctx_t* ctx, LLVMValueRef idx, LLVMValueRe
 // is the ONNX reference construction (including its mel step of
 // (mel_hi - mel_lo) / (num_mel_bins + 2)); rows outside the matrix are
 // simply not produced.
-mlcc_status_t mlcc_emit_mel_weight_matrix(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_mel_weight_matrix(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(check_types(ctx, node));
   mlcc_mel_params_t p;
   MLCC_RETURN_IF_ERROR(mlcc_mel_resolve(node, &p));
@@ -284,3 +284,12 @@ mlcc_status_t mlcc_emit_mel_weight_matrix(mlcc_emit_ctx_t* ctx, const mlcc_node_
   mlcc_emit_loop_end(ctx, &li);
   return st;
 }
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_dft = {.emit = emit_dft};
+const mlcc_emitter_t mlcc_emit_stft = {.emit = emit_stft};
+const mlcc_emitter_t mlcc_emit_window = {.emit = emit_window};
+const mlcc_emitter_t mlcc_emit_mel_weight_matrix = {.emit = emit_mel_weight_matrix};

@@ -15,31 +15,16 @@
 #include "ir/ops.h"
 #include "ir/ops/spatial_misc.h"
 #include "targets/emit/emit.h"
-#include "targets/emit/emit_builder.h"
-#include "targets/emit/emit_index.h"
+#include "targets/emit/emit_helpers.h"
+#include "targets/kernels/kernels.h"
 
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
 
-static mlcc_status_t check_types(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  for (uint32_t i = 0; i < node->n_inputs + node->n_outputs; ++i) {
-    const mlcc_value_t* v = i < node->n_inputs ? node->inputs[i]
-                                               : node->outputs[i - node->n_inputs];
-    if (v != NULL && mlcc_emit_type(ctx, v->dtype) == NULL) {
-      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s (opset %d) does not support dtype %s",
-                              mlcc_op_name(node->op), node->opset, mlcc_dtype_name(v->dtype));
-    }
-  }
-  return mlcc_ok_status();
-}
-
 static int64_t numel(const mlcc_shape_t* s) { return mlcc_shape_numel_unchecked(s); }
 
 static LLVMValueRef fc(LLVMTypeRef t, double v) { return LLVMConstReal(t, v); }
-static LLVMValueRef isub(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildNSWSub(ctx->b, a, b, "");
-}
 static LLVMValueRef intr1(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef x) {
   return mlcc_emit_intrinsic(ctx, name, &x, 1);
 }
@@ -67,19 +52,6 @@ static LLVMValueRef to_fp(mlcc_emit_ctx_t* ctx, LLVMValueRef i, LLVMTypeRef t) {
 static LLVMValueRef load_as(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value, LLVMValueRef idx,
                             mlcc_dtype_t ct) {
   return mlcc_emit_convert(ctx, mlcc_emit_load(ctx, value, idx), value->dtype, ct);
-}
-static LLVMValueRef load_i64(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value, LLVMValueRef idx) {
-  return mlcc_emit_convert(ctx, mlcc_emit_load(ctx, value, idx), value->dtype, MLCC_DTYPE_I64);
-}
-static LLVMValueRef load_var(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, LLVMValueRef var) {
-  return LLVMBuildLoad2(ctx->b, t, var, "");
-}
-static void strides_of(const mlcc_shape_t* s, int64_t* st) {
-  int64_t acc = 1;
-  for (int32_t d = s->rank - 1; d >= 0; --d) {
-    st[d] = acc;
-    acc *= s->dims[d];
-  }
 }
 // A private constant global array of |n| elements of |t|.
 static LLVMValueRef const_table(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, LLVMValueRef* elems,
@@ -224,8 +196,8 @@ static void gs_axis_taps(mlcc_emit_ctx_t* ctx, int mode, int pad, LLVMValueRef x
 // both coordinates; taps outside the image read 0 (zeros), the clamped
 // border pixel (border) or the reflected pixel (reflection). Computed in
 // float (double if X or grid is double).
-mlcc_status_t mlcc_emit_grid_sample(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_grid_sample(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* grid = mlcc_node_input(node, 1);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
@@ -410,8 +382,8 @@ static void roi_sample_range(mlcc_emit_ctx_t* ctx, LLVMValueRef start, LLVMValue
 // the ONNX RoiAlign-10/16 rule as implemented by onnxruntime (avg: mean of
 // the bilinear samples; max: max over samples of the largest weighted tap).
 // Batch indices are clamped into [0, N).
-mlcc_status_t mlcc_emit_roi_align(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_roi_align(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* rois = mlcc_node_input(node, 1);
   const mlcc_value_t* bi = mlcc_node_input(node, 2);
@@ -514,8 +486,8 @@ mlcc_status_t mlcc_emit_roi_align(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
 // reference. A kernel of this node alone zero-fills and scatters
 // (O(|X| + |Y|)); as the anchor of a fused epilogue, where each output
 // element must go through the epilogue once, it gathers (O(|X| * |Y|)).
-mlcc_status_t mlcc_emit_max_unpool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_max_unpool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* ix = mlcc_node_input(node, 1);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
@@ -592,8 +564,8 @@ mlcc_status_t mlcc_emit_max_unpool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
 // picks trunc(x_in) (ceil(x_in) when scale < 1), linear blends floor(x_in)
 // and floor(x_in)+1 (clamped to the last element). Per-dim tap offsets and
 // weights are compile-time tables (scales are constant).
-mlcc_status_t mlcc_emit_upsample(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_upsample(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   const char* s_mode = "nearest";
@@ -731,8 +703,8 @@ mlcc_status_t mlcc_emit_upsample(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
 
 // y[b, t, ...] = x[b, len_b - 1 - t, ...] for t < len_b (len_b clamped to
 // [0, T]), else x[b, t, ...]; batch/time are axes 0/1 in either order.
-mlcc_status_t mlcc_emit_reverse_sequence(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_reverse_sequence(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* lens = mlcc_node_input(node, 1);
   int64_t ba = 1, ta = 0;
@@ -770,8 +742,8 @@ mlcc_status_t mlcc_emit_reverse_sequence(mlcc_emit_ctx_t* ctx, const mlcc_node_t
 // X [*, M, M] -> [*]: per matrix, LU decomposition with partial pivoting in
 // double on a stack copy; det = sign(row swaps) * prod(pivots). A zero pivot
 // column is skipped (its elimination factors are 0), giving det 0.
-mlcc_status_t mlcc_emit_det(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
-  MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+static mlcc_status_t emit_det(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   const int64_t M = x->shape.dims[x->shape.rank - 1];
@@ -851,3 +823,22 @@ mlcc_status_t mlcc_emit_det(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   mlcc_emit_loop_end(ctx, &lb);
   return st;
 }
+
+// Stack bytes (kernels.h): Det copies each M x M matrix into a float64 array.
+static int64_t det_stack_bytes(const mlcc_node_t* node) {
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  if (x == NULL || !x->shape_known || x->shape.rank < 2) return 0;
+  int64_t m = x->shape.dims[x->shape.rank - 1];
+  return m > 0 ? m * m * 8 : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_grid_sample = {.emit = emit_grid_sample};
+const mlcc_emitter_t mlcc_emit_roi_align = {.emit = emit_roi_align};
+const mlcc_emitter_t mlcc_emit_max_unpool = {.emit = emit_max_unpool};
+const mlcc_emitter_t mlcc_emit_upsample = {.emit = emit_upsample};
+const mlcc_emitter_t mlcc_emit_reverse_sequence = {.emit = emit_reverse_sequence};
+const mlcc_emitter_t mlcc_emit_det = {.emit = emit_det, .stack_bytes = det_stack_bytes};

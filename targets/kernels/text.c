@@ -12,8 +12,8 @@
 #include "ir/ops.h"
 #include "ir/ops/text.h"
 #include "targets/emit/emit.h"
-
-static LLVMValueRef c64(mlcc_emit_ctx_t* ctx, int64_t v) { return mlcc_emit_i64(ctx, v); }
+#include "targets/emit/emit_helpers.h"
+#include "targets/kernels/kernels.h"
 
 // A private constant global holding |n| (>= 1) values of |elem_ty|.
 static LLVMValueRef table(mlcc_emit_ctx_t* ctx, LLVMTypeRef elem_ty, LLVMValueRef* elems,
@@ -52,7 +52,7 @@ static LLVMValueRef load_at(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, LLVMValueRef g,
 // where c_i counts the (start, skip) pairs whose tokens X[r, start + k *
 // (skip + 1)], k < len_i, equal n-gram i: skip in [0, max_skip_count] for
 // n-grams of 2+ tokens, skip 0 only for 1-grams (a token is one 1-gram).
-mlcc_status_t mlcc_emit_text_tfidf(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+static mlcc_status_t emit_text_tfidf(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   if (x == NULL || y == NULL || (x->dtype != MLCC_DTYPE_I32 && x->dtype != MLCC_DTYPE_I64) ||
@@ -216,3 +216,9 @@ mlcc_status_t mlcc_emit_text_tfidf(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   mlcc_tfidf_deinit(&t);
   return st;
 }
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_text_tfidf = {.emit = emit_text_tfidf};
