@@ -16,6 +16,8 @@
 #ifndef MLCC_TARGETS_EMIT_EMIT_HELPERS_H_
 #define MLCC_TARGETS_EMIT_EMIT_HELPERS_H_
 
+#include <stdio.h>
+
 #include "targets/emit/emit.h"
 
 // The i64 constant |v|.
@@ -95,6 +97,27 @@ static inline void strides_of(const mlcc_shape_t* s, int64_t* st) {
     st[d] = acc;
     acc *= s->dims[d];
   }
+}
+
+// Normalizes a possibly negative index against |dim|: i < 0 ? i + dim : i.
+static inline LLVMValueRef wrap_index(mlcc_emit_ctx_t* ctx, LLVMValueRef i, int64_t dim) {
+  LLVMValueRef neg = LLVMBuildICmp(ctx->b, LLVMIntSLT, i, c64(ctx, 0), "");
+  return LLVMBuildSelect(ctx->b, neg, wadd(ctx, i, c64(ctx, dim)), i, "");
+}
+// Clamps an index into [0, dim) so a bad index never reads out of bounds.
+static inline LLVMValueRef clamp_index(mlcc_emit_ctx_t* ctx, LLVMValueRef i, int64_t dim) {
+  LLVMValueRef lo = LLVMBuildICmp(ctx->b, LLVMIntSLT, i, c64(ctx, 0), "");
+  i = LLVMBuildSelect(ctx->b, lo, c64(ctx, 0), i, "");
+  LLVMValueRef hi = LLVMBuildICmp(ctx->b, LLVMIntSGE, i, c64(ctx, dim), "");
+  return LLVMBuildSelect(ctx->b, hi, c64(ctx, dim > 0 ? dim - 1 : 0), i, "");
+}
+// The libm function |base| for float dtype |dt|: "sin" for F64, else "sinf"
+// (F32, and F16/BF16 computed as float).
+static inline LLVMValueRef libm_dt(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, const char* base,
+                                   LLVMValueRef x) {
+  char name[32];
+  snprintf(name, sizeof(name), "%s%s", base, dt == MLCC_DTYPE_F64 ? "" : "f");
+  return mlcc_emit_libm(ctx, name, x);
 }
 
 // Float and integer builder calls.

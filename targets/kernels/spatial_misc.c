@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Kernel emitters of the sampling and misc spatial ops (ops.def "Sampling
 // and misc spatial"): GridSample 16, RoiAlign 10/16, MaxUnpool 9/11,
-// Upsample 7-9, ReverseSequence 10 and Det 11. Scalar loop nests through the
+// Upsample 7-9, ReverseSequence 10, Det 11 and AffineGrid 20. Scalar loop nests through the
 // emit.h toolkit; shapes and attributes were validated by
 // ir/ops/spatial_misc.c. Data-dependent coordinates and indices are
 // sanitized before they address memory, so NaN/huge grid values, rois or
@@ -833,6 +833,68 @@ static int64_t det_stack_bytes(const mlcc_node_t* node) {
 }
 
 //===----------------------------------------------------------------------===//
+// AffineGrid (20)
+//===----------------------------------------------------------------------===//
+
+// Normalized coordinate of index |i| along a dim of |len| points: -1 + 2i/(len-1)
+// with align_corners (-1 for a single point), else -1 + (2i+1)/len.
+static LLVMValueRef affine_coord(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, LLVMValueRef i,
+                                 int64_t len, bool align) {
+  LLVMValueRef f = LLVMBuildSIToFP(ctx->b, i, mlcc_emit_type(ctx, dt), "");
+  if (align) {
+    if (len <= 1) return mlcc_emit_const(ctx, dt, -1.0);
+    return LLVMBuildFAdd(ctx->b, mlcc_emit_const(ctx, dt, -1.0),
+                         LLVMBuildFMul(ctx->b, f, mlcc_emit_const(ctx, dt, 2.0 / (double)(len - 1)), ""),
+                         "");
+  }
+  LLVMValueRef t = LLVMBuildFAdd(ctx->b, LLVMBuildFMul(ctx->b, f, mlcc_emit_const(ctx, dt, 2.0), ""),
+                                 mlcc_emit_const(ctx, dt, 1.0), "");
+  return LLVMBuildFAdd(ctx->b, mlcc_emit_const(ctx, dt, -1.0),
+                       LLVMBuildFDiv(ctx->b, t, mlcc_emit_const(ctx, dt, (double)len), ""), "");
+}
+
+// grid[n, (d,) h, w, r] = sum_c theta[n, r, c] * [x_w, y_h, (z_d,) 1][c].
+static mlcc_status_t emit_misc_affine_grid(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
+  const mlcc_value_t* th = mlcc_node_input(node, 0);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  mlcc_dtype_t dt = th->dtype;
+  int64_t align = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "align_corners", 0, &align));
+  const int32_t r = y->shape.rank;  // 4 (2-D) or 5 (3-D)
+  const int64_t k = r == 4 ? 2 : 3;  // coordinates per point
+  if (mlcc_shape_numel_unchecked(&y->shape) == 0) return mlcc_ok_status();
+  const int64_t N = y->shape.dims[0];
+  const int64_t Dd = r == 5 ? y->shape.dims[1] : 1, H = y->shape.dims[r - 3],
+                W = y->shape.dims[r - 2];
+  mlcc_loop_t ln = mlcc_emit_for(ctx, 0, N, "gn");
+  mlcc_loop_t ld = mlcc_emit_for(ctx, 0, Dd, "gd");
+  mlcc_loop_t lh = mlcc_emit_for(ctx, 0, H, "gh");
+  mlcc_loop_t lw = mlcc_emit_for(ctx, 0, W, "gw");
+  LLVMValueRef p[4];
+  p[0] = affine_coord(ctx, dt, lw.iv, W, align != 0);
+  p[1] = affine_coord(ctx, dt, lh.iv, H, align != 0);
+  p[2] = r == 5 ? affine_coord(ctx, dt, ld.iv, Dd, align != 0) : NULL;
+  LLVMValueRef pt = wmad(ctx, wmad(ctx, wmad(ctx, ln.iv, Dd, ld.iv), H, lh.iv), W, lw.iv);
+  mlcc_status_t st = mlcc_ok_status();
+  for (int64_t row = 0; row < k && mlcc_status_is_ok(st); ++row) {
+    LLVMValueRef tb = wmad(ctx, ln.iv, k * (k + 1), c64(ctx, row * (k + 1)));
+    LLVMValueRef acc = mlcc_emit_load(ctx, th, wadd(ctx, tb, c64(ctx, k)));  // translation
+    for (int64_t c = 0; c < k; ++c) {
+      LLVMValueRef tv = mlcc_emit_load(ctx, th, wadd(ctx, tb, c64(ctx, c)));
+      acc = mlcc_emit_fmuladd(ctx, tv, p[c], acc);
+    }
+    st = mlcc_emit_store_output(ctx, node, 0, wmad(ctx, pt, k, c64(ctx, row)), acc);
+  }
+  mlcc_emit_loop_end(ctx, &lw);
+  mlcc_emit_loop_end(ctx, &lh);
+  mlcc_emit_loop_end(ctx, &ld);
+  mlcc_emit_loop_end(ctx, &ln);
+  return st;
+}
+
+
+//===----------------------------------------------------------------------===//
 // Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
 //===----------------------------------------------------------------------===//
 
@@ -842,3 +904,4 @@ const mlcc_emitter_t mlcc_emit_max_unpool = {.emit = emit_max_unpool};
 const mlcc_emitter_t mlcc_emit_upsample = {.emit = emit_upsample};
 const mlcc_emitter_t mlcc_emit_reverse_sequence = {.emit = emit_reverse_sequence};
 const mlcc_emitter_t mlcc_emit_det = {.emit = emit_det, .stack_bytes = det_stack_bytes};
+const mlcc_emitter_t mlcc_emit_misc_affine_grid = {.emit = emit_misc_affine_grid};
