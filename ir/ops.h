@@ -18,6 +18,9 @@ enum {
   // Output 0 is the broadcast of the inputs and each output element depends
   // only on the same-index (broadcast) input elements: may be a fused epilogue.
   MLCC_OPF_ELEMENTWISE = 1u << 0,
+  // Output 0 is input 0's bytes with another shape (Reshape family): above
+  // -O0 the fuse pass lets it alias its input (no kernel, no copy).
+  MLCC_OPF_RESHAPE = 1u << 1,
 };
 
 typedef enum mlcc_op_e {

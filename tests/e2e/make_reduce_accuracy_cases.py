@@ -9,7 +9,7 @@ A float32 accumulator that adds n elements one by one (or one SIMD lane of
 n/16 elements) drifts by up to ~n*eps: the rounding of each add is biased
 once the running sum's ulp is large against the addends. The kernels block
 such sums or accumulate them in double (targets/kernels/reduce.c, targets/kernels/pool.c,
-targets/kernels/norm.c, targets/kernels/misc.c MeanVarianceNormalization).
+targets/kernels/norm.c, targets/kernels/normalize.c MeanVarianceNormalization).
 
 Inputs are positive values of similar size, x = 0.1 + 0.01*u with u uniform
 on [0, 1) (feature maps after an activation, a long axis of nearby values):
