@@ -92,6 +92,18 @@ uint32_t mlcc_kernel_args(const mlcc_kernel_t* kernel, const mlcc_value_t** out_
 // the op, its opset and the first unsupported dtype (inputs first).
 mlcc_status_t mlcc_emit_check_types(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node);
 
+// Pointer to element |idx| (i64) of |value| and, in |*out_storage_type|, the
+// LLVM type it is stored as; NULL (an error deferred through mlcc_emit_fail)
+// if |value| is not a kernel argument. For the toolkit's own files.
+LLVMValueRef mlcc_emit_element_ptr(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value,
+                                   LLVMValueRef idx, LLVMTypeRef* out_storage_type);
+
+// The value vals[j] of the last chain node j < |c| whose output 0 is |in|, or
+// NULL when |in| is not produced inside chain[0..c) (the operand is then
+// loaded from memory). targets/emit/epilogue.c.
+LLVMValueRef mlcc_emit_chain_value(const mlcc_node_t* const* chain, uint32_t c,
+                                   const LLVMValueRef* vals, const mlcc_value_t* in);
+
 // Base pointer of |value| in the kernel, or NULL if it is not an argument.
 LLVMValueRef mlcc_emit_ptr(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value);
 

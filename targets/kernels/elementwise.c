@@ -763,15 +763,6 @@ static void many_free(ew_many_t* m) {
   memset(m, 0, sizeof(*m));
 }
 
-// Value of chain node j < |c| whose output is |in|, or NULL.
-static LLVMValueRef chain_value(const mlcc_node_t* const* chain, uint32_t c,
-                                const LLVMValueRef* vals, const mlcc_value_t* in) {
-  for (uint32_t j = c; j-- > 0;) {
-    if (mlcc_node_output(chain[j], 0) == in) return vals[j];
-  }
-  return NULL;
-}
-
 static bool chain_internal(const mlcc_node_t* const* chain, uint32_t c, const mlcc_value_t* in) {
   for (uint32_t j = 0; j < c; ++j) {
     if (mlcc_node_output(chain[j], 0) == in) return true;
@@ -861,7 +852,7 @@ static mlcc_status_t many_fold(mlcc_emit_ctx_t* ctx, const mlcc_node_t* const* c
   ew_t E, *e = &E;
   ew_init(e, ctx, dt);
   if (ct == NULL || e->boolean || (n->op == MLCC_OP_MEAN && !e->fp)) return unsupported(n, dt);
-  LLVMValueRef r = chain_value(chain, c, vals, in0);
+  LLVMValueRef r = mlcc_emit_chain_value(chain, c, vals, in0);
   if (r == NULL) {
     LLVMValueRef j = mlcc_shape_equal(&in0->shape, out_shape)
                          ? flat
@@ -871,7 +862,7 @@ static mlcc_status_t many_fold(mlcc_emit_ctx_t* ctx, const mlcc_node_t* const* c
   int64_t count = 1;
   for (uint32_t s = m->first + 1; s < n->n_inputs; ++s) {
     if (n->inputs[s] == NULL) continue;
-    LLVMValueRef v = chain_value(chain, c, vals, n->inputs[s]);
+    LLVMValueRef v = mlcc_emit_chain_value(chain, c, vals, n->inputs[s]);
     if (v == NULL) continue;  // in a group
     r = many_step(e, n->op, r, v);
     ++count;
@@ -1007,12 +998,7 @@ static mlcc_status_t emit_elementwise(mlcc_emit_ctx_t* ctx, const mlcc_node_t* n
       const mlcc_value_t* in = n->inputs[s2];
       ops[s2] = NULL;
       if (in == NULL) continue;
-      for (uint32_t j = c; j-- > 0;) {
-        if (mlcc_node_output(chain[j], 0) == in) {
-          ops[s2] = vals[j];
-          break;
-        }
-      }
+      ops[s2] = mlcc_emit_chain_value(chain, c, vals, in);
       if (ops[s2] != NULL) continue;
       for (uint32_t a = 1; a < nest.n_arrays; ++a) {
         if (nest.arrays[a] != in) continue;
