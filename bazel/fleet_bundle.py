@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Lays out an mlcc fleet bundle (ml_model_fleet's action; docs/bundle.md, format 1).
+"""Lays out an mlcc fleet bundle (ml_model_fleet's action; docs/bundle.md, format 2).
 
   OUT/<triple>/lib/lib<symbol>.a
   OUT/<triple>/include/<symbol>.h
@@ -83,8 +83,8 @@ def main():
         with open(desc_path, encoding="utf-8") as f:
             text = f.read()
         desc = json.loads(text)
-        if desc.get("format") != 1:
-            sys.exit("fleet_bundle: %s has format %r; this bundler writes format 1 "
+        if desc.get("format") != 2:
+            sys.exit("fleet_bundle: %s has format %r; this bundler writes format 2 "
                      "(docs/bundle.md)" % (desc_path, desc.get("format")))
         t = desc["target"]
         if desc["model"]["sha256"] != model_sha:
@@ -102,7 +102,7 @@ def main():
                 sys.exit("fleet_bundle: %s does not describe %s" % (desc_path, src))
         bodies.append("\n        {\n      " + target_body(text, desc_path) + "\n        }")
 
-    j = "{\n  \"format\": 1,\n  \"bundle\": %s,\n  \"mlcc\": {\n" % json_str(bundle)
+    j = "{\n  \"format\": 2,\n  \"bundle\": %s,\n  \"mlcc\": {\n" % json_str(bundle)
     keys = ("version", "commit", "codegen", "llvm")
     j += "".join("    \"%s\": %s%s\n" % (k, json_str(ident[k]), "" if k == "llvm" else ",")
                  for k in keys)

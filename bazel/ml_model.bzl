@@ -35,21 +35,28 @@ _CPU_TO_TARGET = {
     "aarch64": "aarch64",
     "arm64": "aarch64",
     "riscv64": "riscv",
+    # Bare metal (toolchains/bazel: arm-none-eabi-gcc for the qemu mps2-an386 board).
+    "cortex-m4": "cortex-m4",
 }
 
+# mlcc aliases whose code calls no libm (docs/mcu.md): their libraries add no -lm.
+_NO_LIBM = ["cortex-m4", "cortex-m55", "rv32", "rv32f"]
+
 # mlcc alias -> the configuration a fleet member is built in. x86 uses Bazel's
-# autoconfigured host gcc; the cross CPUs use Debian's cross gcc (toolchains/bazel).
+# autoconfigured host gcc; the cross CPUs use Debian's cross gcc (toolchains/bazel), the
+# Cortex-M4F its bare-metal arm-none-eabi-gcc.
 _TARGET_CONFIGS = {
     "x86": ("k8", "@bazel_tools//tools/cpp:toolchain"),
     "aarch64": ("aarch64", str(Label("//toolchains/bazel:toolchain"))),
     "riscv": ("riscv64", str(Label("//toolchains/bazel:toolchain"))),
+    "cortex-m4": ("cortex-m4", str(Label("//toolchains/bazel:toolchain"))),
 }
 
 MlModelInfo = provider(
     doc = "One compiled model, for rules that package or describe it (ml_model_library provides it).",
     fields = {
         "symbol": "the C symbol prefix (--name)",
-        "target": "mlcc's target alias: x86 | aarch64 | riscv",
+        "target": "mlcc's target alias: x86 | aarch64 | riscv | cortex-m4",
         "cpu": "the -mcpu= given to mlcc, or '' for the target's default",
         "features": "the -mattr= given to mlcc, or '' for the target's default",
         "model": "the model File",
@@ -193,7 +200,7 @@ def _ml_model_library_impl(ctx):
         linker_inputs = depset([cc_common.create_linker_input(
             owner = ctx.label,
             libraries = depset([library_to_link]),
-            user_link_flags = depset(["-lm"]),
+            user_link_flags = depset([] if target in _NO_LIBM else ["-lm"]),
         )]),
     )
     return [
@@ -420,7 +427,7 @@ def ml_model_fleet(
     Args:
       name: the bundle's name.
       model: the ONNX model.
-      targets: mlcc target aliases: x86, aarch64, riscv.
+      targets: mlcc target aliases: x86, aarch64, riscv, cortex-m4.
       data: files the model reads (ONNX external data).
       opts: extra mlcc options for every target.
       cpu: {alias: -mcpu=} for targets that do not use their default CPU.

@@ -15,7 +15,9 @@ add_ml_model
 ::
 
   add_ml_model(<name> <model.onnx>
-    [TARGETS <target>...]            # x86 aarch64 riscv, or triples (x86_64-*, aarch64-*, riscv64-*)
+    [TARGETS <target>...]            # x86 aarch64 riscv cortex-m4 cortex-m55 rv32 rv32f, or
+                                     # triples (x86_64-*, aarch64-*, riscv64-*, thumbv7em-*,
+                                     # thumbv8.1m.main-*, riscv32-*)
                                      # default: the target of the current toolchain
     [CPU <alias>=<cpu>...]           # -mcpu per target, e.g. CPU aarch64=cortex-a72 x86=native
     [FEATURES <alias>=<features>...] # -mattr per target, e.g. FEATURES riscv=+v (RVV 1.0)
@@ -42,12 +44,16 @@ Targets created:
 
 ``<name>_<alias>``
   every variant, as an IMPORTED STATIC GLOBAL library (``lib<name>.a``
-  written and archived by mlcc) with its include directory and ``-lm``,
+  written and archived by mlcc) with its include directory and, for the
+  Linux targets outside a bare-metal build (``CMAKE_SYSTEM_NAME``
+  ``Generic``), ``-lm`` (microcontroller code calls no libm),
   built by its own custom target (one owning target per output, so parallel
   Make never races).
 ``<name>``
-  an ALIAS of the variant for the processor of the current toolchain
-  (``CMAKE_SYSTEM_PROCESSOR``: x86_64 -> x86, aarch64 -> aarch64,
+  an ALIAS of the variant for the current toolchain: its
+  ``MLCC_TARGET_ALIAS`` when it sets one (the bare-metal toolchain files
+  do: cortex-m4, cortex-m55, rv32 or rv32f), else from
+  ``CMAKE_SYSTEM_PROCESSOR`` (x86_64 -> x86, aarch64 -> aarch64,
   riscv64 -> riscv). Link it with ``target_link_libraries(app PRIVATE
   <name>)``. Only created when that target is in ``TARGETS``. Every variant
   is made the same way, so the bundle's bytes do not depend on the toolchain
@@ -63,6 +69,37 @@ in this order: the cache variable ``MLCC_EXECUTABLE`` if set; the target
 mlcc's own project is being built natively); the target ``mlcc`` of an
 enclosing mlcc build that is not cross compiling; else ``find_program(mlcc)``
 on the host.
+
+ml_model_board_executable
+^^^^^^^^^^^^^^^^^^^^^^^^^
+
+::
+
+  ml_model_board_executable(<exe> TARGET <mcu-alias> SOURCES <file.c>...
+                            MODELS <name>... [COMPILE_OPTIONS <flag>...])
+
+A program for the qemu-system board of a microcontroller target
+(docs/mcu.md; the boards of tests/mcu/): ``cortex-m4`` on ``mps2-an386``,
+``cortex-m55`` on ``mps3-an547``, ``rv32``/``rv32f`` on ``virt`` (``-bios
+none``). It is linked with the board's start-up file, linker script (flash
+and SRAM regions, the weights' ``.mlcc_weights`` output section), the
+semihosting calls of ``semihost.h`` (on its include path), picolibc and
+libgcc, and the ``<mcu-alias>`` variant of every model in ``MODELS``.
+
+* In a build configured with that board's toolchain file
+  (``toolchains/arm-none-eabi.cmake``, ``riscv32-unknown-elf.cmake``: their
+  ``MLCC_TARGET_ALIAS`` is ``<mcu-alias>``) ``<exe>`` is a normal
+  executable of that toolchain (``${MLCC_MCU_STARTUP}`` added to it).
+* In any other build (the host's, say, building the whole fleet) ``<exe>``
+  is a custom target that links ``<exe>.elf`` in the current binary
+  directory with the board's cross gcc (``arm-none-eabi-gcc`` or
+  ``riscv64-unknown-elf-gcc``, found on the host).
+
+Either way ``<exe>_RUN_COMMAND`` is set in the caller's scope (and the
+target property ``MLCC_RUN_COMMAND``): the qemu-system command that runs the
+program with semihosting (its file I/O is relative to the working
+directory; qemu exits with ``main``'s status), for
+``add_test(NAME t COMMAND ${<exe>_RUN_COMMAND})``.
 
 ml_model_bundle
 ^^^^^^^^^^^^^^^
@@ -80,10 +117,12 @@ A custom target ``<bundle>`` that lays out, under
   <triple>/include/<name>.h
 
 and packs that folder as ``<bundle>.tar.gz`` (default, in the current binary
-directory). ``manifest.json`` (format 1, docs/bundle.md) records per model its
+directory). ``manifest.json`` (format 2, docs/bundle.md) records per model its
 name, file name, sha256 and size; per target the alias, triple, CPU, features,
 opt level, code-changing options, entry ABI, workspace size and alignment,
-stack size, input/output signature and the sha256 of the library and header
+stack size, weights and code size, RAM (workspace + stack + static data) and
+flash (code + read-only data + data), input/output signature and the sha256 of
+the library and header
 (copied from mlcc's ``--describe`` files); and mlcc's version, commit,
 codegen hash and LLVM version. The tarball is byte-identical when rebuilt
 from the same inputs (sorted names, mtime 0, owner and group 0, fixed modes,
@@ -103,8 +142,12 @@ set(_MLCC_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 cmake_policy(PUSH)
 cmake_policy(SET CMP0116 NEW)   # Ninja: DEPFILE paths relative to the binary dir
 
-# _mlcc_alias(<out> <target-spec>): the alias (x86, aarch64, riscv) of a
-# --target value, or "" when mlcc has no such target.
+# _mlcc_alias(<out> <target-spec>): the alias (x86, aarch64, riscv,
+# cortex-m4, cortex-m55, rv32, rv32f) of a --target value, or "" when mlcc
+# has no such target. A triple maps to its architecture's alias as mlcc
+# resolves it (thumbv7em-* and the other M-profile thumbv6m-, thumbv7m-,
+# thumbv8m.main-* -> cortex-m4, thumbv8.1m.main-* -> cortex-m55, riscv32-* ->
+# rv32; rv32f is only reached by its alias).
 function(_mlcc_alias out spec)
   string(TOLOWER "${spec}" s)
   if(s MATCHES "^(x86|x86_64|x86-64|amd64|x64)$" OR s MATCHES "^x86_64-")
@@ -113,15 +156,42 @@ function(_mlcc_alias out spec)
     set(a aarch64)
   elseif(s MATCHES "^(riscv|riscv64)$" OR s MATCHES "^riscv64-")
     set(a riscv)
+  elseif(s MATCHES "^(cortex-m4|cortex-m55|rv32|rv32f)$")
+    set(a "${s}")
+  elseif(s MATCHES "^thumbv(6m|7m|7em|8m\\.main)-")
+    set(a cortex-m4)   # mlcc resolves these M-profile triples like cortex-m4
+  elseif(s MATCHES "^thumbv8\\.1m\\.main-")
+    set(a cortex-m55)
+  elseif(s MATCHES "^riscv32-")
+    set(a rv32)
   else()
     set(a "")
   endif()
   set(${out} "${a}" PARENT_SCOPE)
 endfunction()
 
-# _mlcc_current_alias(<out>): the alias for this build's toolchain ("" if none).
+# _mlcc_is_mcu(<out> <alias>): TRUE for the bare-metal aliases.
+function(_mlcc_is_mcu out alias)
+  if(alias MATCHES "^(cortex-m4|cortex-m55|rv32|rv32f)$")
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# _mlcc_current_alias(<out>): the alias for this build's toolchain ("" if
+# none): MLCC_TARGET_ALIAS when the toolchain file sets it (the bare-metal
+# files of toolchains/ do: their CMAKE_SYSTEM_PROCESSOR, arm or riscv32, does
+# not tell the core or the FPU), else from CMAKE_SYSTEM_PROCESSOR.
 function(_mlcc_current_alias out)
-  _mlcc_alias(a "${CMAKE_SYSTEM_PROCESSOR}")
+  if(MLCC_TARGET_ALIAS)
+    _mlcc_alias(a "${MLCC_TARGET_ALIAS}")
+    if(NOT a)
+      message(FATAL_ERROR "MLCC_TARGET_ALIAS '${MLCC_TARGET_ALIAS}' is not an mlcc target")
+    endif()
+  else()
+    _mlcc_alias(a "${CMAKE_SYSTEM_PROCESSOR}")
+  endif()
   set(${out} "${a}" PARENT_SCOPE)
 endfunction()
 
@@ -213,7 +283,8 @@ function(add_ml_model name model)
     _mlcc_alias(a "${t}")
     if(NOT a)
       message(FATAL_ERROR "add_ml_model(${name}): unknown target '${t}' "
-        "(use x86, aarch64, riscv, or a triple starting with x86_64-, aarch64-, riscv64-)")
+        "(use x86, aarch64, riscv, cortex-m4, cortex-m55, rv32, rv32f, or a triple starting "
+        "with x86_64-, aarch64-, riscv64-, thumbv7em-, thumbv8.1m.main-, riscv32-)")
     endif()
     if(a IN_LIST aliases)
       message(FATAL_ERROR "add_ml_model(${name}): target '${t}' given twice (as ${a})")
@@ -291,7 +362,11 @@ function(add_ml_model name model)
     set_target_properties(${name}_${a} PROPERTIES
       IMPORTED_LOCATION "${lib}"
       INTERFACE_INCLUDE_DIRECTORIES "${dir}")
-    if(UNIX)
+    # libm for the Linux variants (the generated code may call expf and
+    # friends there); a microcontroller variant calls no libm (docs/mcu.md),
+    # and a bare-metal toolchain (CMAKE_SYSTEM_NAME Generic) has none.
+    _mlcc_is_mcu(mcu ${a})
+    if(NOT mcu AND NOT CMAKE_SYSTEM_NAME STREQUAL "Generic")
       set_target_properties(${name}_${a} PROPERTIES INTERFACE_LINK_LIBRARIES m)
     endif()
     add_dependencies(${name}_${a} ${owner})
@@ -304,6 +379,141 @@ function(add_ml_model name model)
       MLCC_LIB_${a} "${lib}" MLCC_HEADER_${a} "${hdr}" MLCC_DESCRIPTION_${a} "${desc}"
       MLCC_OWNER_${a} ${owner} MLCC_FLAGS_${a} "${flags}")
   endforeach()
+endfunction()
+
+# _mlcc_board(<prefix> <mcu-alias>): the qemu board of a microcontroller
+# alias as <prefix>_CC, _FLAGS (compiler flags for the core), _LD (linker
+# script file name), _STARTUP (start-up file name) and _QEMU (the emulator
+# command up to -kernel); FATAL_ERROR for any other alias. Keep in step with
+# toolchains/arm-none-eabi.cmake, riscv32-unknown-elf.cmake and
+# tests/mcu/run_mcu.py.
+function(_mlcc_board prefix alias)
+  set(semi -semihosting-config enable=on,target=native -nographic -monitor none -serial none)
+  if(alias STREQUAL "cortex-m4")
+    set(cc arm-none-eabi-gcc)
+    set(flags -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
+    set(ld mps2-an386.ld)
+    set(startup startup_cortex_m.c)
+    set(qemu qemu-system-arm -M mps2-an386 -cpu cortex-m4 ${semi})
+  elseif(alias STREQUAL "cortex-m55")
+    set(cc arm-none-eabi-gcc)
+    set(flags -mcpu=cortex-m55 -mthumb -mfloat-abi=hard)
+    set(ld mps3-an547.ld)
+    set(startup startup_cortex_m.c)
+    set(qemu qemu-system-arm -M mps3-an547 ${semi})
+  elseif(alias STREQUAL "rv32" OR alias STREQUAL "rv32f")
+    set(cc riscv64-unknown-elf-gcc)
+    if(alias STREQUAL "rv32")
+      set(flags -march=rv32imac -mabi=ilp32 -mcmodel=medany)
+    else()
+      set(flags -march=rv32imafc -mabi=ilp32f -mcmodel=medany)
+    endif()
+    set(ld virt-rv32.ld)
+    set(startup startup_rv32.S)
+    set(qemu qemu-system-riscv32 -M virt -bios none -m 32M ${semi})
+  else()
+    message(FATAL_ERROR "'${alias}' is not a microcontroller target "
+      "(cortex-m4, cortex-m55, rv32, rv32f)")
+  endif()
+  foreach(v cc flags ld startup qemu)
+    string(TOUPPER ${v} V)
+    set(${prefix}_${V} "${${v}}" PARENT_SCOPE)
+  endforeach()
+endfunction()
+
+# _mlcc_board_dir(<out>): the folder with the boards' start-up files, linker
+# scripts and semihosting calls: the toolchain's MLCC_MCU_INCLUDE_DIR, else
+# tests/mcu of this checkout, else <prefix>/share/mlcc/mcu of an installed
+# package.
+function(_mlcc_board_dir out)
+  if(MLCC_MCU_INCLUDE_DIR AND EXISTS "${MLCC_MCU_INCLUDE_DIR}/semihost.h")
+    set(d "${MLCC_MCU_INCLUDE_DIR}")
+  elseif(EXISTS "${_MLCC_MODULE_DIR}/../tests/mcu/semihost.h")
+    get_filename_component(d "${_MLCC_MODULE_DIR}/../tests/mcu" ABSOLUTE)
+  elseif(MLCC_TOOLCHAIN_DIR AND EXISTS "${MLCC_TOOLCHAIN_DIR}/../mcu/semihost.h")
+    get_filename_component(d "${MLCC_TOOLCHAIN_DIR}/../mcu" ABSOLUTE)
+  else()
+    message(FATAL_ERROR "ml_model_board_executable: the board files (semihost.h, start-up "
+      "files, linker scripts of mlcc's tests/mcu) are not found")
+  endif()
+  set(${out} "${d}" PARENT_SCOPE)
+endfunction()
+
+function(ml_model_board_executable exe)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "TARGET" "SOURCES;MODELS;COMPILE_OPTIONS")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "ml_model_board_executable(${exe}): unexpected arguments: "
+      "${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT ARG_TARGET OR NOT ARG_SOURCES OR NOT ARG_MODELS)
+    message(FATAL_ERROR "ml_model_board_executable(${exe}): TARGET, SOURCES and MODELS are "
+      "required")
+  endif()
+  _mlcc_alias(alias "${ARG_TARGET}")
+  _mlcc_board(board "${alias}")
+  _mlcc_board_dir(dir)
+  foreach(m IN LISTS ARG_MODELS)
+    if(NOT TARGET ${m}_${alias})
+      message(FATAL_ERROR "ml_model_board_executable(${exe}): model '${m}' was not added "
+        "with add_ml_model(... TARGETS ${alias})")
+    endif()
+  endforeach()
+  set(sources "")
+  foreach(f IN LISTS ARG_SOURCES)
+    cmake_path(ABSOLUTE_PATH f BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
+    list(APPEND sources "${f}")
+  endforeach()
+  _mlcc_current_alias(current)
+  if(current STREQUAL alias AND CMAKE_SYSTEM_NAME STREQUAL "Generic")
+    # This board's toolchain: its flags and linker script are in the
+    # toolchain file; the executable adds the start-up sources.
+    add_executable(${exe} ${sources} "${dir}/${board_STARTUP}" "${dir}/semihost.c")
+    target_include_directories(${exe} PRIVATE "${dir}")
+    foreach(opt IN LISTS ARG_COMPILE_OPTIONS)   # C only: not the start-up assembly
+      target_compile_options(${exe} PRIVATE "$<$<COMPILE_LANGUAGE:C>:${opt}>")
+    endforeach()
+    foreach(m IN LISTS ARG_MODELS)
+      target_link_libraries(${exe} PRIVATE ${m}_${alias})
+    endforeach()
+    target_link_libraries(${exe} PRIVATE c gcc)
+    set(run ${board_QEMU} -kernel "$<TARGET_FILE:${exe}>")
+  else()
+    find_program(MLCC_BOARD_CC_${alias} ${board_CC} NO_CMAKE_FIND_ROOT_PATH)
+    if(NOT MLCC_BOARD_CC_${alias})
+      message(FATAL_ERROR "ml_model_board_executable(${exe}): ${board_CC} not found "
+        "(Debian: gcc-arm-none-eabi / gcc-riscv64-unknown-elf, with picolibc)")
+    endif()
+    set(elf "${CMAKE_CURRENT_BINARY_DIR}/${exe}.elf")
+    set(incs "")
+    set(libs "")
+    set(owners "")
+    foreach(m IN LISTS ARG_MODELS)
+      get_target_property(inc ${m}_${alias} INTERFACE_INCLUDE_DIRECTORIES)
+      get_target_property(lib ${m}_${alias} IMPORTED_LOCATION)
+      list(APPEND incs "-I${inc}")
+      list(APPEND libs "${lib}")
+      list(APPEND owners mlcc_gen_${m}_${alias})
+    endforeach()
+    # The start-up file on its own (COMPILE_OPTIONS are for the C sources).
+    set(startup_obj "${CMAKE_CURRENT_BINARY_DIR}/${exe}.startup.o")
+    add_custom_command(OUTPUT "${elf}"
+      COMMAND "${MLCC_BOARD_CC_${alias}}" ${board_FLAGS} -O2 "-I${dir}" -c
+              "${dir}/${board_STARTUP}" -o "${startup_obj}"
+      COMMAND "${MLCC_BOARD_CC_${alias}}" ${board_FLAGS} -O2 --specs=picolibc.specs
+              -nostartfiles "-I${dir}" ${incs} ${ARG_COMPILE_OPTIONS}
+              ${sources} "${startup_obj}" "${dir}/semihost.c"
+              "-L${dir}" "-T${dir}/${board_LD}" -Wl,--no-warn-rwx-segments -Wl,--no-warn-execstack
+              ${libs} -lc -lgcc -o "${elf}"
+      DEPENDS ${sources} ${libs} "${dir}/${board_STARTUP}" "${dir}/semihost.c"
+              "${dir}/${board_LD}"
+      COMMENT "${board_CC} ${exe}.elf (${alias})"
+      VERBATIM COMMAND_EXPAND_LISTS)
+    add_custom_target(${exe} ALL DEPENDS "${elf}")
+    add_dependencies(${exe} ${owners})
+    set(run ${board_QEMU} -kernel "${elf}")
+  endif()
+  set_target_properties(${exe} PROPERTIES MLCC_RUN_COMMAND "${run}")
+  set(${exe}_RUN_COMMAND "${run}" PARENT_SCOPE)
 endfunction()
 
 function(ml_model_bundle bundle)

@@ -62,6 +62,8 @@ struct mlcc_compilation_t {
   bool obj_whole;                 // OBJ without a linker: one module, no kernel cache
   char header_sha256[65];         // of NAME.h as written ("" before)
   char whole_sha256[65];          // of a whole-module output (obj_whole), for --describe
+  mlcc_objsize_t whole_size;      // section sizes of that object (-v, --describe)
+  bool whole_size_known;
   mlcc_target_t target;
   mlcc_pass_id_t passes[kMaxPasses];
   uint32_t n_passes;
@@ -132,10 +134,25 @@ static bool uses_kernel_objects(mlcc_emit_kind_t kind) {
   return kind == MLCC_EMIT_LIB || kind == MLCC_EMIT_OBJ;
 }
 
-// The kernel pipeline (separate objects through the cache) for this run:
-// every library, and -c unless no linker was found to join the objects.
+// -S / --emit=ll|asm: one text joined from separately emitted (and cached)
+// kernel texts (mlcc_codegen_join_text).
+static bool text_output(mlcc_emit_kind_t kind) {
+  return kind == MLCC_EMIT_LL || kind == MLCC_EMIT_ASM;
+}
+
+// The codegen output kind of the kernels, weights and entry of this run.
+static mlcc_output_kind_t part_kind(const mlcc_compilation_t* c) {
+  return c->options->emit == MLCC_EMIT_LL    ? MLCC_OUTPUT_LL
+         : c->options->emit == MLCC_EMIT_ASM ? MLCC_OUTPUT_ASM
+                                             : MLCC_OUTPUT_OBJECT;
+}
+
+// The kernel pipeline (separate kernels through the cache) for this run:
+// every library, -S and --emit=ll|asm, and -c unless no linker was found to
+// join the objects.
 static bool kernel_pipeline(const mlcc_compilation_t* c) {
-  return uses_kernel_objects(c->options->emit) && !c->obj_whole;
+  return (uses_kernel_objects(c->options->emit) && !c->obj_whole) ||
+         text_output(c->options->emit);
 }
 
 static bool emits_objects(mlcc_emit_kind_t kind) {
@@ -463,11 +480,52 @@ static mlcc_status_t bind_jobs(mlcc_compilation_t* c, const char* tmpdir,
       push(&b, c->output);
       MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_EMIT_GRAPH, false, b.argv));
       break;
-    case MLCC_EMIT_OBJ:
     case MLCC_EMIT_LL:
-    case MLCC_EMIT_ASM:
+    case MLCC_EMIT_ASM: {
+      // The parts as separate texts through the kernel cache, then joined.
+      const char* kind = mlcc_emit_kind_name(o->emit);
+      const char* ext = o->emit == MLCC_EMIT_LL ? "ll" : "s";
+      char file[300];
+      snprintf(file, sizeof(file), "%s_weights.%s", c->name, ext);
+      const char* weights = temp_file(c, tmpdir, file);
+      snprintf(file, sizeof(file), "%s_entry.%s", c->name, ext);
+      const char* entry = temp_file(c, tmpdir, file);
+      snprintf(file, sizeof(file), "mlcc_k_*.%s", ext);
+      const char* kernels_pattern = temp_file(c, tmpdir, file);
+      if (!kernels_pattern || !weights || !entry) return oom();
+      push_cc1(&b, "codegen-weights");
+      push(&b, arena_printf(&c->arena, "--emit=%s", kind));
+      push_target(c, &b);
+      push(&b, "-o");
+      push(&b, weights);
+      MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_CODEGEN_WEIGHTS, false, b.argv));
+      push_cc1(&b, "codegen-kernels");
+      push(&b, arena_printf(&c->arena, "--emit=%s", kind));
+      push_target(c, &b);
+      push(&b, arena_printf(&c->arena, "-j%d", o->jobs));
+      push(&b, "-o");
+      push(&b, kernels_pattern);
+      MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_CODEGEN_KERNELS, false, b.argv));
+      push_cc1(&b, "codegen-entry");
+      push(&b, arena_printf(&c->arena, "--emit=%s", kind));
+      push_target(c, &b);
+      if (o->profile) push(&b, "--profile");
+      push(&b, "-o");
+      push(&b, entry);
+      MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_CODEGEN_ENTRY, false, b.argv));
+      push_cc1(&b, "join");
+      push(&b, arena_printf(&c->arena, "--emit=%s", kind));
+      push(&b, entry);
+      push(&b, weights);
+      push(&b, kernels_pattern);
+      push(&b, "-o");
+      push(&b, c->output);
+      MLCC_RETURN_IF_ERROR(mlcc_job_list_add(&c->jobs, MLCC_JOB_JOIN, false, b.argv));
+      break;
+    }
+    case MLCC_EMIT_OBJ:
       // -c is one whole module only without a linker (mlcc_compilation_create).
-      if (o->emit == MLCC_EMIT_OBJ && !c->obj_whole) goto kernel_objects;
+      if (!c->obj_whole) goto kernel_objects;
       push_cc1(&b, "codegen");
       push(&b, arena_printf(&c->arena, "--emit=%s", mlcc_emit_kind_name(o->emit)));
       push_target(c, &b);
@@ -801,6 +859,10 @@ static mlcc_status_t run_optimize(mlcc_compilation_t* c) {
   ctx.no_winograd = c->options->winograd_given ? c->options->no_winograd
                                                : mlcc_target_is_bare_metal(&c->target);
   mlcc_status_t s = mlcc_pass_run_pipeline(&ctx, c->graph, c->passes, c->n_passes);
+  // NAME_STACK_SIZE: a microcontroller's own bound (targets/codegen/stack.h).
+  if (s == NULL && mlcc_target_is_bare_metal(&c->target)) {
+    c->graph->stack_size = mlcc_stack_size_for_target(c->graph, &c->target);
+  }
   if (s == NULL && (emits_objects(c->options->emit) || c->options->emit == MLCC_EMIT_HEADER)) {
     s = mlcc_graph_verify(c->graph, true);
   }
@@ -838,15 +900,19 @@ static mlcc_codegen_options_t codegen_options(const mlcc_compilation_t* c) {
 
 static mlcc_status_t run_codegen_whole(mlcc_compilation_t* c) {
   mlcc_codegen_options_t cg = codegen_options(c);
-  mlcc_output_kind_t kind = c->options->emit == MLCC_EMIT_OBJ  ? MLCC_OUTPUT_OBJECT
-                            : c->options->emit == MLCC_EMIT_LL ? MLCC_OUTPUT_LL
-                                                               : MLCC_OUTPUT_ASM;
   mlcc_buffer_t buf = {0};
-  mlcc_status_t s = mlcc_codegen_whole(c->graph, &cg, kind, &buf);
-  // -S/--emit=ll|asm compile every kernel into one module, without the cache.
+  mlcc_status_t s = mlcc_codegen_whole(c->graph, &cg, MLCC_OUTPUT_OBJECT, &buf);
+  // -c without a linker compiles every kernel into one module, without the cache.
   c->n_kernels_total = c->n_kernels_distinct = c->n_kernels_compiled = c->graph->n_kernels;
   s = mlcc_status_annotate(s, "%s", c->input);
   if (s == NULL) s = mlcc_fs_sha256_buffer(buf.data, buf.size, c->whole_sha256);
+  // A -c object compiled whole: its sections are the RAM/flash figures.
+  if (s == NULL) {
+    memset(&c->whole_size, 0, sizeof(c->whole_size));
+    mlcc_status_t z = mlcc_objsize_add_buffer(buf.data, buf.size, &c->whole_size);
+    c->whole_size_known = z == NULL;
+    mlcc_status_free(z);
+  }
   if (s == NULL) s = emit_output(c, buf.data, buf.size);
   mlcc_buffer_deinit(&buf);
   return s;
@@ -870,6 +936,15 @@ static void verbose_job(mlcc_compilation_t* c, mlcc_job_kind_t kind) {
 
 static mlcc_status_t run_codegen_weights(mlcc_compilation_t* c, const char* path) {
   mlcc_codegen_options_t cg = codegen_options(c);
+  if (part_kind(c) != MLCC_OUTPUT_OBJECT) {  // -S / --emit=ll|asm: through LLVM
+    mlcc_buffer_t buf = {0};
+    mlcc_status_t s = mlcc_codegen_weights(c->graph, &cg, part_kind(c), &buf);
+    if (s != NULL) {
+      mlcc_buffer_deinit(&buf);
+      return mlcc_status_annotate(s, "%s", c->input);
+    }
+    return write_member(c, path, &buf);
+  }
   // Written straight to |path| by the ELF writer (no copy of the blob).
   mlcc_status_t s = mlcc_codegen_weights_write_object(c->graph, &cg, path);
   if (s != NULL) return mlcc_status_annotate(s, "%s", c->input);
@@ -925,10 +1000,11 @@ static void entry_cache_store(void* ctx, const char key_hex[65], const mlcc_buff
 static mlcc_status_t run_codegen_entry(mlcc_compilation_t* c, const char* path) {
   mlcc_codegen_options_t cg = codegen_options(c);
   mlcc_object_cache_t hooks = {c, entry_cache_lookup, entry_cache_store};
-  if (local_cache(c) != NULL) cg.entry_cache = &hooks;
-  c->entry_origin = 1;
+  // The entry is not a kernel: its text (-S / --emit=ll|asm) is built each time.
+  if (part_kind(c) == MLCC_OUTPUT_OBJECT && local_cache(c) != NULL) cg.entry_cache = &hooks;
+  c->entry_origin = part_kind(c) == MLCC_OUTPUT_OBJECT ? 1 : 0;
   mlcc_buffer_t buf = {0};
-  mlcc_status_t s = mlcc_codegen_entry(c->graph, &cg, MLCC_OUTPUT_OBJECT, &buf);
+  mlcc_status_t s = mlcc_codegen_entry(c->graph, &cg, part_kind(c), &buf);
   if (s != NULL) {
     mlcc_buffer_deinit(&buf);
     return mlcc_status_annotate(s, "%s", c->input);
@@ -964,6 +1040,7 @@ typedef struct kernel_work_t {
 typedef struct kernel_pool_t {
   mlcc_compilation_t* c;
   mlcc_codegen_options_t cg;
+  mlcc_output_kind_t kind;      // object, or the kernel texts of -S / --emit=ll|asm
   kernel_work_t* work;
   uint32_t n_work;
   mlcc_cache_t* cache;          // NULL: no local cache
@@ -1029,10 +1106,15 @@ static void print_status(kernel_pool_t* pool, const kernel_work_t* w) {
 // set) when it does not: the caller then treats it as a miss.
 static bool object_acceptable(kernel_pool_t* pool, kernel_work_t* w, const uint8_t* data,
                               size_t size, const char* from) {
-  mlcc_object_expect_t expect;
-  mlcc_status_t s =
-      mlcc_object_expect_for_target(&pool->c->target, MLCC_OBJECT_KERNEL, w->symbol, &expect);
-  if (s == NULL) s = mlcc_object_check(data, size, &expect);
+  mlcc_status_t s = mlcc_ok_status();
+  if (pool->kind != MLCC_OUTPUT_OBJECT) {
+    s = mlcc_codegen_check_kernel_text(pool->kind, data, size, w->symbol,
+                                       mlcc_object_symbol_allowed);
+  } else {
+    mlcc_object_expect_t expect;
+    s = mlcc_object_expect_for_target(&pool->c->target, MLCC_OBJECT_KERNEL, w->symbol, &expect);
+    if (s == NULL) s = mlcc_object_check(data, size, &expect);
+  }
   if (s == NULL) return true;
   snprintf(w->refused, sizeof(w->refused), "the %s object for %s %s", from, w->symbol,
            mlcc_status_message(s));
@@ -1166,7 +1248,7 @@ static void* kernel_worker(void* arg) {
       mlcc_strbuf_deinit(&sb);
     }
     mlcc_buffer_t buf = {0};
-    s = mlcc_codegen_kernel(c->graph, w->kernel_index, &pool->cg, MLCC_OUTPUT_OBJECT, &buf);
+    s = mlcc_codegen_kernel(c->graph, w->kernel_index, &pool->cg, pool->kind, &buf);
     if (s == NULL) s = mlcc_fs_write_file(w->path, buf.data, buf.size);
     if (s == NULL && pool->cache != NULL) {
       mlcc_status_t st = mlcc_cache_store(pool->cache, w->store_key, buf.data, buf.size);
@@ -1332,6 +1414,24 @@ static void record_shared_kernels(mlcc_compilation_t* c, const kernel_pool_t* po
   }
 }
 
+// The store key of a kernel's object, or of its LLVM IR / assembly text (a
+// separate entry under a key derived from the kernel key and the kind, so
+// that the three never collide and a text is checked as a text).
+static mlcc_status_t kernel_store_key(mlcc_output_kind_t kind, const char key[65],
+                                      char out[65]) {
+  if (kind == MLCC_OUTPUT_OBJECT) {
+    mlcc_cache_store_key(key, out);
+    return mlcc_ok_status();
+  }
+  char text[128];
+  int n = snprintf(text, sizeof(text), "mlcc-kernel-text-1\n%s\n%s",
+                   kind == MLCC_OUTPUT_LL ? "ll" : "asm", key);
+  char derived[65];
+  MLCC_RETURN_IF_ERROR(mlcc_fs_sha256_buffer(text, (size_t)n, derived));
+  mlcc_cache_store_key(derived, out);
+  return mlcc_ok_status();
+}
+
 static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
   const mlcc_graph_t* g = c->graph;
   mlcc_codegen_options_t cg = codegen_options(c);
@@ -1357,10 +1457,12 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
     kernel_work_t* w = &work[n_work++];
     w->kernel_index = k;
     memcpy(w->key, key, sizeof(key));
-    mlcc_cache_store_key(key, w->store_key);
     mlcc_codegen_kernel_symbol(key, w->symbol);
+    s = kernel_store_key(part_kind(c), key, w->store_key);
+    if (s != NULL) break;
     char file[64];
-    snprintf(file, sizeof(file), "%s.o", w->symbol);
+    snprintf(file, sizeof(file), "%s.%s", w->symbol,
+             part_kind(c) == MLCC_OUTPUT_LL ? "ll" : part_kind(c) == MLCC_OUTPUT_ASM ? "s" : "o");
     w->path = temp_file(c, c->tempdir.path, file);
     if (w->path == NULL) s = oom();
   }
@@ -1369,6 +1471,7 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
     memset(&pool, 0, sizeof(pool));
     pool.c = c;
     pool.cg = cg;
+    pool.kind = part_kind(c);
     pool.work = work;
     pool.n_work = n_work;
     atomic_init(&pool.next, 0);
@@ -1427,6 +1530,25 @@ static mlcc_status_t run_codegen_kernels(mlcc_compilation_t* c) {
   }
   free(shared);
   free(work);
+  return mlcc_status_annotate(s, "%s", c->input);
+}
+
+// -S / --emit=ll|asm: the entry, weights and kernel texts (c->members, in
+// that order after run_codegen_entry) joined into the output.
+static mlcc_status_t run_join(mlcc_compilation_t* c) {
+  mlcc_buffer_t* parts = (mlcc_buffer_t*)calloc(c->n_members ? c->n_members : 1, sizeof(*parts));
+  if (parts == NULL) return oom();
+  mlcc_status_t s = mlcc_ok_status();
+  for (uint32_t i = 0; i < c->n_members && s == NULL; ++i) {
+    s = mlcc_fs_read_file(c->members[i], &parts[i].data, &parts[i].size);
+  }
+  mlcc_buffer_t out = {0};
+  if (s == NULL) s = mlcc_codegen_join_text(part_kind(c), parts, c->n_members, &out);
+  for (uint32_t i = 0; i < c->n_members; ++i) mlcc_buffer_deinit(&parts[i]);
+  free(parts);
+  if (s == NULL) s = mlcc_fs_sha256_buffer(out.data, out.size, c->whole_sha256);
+  if (s == NULL) s = emit_output(c, out.data, out.size);
+  mlcc_buffer_deinit(&out);
   return mlcc_status_annotate(s, "%s", c->input);
 }
 
@@ -1500,6 +1622,42 @@ static mlcc_status_t run_header(mlcc_compilation_t* c) {
   return s;
 }
 
+// The two numbers a microcontroller build is sized by (docs/mcu.md), for -v
+// and --describe. RAM = workspace + NAME_STACK_SIZE + static data; flash =
+// code + read-only data (the weights blob) + initialized data, summed over
+// the archive's members (or the sections of a -c object compiled whole).
+typedef struct memory_figures_t {
+  mlcc_objsize_t sz;
+  uint64_t weights, ram, flash;
+  int64_t workspace, stack;
+} memory_figures_t;
+
+// False when the objects' sizes are unknown (no objects, an unreadable one).
+static bool memory_figures(const mlcc_compilation_t* c, memory_figures_t* out) {
+  memset(out, 0, sizeof(*out));
+  if (c->obj_whole) {
+    if (!c->whole_size_known) return false;
+    out->sz = c->whole_size;
+  } else {
+    if (c->n_members == 0) return false;
+    for (uint32_t i = 0; i < c->n_members; ++i) {
+      mlcc_status_t s = mlcc_objsize_add_file(c->members[i], &out->sz);
+      if (s != NULL) {
+        mlcc_status_free(s);
+        return false;
+      }
+    }
+  }
+  size_t weights = 0;
+  mlcc_status_free(mlcc_codegen_weights_size(c->graph, &weights));
+  out->weights = weights;
+  out->stack = mlcc_stack_size(c->graph);
+  out->workspace = c->graph->workspace_size > 0 ? c->graph->workspace_size : 0;
+  out->ram = (uint64_t)(out->workspace + out->stack) + out->sz.data + out->sz.bss;
+  out->flash = out->sz.code + out->sz.rodata + out->sz.data;
+  return true;
+}
+
 // --describe: the variant's facts as JSON (driver/describe.h), staged like
 // the other outputs. Runs after the archive (or link) and the header.
 static mlcc_status_t run_describe(mlcc_compilation_t* c) {
@@ -1547,6 +1705,15 @@ static mlcc_status_t run_describe(mlcc_compilation_t* c) {
       .library_sha256 = lib_sha,
       .header_sha256 = c->header_sha256,
   };
+  memory_figures_t mem;
+  if (!memory_figures(c, &mem)) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: no section sizes for --describe",
+                            c->input);
+  }
+  info.weights_size = mem.weights;
+  info.code_size = mem.sz.code;
+  info.ram_size = mem.ram;
+  info.flash_size = mem.flash;
   char* text = NULL;
   mlcc_status_t s = mlcc_describe_render(c->graph, &info, &text);
   if (s == NULL) s = stage(c, o->describe, text, strlen(text));
@@ -1641,33 +1808,17 @@ static mlcc_status_t setup_outputs(mlcc_compilation_t* c, const char** tmpdir) {
   return mlcc_ok_status();
 }
 
-// -v: the two numbers a microcontroller build is sized by (docs/mcu.md).
-// RAM = workspace + NAME_STACK_SIZE (+ any static data); flash = code +
-// read-only data (the weights blob) + initialized data, summed over the
-// archive's members.
 static void print_memory_figures(const mlcc_compilation_t* c) {
-  if (c->n_members == 0) return;
-  mlcc_objsize_t sz = {0};
-  for (uint32_t i = 0; i < c->n_members; ++i) {
-    mlcc_status_t s = mlcc_objsize_add_file(c->members[i], &sz);
-    if (s != NULL) {
-      mlcc_status_free(s);
-      return;
-    }
-  }
-  size_t weights = 0;
-  mlcc_status_t s = mlcc_codegen_weights_size(c->graph, &weights);
-  mlcc_status_free(s);
-  int64_t stack = mlcc_stack_size(c->graph);
-  int64_t ws = c->graph->workspace_size > 0 ? c->graph->workspace_size : 0;
+  memory_figures_t m;
+  if (!memory_figures(c, &m)) return;
   fprintf(c->diag,
           "mlcc: RAM %llu bytes (workspace %lld, stack %lld, static %llu); "
-          "flash %llu bytes (code %llu, weights %zu, other read-only %llu, data %llu)\n",
-          (unsigned long long)(ws + stack) + (unsigned long long)(sz.data + sz.bss),
-          (long long)ws, (long long)stack, (unsigned long long)(sz.data + sz.bss),
-          (unsigned long long)(sz.code + sz.rodata + sz.data), (unsigned long long)sz.code,
-          weights, (unsigned long long)(sz.rodata > weights ? sz.rodata - weights : 0),
-          (unsigned long long)sz.data);
+          "flash %llu bytes (code %llu, weights %llu, other read-only %llu, data %llu)\n",
+          (unsigned long long)m.ram, (long long)m.workspace, (long long)m.stack,
+          (unsigned long long)(m.sz.data + m.sz.bss), (unsigned long long)m.flash,
+          (unsigned long long)m.sz.code, (unsigned long long)m.weights,
+          (unsigned long long)(m.sz.rodata > m.weights ? m.sz.rodata - m.weights : 0),
+          (unsigned long long)m.sz.data);
 }
 
 mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
@@ -1721,6 +1872,7 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
         break;
       }
       case MLCC_JOB_ARCHIVE: s = run_archive(c); break;
+      case MLCC_JOB_JOIN: s = run_join(c); break;
       case MLCC_JOB_HEADER: s = run_header(c); break;
       case MLCC_JOB_DEPFILE:
         // The description goes before the depfile: the depfile is published last.

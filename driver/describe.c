@@ -3,7 +3,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "driver/header.h"
 #include "driver/strbuf.h"
 #include "targets/codegen/stack.h"
 
@@ -30,9 +32,11 @@ static void append_key(mlcc_strbuf_t* sb, const char* key, const char* value, bo
 }
 
 // `"inputs": [{"name": "x", "dtype": "float32", "shape": [2, 4], "bounded": []}, ...]`;
-// "bounded" lists the dims whose value is an upper bound (data-dependent).
-static mlcc_status_t append_values(mlcc_strbuf_t* sb, const char* key, mlcc_value_t* const* values,
-                                   uint32_t n) {
+// "bounded" lists the dims whose value is an upper bound (data-dependent). An
+// integer tensor that Q/DQ (de)quantizes adds `"quantization": {"scale": S,
+// "zero_point": Z}` (per axis also "axis" and "count"; S, Z are the first).
+static mlcc_status_t append_values(mlcc_strbuf_t* sb, const mlcc_graph_t* graph, const char* key,
+                                   mlcc_value_t* const* values, uint32_t n) {
   mlcc_strbuf_appendf(sb, "    \"%s\": [", key);
   for (uint32_t i = 0; i < n; ++i) {
     const mlcc_value_t* v = values[i];
@@ -53,7 +57,18 @@ static mlcc_status_t append_values(mlcc_strbuf_t* sb, const char* key, mlcc_valu
       mlcc_strbuf_appendf(sb, first ? "%d" : ", %d", (int)d);
       first = false;
     }
-    mlcc_strbuf_append(sb, "]}");
+    mlcc_strbuf_append(sb, "]");
+    mlcc_header_quant_t q;
+    if (mlcc_header_io_quant(graph, v, strcmp(key, "inputs") == 0, &q)) {
+      mlcc_strbuf_appendf(sb, ", \"quantization\": {\"scale\": %.9g, \"zero_point\": %lld",
+                          q.scale, (long long)q.zero_point);
+      if (q.axis >= 0) {
+        mlcc_strbuf_appendf(sb, ", \"axis\": %lld, \"count\": %lld", (long long)q.axis,
+                            (long long)q.n_scales);
+      }
+      mlcc_strbuf_append(sb, "}");
+    }
+    mlcc_strbuf_append(sb, "}");
   }
   mlcc_strbuf_append(sb, "],\n");
   return mlcc_ok_status();
@@ -89,11 +104,17 @@ mlcc_status_t mlcc_describe_render(const mlcc_graph_t* graph, const mlcc_describ
                       "    \"entry_abi\": %d,\n"
                       "    \"workspace_size\": %lld,\n"
                       "    \"workspace_align\": %lld,\n"
-                      "    \"stack_size\": %lld,\n",
+                      "    \"stack_size\": %lld,\n"
+                      "    \"weights_size\": %llu,\n"
+                      "    \"code_size\": %llu,\n"
+                      "    \"ram_size\": %llu,\n"
+                      "    \"flash_size\": %llu,\n",
                       MLCC_ENTRY_ABI_VERSION, (long long)ws_size, (long long)ws_align,
-                      (long long)mlcc_stack_size(graph));
-  mlcc_status_t s = append_values(&sb, "inputs", graph->inputs, graph->n_inputs);
-  if (s == NULL) s = append_values(&sb, "outputs", graph->outputs, graph->n_outputs);
+                      (long long)mlcc_stack_size(graph), (unsigned long long)info->weights_size,
+                      (unsigned long long)info->code_size, (unsigned long long)info->ram_size,
+                      (unsigned long long)info->flash_size);
+  mlcc_status_t s = append_values(&sb, graph, "inputs", graph->inputs, graph->n_inputs);
+  if (s == NULL) s = append_values(&sb, graph, "outputs", graph->outputs, graph->n_outputs);
   if (s != NULL) {
     mlcc_strbuf_deinit(&sb);
     return s;

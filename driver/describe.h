@@ -20,8 +20,10 @@ extern "C" {
 #endif
 
 // The `format` of the description and of the bundle manifest built from it
-// (docs/bundle.md); bumped on any change of their keys or meaning.
-#define MLCC_DESCRIBE_FORMAT 1
+// (docs/bundle.md); bumped on any change of their keys or meaning. Format 2
+// added the RAM and flash figures (weights_size, code_size, ram_size,
+// flash_size).
+#define MLCC_DESCRIBE_FORMAT 2
 
 // The entry ABI of the generated code (LINKED: entry-abi-v3,
 // docs/generated-api.md); the header guards on MLCC_MODEL_INFO_ABI_V3.
@@ -39,14 +41,23 @@ typedef struct mlcc_describe_info_t {
   uint32_t n_options;            //   given on the command line, in order
   const char* library_sha256;    // 64 hex digits of the library (or object)
   const char* header_sha256;     // 64 hex digits of NAME.h
+  // The budgets `mlcc -v` prints (docs/mcu.md "Weights, RAM and flash"), in
+  // bytes: NAME_WEIGHTS_SIZE; the code of the library's (or object's)
+  // sections; RAM = workspace + NAME_STACK_SIZE + static data (.data and
+  // .bss); flash = code + read-only data (weights included) + .data.
+  uint64_t weights_size;
+  uint64_t code_size;
+  uint64_t ram_size;
+  uint64_t flash_size;
 } mlcc_describe_info_t;
 
 // Renders the description of |graph| (after the passes: inputs/outputs with
-// inferred dtypes and shapes, workspace size/alignment, stack size) into a
+// inferred dtypes and shapes, workspace size/alignment, stack size) and
+// |info| (with the RAM and flash figures after stack_size) into a
 // malloc'ed, NUL-terminated JSON text (*out_text; the caller frees it):
 //
 //   {
-//     "format": 1,
+//     "format": 2,
 //     "model": {"name": ..., "file": ..., "sha256": ..., "size": N},
 //     "target": {
 //       "alias": ..., "triple": ..., ... one key per line, 4 spaces ...

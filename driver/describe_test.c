@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests for driver/describe.c: the exact --describe text for a hand-made
-// graph (docs/bundle.md, format 1), JSON escaping, and the missing-shape error.
+// graph (docs/bundle.md, format 2), JSON escaping, and the missing-shape error.
 #include "driver/describe.h"
 
 #include <stdlib.h>
@@ -55,13 +55,14 @@ static void test_render(void) {
   mlcc_describe_info_t info = {
       .name = "det", .model_file = "m\tx.onnx", .model_sha256 = kSha, .model_size = 1234,
       .target = &t, .opt_level = 3, .options = opts, .n_options = 2,
-      .library_sha256 = kSha, .header_sha256 = kSha};
+      .library_sha256 = kSha, .header_sha256 = kSha, .weights_size = 300,
+      .code_size = 5000, .ram_size = 4096 + 17408, .flash_size = 5320};
   char* text = NULL;
   CHECK_OK(mlcc_describe_render(g, &info, &text));
   char want[4096];
   snprintf(want, sizeof(want),
            "{\n"
-           "  \"format\": 1,\n"
+           "  \"format\": 2,\n"
            "  \"model\": {\"name\": \"det\", \"file\": \"m\\u0009x.onnx\", \"sha256\": \"%s\", "
            "\"size\": 1234},\n"
            "  \"target\": {\n"
@@ -75,6 +76,10 @@ static void test_render(void) {
            "    \"workspace_size\": 4096,\n"
            "    \"workspace_align\": 64,\n"
            "    \"stack_size\": %lld,\n"
+           "    \"weights_size\": 300,\n"
+           "    \"code_size\": 5000,\n"
+           "    \"ram_size\": 21504,\n"
+           "    \"flash_size\": 5320,\n"
            "    \"inputs\": [{\"name\": \"in\\\"put\", \"dtype\": \"float32\", "
            "\"shape\": [1, 3, 8, 8], \"bounded\": []}],\n"
            "    \"outputs\": [{\"name\": \"idx\", \"dtype\": \"int64\", \"shape\": [2, 12], "

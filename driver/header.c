@@ -118,9 +118,72 @@ static const char* header_c_type(mlcc_dtype_t dtype) {
   return mlcc_dtype_c_type(dtype);
 }
 
+static bool is_live_const(const mlcc_value_t* v) {
+  return v != NULL && v->kind == MLCC_VALUE_CONSTANT && v->data != NULL && v->shape_known;
+}
+
+// Reads the (scale, zero point) pair at inputs |si|, |si|+1 of |node| into
+// |out|; false unless the scale is a constant float tensor and the zero point
+// a constant or absent.
+static bool read_quant(const mlcc_node_t* node, uint32_t si, bool has_axis,
+                       const mlcc_value_t* v, mlcc_header_quant_t* out) {
+  const mlcc_value_t* scale = mlcc_node_input(node, si);
+  const mlcc_value_t* zp = mlcc_node_input(node, si + 1);
+  if (!is_live_const(scale) || !mlcc_dtype_is_float(scale->dtype)) return false;
+  if (zp != NULL && (!is_live_const(zp) || !mlcc_dtype_is_int(zp->dtype) ||
+                     mlcc_shape_numel_unchecked(&zp->shape) < 1)) {
+    return false;
+  }
+  int64_t n = mlcc_shape_numel_unchecked(&scale->shape);
+  if (n < 1) return false;
+  out->n_scales = n;
+  out->scale = mlcc_value_const_f64(scale, 0);
+  out->zero_point = zp != NULL ? mlcc_value_const_i64(zp, 0) : 0;
+  out->axis = -1;
+  if (n > 1) {
+    int64_t axis = 1;
+    if (!has_axis) return false;
+    mlcc_status_t st = mlcc_node_attr_int(node, "axis", 1, &axis);
+    if (st != NULL) {  // a malformed attribute: show no quantization
+      mlcc_status_free(st);
+      return false;
+    }
+    if (axis < 0) axis += v->shape.rank;
+    out->axis = axis;
+  }
+  return true;
+}
+
+bool mlcc_header_io_quant(const mlcc_graph_t* graph, const mlcc_value_t* v, bool is_input,
+                          mlcc_header_quant_t* out_quant) {
+  memset(out_quant, 0, sizeof(*out_quant));
+  if (v == NULL || !mlcc_dtype_is_int(v->dtype)) return false;
+  if (!is_input) {
+    const mlcc_node_t* p = v->producer;
+    if (p == NULL || p->dead || mlcc_node_output(p, 0) != v) return false;
+    if (p->op == MLCC_OP_QUANTIZE_LINEAR) return read_quant(p, 1, true, v, out_quant);
+    if (p->op == MLCC_OP_QLINEAR_CONV || p->op == MLCC_OP_QLINEAR_MATMUL) {
+      return read_quant(p, 6, false, v, out_quant);
+    }
+    return false;
+  }
+  for (uint32_t i = 0; i < graph->n_nodes; ++i) {  // the first reader in node order
+    const mlcc_node_t* n = graph->nodes[i];
+    if (n->dead) continue;
+    if (n->op == MLCC_OP_DEQUANTIZE_LINEAR && mlcc_node_input(n, 0) == v) {
+      return read_quant(n, 1, true, v, out_quant);
+    }
+    if (n->op == MLCC_OP_QLINEAR_CONV || n->op == MLCC_OP_QLINEAR_MATMUL) {
+      if (mlcc_node_input(n, 0) == v) return read_quant(n, 1, false, v, out_quant);
+      if (mlcc_node_input(n, 3) == v) return read_quant(n, 4, false, v, out_quant);
+    }
+  }
+  return false;
+}
+
 // Checks an input/output value and appends its comment line.
-static mlcc_status_t describe_value(mlcc_strbuf_t* sb, const char* role, uint32_t index,
-                                    const mlcc_value_t* v) {
+static mlcc_status_t describe_value(mlcc_strbuf_t* sb, const mlcc_graph_t* graph,
+                                    const char* role, uint32_t index, const mlcc_value_t* v) {
   if (!v->shape_known || v->shape.rank < 0 || v->shape.rank > MLCC_MAX_RANK) {
     return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s '%s' has no inferred shape", role,
                             v->name);
@@ -138,7 +201,20 @@ static mlcc_status_t describe_value(mlcc_strbuf_t* sb, const char* role, uint32_
     mlcc_strbuf_appendf(sb, "%s%s%lld", d ? "," : "", (v->bound_dims >> d) & 1u ? "<=" : "",
                         (long long)v->shape.dims[d]);
   }
-  mlcc_strbuf_append(sb, "] */\n");
+  mlcc_strbuf_append(sb, "]");
+  mlcc_header_quant_t q;
+  if (mlcc_header_io_quant(graph, v, strcmp(role, "input") == 0, &q)) {
+    // real = (q - zero_point) * scale, the ONNX QuantizeLinear/DequantizeLinear rule.
+    if (q.axis < 0) {
+      mlcc_strbuf_appendf(sb, ", quantized: real = (q - %lld) * %.9g", (long long)q.zero_point,
+                          q.scale);
+    } else {
+      mlcc_strbuf_appendf(sb, ", quantized per axis %lld (%lld scales and zero points; "
+                          "the first: real = (q - %lld) * %.9g)", (long long)q.axis,
+                          (long long)q.n_scales, (long long)q.zero_point, q.scale);
+    }
+  }
+  mlcc_strbuf_append(sb, " */\n");
   return mlcc_ok_status();
 }
 
@@ -200,8 +276,8 @@ mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
                      "extern \"C\" {\n"
                      "#endif\n");
   // The workspace and stack macros with their comments aligned in one
-  // column. NAME_STACK_SIZE (targets/codegen/stack.h) is target-independent
-  // like the rest of the header.
+  // column. NAME_STACK_SIZE (targets/codegen/stack.h) is the same on every
+  // Linux target; a microcontroller's header has that target's own bound.
   int64_t ws_align = graph->workspace_align > 0 ? graph->workspace_align : 64;
   int64_t ws_size = graph->workspace_size > 0 ? graph->workspace_size : 0;
   char size_line[kMaxNameLen + 64], align_line[kMaxNameLen + 64], stack_line[kMaxNameLen + 64];
@@ -231,10 +307,10 @@ mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
 
   mlcc_status_t s = mlcc_ok_status();
   for (uint32_t i = 0; s == NULL && i < graph->n_inputs; ++i) {
-    s = describe_value(&sb, "input", i, graph->inputs[i]);
+    s = describe_value(&sb, graph, "input", i, graph->inputs[i]);
   }
   for (uint32_t i = 0; s == NULL && i < graph->n_outputs; ++i) {
-    s = describe_value(&sb, "output", i, graph->outputs[i]);
+    s = describe_value(&sb, graph, "output", i, graph->outputs[i]);
   }
   char** params = NULL;
   if (s == NULL) s = make_param_names(graph, &params);

@@ -36,6 +36,24 @@ char* mlcc_header_default_name(const char* model_path, char* buf, size_t buf_siz
 // enough for the generated symbols (at most 200 bytes).
 mlcc_status_t mlcc_header_check_name(const char* name);
 
+// How an integer graph input or output is quantized (ONNX
+// QuantizeLinear/DequantizeLinear: real = (q - zero_point) * scale).
+typedef struct mlcc_header_quant_t {
+  double scale;         // the scale (the first one when per axis)
+  int64_t zero_point;   // the zero point (the first one when per axis); 0 when omitted
+  int64_t n_scales;     // 1 per tensor, else the length of the axis
+  int64_t axis;         // -1 per tensor, else the quantized axis (0..rank-1)
+} mlcc_header_quant_t;
+
+// Finds the quantization of |v|, a graph input (|is_input|) or output of
+// |graph| after passes, with an integer dtype: for an input, the first live
+// DequantizeLinear, QLinearConv or QLinearMatMul (in node order) that reads it;
+// for an output, its producer when that is a QuantizeLinear, QLinearConv or
+// QLinearMatMul. The scale and zero point must be constants. Returns false
+// (|*out_quant| zeroed) for a float value or when no such node exists.
+bool mlcc_header_io_quant(const mlcc_graph_t* graph, const mlcc_value_t* v, bool is_input,
+                          mlcc_header_quant_t* out_quant);
+
 // Renders the header for |graph| (inputs/outputs with inferred dtypes and
 // shapes, workspace_size/align from plan-memory, NAME_STACK_SIZE from
 // mlcc_stack_size) into a malloc'ed string
@@ -43,7 +61,9 @@ mlcc_status_t mlcc_header_check_name(const char* name);
 // (no directory); |model_sha256_hex| 64 hex digits, or NULL to leave the
 // hash out (the driver does: then a weights-only change to the model leaves
 // the header's bytes, and so every C file that includes it, untouched; the
-// hash is in the --describe JSON and the bundle manifest). INTERNAL if an input or
+// hash is in the --describe JSON and the bundle manifest). An integer input or
+// output that a Q/DQ node (de)quantizes gets its scale and zero point in its
+// comment line (mlcc_header_io_quant, docs/quantization.md). INTERNAL if an input or
 // output has no inferred shape, UNIMPLEMENTED for a dtype without a C type.
 mlcc_status_t mlcc_header_render(const mlcc_graph_t* graph, const char* name,
                                  const char* model_file_name, const char* model_sha256_hex,

@@ -21,6 +21,7 @@ static const char* const kJobNames[MLCC_JOB_KIND_COUNT] = {
     [MLCC_JOB_CODEGEN_KERNELS] = "codegen-kernels",
     [MLCC_JOB_CODEGEN_ENTRY] = "codegen-entry",
     [MLCC_JOB_ARCHIVE] = "archive",
+    [MLCC_JOB_JOIN] = "join",
     [MLCC_JOB_HEADER] = "header",
     [MLCC_JOB_DEPFILE] = "depfile",
 };

@@ -23,11 +23,12 @@ typedef enum mlcc_job_kind_e {
   MLCC_JOB_IMPORT = 0,      // read the model into a graph, verify it
   MLCC_JOB_OPTIMIZE,        // run the pass pipeline
   MLCC_JOB_EMIT_GRAPH,      // --emit=ir / dot
-  MLCC_JOB_CODEGEN_WHOLE,   // -c / -S / --emit=asm: one module
+  MLCC_JOB_CODEGEN_WHOLE,   // -c without a linker: one module
   MLCC_JOB_CODEGEN_WEIGHTS, // NAME_weights.o
   MLCC_JOB_CODEGEN_KERNELS, // one object per distinct kernel key
   MLCC_JOB_CODEGEN_ENTRY,   // NAME_entry.o
   MLCC_JOB_ARCHIVE,         // external: llvm-ar rcsD
+  MLCC_JOB_JOIN,            // -S / --emit=ll|asm: the parts joined into one text
   MLCC_JOB_HEADER,          // NAME.h
   MLCC_JOB_DEPFILE,         // -MD
   MLCC_JOB_KIND_COUNT

@@ -8,12 +8,39 @@
 #include "targets/llvm/elf_writer.h"
 
 // ELF constants (the System V gABI; only what the check needs).
+// Field offsets and sizes of one ELF class (the System V gABI).
+typedef struct elf_layout_t {
+  int is64;
+  uint32_t ehdr, shdr, sym, rela, rel;
+  // Elf_Ehdr
+  uint32_t e_phoff, e_shoff, e_flags, e_phnum, e_shentsize, e_shnum, e_shstrndx;
+  // Elf_Shdr
+  uint32_t sh_flags, sh_offset, sh_size, sh_link, sh_info, sh_entsize;
+  // Elf_Sym
+  uint32_t st_info, st_shndx;
+} elf_layout_t;
+
+static const elf_layout_t kElf64 = {
+    .is64 = 1, .ehdr = 64, .shdr = 64, .sym = 24, .rela = 24, .rel = 16,
+    .e_phoff = 32, .e_shoff = 40, .e_flags = 48, .e_phnum = 56, .e_shentsize = 58,
+    .e_shnum = 60, .e_shstrndx = 62,
+    .sh_flags = 8, .sh_offset = 24, .sh_size = 32, .sh_link = 40, .sh_info = 44, .sh_entsize = 56,
+    .st_info = 4, .st_shndx = 6};
+static const elf_layout_t kElf32 = {
+    .is64 = 0, .ehdr = 52, .shdr = 40, .sym = 16, .rela = 12, .rel = 8,
+    .e_phoff = 28, .e_shoff = 32, .e_flags = 36, .e_phnum = 44, .e_shentsize = 46,
+    .e_shnum = 48, .e_shstrndx = 50,
+    .sh_flags = 8, .sh_offset = 16, .sh_size = 20, .sh_link = 24, .sh_info = 28, .sh_entsize = 36,
+    .st_info = 12, .st_shndx = 14};
+
+#define MLCC_ELF_EM_ARM 40
+#define EF_ARM_EABI_VER5 0x05000000u
+#define EF_ARM_FLOAT_ABI_BITS 0x600u  // EF_ARM_ABI_FLOAT_SOFT | _HARD
+#define SHT_ARM_EXIDX 0x70000001u
+#define SHT_ARM_ATTRIBUTES 0x70000003u
+#define SHF_LINK_ORDER 0x80u  // .ARM.exidx only: orders the unwind table by its function
+
 enum {
-  kEhdrSize = 64,
-  kShdrSize = 64,
-  kSymSize = 24,
-  kRelaSize = 24,
-  kRelSize = 16,
   kEtRel = 1,
   kShnUndef = 0,
   kShnLoreserve = 0xff00,
@@ -65,6 +92,8 @@ static uint32_t rd32(const uint8_t* p) {
   return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 static uint64_t rd64(const uint8_t* p) { return (uint64_t)rd32(p) | ((uint64_t)rd32(p + 4) << 32); }
+// An address-sized field (Elf64_Addr/Off/Xword or their 32-bit forms).
+static uint64_t rdw(const elf_layout_t* L, const uint8_t* p) { return L->is64 ? rd64(p) : rd32(p); }
 
 // True if [off, off+len) lies inside an object of |size| bytes.
 static bool in_range(uint64_t off, uint64_t len, size_t size) {
@@ -106,9 +135,24 @@ static const char* const kHelpers[] = {
     "__extenddftf2", "__trunctfsf2", "__trunctfdf2", "__fixtfsi", "__fixtfdi", "__fixunstfsi",
     "__fixunstfdi", "__floatsitf", "__floatditf", "__floatunsitf", "__floatunditf", "__eqtf2",
     "__netf2", "__lttf2", "__letf2", "__gttf2", "__getf2", "__unordtf2",
+    // 64-bit integers on 32-bit targets
+    "__divdi3", "__udivdi3", "__moddi3", "__umoddi3", "__muldi3", "__ashldi3", "__ashrdi3",
+    "__lshrdi3", "__udivmoddi4", "__divmoddi4", "__mulsi3", "__divsi3", "__udivsi3", "__modsi3",
+    "__umodsi3",
+    // software float32 and float64 (rv32 without F, the float64 of rv32f and cortex-m4)
+    "__addsf3", "__subsf3", "__mulsf3", "__divsf3", "__negsf2", "__eqsf2", "__nesf2", "__ltsf2",
+    "__lesf2", "__gtsf2", "__gesf2", "__unordsf2", "__fixsfsi", "__fixunssfsi", "__fixsfdi",
+    "__fixunssfdi", "__floatsisf", "__floatunsisf", "__floatdisf", "__floatundisf",
+    "__extendsfdf2", "__truncdfsf2", "__adddf3", "__subdf3", "__muldf3", "__divdf3", "__negdf2",
+    "__eqdf2", "__nedf2", "__ltdf2", "__ledf2", "__gtdf2", "__gedf2", "__unorddf2", "__fixdfsi",
+    "__fixunsdfsi", "__fixdfdi", "__fixunsdfdi", "__floatsidf", "__floatunsidf", "__floatdidf",
+    "__floatundidf",
 };
 
 bool mlcc_object_symbol_allowed(const char* name) {
+  // The Arm run-time ABI's helper family (RTABI: integer division, soft
+  // float, conversions, memory): arithmetic and memory only.
+  if (strncmp(name, "__aeabi_", 8) == 0 && name[8] != '\0') return true;
   for (size_t i = 0; i < sizeof(kHelpers) / sizeof(kHelpers[0]); ++i) {
     if (strcmp(name, kHelpers[i]) == 0) return true;
   }
@@ -139,7 +183,19 @@ mlcc_status_t mlcc_object_expect_for_target(const mlcc_target_t* target,
                                             mlcc_object_kind_t kind, const char* symbol,
                                             mlcc_object_expect_t* out) {
   memset(out, 0, sizeof(*out));
-  MLCC_RETURN_IF_ERROR(mlcc_elf_machine_for_target(target, &out->machine, &out->flags));
+  out->elf_class = 2;
+  if (mlcc_target_is_bare_metal(target)) {  // ELF32: objects LLVM writes
+    out->elf_class = 1;
+    if (strncmp(target->triple, "riscv32", 7) == 0) {
+      out->machine = MLCC_ELF_EM_RISCV;
+      out->flags = strstr(target->features, "+f") != NULL ? MLCC_ELF_EF_RISCV_FLOAT_ABI_SINGLE : 0;
+    } else {
+      out->machine = MLCC_ELF_EM_ARM;
+      out->flags = EF_ARM_EABI_VER5;
+    }
+  } else {
+    MLCC_RETURN_IF_ERROR(mlcc_elf_machine_for_target(target, &out->machine, &out->flags));
+  }
   out->kind = kind;
   out->symbol = symbol;
   return mlcc_ok_status();
@@ -197,10 +253,10 @@ static bool allowed_section_type(uint32_t type, uint16_t machine) {
     case kShtNobits:
     case SHT_LLVM_ADDRSIG:
       return true;
-    case SHT_X86_64_UNWIND:
-      return machine == MLCC_ELF_EM_X86_64;
-    case SHT_RISCV_ATTRIBUTES:
-      return machine == MLCC_ELF_EM_RISCV;
+    case SHT_X86_64_UNWIND:  // == SHT_ARM_EXIDX
+      return machine == MLCC_ELF_EM_X86_64 || machine == MLCC_ELF_EM_ARM;
+    case SHT_RISCV_ATTRIBUTES:  // == SHT_ARM_ATTRIBUTES
+      return machine == MLCC_ELF_EM_RISCV || machine == MLCC_ELF_EM_ARM;
     default:
       return false;
   }
@@ -270,19 +326,21 @@ static mlcc_status_t check_symbol(const mlcc_object_expect_t* expect, const char
 
 mlcc_status_t mlcc_object_check(const uint8_t* data, size_t size,
                                 const mlcc_object_expect_t* expect) {
-  if (data == NULL || size < kEhdrSize || memcmp(data, "\x7f" "ELF", 4) != 0) {
+  const elf_layout_t* L = expect->elf_class == 1 ? &kElf32 : &kElf64;
+  if (data == NULL || size < L->ehdr || memcmp(data, "\x7f" "ELF", 4) != 0) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "is not an ELF object");
   }
-  if (data[4] != 2 || data[5] != 1 || data[6] != 1) {
+  if (data[4] != (L->is64 ? 2 : 1) || data[5] != 1 || data[6] != 1) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                            "is not a little-endian ELF64 object of version 1");
+                            "is not a little-endian ELF%d object of version 1",
+                            L->is64 ? 64 : 32);
   }
   if (data[7] != 0 && data[7] != 3) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "has OS ABI %u (expected SYSV or GNU)",
                             (unsigned)data[7]);
   }
   uint16_t type = rd16(data + 16), machine = rd16(data + 18);
-  uint32_t flags = rd32(data + 48);
+  uint32_t flags = rd32(data + L->e_flags);
   if (type != kEtRel) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                             "is not a relocatable object (e_type %u)", (unsigned)type);
@@ -292,37 +350,40 @@ mlcc_status_t mlcc_object_check(const uint8_t* data, size_t size,
                             "is for machine %u, not %u", (unsigned)machine,
                             (unsigned)expect->machine);
   }
-  uint32_t ignored = machine == MLCC_ELF_EM_RISCV ? MLCC_ELF_EF_RISCV_RVC : 0;
+  uint32_t ignored = machine == MLCC_ELF_EM_RISCV ? MLCC_ELF_EF_RISCV_RVC
+                     : machine == MLCC_ELF_EM_ARM ? EF_ARM_FLOAT_ABI_BITS
+                                                  : 0;
   if ((flags & ~ignored) != (expect->flags & ~ignored)) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "has ABI flags 0x%x, expected 0x%x",
                             (unsigned)flags, (unsigned)expect->flags);
   }
-  uint64_t phoff = rd64(data + 32), shoff = rd64(data + 40);
-  uint16_t phnum = rd16(data + 56), shentsize = rd16(data + 58), shnum = rd16(data + 60);
-  uint16_t shstrndx = rd16(data + 62);
+  uint64_t phoff = rdw(L, data + L->e_phoff), shoff = rdw(L, data + L->e_shoff);
+  uint16_t phnum = rd16(data + L->e_phnum), shentsize = rd16(data + L->e_shentsize);
+  uint16_t shnum = rd16(data + L->e_shnum), shstrndx = rd16(data + L->e_shstrndx);
   if (phnum != 0 || phoff != 0) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "has program headers");
   }
-  if (shentsize != kShdrSize || shnum == 0 || shnum >= kShnLoreserve || shstrndx >= shnum ||
-      !in_range(shoff, (uint64_t)shnum * kShdrSize, size)) {
+  if (shentsize != L->shdr || shnum == 0 || shnum >= kShnLoreserve || shstrndx >= shnum ||
+      !in_range(shoff, (uint64_t)shnum * L->shdr, size)) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "has a malformed section header table");
   }
   const uint8_t* sh = data + shoff;
   // The section-name string table.
-  const uint8_t* names = sh + (size_t)shstrndx * kShdrSize;
-  uint64_t names_off = rd64(names + 24), names_size = rd64(names + 32);
+  const uint8_t* names = sh + (size_t)shstrndx * L->shdr;
+  uint64_t names_off = rdw(L, names + L->sh_offset), names_size = rdw(L, names + L->sh_size);
   if (rd32(names + 4) != kShtStrtab || !in_range(names_off, names_size, size)) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "has a malformed section name table");
   }
   uint32_t symtab = 0;
   bool stack_note = false;
   for (uint32_t i = 1; i < shnum; ++i) {
-    const uint8_t* s = sh + (size_t)i * kShdrSize;
+    const uint8_t* s = sh + (size_t)i * L->shdr;
     const char* name = string_at(data + names_off, names_size, rd32(s));
     uint32_t stype = rd32(s + 4);
-    uint64_t sflags = rd64(s + 8), off = rd64(s + 24), ssize = rd64(s + 32);
-    uint32_t link = rd32(s + 40), info = rd32(s + 44);
-    uint64_t entsize = rd64(s + 56);
+    uint64_t sflags = rdw(L, s + L->sh_flags), off = rdw(L, s + L->sh_offset);
+    uint64_t ssize = rdw(L, s + L->sh_size);
+    uint32_t link = rd32(s + L->sh_link), info = rd32(s + L->sh_info);
+    uint64_t entsize = rdw(L, s + L->sh_entsize);
     if (name == NULL) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "has a section without a valid name");
     }
@@ -336,7 +397,9 @@ mlcc_status_t mlcc_object_check(const uint8_t* data, size_t size,
                               (unsigned)stype);
     }
     if (sflags & SHF_TLS) return REJECT("has a thread-local section '%s'", name);
-    if (sflags & ~(uint64_t)kAllowedFlags) {
+    uint64_t allowed = kAllowedFlags;
+    if (machine == MLCC_ELF_EM_ARM && stype == SHT_ARM_EXIDX) allowed |= SHF_LINK_ORDER;
+    if (sflags & ~allowed) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "has a section '%s' with flags 0x%llx",
                               name, (unsigned long long)sflags);
     }
@@ -352,13 +415,13 @@ mlcc_status_t mlcc_object_check(const uint8_t* data, size_t size,
     }
     if (stype == kShtSymtab) {
       if (symtab != 0) return REJECT("has a second symbol table '%s'", name);
-      if (entsize != kSymSize || ssize % kSymSize != 0 || link == 0 || link >= shnum) {
+      if (entsize != L->sym || ssize % L->sym != 0 || link == 0 || link >= shnum) {
         return REJECT("has a malformed symbol table '%s'", name);
       }
       symtab = i;
     }
     if (stype == kShtRela || stype == kShtRel) {
-      uint64_t esz = stype == kShtRela ? kRelaSize : kRelSize;
+      uint64_t esz = stype == kShtRela ? L->rela : L->rel;
       if (entsize != esz || ssize % esz != 0 || link == 0 || link >= shnum || info >= shnum) {
         return REJECT("has a malformed relocation section '%s'", name);
       }
@@ -369,35 +432,38 @@ mlcc_status_t mlcc_object_check(const uint8_t* data, size_t size,
                             "has no .note.GNU-stack (the linker would make the stack executable)");
   }
   if (symtab == 0) return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "has no symbol table");
-  const uint8_t* st = sh + (size_t)symtab * kShdrSize;
-  const uint8_t* strs = sh + (size_t)rd32(st + 40) * kShdrSize;
-  uint64_t str_off = rd64(strs + 24), str_size = rd64(strs + 32);
+  const uint8_t* st = sh + (size_t)symtab * L->shdr;
+  const uint8_t* strs = sh + (size_t)rd32(st + L->sh_link) * L->shdr;
+  uint64_t str_off = rdw(L, strs + L->sh_offset), str_size = rdw(L, strs + L->sh_size);
   if (rd32(strs + 4) != kShtStrtab || !in_range(str_off, str_size, size)) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "has a malformed symbol string table");
   }
-  uint64_t sym_off = rd64(st + 24), n_syms = rd64(st + 32) / kSymSize;
+  uint64_t sym_off = rdw(L, st + L->sh_offset), n_syms = rdw(L, st + L->sh_size) / L->sym;
   int defined_main = 0;
   for (uint64_t k = 1; k < n_syms; ++k) {
-    const uint8_t* y = data + sym_off + k * kSymSize;
+    const uint8_t* y = data + sym_off + k * L->sym;
     const char* name = string_at(data + str_off, str_size, rd32(y));
     if (name == NULL) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "has a symbol without a valid name");
     }
-    MLCC_RETURN_IF_ERROR(check_symbol(expect, name, y[4], rd16(y + 6), shnum, &defined_main));
+    MLCC_RETURN_IF_ERROR(check_symbol(expect, name, y[L->st_info], rd16(y + L->st_shndx), shnum,
+                                      &defined_main));
   }
   // Relocations must name symbols of the table.
   for (uint32_t i = 1; i < shnum; ++i) {
-    const uint8_t* s = sh + (size_t)i * kShdrSize;
+    const uint8_t* s = sh + (size_t)i * L->shdr;
     uint32_t stype = rd32(s + 4);
     if (stype != kShtRela && stype != kShtRel) continue;
-    if (rd32(s + 40) != symtab) {
+    if (rd32(s + L->sh_link) != symtab) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                               "has relocations against another symbol table");
     }
-    uint64_t esz = stype == kShtRela ? kRelaSize : kRelSize;
-    uint64_t off = rd64(s + 24), n = rd64(s + 32) / esz;
+    uint64_t esz = stype == kShtRela ? L->rela : L->rel;
+    uint64_t off = rdw(L, s + L->sh_offset), n = rdw(L, s + L->sh_size) / esz;
     for (uint64_t r = 0; r < n; ++r) {
-      uint64_t sym = rd64(data + off + r * esz + 8) >> 32;
+      // r_info: the symbol index is its high 32 (ELF64) or 24 (ELF32) bits.
+      uint64_t sym = L->is64 ? rd64(data + off + r * esz + 8) >> 32
+                             : rd32(data + off + r * esz + 4) >> 8;
       if (sym >= n_syms) {
         return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                                 "has a relocation against symbol %llu of %llu",

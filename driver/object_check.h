@@ -4,9 +4,11 @@
 //
 // A kernel is a pure function of its arguments, so its object has a narrow
 // shape, and anything outside it is foreign code:
-//   - an ELF64 little-endian relocatable (ET_REL) for the target's e_machine
-//     and e_flags (RISC-V: the float ABI of mlcc_elf_machine_for_target; the
-//     RVC bit may differ), OS ABI SYSV or GNU, no program headers;
+//   - a little-endian relocatable (ET_REL) for the target's e_machine and
+//     e_flags, ELF64 on the Linux targets, ELF32 on the microcontrollers
+//     (RISC-V: the float ABI of mlcc_elf_machine_for_target, or +f for rv32f;
+//     the RVC bit may differ; Arm: EABI version 5, the float-ABI bits may
+//     differ), OS ABI SYSV or GNU, no program headers;
 //   - a kernel defines exactly its symbol (and, for a kernel split in
 //     ranges, "<symbol>_r"), as functions; an entry object defines only
 //     "<name>_*" symbols;
@@ -50,13 +52,16 @@ typedef enum mlcc_object_kind_e {
 typedef struct mlcc_object_expect_t {
   mlcc_object_kind_t kind;
   uint16_t machine;    // e_machine (MLCC_ELF_EM_*)
-  uint32_t flags;      // e_flags; on EM_RISCV the RVC bit (0x1) is ignored
+  uint32_t flags;      // e_flags; on EM_RISCV the RVC bit (0x1) is ignored,
+                       // on EM_ARM the float-ABI bits (0x600)
+  uint8_t elf_class;   // 2: ELF64 (x86-64, aarch64, riscv64); 1: ELF32 (the MCUs)
   const char* symbol;  // KERNEL: "mlcc_k_<24 hex>"; ENTRY: the model name
 } mlcc_object_expect_t;
 
 // Fills |out| for |target| (machine and flags from
-// mlcc_elf_machine_for_target). NOT_FOUND for a target without an ELF
-// mapping.
+// mlcc_elf_machine_for_target; for the 32-bit microcontroller targets, EM_ARM
+// with EABI 5 or EM_RISCV with the float ABI of the features). NOT_FOUND
+// for a target without an ELF mapping.
 mlcc_status_t mlcc_object_expect_for_target(const mlcc_target_t* target,
                                             mlcc_object_kind_t kind, const char* symbol,
                                             mlcc_object_expect_t* out);
@@ -71,7 +76,9 @@ mlcc_status_t mlcc_object_check(const uint8_t* data, size_t size,
 // True if a kernel may call the external |name|: memcpy, memset, memmove,
 // the C99 libm functions (double and float versions, plus GNU sincos and
 // exp10), and the libgcc/compiler-rt helpers for half/bfloat16 conversion,
-// 128-bit integers, binary128 floats and powi.
+// 128-bit integers, binary128 floats, powi, and on 32-bit targets 64-bit
+// integer arithmetic, software float32/float64 (__addsf3, ...) and the Arm
+// run-time ABI helpers (__aeabi_*).
 bool mlcc_object_symbol_allowed(const char* name);
 
 #ifdef __cplusplus

@@ -154,10 +154,14 @@ static void expect_check(const char* alias, variant_t variant, const char* want)
   mlcc_buffer_deinit(&obj);
 }
 
-static const char* const kAliases[] = {"x86", "aarch64", "riscv"};
+// The Linux targets (ELF64) and the microcontrollers (ELF32: Arm EABI 5 and
+// rv32 with and without the single-float ABI).
+static const char* const kAliases[] = {"x86", "aarch64", "riscv", "cortex-m4", "cortex-m55",
+                                       "rv32", "rv32f"};
+#define N_ALIASES ((int)(sizeof(kAliases) / sizeof(kAliases[0])))
 
 static void test_good_kernels(void) {
-  for (int t = 0; t < 3; ++t) {
+  for (int t = 0; t < N_ALIASES; ++t) {
     expect_check(kAliases[t], GOOD, NULL);
     expect_check(kAliases[t], RANGED, NULL);
     expect_check(kAliases[t], ENTRY_GOOD, NULL);
@@ -165,7 +169,7 @@ static void test_good_kernels(void) {
 }
 
 static void test_forged_kernels(void) {
-  for (int t = 0; t < 3; ++t) {
+  for (int t = 0; t < N_ALIASES; ++t) {
     expect_check(kAliases[t], CALLS_SYSTEM, "'system', which is not on the allowlist");
     expect_check(kAliases[t], EXTRA_GLOBAL, "defines 'evil'");
     expect_check(kAliases[t], CTOR, "a constructor or destructor section");
@@ -197,14 +201,33 @@ static void test_machine_and_abi(void) {
   CHECK(s != NULL && strstr(mlcc_status_message(s), "ABI flags") != NULL);
   mlcc_status_free(s);
   mlcc_buffer_deinit(&obj);
+  // ELF64 where ELF32 is expected and the other way; Arm where rv32 is.
+  mlcc_target_t m4, rv32;
+  build("x86", GOOD, &obj, &x86);
+  CHECK_OK(mlcc_target_resolve("cortex-m4", NULL, NULL, &m4));
+  CHECK_OK(mlcc_object_expect_for_target(&m4, MLCC_OBJECT_KERNEL, kSym, &e));
+  CHECK(e.elf_class == 1);
+  s = mlcc_object_check(obj.data, obj.size, &e);
+  CHECK(s != NULL && strstr(mlcc_status_message(s), "ELF32") != NULL);
+  mlcc_status_free(s);
+  mlcc_buffer_deinit(&obj);
+  build("cortex-m4", GOOD, &obj, &m4);
+  CHECK_OK(mlcc_target_resolve("rv32", NULL, NULL, &rv32));
+  CHECK_OK(mlcc_object_expect_for_target(&rv32, MLCC_OBJECT_KERNEL, kSym, &e));
+  CHECK_STATUS(mlcc_object_check(obj.data, obj.size, &e), MLCC_STATUS_INVALID_MODEL);
+  CHECK_OK(mlcc_object_expect_for_target(&x86, MLCC_OBJECT_KERNEL, kSym, &e));
+  s = mlcc_object_check(obj.data, obj.size, &e);
+  CHECK(s != NULL && strstr(mlcc_status_message(s), "ELF64") != NULL);
+  mlcc_status_free(s);
+  mlcc_buffer_deinit(&obj);
 }
 
 // Every prefix and every single-byte corruption: OK or INVALID_MODEL, no
 // out-of-bounds read (run under ASan in the sanitizer build).
-static void test_truncated_and_flipped(void) {
+static void truncated_and_flipped(const char* alias, size_t ehdr) {
   mlcc_buffer_t obj;
   mlcc_target_t target;
-  build("aarch64", GOOD, &obj, &target);
+  build(alias, GOOD, &obj, &target);
   if (obj.data == NULL) return;
   mlcc_object_expect_t e;
   CHECK_OK(mlcc_object_expect_for_target(&target, MLCC_OBJECT_KERNEL, kSym, &e));
@@ -212,7 +235,7 @@ static void test_truncated_and_flipped(void) {
     uint8_t* copy = (uint8_t*)malloc(n ? n : 1);
     memcpy(copy, obj.data, n);
     mlcc_status_t s = mlcc_object_check(copy, n, &e);
-    if (s == NULL) CHECK(n >= 64);  // the tail after the section headers may go
+    if (s == NULL) CHECK(n >= ehdr);  // the tail after the section headers may go
     mlcc_status_free(s);
     free(copy);
   }
@@ -230,6 +253,12 @@ static void test_truncated_and_flipped(void) {
   CHECK_STATUS(mlcc_object_check(NULL, 0, &e), MLCC_STATUS_INVALID_MODEL);
   CHECK_STATUS(mlcc_object_check((const uint8_t*)"\x7f" "ELF", 4, &e), MLCC_STATUS_INVALID_MODEL);
   mlcc_buffer_deinit(&obj);
+}
+
+static void test_truncated_and_flipped(void) {
+  truncated_and_flipped("aarch64", 64);
+  truncated_and_flipped("cortex-m4", 52);
+  truncated_and_flipped("rv32", 52);
 }
 
 // The weights object written by our own ELF writer is not a kernel.

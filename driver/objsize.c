@@ -19,9 +19,9 @@ static uint64_t get_le(const uint8_t* p, int n) {
   return v;
 }
 
-mlcc_status_t mlcc_objsize_add_file(const char* path, mlcc_objsize_t* inout_size) {
-  FILE* f = fopen(path, "rb");
-  if (f == NULL) return mlcc_make_status(MLCC_STATUS_IO, "cannot open '%s'", path);
+// Reads the sections of the ELF object open as |f| (named |path| in
+// messages) and closes |f|.
+static mlcc_status_t add_stream(FILE* f, const char* path, mlcc_objsize_t* inout_size) {
   uint8_t eh[64];
   size_t got = fread(eh, 1, sizeof(eh), f);
   mlcc_status_t s = mlcc_ok_status();
@@ -74,4 +74,21 @@ mlcc_status_t mlcc_objsize_add_file(const char* path, mlcc_objsize_t* inout_size
     inout_size->bss += add.bss;
   }
   return s;
+}
+
+mlcc_status_t mlcc_objsize_add_file(const char* path, mlcc_objsize_t* inout_size) {
+  FILE* f = fopen(path, "rb");
+  if (f == NULL) return mlcc_make_status(MLCC_STATUS_IO, "cannot open '%s'", path);
+  return add_stream(f, path, inout_size);
+}
+
+mlcc_status_t mlcc_objsize_add_buffer(const void* data, size_t size,
+                                      mlcc_objsize_t* inout_size) {
+  if (size == 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "'(object in memory)' is not a little-endian ELF object");
+  }
+  FILE* f = fmemopen((void*)data, size, "rb");
+  if (f == NULL) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "fmemopen failed");
+  return add_stream(f, "(object in memory)", inout_size);
 }

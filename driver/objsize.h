@@ -6,6 +6,7 @@
 #ifndef MLCC_DRIVER_OBJSIZE_H_
 #define MLCC_DRIVER_OBJSIZE_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ir/base/status.h"
@@ -26,6 +27,11 @@ typedef struct mlcc_objsize_t {
 // the file cannot be read, INVALID_ARGUMENT if it is not a little-endian
 // ELF32/ELF64 file whose section headers lie inside it.
 mlcc_status_t mlcc_objsize_add_file(const char* path, mlcc_objsize_t* inout_size);
+
+// The same for an object of |size| bytes at |data| (borrowed, read only):
+// INVALID_ARGUMENT as above, RESOURCE_EXHAUSTED if no stream can be opened.
+mlcc_status_t mlcc_objsize_add_buffer(const void* data, size_t size,
+                                      mlcc_objsize_t* inout_size);
 
 #ifdef __cplusplus
 }

@@ -191,6 +191,10 @@ typedef struct mlcc_graph_t {
   int64_t workspace_size;    // bytes, set by plan-memory
   int64_t folded_bytes;      // constant data materialized by folding so far
   int64_t workspace_align;   // bytes, set by plan-memory (64)
+  // NAME_STACK_SIZE when the driver set a target's own bound (bare-metal
+  // targets: mlcc_stack_size_for_target, targets/codegen/stack.h); 0 means
+  // the target-independent bound mlcc_stack_size computes.
+  int64_t stack_size;
   // Opaque owner of borrowed constant bytes (the model file's buffer), freed
   // by mlcc_graph_destroy through |backing_free|.
   void* backing;

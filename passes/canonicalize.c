@@ -8,7 +8,18 @@
 //   [n = Mul(n, gamma)] [n = Add(n, beta)]          (either operand order)
 //
 // becomes LayerNormalization(x, gamma or ones, [beta], axis=-1,
-// epsilon=eps) (opset 17) writing the pattern's final value.
+// epsilon=eps) (opset 17) writing the pattern's final value; and the
+// decomposed RMSNorm of Llama-style exports (Hugging Face's LlamaRMSNorm:
+// x * rsqrt(mean(x^2) + eps) * weight), matched after the LayerNorms,
+//
+//   p = Pow(x, 2) | Mul(x, x); v = ReduceMean(p, axes=[-1]); s = Sqrt(Add(v, eps))
+//   n = Div(x, s) | Mul(x, Reciprocal(s))            (either operand order)
+//   [n = Mul(n, gamma)]
+//
+// becomes RMSNormalization(x, gamma or ones, axis=-1, epsilon=eps) (opset 23).
+// The same formula with float math: mean over the last axis of x^2, plus
+// eps, square root, divide (stash_type 1 computes in float, as the pattern
+// does for float32 x).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,8 +200,79 @@ static bool match_tail(mlcc_graph_t* g, mlcc_node_t* const* readers, ln_match_t*
   return true;
 }
 
-// Replaces the matched nodes with one LayerNormalization node.
-static mlcc_status_t rewrite_layernorm(mlcc_graph_t* g, ln_match_t* mt) {
+// Matches a decomposed RMSNorm rooted at the square |sq| into |mt| (beta
+// stays NULL).
+static bool match_rmsnorm(mlcc_node_t* sq, mlcc_node_t* const* readers, ln_match_t* mt) {
+  memset(mt, 0, sizeof(*mt));
+  if (sq->n_inputs != 2 || sq->n_outputs != 1) return false;
+  mlcc_value_t* x = sq->inputs[0];
+  if (x == NULL || !x->shape_known || x->dtype != MLCC_DTYPE_F32 || x->shape.rank < 1) {
+    return false;
+  }
+  int32_t rank = x->shape.rank;
+  int64_t len = x->shape.dims[rank - 1];
+  if (len <= 0) return false;
+  double e;
+  if (sq->op == MLCC_OP_POW) {
+    if (!const_scalar(sq->inputs[1], &e) || e != 2.0) return false;
+  } else if (sq->op != MLCC_OP_MUL || sq->inputs[1] != x) {
+    return false;
+  }
+  mlcc_node_t* m = sole_reader(readers, mlcc_node_output(sq, 0));
+  if (m == NULL || !mean_last_axis(m, rank)) return false;
+  mlcc_node_t* add = sole_reader(readers, mlcc_node_output(m, 0));
+  if (add == NULL || add->op != MLCC_OP_ADD) return false;
+  if (!const_scalar(other_operand(add, mlcc_node_output(m, 0)), &mt->eps) || !(mt->eps >= 0)) {
+    return false;
+  }
+  mlcc_node_t* sqrt = sole_reader(readers, mlcc_node_output(add, 0));
+  if (sqrt == NULL || sqrt->op != MLCC_OP_SQRT) return false;
+  mlcc_value_t* s = mlcc_node_output(sqrt, 0);
+  mlcc_node_t* r = sole_reader(readers, s);
+  if (r == NULL) return false;
+  mt->nodes[mt->n_nodes++] = sq;
+  mt->nodes[mt->n_nodes++] = m;
+  mt->nodes[mt->n_nodes++] = add;
+  mt->nodes[mt->n_nodes++] = sqrt;
+  mlcc_value_t* y = NULL;
+  if (r->op == MLCC_OP_DIV && r->n_inputs == 2 && r->inputs[0] == x && r->inputs[1] == s) {
+    mt->nodes[mt->n_nodes++] = r;
+    y = mlcc_node_output(r, 0);
+  } else if (r->op == MLCC_OP_RECIPROCAL) {
+    mlcc_node_t* mul = sole_reader(readers, mlcc_node_output(r, 0));
+    if (mul == NULL || mul->op != MLCC_OP_MUL ||
+        other_operand(mul, mlcc_node_output(r, 0)) != x) {
+      return false;
+    }
+    mt->nodes[mt->n_nodes++] = r;
+    mt->nodes[mt->n_nodes++] = mul;
+    y = mlcc_node_output(mul, 0);
+  } else {
+    return false;
+  }
+  if (y == NULL || !y->shape_known || !mlcc_shape_equal(&y->shape, &x->shape)) return false;
+  mlcc_node_t* g = sole_reader(readers, y);
+  if (g != NULL && g->op == MLCC_OP_MUL) {
+    mlcc_value_t* gm = other_operand(g, y);
+    mlcc_value_t* o = mlcc_node_output(g, 0);
+    if (is_param(gm, len) && o != NULL && o->shape_known && mlcc_shape_equal(&o->shape, &x->shape)) {
+      mt->gamma = gm;
+      mt->nodes[mt->n_nodes++] = g;
+      y = o;
+    }
+  }
+  if (y->dtype != MLCC_DTYPE_F32) return false;
+  for (uint32_t i = 0; i < mt->n_nodes; ++i) {
+    if (mt->nodes[i]->n_outputs != 1) return false;
+  }
+  mt->x = x;
+  mt->y = y;
+  return true;
+}
+
+// Replaces the matched nodes with one LayerNormalization (or, for |rms|,
+// RMSNormalization) node.
+static mlcc_status_t rewrite_norm(mlcc_graph_t* g, ln_match_t* mt, bool rms) {
   int64_t len = mt->x->shape.dims[mt->x->shape.rank - 1];
   mlcc_value_t* gamma = mt->gamma;
   if (gamma == NULL) {
@@ -202,7 +284,8 @@ static mlcc_status_t rewrite_layernorm(mlcc_graph_t* g, ln_match_t* mt) {
     mlcc_shape_t sh = {.rank = 1, .dims = {len}};
     char name[128];
     for (unsigned k = 0;; ++k) {
-      snprintf(name, sizeof(name), "%.96s__ln_ones%u", mt->y->name ? mt->y->name : "ln", k);
+      snprintf(name, sizeof(name), "%.96s__%s_ones%u", mt->y->name ? mt->y->name : "norm",
+               rms ? "rms" : "ln", k);
       if (mlcc_graph_find_value(g, name) == NULL) break;
     }
     MLCC_RETURN_IF_ERROR(
@@ -226,8 +309,10 @@ static mlcc_status_t rewrite_layernorm(mlcc_graph_t* g, ln_match_t* mt) {
   // Kill first so |y|'s producer becomes the new node.
   for (uint32_t i = 0; i < mt->n_nodes; ++i) mt->nodes[i]->dead = true;
   mlcc_node_t* ln = NULL;
-  mlcc_status_t s = mlcc_graph_add_node(g, MLCC_OP_LAYER_NORMALIZATION, 17, name, ins,
-                                        mt->beta ? 3 : 2, &y, 1, attrs, 2, &ln);
+  mlcc_status_t s = mlcc_graph_add_node(g, rms ? MLCC_OP_RMS_NORMALIZATION
+                                            : MLCC_OP_LAYER_NORMALIZATION,
+                                        rms ? 23 : 17, name, ins, mt->beta ? 3 : 2, &y, 1,
+                                        attrs, 2, &ln);
   if (s != NULL) {
     for (uint32_t i = 0; i < mt->n_nodes; ++i) mt->nodes[i]->dead = false;
     return s;
@@ -263,7 +348,20 @@ mlcc_status_t mlcc_pass_canonicalize(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
     bool ok = true;
     for (uint32_t j = 0; j < mt.n_nodes; ++j) ok &= !mt.nodes[j]->dead;
     if (!ok) continue;
-    st = rewrite_layernorm(graph, &mt);
+    st = rewrite_norm(graph, &mt, false);
+    if (st == NULL) *out_changed = true;
+  }
+  // RMSNorms after the LayerNorms: a LayerNorm's Pow(d, 2) tail would
+  // otherwise match as an RMSNorm of d.
+  for (uint32_t i = 0; i < n0 && st == NULL; ++i) {
+    mlcc_node_t* n = graph->nodes[i];
+    if (n->dead || (n->op != MLCC_OP_POW && n->op != MLCC_OP_MUL)) continue;
+    ln_match_t mt;
+    if (!match_rmsnorm(n, readers, &mt)) continue;
+    bool ok = true;
+    for (uint32_t j = 0; j < mt.n_nodes; ++j) ok &= !mt.nodes[j]->dead;
+    if (!ok) continue;
+    st = rewrite_norm(graph, &mt, true);
     if (st == NULL) *out_changed = true;
   }
   free(readers);

@@ -16,7 +16,12 @@ set(CMAKE_ASM_COMPILER arm-none-eabi-gcc)
 # Test programs of try_compile cannot link without the start-up file.
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 set(MLCC_MCU_BOARD "mps2-an386" CACHE STRING "mps2-an386 (Cortex-M4F) or mps3-an547 (Cortex-M55)")
+# The board files: tests/mcu of a checkout, or share/mlcc/mcu beside the
+# installed share/mlcc/toolchains.
 get_filename_component(_mlcc_mcu_dir "${CMAKE_CURRENT_LIST_DIR}/../tests/mcu" ABSOLUTE)
+if(NOT EXISTS "${_mlcc_mcu_dir}/semihost.h")
+  get_filename_component(_mlcc_mcu_dir "${CMAKE_CURRENT_LIST_DIR}/../mcu" ABSOLUTE)
+endif()
 if(MLCC_MCU_BOARD STREQUAL "mps2-an386")
   set(_mlcc_flags "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16")
   set(MLCC_TARGET_ALIAS cortex-m4 CACHE STRING "the mlcc --target of this toolchain")
@@ -30,8 +35,10 @@ else()
 endif()
 set(CMAKE_C_FLAGS_INIT "${_mlcc_flags} --specs=picolibc.specs")
 set(CMAKE_ASM_FLAGS_INIT "${_mlcc_flags}")
+# The paths quoted: a prefix or checkout path may hold spaces.
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-nostartfiles \
--L${_mlcc_mcu_dir} -T${_mlcc_mcu_dir}/${MLCC_MCU_BOARD}.ld -Wl,--no-warn-rwx-segments")
+-L\"${_mlcc_mcu_dir}\" -T\"${_mlcc_mcu_dir}/${MLCC_MCU_BOARD}.ld\" -Wl,--no-warn-rwx-segments \
+-Wl,--no-warn-execstack")
 set(MLCC_MCU_STARTUP ${_mlcc_mcu_dir}/startup_cortex_m.c ${_mlcc_mcu_dir}/semihost.c)
 set(MLCC_MCU_INCLUDE_DIR ${_mlcc_mcu_dir})
 set(CMAKE_CROSSCOMPILING_EMULATOR ${_mlcc_qemu} -semihosting-config enable=on,target=native

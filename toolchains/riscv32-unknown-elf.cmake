@@ -14,7 +14,12 @@ set(CMAKE_C_COMPILER riscv64-unknown-elf-gcc)
 set(CMAKE_ASM_COMPILER riscv64-unknown-elf-gcc)
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 option(MLCC_RV32_FPU "rv32imafc with the ilp32f ABI instead of soft-float rv32imac" OFF)
+# The board files: tests/mcu of a checkout, or share/mlcc/mcu beside the
+# installed share/mlcc/toolchains.
 get_filename_component(_mlcc_mcu_dir "${CMAKE_CURRENT_LIST_DIR}/../tests/mcu" ABSOLUTE)
+if(NOT EXISTS "${_mlcc_mcu_dir}/semihost.h")
+  get_filename_component(_mlcc_mcu_dir "${CMAKE_CURRENT_LIST_DIR}/../mcu" ABSOLUTE)
+endif()
 if(MLCC_RV32_FPU)
   set(_mlcc_flags "-march=rv32imafc -mabi=ilp32f -mcmodel=medany")
   set(MLCC_TARGET_ALIAS rv32f CACHE STRING "the mlcc --target of this toolchain")
@@ -24,8 +29,9 @@ else()
 endif()
 set(CMAKE_C_FLAGS_INIT "${_mlcc_flags} --specs=picolibc.specs")
 set(CMAKE_ASM_FLAGS_INIT "${_mlcc_flags}")
+# The paths quoted: a prefix or checkout path may hold spaces.
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-nostartfiles \
--L${_mlcc_mcu_dir} -T${_mlcc_mcu_dir}/virt-rv32.ld")
+-L\"${_mlcc_mcu_dir}\" -T\"${_mlcc_mcu_dir}/virt-rv32.ld\" -Wl,--no-warn-execstack")
 set(MLCC_MCU_STARTUP ${_mlcc_mcu_dir}/startup_rv32.S ${_mlcc_mcu_dir}/semihost.c)
 set(MLCC_MCU_INCLUDE_DIR ${_mlcc_mcu_dir})
 set(CMAKE_CROSSCOMPILING_EMULATOR qemu-system-riscv32 -M virt -bios none -m 32M

@@ -15,6 +15,7 @@
 
 #include "ir/base/checked_math.h"
 #include "ir/onnx/onnx.pb-c.h"
+#include "ir/onnx/functions.h"
 #include "ir/onnx/onnx_import_impl.h"
 #include "ir/onnx/legacy.h"
 #include "ir/subgraph.h"
@@ -40,6 +41,9 @@ typedef struct import_ctx_t {
   mlcc_graph_t* graph;
   onnx_opset_t* opsets;  // malloc'ed
   size_t n_opsets;
+  // Per node of onnx_graph, the opset its function body binds it to (0 or
+  // NULL: the model's opset_import); set when local functions were inlined.
+  const int32_t* node_opsets;
   const MlccOnnx__TensorProto** inits_sorted;  // malloc'ed, by name
   // Subgraph conversion: the scope whose nodes' attributes are being
   // converted (NULL: the main graph) and the current nesting depth.
@@ -168,7 +172,8 @@ static mlcc_status_t prescan_nodes(import_ctx_t* ctx, mlcc_op_t* ops, int32_t* o
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "node #%zu '%s' has no op_type", i,
                               str_or_empty(n->name));
     }
-    int32_t opset = opset_of(ctx, domain);
+    int32_t opset = ctx->node_opsets && ctx->node_opsets[i] ? ctx->node_opsets[i]
+                                                            : opset_of(ctx, domain);
     if (opset == 0) {
       free(sb.data);
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
@@ -771,9 +776,9 @@ static mlcc_status_t convert_attr(import_ctx_t* ctx, const MlccOnnx__AttributePr
   out->name = mlcc_arena_strdup(arena, a->name);
   if (out->name == NULL) return oom("copying an attribute name");
   if (a->ref_attr_name != NULL && a->ref_attr_name[0] != '\0') {
-    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "attribute '%s' refers to function attribute '%s' (functions "
-                            "are not supported)", a->name, a->ref_attr_name);
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "attribute '%s' refers to function attribute '%s' outside a "
+                            "function body", a->name, a->ref_attr_name);
   }
   int t = attr_type(a);
   switch (t) {
@@ -1692,8 +1697,12 @@ static void free_model_backing(void* backing) {
 }
 
 static mlcc_status_t build_graph(import_ctx_t* ctx) {
-  const MlccOnnx__GraphProto* g = ctx->onnx_graph;
   MLCC_RETURN_IF_ERROR(read_opsets(ctx));
+  // Model-local functions are inlined first (functions.h): every later step
+  // sees only ONNX operators.
+  MLCC_RETURN_IF_ERROR(mlcc_onnx_inline_functions(ctx->model, &ctx->graph->arena,
+                                                  &ctx->onnx_graph, &ctx->node_opsets));
+  const MlccOnnx__GraphProto* g = ctx->onnx_graph;
   mlcc_op_t* ops = (mlcc_op_t*)calloc(g->n_node ? g->n_node : 1, sizeof(mlcc_op_t));
   int32_t* opsets = (int32_t*)calloc(g->n_node ? g->n_node : 1, sizeof(int32_t));
   mlcc_status_t s = mlcc_ok_status();
@@ -1808,13 +1817,17 @@ mlcc_status_t mlcc_onnx_import_bytes(const char* path, const uint8_t* bytes, siz
     mlcc_graph_destroy(graph);
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s has no graph", path);
   }
-  // IR versions 3..10 are the ones whose fields this reader knows (ONNX
-  // IR.md); a newer file may carry semantics we would silently ignore.
-  if (model->has_ir_version && (model->ir_version < 3 || model->ir_version > 10)) {
+  // IR versions 3..11 are the ones whose fields this reader knows (ONNX
+  // IR.md); a newer file may carry semantics we would silently ignore. IR 11
+  // adds float4e2m1 (refused by name as a dtype) and multi-device
+  // configuration (ModelProto.configuration, NodeProto.device_configurations:
+  // placement hints, ignored on one CPU); IR 10 adds overloads and
+  // metadata_props (read or ignored); IR 8 adds local functions (inlined).
+  if (model->has_ir_version && (model->ir_version < 3 || model->ir_version > 11)) {
     int64_t v = model->ir_version;
     mlcc_graph_destroy(graph);
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "%s has ONNX IR version %lld; mlcc reads IR versions 3 to 10",
+                            "%s has ONNX IR version %lld; mlcc reads IR versions 3 to 11",
                             path, (long long)v);
   }
 

@@ -6,6 +6,7 @@
 #ifndef MLCC_TARGETS_CODEGEN_CODEGEN_H_
 #define MLCC_TARGETS_CODEGEN_CODEGEN_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -106,9 +107,50 @@ mlcc_status_t mlcc_codegen_weights_write_object(mlcc_graph_t* graph,
                                                 const mlcc_codegen_options_t* options,
                                                 const char* path);
 
-// Everything (weights, kernels, entry) in one module: for -c, -S and --emit=ll/asm.
+// Everything (weights, kernels, entry) in one module, optimized together:
+// -c when no ld.lld is found to join the kernel objects (mlcc_codegen_join_text
+// and the kernel cache serve -S and --emit=ll|asm).
 mlcc_status_t mlcc_codegen_whole(mlcc_graph_t* graph, const mlcc_codegen_options_t* options,
                                  mlcc_output_kind_t kind, mlcc_buffer_t* out);
+
+// Joins the separately emitted parts of one model into one -S / --emit=ll|asm
+// output of |kind| (MLCC_OUTPUT_LL or MLCC_OUTPUT_ASM), in |parts| order
+// (mlcc's driver passes entry, weights, then each distinct kernel, as
+// mlcc_codegen_entry/_weights/_kernel emitted them with that kind):
+//   - LL: every part is parsed into one context and linked (LLVMLinkModules2)
+//     into the first, then verified and printed. No optimization runs: each
+//     part already is the optimized module of its own object.
+//   - ASM: the texts are concatenated; each part's assembler-local labels
+//     (".L" names, outside string literals) get the prefix ".Lm<part>_" so
+//     that per-module numbering cannot collide; parts after the first drop
+//     their ".file" line and RISC-V ".attribute" lines (GNU as wants
+//     those before the first instruction; every part has the same ones). The result assembles with the target's GNU as or
+//     clang into the same code the library holds.
+// |out| is malloc'ed (mlcc_buffer_deinit). INVALID_ARGUMENT for no parts or
+// another kind; INVALID_MODEL if an IR part does not parse; INTERNAL if the
+// link or verification fails; RESOURCE_EXHAUSTED on allocation failure.
+mlcc_status_t mlcc_codegen_join_text(mlcc_output_kind_t kind, const mlcc_buffer_t* parts,
+                                     uint32_t n_parts, mlcc_buffer_t* out);
+
+// Checks a kernel's LLVM IR or assembly text from a cache (untrusted, like
+// a cached object: driver/object_check.h) before it is joined. It must
+// define |symbol| ("mlcc_k_<24 hex>", or also "<symbol>_r") and nothing else
+// outside local labels / private constants:
+//   - LL: parses; no module asm, no aliases, no global that is not a private
+//     or internal constant, no other non-local function, and every declared
+//     function an LLVM intrinsic or |allowed(name)| (the driver's allowlist,
+//     mlcc_object_symbol_allowed).
+//   - ASM: printable ASCII only; only the directives LLVM writes for the
+//     supported targets (no .incbin, .include, .macro, ...); .globl/.weak/
+//     .hidden name only the kernel's symbols; sections only .text*, .rodata*,
+//     .srodata*, .note.GNU-stack, .ARM.exidx*/.ARM.extab*; no symbol
+//     assignments. Instruction operands are not parsed, so calls to foreign
+//     symbols are not caught in assembly text; signed remote entries
+//     (remote_sign.h) are what keeps writers out.
+// OK or INVALID_MODEL with a one-line reason; never reads past |size|.
+mlcc_status_t mlcc_codegen_check_kernel_text(mlcc_output_kind_t kind, const uint8_t* data,
+                                             size_t size, const char* symbol,
+                                             bool (*allowed)(const char* name));
 
 // Constant folding: evaluates |node| (all inputs CONSTANT, outputs inferred)
 // by JIT-compiling its kernel for the host and running it. On success each

@@ -5,14 +5,15 @@
 // plus measured margins for what the compiler adds (spills, saved
 // registers, small slots).
 //
-// The bound is a pure function of the graph after passes and the same for
-// every target: per node it takes the largest buffers any target mlcc
+// On the Linux targets the bound is a pure function of the graph after
+// passes and the same for every target: per node it takes the largest buffers any target mlcc
 // supports (x86-64 with 32- or 64-byte vectors, aarch64, riscv64 with and
 // without V) would allocate, looking at a Conv packed for the compiling
 // target as the ONNX Conv it came from. The margins are measured at -O2
 // (the default; -O1 and -O0 pack no weights, and the shared models' -O0
 // frames also fit, but -O0 keeps every accumulator in memory and is not
-// covered by construction).
+// covered by construction). Microcontroller targets publish their own,
+// smaller bound instead (mlcc_stack_size_for_target).
 // Thread-safe (no state).
 #ifndef MLCC_TARGETS_CODEGEN_STACK_H_
 #define MLCC_TARGETS_CODEGEN_STACK_H_
@@ -40,6 +41,15 @@ extern "C" {
 // every pushed call argument).
 #define MLCC_STACK_ENTRY_MARGIN 1024
 
+// The same for the bare-metal targets' own bound (mlcc_stack_size_for_target):
+// their kernels have scalar or Helium code and no libm, and the frames
+// measured on the qemu boards (tests/mcu/harness.c paints the stack) are at
+// most 1.1 KiB beyond the buffers on cortex-m4, rv32 and rv32f (rv32's
+// soft-float helpers included) and 0.6 KiB on cortex-m55 with its panels
+// counted as buffers.
+#define MLCC_STACK_MCU_KERNEL_MARGIN 2048
+#define MLCC_STACK_MCU_ENTRY_MARGIN 512
+
 // Bytes of the stack buffers the emitter of |node| allocates, the maximum
 // over every target: Conv tile and Winograd panels (targets/kernels/conv.c,
 // targets/kernels/conv_winograd.c), RNN/GRU/LSTM state rows (targets/kernels/rnn.c), Det's matrix
@@ -58,8 +68,20 @@ int64_t mlcc_stack_kernel_bytes(const mlcc_kernel_t* kernel);
 // caller's own frame (the parallel-for's own frame is the caller's):
 // the entry's frame (MLCC_STACK_ENTRY_MARGIN plus the argument block of the
 // widest parallel kernel) plus the largest mlcc_stack_kernel_bytes, rounded
-// up to a multiple of 1024. Target-independent; pure; never fails.
+// up to a multiple of 1024; graph->stack_size instead when it is set (a
+// bare-metal target's own bound). Pure; never fails.
 int64_t mlcc_stack_size(const mlcc_graph_t* graph);
+
+// NAME_STACK_SIZE for |target|: on a bare-metal target (microcontrollers,
+// docs/mcu.md) the target's own bound: per kernel the buffers the emitters
+// allocate for that target only (no tile panels with scalar kernels;
+// cortex-m55's Helium panels) plus MLCC_STACK_MCU_KERNEL_MARGIN, the entry's
+// MLCC_STACK_MCU_ENTRY_MARGIN and 4-byte pointers, rounded up to a multiple
+// of 256. On every other target (or a NULL |target|) mlcc_stack_size's
+// target-independent bound, so Linux headers stay identical. The driver
+// stores the result in graph->stack_size, which mlcc_stack_size then
+// returns. Pure; never fails.
+int64_t mlcc_stack_size_for_target(const mlcc_graph_t* graph, const mlcc_target_t* target);
 
 #ifdef __cplusplus
 }

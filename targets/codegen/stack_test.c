@@ -7,6 +7,7 @@
 // is the same before and after packing for any target (the header is
 // target-independent).
 #include "targets/codegen/stack.h"
+#include "targets/kernels/conv.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -219,9 +220,33 @@ static void test_model_bound(void) {
   mlcc_graph_destroy(g);
 }
 
+// A microcontroller's own bound: scalar kernels (cortex-m4, rv32) have no
+// panels, so the direct stride-2 conv's bound is the margins alone; a Linux
+// target gets the target-independent bound; graph->stack_size overrides.
+static void test_mcu_bound(void) {
+  conv_case_t t = {"panel 64x28x28 s2", 64, 28, 28, 64, 3, 2, 1, 1, true};
+  mlcc_node_t* conv = NULL;
+  mlcc_graph_t* g = conv_graph(&t, &conv);
+  if (g == NULL || conv == NULL) return;
+  int64_t any = mlcc_stack_size(g);
+  mlcc_target_t m4, x86;
+  CHECK_OK(mlcc_target_resolve("cortex-m4", NULL, NULL, &m4));
+  CHECK_OK(mlcc_target_resolve("x86", NULL, NULL, &x86));
+  CHECK_EQ_INT(mlcc_stack_size_for_target(g, &x86), any);
+  CHECK_EQ_INT(mlcc_conv_stack_bytes(conv, &m4), 0);
+  int64_t mcu = mlcc_stack_size_for_target(g, &m4);
+  CHECK_EQ_INT(mcu, (MLCC_STACK_MCU_ENTRY_MARGIN + 4 * 4 + MLCC_STACK_MCU_KERNEL_MARGIN + 255) /
+                        256 * 256);
+  CHECK(mcu < any);
+  g->stack_size = mcu;
+  CHECK_EQ_INT(mlcc_stack_size(g), mcu);
+  mlcc_graph_destroy(g);
+}
+
 int main(void) {
   mlcc_llvm_init();
   RUN(test_conv_reports);
   RUN(test_model_bound);
+  RUN(test_mcu_bound);
   return TEST_EXIT();
 }

@@ -1714,19 +1714,31 @@ static const mlcc_node_t* conv_onnx_view(const mlcc_node_t* node, conv_view_t* v
   return &v->node;
 }
 
-// Stack bytes (kernels.h) of a Conv: the most any of its kernels needs on any
-// target, W in the ONNX layout.
-static int64_t conv_stack_bytes_any(const mlcc_node_t* node) {
+static bool has_attr(const mlcc_node_t* node, const char* name) {
+  for (uint32_t i = 0; i < node->n_attrs; ++i) {
+    if (node->attrs[i].name != NULL && strcmp(node->attrs[i].name, name) == 0) return true;
+  }
+  return false;
+}
+
+// Stack bytes (kernels.h) of a Conv, W in the ONNX layout. |only|: the one
+// target to plan for (a bare-metal target's own bound), or NULL for every
+// target of kTargets.
+static int64_t conv_stack_bytes_any(const mlcc_node_t* node, const mlcc_target_t* only) {
   conv_view_t view;
   const mlcc_node_t* onnx = conv_onnx_view(node, &view);
   int64_t best = 0;
-  for (size_t i = 0; i < sizeof(kTargets) / sizeof(kTargets[0]); ++i) {
+  size_t n = only != NULL ? 1 : sizeof(kTargets) / sizeof(kTargets[0]);
+  for (size_t i = 0; i < n; ++i) {
     mlcc_target_t t;
     memset(&t, 0, sizeof(t));
-    t.arch = kTargets[i].arch;
-    t.vector_bytes = kTargets[i].vector_bytes;
-    // Either kernel may run: -fno-winograd keeps the direct one.
-    int64_t w = mlcc_conv_winograd_stack_bytes(onnx, &t);
+    t.arch = only != NULL ? only->arch : kTargets[i].arch;
+    t.vector_bytes = only != NULL ? only->vector_bytes : kTargets[i].vector_bytes;
+    // Either kernel may run: -fno-winograd keeps the direct one. For one
+    // target the graph says which (pack-weights marked the Winograd convs).
+    int64_t w = only == NULL || has_attr(node, MLCC_CONV_WINOGRAD_ATTR)
+                    ? mlcc_conv_winograd_stack_bytes(onnx, &t)
+                    : 0;
     int64_t d = mlcc_conv_stack_bytes(onnx, &t);
     if (w > best) best = w;
     if (d > best) best = d;

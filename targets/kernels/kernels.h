@@ -36,10 +36,11 @@ typedef struct mlcc_emitter_t {
   // targets (mlcc_emit_parallel_units returns 0 there).
   int64_t (*parallel_units)(const mlcc_node_t* anchor, const mlcc_target_t* target);
   // Bytes of stack buffers the emitted code of |node| allocates beyond
-  // scalars and vectors, an upper bound over every target
-  // (NAME_STACK_SIZE, targets/codegen/stack.h); NULL: the default of
+  // scalars and vectors (NAME_STACK_SIZE, targets/codegen/stack.h): for the
+  // one target |only| (a bare-metal target's own bound), or with |only| NULL
+  // an upper bound over every Linux target; NULL: the default of
   // mlcc_stack_node_bytes (pointer arrays of a variadic node). Pure.
-  int64_t (*stack_bytes)(const mlcc_node_t* node);
+  int64_t (*stack_bytes)(const mlcc_node_t* node, const mlcc_target_t* only);
   // Floating-point operations (a multiply-add counts 2) of |node|, whose
   // output 0 has a known shape, or -1 when unknown (--profile,
   // targets/codegen/entry_profile.h); NULL: numel(output 0) for an

@@ -574,7 +574,7 @@ static mlcc_status_t emit_rnn(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 // Stack bytes (kernels.h): h, h_new, and for LSTM c, for GRU without linear_before_reset
 // r (.) h: at most four rows of hidden_size elements (float64 for float64
 // models, else float32).
-static int64_t rnn_stack_bytes(const mlcc_node_t* node) {
+static int64_t rnn_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* only) {
   const mlcc_value_t* r = mlcc_node_input(node, 2);
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   if (r == NULL || !r->shape_known || r->shape.rank != 3 || r->shape.dims[2] <= 0) return 0;

@@ -825,7 +825,7 @@ static mlcc_status_t emit_det(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
 }
 
 // Stack bytes (kernels.h): Det copies each M x M matrix into a float64 array.
-static int64_t det_stack_bytes(const mlcc_node_t* node) {
+static int64_t det_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* only) {
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   if (x == NULL || !x->shape_known || x->shape.rank < 2) return 0;
   int64_t m = x->shape.dims[x->shape.rank - 1];

@@ -5,6 +5,7 @@
 #   2. the consumer workspace here (mlcc as external repository @mlcc): `bazel test` for the
 #      host, --config=aarch64 and --config=riscv64 (under qemu); tiny_test checks values
 #      against a numpy reference, detector_test's outputs must agree across the targets;
+#      and --config=cortex-m4: tiny_test on qemu-system-arm's mps2-an386 board;
 #   3. ml_model_fleet: the bundle's layout and manifest.json, for x86, aarch64 and riscv, and
 #      the same bytes (files and tarball) as CMake's ml_model_bundle() (docs/bundle.md);
 #   4. the objects (archive members) and the header from Bazel equal those of mlcc run
@@ -152,6 +153,45 @@ for other in vals[1:]:
 print("   detector outputs agree across x86, aarch64, riscv64")
 EOF
 
+# --- 2b. a microcontroller: --config=cortex-m4 -------------------------------------------
+# arm-none-eabi-gcc + picolibc (toolchains/bazel), tiny_test linked with the board library
+# and run on qemu-system-arm -M mps2-an386 through --run_under (semihosting: stdout, exit).
+step "bazel test //... (cortex-m4, qemu-system-arm -M mps2-an386)"
+flags=("${common[@]}" --config=cortex-m4)
+bazel_in "$here" "$work/test-cortex-m4.log" test "${flags[@]}" --nocache_test_results \
+  --build_tests_only //...
+grep -E '^//:.*(PASSED|FAILED|SKIPPED)' "$work/test-cortex-m4.log" | sed 's/^/   /'
+grep -q '^//:tiny_test .*PASSED' "$work/test-cortex-m4.log" || fail "tiny_test did not pass on cortex-m4"
+logs="$(cd "$here" && bazel "${startup[@]}" info "${flags[@]}" bazel-testlogs 2>/dev/null)"
+grep -h '^tiny: 5/5' "$logs/tiny_test/test.log" | sed 's/^/   /' ||
+  fail "tiny_test on cortex-m4 printed no '5/5 outputs match' ($logs/tiny_test/test.log)"
+bin="$(cd "$here" && bazel "${startup[@]}" info "${flags[@]}" bazel-bin 2>/dev/null)"
+readelf -h "$bin/tiny_test" | grep -q "Machine:.*ARM" || fail "$bin/tiny_test is not an Arm binary"
+readelf -h "$bin/_mlcc/tiny/libtiny.a" | grep -q "Machine:.*ARM" ||
+  fail "the cortex-m4 libtiny.a is not Arm code"
+# ml_model_fleet with the microcontroller: its manifest's RAM/flash figures against mlcc -v
+# on the same model and target.
+bazel_in "$here" "$work/tiny-fleet.log" build "${common[@]}" //:tiny_fleet
+fbin="$(cd "$here" && bazel "${startup[@]}" info "${common[@]}" bazel-bin 2>/dev/null)"
+"$mlcc" "$here/tiny.onnx" --name=tiny --target=cortex-m4 -o "$work/m4/libtiny.a" -v \
+  2>"$work/m4-v.log" || fail "mlcc --target=cortex-m4 -v failed"
+python3 - "$fbin/tiny_fleet/manifest.json" "$work/m4-v.log" "$work/m4/tiny.h" <<'EOF' || fail "tiny_fleet: the cortex-m4 RAM/flash figures"
+import json, re, sys
+m = json.load(open(sys.argv[1]))
+t = {x["alias"]: x for x in m["models"][0]["targets"]}["cortex-m4"]
+v = re.search(r"RAM (\d+) bytes \(workspace (\d+), stack (\d+).*flash (\d+) bytes \(code (\d+), "
+              r"weights (\d+)", open(sys.argv[2]).read())
+ram, ws, stack, flash, code, weights = map(int, v.groups())
+hdr = open(sys.argv[3]).read()
+assert m["format"] == 2 and t["triple"] == "thumbv7em-none-eabihf", t
+assert (t["ram_size"], t["workspace_size"], t["stack_size"], t["flash_size"], t["code_size"],
+        t["weights_size"]) == (ram, ws, stack, flash, code, weights), (t, v.groups())
+assert "#define TINY_STACK_SIZE %d " % stack in hdr, hdr
+print("   tiny_fleet cortex-m4: RAM %d B (workspace %d + stack %d), flash %d B = mlcc -v"
+      % (ram, ws, stack, flash))
+EOF
+done_step
+
 # --- 3. the fleet bundle -------------------------------------------------------------------
 step "bazel build //:detector_fleet (x86, aarch64, riscv in one build)"
 bazel_in "$here" "$work/fleet.log" build "${common[@]}" //:detector_fleet
@@ -163,7 +203,7 @@ import hashlib, json, os, sys
 bundle, model = sys.argv[1], sys.argv[2]
 sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
 m = json.load(open(os.path.join(bundle, "manifest.json")))
-assert m["format"] == 1 and m["bundle"] == "detector_fleet", m
+assert m["format"] == 2 and m["bundle"] == "detector_fleet", m
 assert m["mlcc"]["version"] and m["mlcc"]["llvm"].startswith("16."), m["mlcc"]
 (d,) = m["models"]
 assert (d["name"], d["file"], d["sha256"], d["size"]) == (
@@ -178,7 +218,7 @@ for t in d["targets"]:
     assert t["header"] == "%s/include/detector.h" % t["triple"], t
     assert sha(os.path.join(bundle, t["library"])) == t["library_sha256"], t
     assert sha(os.path.join(bundle, t["header"])) == t["header_sha256"], t
-print("   manifest.json: format 1, %s, mlcc %s, LLVM %s, %d targets, sha256s match"
+print("   manifest.json: format 2, %s, mlcc %s, LLVM %s, %d targets, sha256s match"
       % (d["name"], m["mlcc"]["version"], m["mlcc"]["llvm"], len(d["targets"])))
 EOF
 # The same bundle from CMake (ml_model_bundle, host toolchain) with $mlcc: every file and the

@@ -17,7 +17,8 @@ CASE is one of:
                               its test runs through ctest (qemu via CMAKE_CROSSCOMPILING_EMULATOR)
   install                     `cmake --install` of the mlcc build to a scratch prefix, then the
                               consumer with find_package(mlcc) via CMAKE_PREFIX_PATH, natively
-                              and with the aarch64 toolchain file
+                              and with the aarch64 toolchain file; and a bare-metal board app
+                              with the installed riscv32 toolchain file under qemu-system
   errors                      wrong add_ml_model()/ml_model_bundle() calls fail at configure time
   bundle-identity             the fleet bundle from CMake for the host, with the aarch64
                               toolchain file, and from bazel/fleet_bundle.py (ml_model_fleet's
@@ -25,6 +26,13 @@ CASE is one of:
                               tarball identical
   example                     examples/detector built once: the detector for x86, aarch64 and
                               riscv, each app run (natively / under qemu), same top boxes
+  example-kws                 examples/kws built once: x86 aarch64 riscv cortex-m4 rv32, each
+                              app run by ctest (natively / qemu-user / qemu-system), scores
+                              against the reference and each other (skipped, exit 77,
+                              without ../shared)
+  mcu-fleet                   tests/cmake/mcu_fleet: x86 aarch64 riscv cortex-m4 rv32 in one
+                              build, the board apps under qemu-system through ctest, the
+                              bundle's RAM/flash per variant = mlcc -v = the header
 
 Every case works in a fresh temporary directory (a copy of the consumer project plus the
 generated tiny.onnx), so the source tree is never touched. Exit 0 = pass, 1 = fail.
@@ -216,13 +224,13 @@ def build_cmd(bld, gen, target=None):
 
 
 def check_bundle(bld, src, current, name="fleet"):
-    """The bundle's manifest (docs/bundle.md, format 1) against the build, the
+    """The bundle's manifest (docs/bundle.md, format 2) against the build, the
     model and mlcc; returns the tarball's sha256."""
     tarball = os.path.join(bld, name + ".tar.gz")
     manifest = json.load(open(os.path.join(bld, name, "manifest.json")))
     print(json.dumps(manifest, indent=1)[:3000])
     _, ver = sh([ARGS.mlcc, "--version"])
-    check(manifest["format"] == 1 and manifest["bundle"] == name, "manifest: format 1, bundle name")
+    check(manifest["format"] == 2 and manifest["bundle"] == name, "manifest: format 2, bundle name")
     check(manifest["mlcc"]["version"] == re.search(r"mlcc version (\S+)", ver).group(1),
           "manifest: mlcc version")
     check(manifest["mlcc"]["llvm"] == re.search(r"LLVM:? (\S+)", ver).group(1),
@@ -464,6 +472,80 @@ def case_bundle_identity(work):
         check(ta == tb, "%s: fleet.tar.gz byte-identical to the host build's" % config)
 
 
+MCU_FLEET = ("aarch64", "cortex-m4", "riscv", "rv32", "x86")
+MCU_TRIPLE = dict(TRIPLE, **{"cortex-m4": "thumbv7em-none-eabihf", "rv32": "riscv32-unknown-elf"})
+MCU_MACHINE = dict(MACHINE, **{"cortex-m4": 40, "rv32": 243})
+
+
+def case_mcu_fleet(work):
+    """x86 + aarch64 + riscv + cortex-m4 + rv32 in one host build (tests/cmake/mcu_fleet):
+    every variant for its machine, the x86 app natively and the two board apps under
+    qemu-system through ctest, and the bundle's RAM/flash figures per variant against
+    `mlcc -v` and the header."""
+    src = os.path.join(work, "src")
+    shutil.copytree(os.path.join(HERE, "mcu_fleet"), src)
+    shutil.copy(os.path.join(HERE, "consumer", "main.c"), src)
+    write_tiny_model(src)
+    bld = os.path.join(work, "build")
+    wrapper, log = mlcc_wrapper(work)
+    configure(src, bld, "Ninja", ["-DMLCC_SOURCE_DIR=" + ARGS.source,
+                                  "-DMLCC_EXECUTABLE=" + wrapper])
+    sh(build_cmd(bld, "Ninja"))
+    got, n = compiles_since(log, 0)
+    want = sorted(["aarch64", "riscv", "rv32", "thumbv7em-none-eabihf", "x86"])
+    check(got == want, "one build: mlcc once per target (%s)" % got)
+    _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure", "-V"])
+    print(out[-3000:])
+    check("100% tests passed" in out and "qemu-system-arm" in out and
+          "qemu-system-riscv32" in out,
+          "ctest: x86 natively, cortex-m4 and rv32 under qemu-system, values match")
+    for a in MCU_FLEET:
+        lib = os.path.join(bld, "mlcc", "tiny", a, "libtiny.a")
+        check(elf_machine(lib) == MCU_MACHINE[a], "%s: library is %s code" % (a, a))
+    for a in ("cortex-m4", "rv32"):
+        check(elf_machine(os.path.join(bld, "app_%s.elf" % a)) == MCU_MACHINE[a],
+              "%s: the board app is %s code" % (a, a))
+    _, ninja = sh(["ninja", "-C", bld, "-t", "commands", "app"])
+    check(" -lm" in ninja, "the x86 app links libm")
+    for a in ("cortex-m4", "rv32"):
+        _, cmds = sh(["ninja", "-C", bld, "-t", "commands", "app_" + a])
+        link = [l for l in cmds.splitlines() if "app_%s.elf" % a in l and " -o " in l][-1]
+        check(" -lm" not in link and "-T" in link and "semihost.c" in link,
+              "%s: the board link has the linker script and start-up, no -lm" % a)
+    sh(build_cmd(bld, "Ninja", "fleet"))
+    manifest = json.load(open(os.path.join(bld, "fleet", "manifest.json")))
+    check(manifest["format"] == 2, "manifest: format 2")
+    (m,) = manifest["models"]
+    check([t["alias"] for t in m["targets"]] == list(MCU_FLEET),
+          "manifest: five targets sorted by alias")
+    scratch = os.path.join(work, "v")
+    for t in m["targets"]:
+        a = t["alias"]
+        check(t["triple"] == MCU_TRIPLE[a], "manifest %s: triple %s" % (a, t["triple"]))
+        hdr = open(os.path.join(bld, "mlcc", "tiny", a, "tiny.h")).read()
+        macro = lambda k: int(re.search(r"#define TINY_%s (\d+)" % k, hdr).group(1))
+        # The same variant once more, with -v: its RAM and flash line.
+        p = subprocess.run([ARGS.mlcc, os.path.join(src, "tiny.onnx"), "--name=tiny",
+                            "--target=" + a, "-o", os.path.join(scratch, a, "libtiny.a"), "-v"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        err = p.stderr.decode()
+        v = re.search(r"^mlcc: RAM (\d+) bytes \(workspace (\d+), stack (\d+), static (\d+)\); "
+                      r"flash (\d+) bytes \(code (\d+), weights (\d+),", err, re.M)
+        check(p.returncode == 0 and v is not None, "%s: mlcc -v prints RAM and flash" % a)
+        ram, ws, stack, static, flash, code, weights = map(int, v.groups())
+        check(t["workspace_size"] == ws == macro("WORKSPACE_SIZE")
+              and t["stack_size"] == stack == macro("STACK_SIZE")
+              and t["weights_size"] == weights == macro("WEIGHTS_SIZE"),
+              "manifest %s: workspace %d, stack %d, weights %d = -v = the header"
+              % (a, ws, stack, weights))
+        check(t["ram_size"] == ram == ws + stack + static and t["flash_size"] == flash
+              and t["code_size"] == code > 0 and flash >= code + weights,
+              "manifest %s: RAM %d (workspace + stack + static), flash %d (code %d + weights "
+              "%d + ...) = -v" % (a, ram, flash, code, weights))
+        if a in ("cortex-m4", "rv32"):
+            check(stack <= 4096, "manifest %s: the microcontroller's own stack bound %d" % (a, stack))
+
+
 def case_install(work):
     if not ARGS.build:
         raise Failure("--build (the mlcc build folder) is required for the install case")
@@ -472,7 +554,10 @@ def case_install(work):
     for f in ("bin/mlcc", "lib/cmake/mlcc/mlccConfig.cmake",
               "lib/cmake/mlcc/mlccConfigVersion.cmake", "lib/cmake/mlcc/MLModel.cmake",
               "lib/cmake/mlcc/MLModelBundle.cmake",
-              "share/mlcc/toolchains/aarch64-linux-gnu.cmake"):
+              "share/mlcc/toolchains/aarch64-linux-gnu.cmake",
+              "share/mlcc/toolchains/arm-none-eabi.cmake",
+              "share/mlcc/toolchains/riscv32-unknown-elf.cmake", "share/mlcc/mcu/semihost.h",
+              "share/mlcc/mcu/mps2-an386.ld"):
         check(os.path.exists(os.path.join(prefix, f)), "installed " + f)
     src = consumer_copy(work)
     for name, extra, alias in (
@@ -498,6 +583,28 @@ def case_install(work):
               % (name, alias))
         sh(build_cmd(bld, "Ninja", "fleet"))
         check_bundle(bld, src, alias)
+    # A bare-metal consumer of the installed package: the installed rv32 toolchain file,
+    # find_package(mlcc) (a 32-bit configuration), the board files from share/mlcc/mcu,
+    # and the board app run by ctest under qemu-system-riscv32.
+    msrc = os.path.join(work, "mcu-src")
+    os.mkdir(msrc)
+    shutil.copy(os.path.join(HERE, "mcu_fleet", "main_mcu.c"), msrc)
+    write_tiny_model(msrc)
+    with open(os.path.join(msrc, "CMakeLists.txt"), "w") as f:
+        f.write("cmake_minimum_required(VERSION 3.20)\nproject(inst C ASM)\n"
+                "find_package(mlcc 0.1 REQUIRED)\n"
+                "add_ml_model(tiny tiny.onnx TARGETS x86 ${MLCC_TARGET_ALIAS})\n"
+                "ml_model_board_executable(app TARGET ${MLCC_TARGET_ALIAS} SOURCES main_mcu.c "
+                "MODELS tiny)\nenable_testing()\nadd_test(NAME app COMMAND app)\n"
+                "set_tests_properties(app PROPERTIES PASS_REGULAR_EXPRESSION \"tiny: ok\")\n")
+    mbld = os.path.join(work, "build-rv32")
+    configure(msrc, mbld, "Ninja", ["-DCMAKE_PREFIX_PATH=" + prefix, "-DCMAKE_TOOLCHAIN_FILE=" +
+                                    os.path.join(prefix, "share/mlcc/toolchains/riscv32-unknown-elf.cmake")])
+    sh(build_cmd(mbld, "Ninja"))
+    _, out = sh(["ctest", "--test-dir", mbld, "--output-on-failure", "-V"])
+    check("100% tests passed" in out and "qemu-system-riscv32" in out
+          and os.path.join(prefix, "share/mlcc/mcu") in open(os.path.join(mbld, "build.ninja")).read(),
+          "rv32 from the installed package: the board app passes under qemu-system-riscv32")
 
 
 def case_example(work):
@@ -521,6 +628,41 @@ def case_example(work):
           "the same top boxes on x86, aarch64 and riscv")
 
 
+class Skip(Exception):
+    pass
+
+
+def case_example_kws(work):
+    """examples/kws (the README quick start's fleet with microcontrollers): x86, aarch64,
+    riscv, cortex-m4 and rv32 in one build; ctest runs each app (natively, qemu-user,
+    qemu-system), each compares its 12 scores with the reference, compare.py compares the
+    five with the reference and with each other."""
+    model_dir = os.path.join(ARGS.source, "..", "shared", "models", "tiny", "kws_dscnn")
+    if not os.path.exists(os.path.join(model_dir, "model.onnx")):
+        raise Skip("%s not found (the shared tiny models are not here)" % model_dir)
+    bld = os.path.join(work, "build")
+    sh(["cmake", "-S", os.path.join(ARGS.source, "examples", "kws"), "-B", bld, "-G",
+        "Ninja", "-DMLCC_EXECUTABLE=" + ARGS.mlcc, "-DKWS_MODEL_DIR=" + model_dir])
+    sh(build_cmd(bld, "Ninja"))
+    _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure", "-V"])
+    print(out[-4000:])
+    check("100% tests passed" in out and "out of 6" in out,
+          "ctest: five apps match the reference, compare.py agrees")
+    for a, exe, runner in (("x86", "kws_app", None),
+                           ("aarch64", "kws_app_aarch64", "qemu-aarch64"),
+                           ("riscv", "kws_app_riscv", "qemu-riscv64"),
+                           ("cortex-m4", "kws_app_cortex_m4.elf", "qemu-system-arm"),
+                           ("rv32", "kws_app_rv32.elf", "qemu-system-riscv32")):
+        check(elf_machine(os.path.join(bld, exe)) == MCU_MACHINE[a], "%s app is %s code" % (a, a))
+        check("top class" in out and ("kws: top class" in out) and
+              (runner is None or runner in out), "%s app ran%s" % (a, " under " + runner
+                                                                if runner else " natively"))
+        check(re.search(r"kws: top class \d+ \(%s\)" % re.escape(a), out) is not None,
+              "%s: the app printed its top class" % a)
+    check("compare: the same scores on x86, aarch64, riscv, cortex-m4, rv32" in out,
+          "compare.py: the five targets agree with the reference and each other")
+
+
 def case_errors(work):
     """Wrong add_ml_model()/ml_model_bundle() calls fail at configure time with a message."""
     src = consumer_copy(work)
@@ -536,6 +678,11 @@ def case_errors(work):
         ("add_ml_model(m tiny.onnx TARGETS x86)\nml_model_bundle(b MODELS m TARGETS aarch64)",
          "was not added with target aarch64"),
         ("ml_model_bundle(b MODELS nosuch)", "is not a model added with add_ml_model"),
+        ("add_ml_model(m tiny.onnx TARGETS cortex-m4 thumbv7em-none-eabihf)", "given twice"),
+        ("add_ml_model(m tiny.onnx TARGETS x86)\nml_model_board_executable(e TARGET x86 "
+         "SOURCES a.c MODELS m)", "is not a microcontroller target"),
+        ("add_ml_model(m tiny.onnx TARGETS x86)\nml_model_board_executable(e TARGET rv32 "
+         "SOURCES a.c MODELS m)", "was not added with add_ml_model(... TARGETS rv32)"),
     ]
     for i, (call, msg) in enumerate(bad):
         d = os.path.join(work, "bad%d" % i)
@@ -571,6 +718,8 @@ def main():
         "bundle-identity": case_bundle_identity,
         "example": case_example,
         "errors": case_errors,
+        "mcu-fleet": case_mcu_fleet,
+        "example-kws": case_example_kws,
     }
     if ARGS.case not in cases:
         print("unknown case %s (known: %s)" % (ARGS.case, ", ".join(cases)))
@@ -582,6 +731,10 @@ def main():
     try:
         cases[ARGS.case](work)
         ok = True
+    except Skip as e:
+        print("SKIP: " + str(e))
+        shutil.rmtree(work, ignore_errors=True)
+        return 77
     except Failure as e:
         print("FAIL: " + str(e))
     finally:

@@ -18,6 +18,7 @@ usage: driver_targets_test.py MLCC CASE
                   header, the files and the options; refused (exit 2) for -S/header/asm
 Exit 0 = pass, 1 = fail.
 """
+import re
 import os
 import shutil
 import subprocess
@@ -241,6 +242,23 @@ def case_outputs_cache(d):
           and os.path.exists(os.path.join(d, "whole", "tiny.h"))
           and "no linker to join the kernel objects" in err,
           "-c without a linker: a whole-module object and its header, with a -v note")
+    # -v's RAM/flash line for the whole object, and --describe's copy of it.
+    import json
+    m = re.search(r"^mlcc: RAM (\d+) bytes .*; flash (\d+) bytes \(code (\d+),", err, re.M)
+    wt = json.load(open(os.path.join(d, "whole", "tiny.json")))["target"]
+    check(m is not None and int(m.group(3)) > 0
+          and (wt["ram_size"], wt["flash_size"], wt["code_size"]) == tuple(map(int, m.groups())),
+          "-c without a linker: -v prints RAM and flash, --describe has the same figures")
+    # The same object written to stdout: its figures come from the object in memory.
+    p = subprocess.run([MLCC, model, "-c", "-o", "-", "--describe",
+                        os.path.join(d, "whole", "stdout.json")],
+                       env=dict(os.environ, PATH=nold, MLCC_LD=""), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    st = json.load(open(os.path.join(d, "whole", "stdout.json")))["target"] if p.returncode == 0 \
+        else {}
+    check(p.returncode == 0 and p.stdout == open(whole, "rb").read()
+          and (st.get("code_size"), st.get("flash_size")) == (wt["code_size"], wt["flash_size"]),
+          "-c -o - without a linker: --describe's figures from the object written to stdout")
     # The object and the library of the same model give the same values.
     lib = os.path.join(d, "x86", "lib", "libtiny.a")
     run(model, "-o", lib, "--target=x86")
@@ -283,10 +301,10 @@ def case_describe(d):
         text = open(desc).read()
         j = json.loads(text)
         t = j["target"]
-        check(j["format"] == 1 and j["model"] == {"name": "tiny", "file": "tiny.onnx",
+        check(j["format"] == 2 and j["model"] == {"name": "tiny", "file": "tiny.onnx",
                                                   "sha256": sha(model),
                                                   "size": os.path.getsize(model)},
-              "%s: format 1, the model's name, file, sha256 and size" % out)
+              "%s: format 2, the model's name, file, sha256 and size" % out)
         check((t["alias"], t["triple"], t["cpu"]) == ("riscv", "riscv64-linux-gnu", "generic-rv64")
               and "+v" in t["features"] and t["opt_level"] == 3
               and t["options"] == ["--input-shape=x=2x4", "-fno-winograd"] and t["entry_abi"] == 3,
@@ -306,6 +324,36 @@ def case_describe(d):
               t["header"] == "riscv64-linux-gnu/include/tiny.h", "%s: bundle paths" % out)
         check('\n  "target": {\n' in text and text.endswith("\n  }\n}\n"),
               "%s: the target object's lines stand between their markers" % out)
+    # RAM and flash (format 2) against mlcc -v's figures and the header, for a
+    # Linux and a microcontroller target, library and -c object.
+    for target in ("riscv", "cortex-m4", "rv32"):
+        for flags, out in (([], "libtiny.a"), (["-c"], "tiny.o")):
+            o = os.path.join(d, target, out)
+            desc = os.path.join(d, target, "tiny.json")
+            rc, _, err = run(model, "-o", o, "--target=" + target, "--describe", desc, "-v",
+                             *flags)
+            check(rc == 0, "%s %s: built with --describe -v" % (target, out))
+            t = json.load(open(desc))["target"]
+            m = re.search(r"^mlcc: RAM (\d+) bytes \(workspace (\d+), stack (\d+), static (\d+)\); "
+                          r"flash (\d+) bytes \(code (\d+), weights (\d+), other read-only (\d+), "
+                          r"data (\d+)\)$", err, re.M)
+            check(m is not None, "%s %s: -v prints RAM and flash" % (target, out))
+            ram, ws, stack, static, flash, code, weights, other, data = map(int, m.groups())
+            hdr = open(os.path.join(d, target, "tiny.h")).read()
+            macro = lambda k: int(re.search(r"#define TINY_%s (\d+)" % k, hdr).group(1))
+            check(ws == macro("WORKSPACE_SIZE") and stack == macro("STACK_SIZE")
+                  and weights == macro("WEIGHTS_SIZE") > 0 and code > 0,
+                  "%s %s: -v's workspace, stack and weights are the header's" % (target, out))
+            check(ram == ws + stack + static and flash == code + weights + other + data,
+                  "%s %s: RAM = workspace + stack + static, flash = code + read-only + data"
+                  % (target, out))
+            check((t["ram_size"], t["flash_size"], t["code_size"], t["weights_size"],
+                   t["stack_size"]) == (ram, flash, code, weights, stack),
+                  "%s %s: --describe's ram %d, flash %d, code %d, weights %d, stack %d are -v's"
+                  % (target, out, ram, flash, code, weights, stack))
+            if target != "riscv":
+                check(stack <= 4096, "%s %s: the microcontroller's own stack bound (%d B)"
+                      % (target, out, stack))
     for flags in (["-S"], ["--emit=header"], ["--emit=asm"]):
         before = listing(d)
         rc, _, err = run(model, *flags, "-o", os.path.join(d, "x.out"), "--describe",

@@ -20,3 +20,10 @@ foreach(case slice_huge_step pool_huge_stride output_is_input
 endforeach()
 set_tests_properties(driver.emit_dot PROPERTIES
   ENVIRONMENT "MLCC_SHARED_MODELS=${PROJECT_SOURCE_DIR}/../shared/models")
+# Issue 12 item 2: -S / --emit=ll|asm through the kernel cache.
+set(MLCC_TEXT_OUTPUT_TEST ${CMAKE_CURRENT_LIST_DIR}/text_output_test.py)
+foreach(case warm poisoned assembles)
+  add_test(NAME driver.text_${case}
+    COMMAND /usr/bin/python3 ${MLCC_TEXT_OUTPUT_TEST} $<TARGET_FILE:mlcc> ${case})
+  set_tests_properties(driver.text_${case} PROPERTIES LABELS driver TIMEOUT 300)
+endforeach()

@@ -161,11 +161,39 @@ def variadic_cases(root, rng):
     onnx.save(m, os.path.join(d, "model.onnx"))
 
 
+def rmsnorm_cases(root, rng):
+    """Decomposed RMSNorms (canonicalize rewrites them into RMSNormalization-23): the
+    Hugging Face LlamaRMSNorm export, x * Reciprocal(Sqrt(mean(x^2) + eps)) * weight, with
+    x also feeding a residual Add; and Div(x, Sqrt(...)) with Mul(x, x) and no weight."""
+    x = rng.standard_normal((2, 5, 16)).astype(np.float32)
+    w = rng.standard_normal(16).astype(np.float32)
+    two, eps = np.array(2.0, np.float32), np.array(1e-6, np.float32)
+    nodes = [helper.make_node("Pow", ["x", "two"], ["sq"]),
+             helper.make_node("ReduceMean", ["sq"], ["var"], axes=[-1], keepdims=1),
+             helper.make_node("Add", ["var", "eps"], ["ve"]),
+             helper.make_node("Sqrt", ["ve"], ["std"]),
+             helper.make_node("Reciprocal", ["std"], ["inv"]),
+             helper.make_node("Mul", ["x", "inv"], ["n"]),
+             helper.make_node("Mul", ["w", "n"], ["nw"]),
+             helper.make_node("Add", ["nw", "x"], ["y"]),
+             helper.make_node("Mul", ["y", "y"], ["sq2"]),
+             helper.make_node("ReduceMean", ["sq2"], ["var2"], axes=[-1], keepdims=1),
+             helper.make_node("Add", ["eps", "var2"], ["ve2"]),
+             helper.make_node("Sqrt", ["ve2"], ["std2"]),
+             helper.make_node("Div", ["y", "std2"], ["z"])]
+    f64 = x.astype(np.float64)
+    n = f64 / np.sqrt((f64 * f64).mean(-1, keepdims=True) + 1e-6) * w + f64
+    z = n / np.sqrt((n * n).mean(-1, keepdims=True) + 1e-6)
+    write_case(root, "rmsnorm_decomposed", nodes, [("x", x)], [("z", z.astype(np.float32))],
+               inits=[("two", two), ("eps", eps), ("w", w)])
+
+
 def main():
     root = sys.argv[1]
     rng = np.random.default_rng(5)
     fuse_cases(root, rng)
     variadic_cases(root, rng)
+    rmsnorm_cases(root, rng)
 
 
 if __name__ == "__main__":

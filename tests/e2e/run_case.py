@@ -155,6 +155,10 @@ def main():
                          "NAME=@<data set's .pb>), compiling once per distinct value; "
                          "repeatable")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
+    ap.add_argument("--via", default=None, choices=["asm", "ll"],
+                    help="link the harness against the model built from mlcc --emit=asm "
+                         "(assembled by the target's gcc) or --emit=ll (compiled by llc-16) "
+                         "instead of the library")
     args = ap.parse_args()
 
     if args.require_cpu_flag:
@@ -216,6 +220,10 @@ def compile_and_link(args, model, label, work, input_values):
         return 1, None
 
     cc, _ = TARGETS[args.target]
+    if args.via:
+        rc, lib = build_via_text(args, cmd, label, work, cc)
+        if rc is not None:
+            return rc, None
     exe = os.path.join(work, "harness")
     p = subprocess.run(cc + ["-O1", "-std=c11", "-include", os.path.join(work, "m.h"),
                              "-DMLCC_INFO=m_info", os.path.join(HERE, "harness.c"),
@@ -224,6 +232,40 @@ def compile_and_link(args, model, label, work, input_values):
         print("FAIL %s: linking the harness failed:\n%s" % (label, p.stderr[:3000]))
         return 1, None
     return None, exe
+
+
+LLC = "/usr/lib/llvm-16/bin/llc"
+
+
+def build_via_text(args, lib_cmd, label, work, cc):
+    """--via: the same compilation as |lib_cmd| to --emit=asm|ll, turned into
+    one object (gcc -c for assembly; llc-16 with mlcc's CPU and features for
+    LLVM IR). Returns (exit code or None, object path)."""
+    ext = "s" if args.via == "asm" else "ll"
+    text = os.path.join(work, "m." + ext)
+    at = lib_cmd.index("-o")
+    cmd = lib_cmd[:at] + lib_cmd[at + 2:] + ["--emit=" + args.via, "-o", text, "-v"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    if p.returncode != 0:
+        print("FAIL %s: mlcc --emit=%s exited %d: %s" % (label, args.via, p.returncode,
+                                                        p.stderr.strip()[:2000]))
+        return 1, None
+    obj = os.path.join(work, "m_text.o")
+    if args.via == "asm":
+        build = cc + ["-c", text, "-o", obj]
+    else:
+        info = dict(l.split(": ", 1) for l in p.stderr.splitlines()
+                    if l.startswith(("Target: ", "CPU: ", "Features: ")))
+        build = [LLC, "-O2", "-filetype=obj", "-relocation-model=pic",
+                 "-mtriple=" + info["Target"], "-mcpu=" + info["CPU"]]
+        if info.get("Features"):
+            build.append("-mattr=" + info["Features"])
+        build += [text, "-o", obj]
+    p = subprocess.run(build, capture_output=True, text=True)
+    if p.returncode != 0:
+        print("FAIL %s: %s failed:\n%s" % (label, " ".join(build[:1]), p.stderr[:3000]))
+        return 1, None
+    return None, obj
 
 
 def run(args, case, label, work):

@@ -8,7 +8,8 @@ outputs with the reference outputs of the case folder.
   run_mcu.py --mlcc MLCC --case DIR --target cortex-m4|cortex-m55|rv32|rv32f [--skip-if-missing]
       DIR holds model.onnx and test_data_set_0/{input_*,output_*}.pb. Passes if
       qemu exits 0 (the harness compared every float32 output with rtol 1e-4,
-      atol 1e-5) and the outputs it wrote agree with the references here too.
+      atol 1e-5), the outputs it wrote agree with the references here too, and
+      the stack the run used is at most the header's NAME_STACK_SIZE.
   run_mcu.py --mlcc MLCC --symbols --target T --case DIR [--case DIR ...]
       nm on each model's archive: every undefined symbol is defined in the
       archive or is in the allowed set: memcpy, memset, memmove, plus the
@@ -25,9 +26,11 @@ outputs with the reference outputs of the case folder.
       memory.fused.peak_live_bytes (../shared/models/tiny/manifest.json).
   run_mcu.py --mlcc MLCC --cmake-consumer --target T --case DIR
       configures tests/mcu/consumer with the toolchain file of T
-      (toolchains/arm-none-eabi.cmake or riscv32-unknown-elf.cmake), builds the
-      model and the harness with it, and runs `ctest`, which starts the harness
-      through CMAKE_CROSSCOMPILING_EMULATOR (qemu-system, semihosting).
+      (toolchains/arm-none-eabi.cmake or riscv32-unknown-elf.cmake): add_ml_model
+      for x86 and T (`model` must be T's variant, found through the toolchain's
+      MLCC_TARGET_ALIAS; no -lm), the harness linked by
+      ml_model_board_executable, and `ctest`, which starts the harness through
+      CMAKE_CROSSCOMPILING_EMULATOR (qemu-system, semihosting).
 Exit 0 = pass, 1 = fail, 77 = skipped (a case folder is absent).
 """
 import argparse
@@ -170,6 +173,16 @@ def case_run(args):
         check(rc == 0 and "harness: PASS" in out,
               "the harness failed under %s (exit %d): %s" % (board["qemu"][0], rc,
                                                              out[-2000:]))
+        # NAME_STACK_SIZE is the target's own bound (targets/codegen/stack.h):
+        # the painted-stack high-water mark of the run stays below it.
+        used = re.search(r"stack used by the run ~(\d+)", out)
+        with open(os.path.join(work, name + ".h")) as f:
+            bound = re.search(r"#define MODEL_STACK_SIZE (\d+)", f.read())
+        check(used is not None and bound is not None, "no stack figures (harness / header)")
+        check(int(used.group(1)) <= int(bound.group(1)),
+              "the run used %s bytes of stack, above MODEL_STACK_SIZE %s"
+              % (used.group(1), bound.group(1)))
+        print("stack used %s of MODEL_STACK_SIZE %s" % (used.group(1), bound.group(1)))
         # The outputs the harness wrote, compared here once more.
         for i, r in enumerate(refs):
             got = np.fromfile(os.path.join(work, "output_%d.bin" % i), dtype=r.dtype)
@@ -331,8 +344,10 @@ def case_cmake_consumer(args):
                             "-DCMAKE_TOOLCHAIN_FILE=" + os.path.join(root, "toolchains", toolchain),
                             "-DMLCC_EXECUTABLE=" + os.path.abspath(args.mlcc),
                             "-DMODEL=" + os.path.join(case, "model.onnx"),
+                            "-DMLCC_SOURCE_DIR=" + root,
                             "-DDATA_DIR=" + data] + defs)
         check(rc == 0, "configure failed:\n%s%s" % (out[-2000:], err[-2000:]))
+        out_cfg = out
         rc, out, err = run(["cmake", "--build", build])
         check(rc == 0, "build failed:\n%s%s" % (out[-3000:], err[-2000:]))
         rc, out, err = run(["ctest", "--test-dir", build, "--output-on-failure", "-V"])
@@ -343,6 +358,12 @@ def case_cmake_consumer(args):
             cache = f.read()
         check("MLCC_TARGET_ALIAS:STRING=%s" % args.target in cache,
               "the toolchain's MLCC_TARGET_ALIAS is not %s" % args.target)
+        check("mcu consumer: model is model_%s" % args.target in out_cfg,
+              "add_ml_model's `model` is not the %s variant" % args.target)
+        with open(os.path.join(build, "build.ninja")) as f:
+            ninja = f.read()
+        check("--target=%s" % args.target in ninja and "--target=x86" in ninja
+              and "-lm" not in ninja, "both variants built, no -lm on the bare-metal link")
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Microcontroller tests (tests/mcu/README.md, label mcu): the MLPerf Tiny
 # models of ../shared/models/tiny compiled for every MCU target and run on a
-# qemu-system board through the semihosting harness (mcu.<model>.<target>),
+# qemu-system board through the semihosting harness (mcu.<model>.<target>; and
+# with -fwinograd, mcu.winograd.ic_resnet8.<target>), each run's measured stack
+# against NAME_STACK_SIZE,
 # nm of every archive against the allowed symbols (mcu.symbols.<target>), and
 # the weights section in the archive and the linked image
 # (mcu.weights_section.<target>), and the toolchain files
@@ -34,6 +36,15 @@ foreach(target cortex-m4 rv32)
             --weights-section .mlcc.flash_weights --target ${target}
             --case ${MLCC_TINY_MODELS}/kws_dscnn --skip-if-missing)
   set_tests_properties(mcu.weights_section.${target} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS mcu TIMEOUT 600)
+endforeach()
+# Winograd on (-fwinograd): its panels are stack buffers the target's own
+# NAME_STACK_SIZE must cover (every run checks the painted stack against it).
+foreach(target cortex-m4 cortex-m55)
+  add_test(NAME mcu.winograd.ic_resnet8.${target}
+    COMMAND ${MLCC_PYTHON} ${MLCC_RUN_MCU} --mlcc $<TARGET_FILE:mlcc> --mlcc-flag=-fwinograd
+            --case ${MLCC_TINY_MODELS}/ic_resnet8 --target ${target} --skip-if-missing)
+  set_tests_properties(mcu.winograd.ic_resnet8.${target} PROPERTIES SKIP_RETURN_CODE 77
     LABELS mcu TIMEOUT 600)
 endforeach()
 # The toolchain files (toolchains/arm-none-eabi.cmake, riscv32-unknown-elf.cmake):

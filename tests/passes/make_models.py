@@ -276,6 +276,31 @@ def layernorm_decomposed():
 
 
 @model
+def rmsnorm_decomposed():
+    """Llama-style RMSNorm (Pow, Reciprocal + Mul, weight) and a Div form with Mul(x, x) and
+    no weight -> RMSNormalization-23 nodes; a mean over axis 1 must stay as it is."""
+    nodes = [node("Pow", ["x", "two"], ["a_sq"]),
+             node("ReduceMean", ["a_sq"], ["a_var"], axes=[-1], keepdims=1),
+             node("Add", ["a_var", "eps"], ["a_ve"]),
+             node("Sqrt", ["a_ve"], ["a_std"]),
+             node("Reciprocal", ["a_std"], ["a_inv"]),
+             node("Mul", ["x", "a_inv"], ["a_n"]),
+             node("Mul", ["gamma", "a_n"], ["a_out"]),
+             node("Mul", ["a_out", "a_out"], ["b_sq"]),
+             node("ReduceMean", ["b_sq"], ["b_var"], axes=[-1], keepdims=1),
+             node("Add", ["eps", "b_var"], ["b_ve"]),
+             node("Sqrt", ["b_ve"], ["b_std"]),
+             node("Div", ["a_out", "b_std"], ["b_n"]),
+             node("Mul", ["b_n", "b_n"], ["c_sq"]),
+             node("ReduceMean", ["c_sq"], ["c_var"], axes=[1], keepdims=1),
+             node("Add", ["c_var", "eps"], ["c_ve"]),
+             node("Sqrt", ["c_ve"], ["c_std"]),
+             node("Div", ["b_n", "c_std"], ["y"])]
+    return make("rmsnorm_decomposed", nodes, [vi("x", [2, 3, 8])], [vi("y", [2, 3, 8])],
+                ln_consts(8))
+
+
+@model
 def layernorm_near_miss():
     """Three near misses that must stay as they are: the mean over axis 1 (not the last),
     an exponent of 3 instead of 2, and a centered value d that is also a graph output."""

@@ -336,6 +336,27 @@ def case_cold_warm(d):
     check_consistent(cache, "after cold+warm")
 
 
+def case_mcu_targets(d):
+    """The microcontroller targets' ELF32 kernels and entry go through the cache like the
+    Linux ones: a warm build hits every kernel, rejects nothing and gives the same bytes."""
+    model, _, _ = detector_model()
+    for target in ("cortex-m4", "cortex-m55", "rv32", "rv32f"):
+        cache = os.path.join(d, "cache-" + target)
+        extra = ("--target=" + target,)
+        cold, _ = build(model, os.path.join(d, target, "cold"), cache, extra=extra)
+        warm, err = build(model, os.path.join(d, target, "warm"), cache, extra=extra)
+        check(len(compiled(cold)) > 0, "%s cold: kernels compiled" % target)
+        check(not compiled(warm) and len(hits(warm)) == len(cold),
+              "%s warm: %d compiled, %d of %d hit" % (target, len(compiled(warm)),
+                                                     len(hits(warm)), len(cold)))
+        check("rejected" not in err, "%s warm: a cached object was rejected:\n%s" % (target, err))
+        check("mlcc: entry object from the cache" in err, "%s warm: the entry from the cache"
+              % target)
+        check(same_bytes(os.path.join(d, target, "cold", "libm.a"),
+                         os.path.join(d, target, "warm", "libm.a")),
+              "%s: warm archive byte-identical to cold" % target)
+
+
 def case_weights_changed(d):
     model, x, y = detector_model()
     cache = os.path.join(d, "cache")

@@ -4,7 +4,7 @@
 # (Debian package nginx) on a loopback port and skips when nginx is missing.
 set(MLCC_CACHE_TEST ${CMAKE_CURRENT_LIST_DIR}/cache_test.py)
 foreach(case cold_warm weights_changed shape_changed concurrent killed damaged size_limit
-             stats_clear remote)
+             stats_clear remote mcu_targets)
   add_test(NAME cache.${case}
     COMMAND /usr/bin/python3 ${MLCC_CACHE_TEST} $<TARGET_FILE:mlcc> ${case})
   set_tests_properties(cache.${case} PROPERTIES LABELS cache TIMEOUT 1800

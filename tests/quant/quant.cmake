@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: Apache-2.0
+# Quantized shared models (issue 16; docs/quantization.md). quant.<model>.prepare
+# quantizes ../shared/models/<model> with scripts/quantize.py (calibrated by
+# onnxruntime-node from tools/ort on the model's sample input plus two seeded
+# random inputs) into the build dir: qdq.onnx, qop.onnx and int.onnx (QDQ with
+# uint8 input/output), reused while the model and the quantizer are unchanged.
+# quant.<model>.<format>.<target> compiles one with mlcc, runs it (qemu-user
+# for aarch64/riscv64) and compares it with the exact numpy evaluation
+# (tests/quant/qref.py): every quantized tensor within one step of its scale
+# and >= 99% identical, and for QOperator also the output end to end; the
+# x86 runs also report onnxruntime-node's distance (default session options
+# and session.x64quantprecision=1). Skipped (77) without ../shared or tools/ort.
+# Included from tests/CMakeLists.txt after MLCC_SHARED_MODELS is set.
+set(MLCC_QUANT_RUN ${CMAKE_CURRENT_LIST_DIR}/run_quant_model.py)
+set(MLCC_QUANT_DIR ${CMAKE_CURRENT_BINARY_DIR}/quant)
+foreach(model resnet18 mobilenet_v2 squeezenet1_1 detector transformer)
+  add_test(NAME quant.${model}.prepare
+    COMMAND ${MLCC_PYTHON} ${MLCC_QUANT_RUN} prepare --model-dir ${MLCC_SHARED_MODELS}/${model}
+            --out ${MLCC_QUANT_DIR}/${model})
+  set_tests_properties(quant.${model}.prepare PROPERTIES FIXTURES_SETUP quant_${model}
+    LABELS quant SKIP_RETURN_CODE 77 TIMEOUT 600)
+  set(formats qdq qop)
+  if(model STREQUAL "squeezenet1_1")
+    list(APPEND formats int)
+  endif()
+  foreach(format ${formats})
+    add_test(NAME quant.${model}.${format}.x86
+      COMMAND ${MLCC_PYTHON} ${MLCC_QUANT_RUN} run --mlcc $<TARGET_FILE:mlcc>
+              --out ${MLCC_QUANT_DIR}/${model} --format ${format} --target x86 --ort-report)
+    set_tests_properties(quant.${model}.${format}.x86 PROPERTIES FIXTURES_REQUIRED quant_${model}
+      LABELS quant SKIP_RETURN_CODE 77 TIMEOUT 1800)
+  endforeach()
+endforeach()
+# One small model on the cross targets under qemu-user.
+foreach(target aarch64 riscv)
+  foreach(format qdq qop)
+    add_test(NAME quant.squeezenet1_1.${format}.${target}
+      COMMAND ${MLCC_PYTHON} ${MLCC_QUANT_RUN} run --mlcc $<TARGET_FILE:mlcc>
+              --out ${MLCC_QUANT_DIR}/squeezenet1_1 --format ${format} --target ${target})
+    set_tests_properties(quant.squeezenet1_1.${format}.${target} PROPERTIES
+      FIXTURES_REQUIRED quant_squeezenet1_1 LABELS "quant;cross" SKIP_RETURN_CODE 77 TIMEOUT 1800)
+  endforeach()
+endforeach()
+# The integer fast-path feature sets (issue 16): aarch64 +dotprod (qemu's default
+# "max" CPU has it) and x86 AVX-512 VNNI (skipped on CPUs without it). Today they
+# run the same scalar integer loops. Not riscv64 +v yet: the QOperator
+# squeezenet1_1 built with -mattr=+v stops Debian's qemu-riscv64 7.2 with
+# "translate.c:213: decode_save_opc: Assertion `ctx->insn_start != NULL'
+# failed" (a qemu abort, not a wrong value) while translating the
+# vfncvt.rtz.xu.f.w (f32 -> u16, the requantize's float -> uint8 conversion) of
+# a QuantizeLinear kernel; add riscv_v128 here once that runs.
+foreach(variant aarch64_dotprod x86_avx512vnni)
+  if(variant STREQUAL "aarch64_dotprod")
+    set(args --target aarch64 --mattr=+dotprod)
+    set(labels "quant;cross")
+  elseif(variant STREQUAL "riscv_v128")
+    set(args --target riscv --mattr=+v --qemu-cpu rv64,v=true,vlen=128,vext_spec=v1.0)
+    set(labels "quant;cross")
+  else()
+    set(args --target x86 --mattr=+avx512f,+avx512bw,+avx512vl,+avx512vnni
+             --require-cpu-flag avx512_vnni)
+    set(labels "quant")
+  endif()
+  add_test(NAME quant.squeezenet1_1.qop.${variant}
+    COMMAND ${MLCC_PYTHON} ${MLCC_QUANT_RUN} run --mlcc $<TARGET_FILE:mlcc>
+            --out ${MLCC_QUANT_DIR}/squeezenet1_1 --format qop ${args})
+  set_tests_properties(quant.squeezenet1_1.qop.${variant} PROPERTIES
+    FIXTURES_REQUIRED quant_squeezenet1_1 LABELS "${labels}" SKIP_RETURN_CODE 77 TIMEOUT 1800)
+endforeach()
+# The header and --describe text of integer inputs/outputs.
+add_test(NAME quant.header
+  COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/header_test.py --mlcc $<TARGET_FILE:mlcc>
+          --model ${MLCC_QUANT_DIR}/squeezenet1_1/int.onnx)
+set_tests_properties(quant.header PROPERTIES FIXTURES_REQUIRED quant_squeezenet1_1
+  LABELS "quant;driver" SKIP_RETURN_CODE 77 TIMEOUT 300)
+# The quantizer itself: the layout of the models it wrote, and its errors.
+add_test(NAME quant.quantize
+  COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/quantize_test.py --quant-dir ${MLCC_QUANT_DIR})
+set_tests_properties(quant.quantize PROPERTIES
+  FIXTURES_REQUIRED "quant_resnet18;quant_mobilenet_v2;quant_squeezenet1_1;quant_detector;quant_transformer"
+  LABELS quant TIMEOUT 300)
+# A retrained, re-quantized squeezenet1_1 (new weights and scales, same shapes)
+# compiles 0 kernels in QDQ and QOperator form.
+add_test(NAME quant.requantized
+  COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/requant_test.py --mlcc $<TARGET_FILE:mlcc>
+          --quant-dir ${MLCC_QUANT_DIR}/squeezenet1_1
+          --model-dir ${MLCC_SHARED_MODELS}/squeezenet1_1)
+set_tests_properties(quant.requantized PROPERTIES FIXTURES_REQUIRED quant_squeezenet1_1
+  LABELS "quant;cache" SKIP_RETURN_CODE 77 TIMEOUT 900)
