@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "targets/codegen/elf_writer.h"
+#include "targets/llvm/elf_writer.h"
 
 // ELF constants (the System V gABI; only what the check needs).
 // Field offsets and sizes of one ELF class (the System V gABI).

@@ -12,8 +12,8 @@
 #include <llvm-c/Core.h>
 
 #include "targets/codegen/codegen.h"
-#include "targets/codegen/elf_writer.h"
-#include "targets/codegen/llvm_ctx.h"
+#include "targets/llvm/elf_writer.h"
+#include "targets/llvm/llvm_ctx.h"
 #include "test.h"
 
 static const char kSym[] = "mlcc_k_0123456789abcdef01234567";

@@ -6,7 +6,7 @@
 
 static const mlcc_op_desc_t op_table[] = {
 #define MLCC_OP(id, dom, nm, omin, omax, imin, imax, outmin, outmax, shp, inf, emt, ev, fl) \
-  [MLCC_OP_##id] = {dom, nm, omin, omax, imin, imax, outmin, outmax, shp, ev, fl, inf, emt},
+  [MLCC_OP_##id] = {dom, nm, omin, omax, imin, imax, outmin, outmax, shp, ev, fl, inf},
 #include "ir/ops.def"
 #undef MLCC_OP
 };

@@ -13,12 +13,14 @@ extern "C" {
 #endif
 
 typedef struct mlcc_node_t mlcc_node_t;
-typedef struct mlcc_emit_ctx_t mlcc_emit_ctx_t;  // targets/codegen/emit.h
 
 enum {
   // Output 0 is the broadcast of the inputs and each output element depends
   // only on the same-index (broadcast) input elements: may be a fused epilogue.
   MLCC_OPF_ELEMENTWISE = 1u << 0,
+  // Output 0 is input 0's bytes with another shape (Reshape family): above
+  // -O0 the fuse pass lets it alias its input (no kernel, no copy).
+  MLCC_OPF_RESHAPE = 1u << 1,
 };
 
 typedef enum mlcc_op_e {
@@ -35,12 +37,6 @@ typedef enum mlcc_op_e {
 // ONNX spec, UNIMPLEMENTED for valid but unsupported cases; never asserts.
 typedef mlcc_status_t (*mlcc_infer_fn_t)(mlcc_node_t* node);
 
-// Emits LLVM IR computing |node| into the kernel being built by |ctx|. The
-// node's shapes are verified. Every element of every present output is
-// written exactly once through mlcc_emit_store_output() (so fusion can apply
-// an epilogue). Returns UNIMPLEMENTED for unsupported dtypes/attributes.
-typedef mlcc_status_t (*mlcc_emit_fn_t)(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node);
-
 typedef struct mlcc_op_desc_t {
   const char* domain;       // "" is the default ONNX domain (ai.onnx)
   const char* name;         // ONNX op_type
@@ -51,7 +47,8 @@ typedef struct mlcc_op_desc_t {
   uint16_t emit_version;    // bump when emitted code changes (cache key)
   uint32_t flags;           // MLCC_OPF_*
   mlcc_infer_fn_t infer;
-  mlcc_emit_fn_t emit;
+  // The emit column is not here: ir/ does not know the code generator.
+  // targets/kernels/kernels.h maps an op to its emitter (mlcc_emitter()).
 } mlcc_op_desc_t;
 
 // Descriptor for |op| (< MLCC_OP_COUNT). Never NULL for valid ops.
@@ -72,12 +69,6 @@ mlcc_op_lookup_t mlcc_op_lookup(const char* domain, const char* name, int32_t op
 // Shape-inference functions (ir/ops/*.c), one per family; see ops.def.
 #define MLCC_OP(id, dom, nm, omin, omax, imin, imax, outmin, outmax, shp, inf, emt, ev, fl) \
   mlcc_status_t inf(mlcc_node_t* node);
-#include "ir/ops.def"
-#undef MLCC_OP
-
-// Kernel emitters (targets/codegen/emit_*.c), one per family; see ops.def.
-#define MLCC_OP(id, dom, nm, omin, omax, imin, imax, outmin, outmax, shp, inf, emt, ev, fl) \
-  mlcc_status_t emt(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node);
 #include "ir/ops.def"
 #undef MLCC_OP
 

@@ -12,7 +12,7 @@
 //   s = s + C, C[i][j] = -inf where j > i + past, else 0   (is_causal)
 //   Y = MatMul(Softmax(s, axis -1), V')         (3-D: Transpose + Reshape)
 //
-// the order of att_score in the reference kernel (targets/codegen/emit_misc.c),
+// the order of att_score in the reference kernel (targets/kernels/attention.c),
 // which the opset-23 cases check against onnxruntime-node. Left to that kernel:
 // attention masks (a row whose keys are all masked is 0 there; Softmax would
 // give NaN), qk_matmul_output, non-float32 inputs, and bare-metal targets,

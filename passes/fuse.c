@@ -144,15 +144,8 @@ static uint32_t grow_chain(fuse_state_t* st, int64_t anchor_pos, int64_t* chain,
 // (Reshape family, same dtype and element count) and its output is an
 // intermediate that is not a graph output: it can alias its input.
 static bool is_alias_node(const mlcc_node_t* node) {
-  switch (node->op) {
-    case MLCC_OP_RESHAPE:
-    case MLCC_OP_FLATTEN:
-    case MLCC_OP_SQUEEZE:
-    case MLCC_OP_UNSQUEEZE:
-      break;
-    default:
-      return false;
-  }
+  const mlcc_op_desc_t* desc = mlcc_op_desc(node->op);
+  if (desc == NULL || !(desc->flags & MLCC_OPF_RESHAPE)) return false;
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = single_output(node);
   if (in == NULL || out == NULL || node->outputs[0] != out) return false;

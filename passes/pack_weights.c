@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // pack-weights: rewrites the constant weights of Conv nodes into the layout
-// their micro-kernel reads (targets/codegen/pack.h) and records the layout
+// their micro-kernel reads (targets/kernels/pack.h) and records the layout
 // on the node as an attribute, so it is part of the kernel's identity (the
 // kernel key serializes every attribute). The data transform runs here, at
 // compile time; kernels still take the (packed) weights as arguments.
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "passes/pass.h"
-#include "targets/codegen/pack.h"
+#include "targets/kernels/pack.h"
 
 static mlcc_status_t oom(void) {
   return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED,

@@ -7,7 +7,7 @@
 
 #include <llvm-c/TargetMachine.h>
 
-#include "targets/codegen/llvm_ctx.h"
+#include "targets/llvm/llvm_ctx.h"
 
 typedef struct target_row_t {
   mlcc_arch_t arch;

@@ -66,7 +66,7 @@ bool mlcc_target_is_bare_metal(const mlcc_target_t* target);
 mlcc_fpu_t mlcc_target_fpu(const mlcc_target_t* target);
 
 // True if emitters may add float32 partial sums in double (the accurate
-// long sums of emit_norm.c, emit_pool.c, emit_reduce.c): the FPU has double
+// long sums of targets/kernels/norm.c, targets/kernels/pool.c, targets/kernels/reduce.c): the FPU has double
 // precision. Elsewhere they use a float-only compensated sum
 // (mlcc_emit_fsum_*, emit.h), so the generated code has no double math.
 bool mlcc_target_wide_sums(const mlcc_target_t* target);

@@ -54,7 +54,7 @@ static inline int64_t mlcc_ceil_div_nonneg(int64_t a, int64_t b) {
 // start clamps to [0, dim-1] and end to [-1, dim-1]. Sets the first index
 // |*out_start| and the element count |*out_count| (0 for an empty slice).
 // |dim| >= 0; |step| != 0 (false otherwise). Shared by shape inference
-// (ir/ops/shape_ops.c) and the emitter (targets/codegen/emit_shape_ops.c).
+// (ir/ops/shape_ops.c) and the emitter (targets/kernels/shape.c).
 static inline bool mlcc_slice_axis(int64_t dim, int64_t start, int64_t end, int64_t step,
                                    int64_t* out_start, int64_t* out_count) {
   if (step == 0 || dim < 0) return false;

@@ -9,7 +9,7 @@
 // 'axis', or numel; NonMaxSuppression: batches * classes *
 // min(max_output_boxes_per_class, boxes)). The output is laid out and
 // allocated at its bound and flagged through mlcc_value_t.bound_dims; the
-// kernel (targets/codegen/emit_dynamic.c) packs the elements in the actual
+// kernel (targets/kernels/dynamic.c) packs the elements in the actual
 // shape and writes the actual dims into the value's extent slot, which
 // plan-memory creates. Such an output may only be a graph output: any node
 // reading it is UNIMPLEMENTED. When the deciding input is a compile-time

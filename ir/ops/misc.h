@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shared between the conformance ops' shape inference (ir/ops/misc.c) and
-// their emitters (targets/codegen/emit_misc.c): the parsed form of an Einsum
+// their emitters (targets/kernels/attention.c): the parsed form of an Einsum
 // equation. Thread-compatible (plain data).
 #ifndef MLCC_IR_OPS_MISC_H_
 #define MLCC_IR_OPS_MISC_H_

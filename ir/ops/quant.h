@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shared between the quantization ops' shape inference (ir/ops/quant.c) and
-// their emitters (targets/codegen/emit_quant.c): the resolved layout of the
+// their emitters (targets/kernels/quant.c): the resolved layout of the
 // scale / zero-point parameters and of the contraction, so both sides read
 // the same facts from a node. All functions are pure functions of an
 // inferred node (thread-safe); they validate and return INVALID_MODEL /

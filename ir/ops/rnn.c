@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shape inference for the recurrent ops RNN, GRU and LSTM (ONNX opsets 7-14
 // of the ops; 'layout' from 14): mlcc_rnn_parse validates a node into an
-// mlcc_rnn_t, shared with targets/codegen/emit_rnn.c.
+// mlcc_rnn_t, shared with targets/kernels/rnn.c.
 #include "ir/ops/rnn.h"
 
 #include <ctype.h>

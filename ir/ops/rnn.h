@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shared between the recurrent ops' shape inference (ir/ops/rnn.c) and their
-// emitter (targets/codegen/emit_rnn.c): the parsed, validated form of an
+// emitter (targets/kernels/rnn.c): the parsed, validated form of an
 // ONNX RNN, GRU or LSTM node (opsets 7-14 of the ops; the layout attribute
 // from 14). Thread-compatible (plain data).
 #ifndef MLCC_IR_OPS_RNN_H_

@@ -2,7 +2,7 @@
 // Shape/type inference for the signal-processing ops (ops.def "Signal
 // processing"): DFT, STFT, HannWindow, HammingWindow, BlackmanWindow and
 // MelWeightMatrix, all ONNX opset 17. The resolvers in signal.h are shared
-// with targets/codegen/emit_signal.c.
+// with targets/kernels/signal.c.
 #include "ir/ops/signal.h"
 
 #include <stdio.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shared between the signal-processing ops' shape inference (ir/ops/signal.c)
-// and their emitters (targets/codegen/emit_signal.c): the resolved geometry
+// and their emitters (targets/kernels/signal.c): the resolved geometry
 // of a DFT / STFT node and the parameters of the window and mel ops, so both
 // sides read attributes and constant inputs the same way. Thread-compatible
 // (plain data; the resolvers only read the node).

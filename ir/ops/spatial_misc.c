@@ -2,7 +2,7 @@
 // Shape/type inference for the sampling and misc spatial ops (ops.def
 // "Sampling and misc spatial"): GridSample 16, RoiAlign 10/16, MaxUnpool
 // 9/11, Upsample 7/9, ReverseSequence 10 and Det 11. Kernels are emitted by
-// targets/codegen/emit_spatial_misc.c, which relies on the checks made here
+// targets/kernels/spatial_misc.c, which relies on the checks made here
 // (ranks, dtypes, attribute values). Thread-compatible (one node at a time).
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shared between the sampling/misc spatial ops' shape inference
 // (ir/ops/spatial_misc.c) and their emitters
-// (targets/codegen/emit_spatial_misc.c). Thread-safe (pure functions).
+// (targets/kernels/spatial_misc.c). Thread-safe (pure functions).
 #ifndef MLCC_IR_OPS_SPATIAL_MISC_H_
 #define MLCC_IR_OPS_SPATIAL_MISC_H_
 

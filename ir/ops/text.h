@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shared between the text ops' shape inference (ir/ops/text.c) and their
-// emitters (targets/codegen/emit_text.c): the parsed, validated attributes
+// emitters (targets/kernels/text.c): the parsed, validated attributes
 // of a TfIdfVectorizer node. Thread-compatible (plain data).
 #ifndef MLCC_IR_OPS_TEXT_H_
 #define MLCC_IR_OPS_TEXT_H_

@@ -8,8 +8,9 @@
 
 #include "ir/dtype.h"
 #include "targets/codegen/codegen.h"
-#include "targets/codegen/emit.h"
-#include "targets/codegen/llvm_ctx.h"
+#include "targets/emit/emit.h"
+#include "targets/kernels/kernels.h"
+#include "targets/llvm/llvm_ctx.h"
 
 static void add_fn_attr(LLVMContextRef c, LLVMValueRef fn, unsigned index, const char* name) {
   unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
@@ -49,8 +50,8 @@ mlcc_status_t mlcc_codegen_build_kernel_fn(LLVMContextRef llctx, LLVMModuleRef m
   }
   MLCC_RETURN_IF_ERROR(check_kernel_values(kernel));
   const mlcc_node_t* anchor = kernel->nodes[0];
-  const mlcc_op_desc_t* desc = mlcc_op_desc(anchor->op);
-  if (desc == NULL || desc->emit == NULL) {
+  const mlcc_emitter_t* emitter = mlcc_emitter(anchor->op);
+  if (emitter == NULL || emitter->emit == NULL) {
     return mlcc_node_annotate(anchor, mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
                                                        "no kernel emitter"));
   }
@@ -152,7 +153,7 @@ mlcc_status_t mlcc_codegen_build_kernel_fn(LLVMContextRef llctx, LLVMModuleRef m
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(llctx, fn, "body");
   LLVMPositionBuilderAtEnd(ctx.b, body);
 
-  mlcc_status_t s = desc->emit(&ctx, anchor);
+  mlcc_status_t s = emitter->emit(&ctx, anchor);
   if (mlcc_status_is_ok(s) && ctx.deferred_status != NULL) {
     s = ctx.deferred_status;
     ctx.deferred_status = NULL;
@@ -205,15 +206,9 @@ int64_t mlcc_emit_parallel_units(const mlcc_kernel_t* kernel, const mlcc_target_
   // and no kernel gets a range variant (docs/mcu.md).
   if (mlcc_target_is_bare_metal(target)) return 0;
   const mlcc_node_t* anchor = kernel->nodes[0];
-  if (anchor->op == MLCC_OP_CONV) return mlcc_emit_conv_parallel_units(anchor, target);
-  if (anchor->op == MLCC_OP_GEMM || anchor->op == MLCC_OP_MATMUL) {
-    return mlcc_emit_matmul_parallel_units(anchor, target);
-  }
-  if (anchor->op == MLCC_OP_MAX_POOL || anchor->op == MLCC_OP_AVERAGE_POOL ||
-      anchor->op == MLCC_OP_GLOBAL_AVERAGE_POOL || anchor->op == MLCC_OP_GLOBAL_MAX_POOL) {
-    return mlcc_emit_pool_parallel_units(anchor, target);
-  }
-  return 0;
+  const mlcc_emitter_t* emitter = mlcc_emitter(anchor->op);
+  if (emitter == NULL || emitter->parallel_units == NULL) return 0;
+  return emitter->parallel_units(anchor, target);
 }
 
 // mlcc_llvm_lower_libm with the target's FPU and float ABI.

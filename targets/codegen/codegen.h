@@ -101,7 +101,7 @@ mlcc_status_t mlcc_codegen_weights_size(const mlcc_graph_t* graph, size_t* out_s
 
 // As mlcc_codegen_weights with an object output, written straight to the
 // file |path| (created or truncated) by mlcc's own ELF writer
-// (elf_writer.h) from the constants' data, without an in-memory copy of the
+// (targets/llvm/elf_writer.h) from the constants' data, without an in-memory copy of the
 // blob. IO naming |path| on a write failure (the partial file is removed).
 mlcc_status_t mlcc_codegen_weights_write_object(mlcc_graph_t* graph,
                                                 const mlcc_codegen_options_t* options,

@@ -12,8 +12,8 @@
 #include <llvm-c/Target.h>
 
 #include "passes/pass.h"
-#include "targets/codegen/emit.h"
-#include "targets/codegen/llvm_ctx.h"
+#include "targets/emit/emit.h"
+#include "targets/llvm/llvm_ctx.h"
 #include "test.h"
 
 //===----------------------------------------------------------------------===//

@@ -13,9 +13,9 @@
 
 #include "ir/dtype.h"
 #include "targets/codegen/codegen.h"
-#include "targets/codegen/emit.h"
+#include "targets/emit/emit.h"
 #include "targets/codegen/entry_profile.h"
-#include "targets/codegen/llvm_ctx.h"
+#include "targets/llvm/llvm_ctx.h"
 #include "targets/codegen/stack.h"
 
 typedef struct entry_t {

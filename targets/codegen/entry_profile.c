@@ -7,72 +7,20 @@
 #include <string.h>
 
 #include "ir/ops.h"
-#include "targets/codegen/emit.h"
+#include "targets/emit/emit.h"
+#include "targets/kernels/kernels.h"
 
 // Linux's CLOCK_MONOTONIC on x86-64, aarch64 and riscv64.
 enum { kClockMonotonic = 1, kRowFields = 7, kRowCalls = 4, kRowNs = 5, kRowMinNs = 6 };
 
-static int64_t numel(const mlcc_value_t* v) {
-  return v != NULL && v->shape_known ? mlcc_shape_numel_unchecked(&v->shape) : -1;
-}
-
+// The emitter's flops (targets/kernels/kernels.h); without one, an
+// elementwise op costs one operation per output element.
 static int64_t node_flops(const mlcc_node_t* n) {
   const mlcc_value_t* y = n->n_outputs > 0 ? n->outputs[0] : NULL;
-  int64_t out = numel(y);
+  int64_t out = mlcc_kernels_numel(y);
   if (out < 0) return -1;
-  const mlcc_value_t* a = mlcc_node_input(n, 0);
-  const mlcc_value_t* w = mlcc_node_input(n, 1);
-  switch (n->op) {
-    case MLCC_OP_CONV:
-    case MLCC_OP_CONV_TRANSPOSE: {
-      if (w == NULL || !w->shape_known || w->shape.rank < 2) return -1;
-      // W may be in a packed layout (e.g. Winograd tiles): the logical
-      // kernel is kernel_shape when given, else W's spatial dims.
-      const int64_t* ks = NULL;
-      uint32_t nks = 0;
-      mlcc_status_t st = mlcc_node_attr_ints(n, "kernel_shape", &ks, &nks);
-      if (st != NULL) {
-        mlcc_status_free(st);
-        nks = 0;
-      }
-      if (nks != 0 && nks != (uint32_t)(w->shape.rank - 2)) return -1;
-      int64_t k = w->shape.dims[1];
-      for (int32_t d = 2; d < w->shape.rank; ++d) k *= nks ? ks[d - 2] : w->shape.dims[d];
-      // Conv: every output element sums C/group*K products. ConvTranspose:
-      // every input element scatters into M/group*K outputs.
-      return 2 * k * (n->op == MLCC_OP_CONV ? out : numel(a));
-    }
-    case MLCC_OP_MATMUL:
-      if (a == NULL || !a->shape_known || a->shape.rank < 1) return -1;
-      return 2 * out * a->shape.dims[a->shape.rank - 1];
-    case MLCC_OP_GEMM: {
-      if (a == NULL || !a->shape_known || a->shape.rank != 2) return -1;
-      int64_t trans_a = 0;
-      mlcc_status_t s = mlcc_node_attr_int(n, "transA", 0, &trans_a);
-      if (s != NULL) {
-        mlcc_status_free(s);
-        return -1;
-      }
-      return 2 * out * a->shape.dims[trans_a ? 0 : 1];
-    }
-    case MLCC_OP_MAX_POOL:
-    case MLCC_OP_AVERAGE_POOL: {
-      const int64_t* ks = NULL;
-      uint32_t nks = 0;
-      mlcc_status_t s = mlcc_node_attr_ints(n, "kernel_shape", &ks, &nks);
-      if (s != NULL) {
-        mlcc_status_free(s);
-        return -1;
-      }
-      int64_t k = 1;
-      for (uint32_t i = 0; i < nks; ++i) k *= ks[i];
-      return out * k;
-    }
-    case MLCC_OP_GLOBAL_AVERAGE_POOL:
-    case MLCC_OP_GLOBAL_MAX_POOL:
-      return numel(a);
-    default: break;
-  }
+  const mlcc_emitter_t* e = mlcc_emitter(n->op);
+  if (e != NULL && e->flops != NULL) return e->flops(n);
   const mlcc_op_desc_t* desc = mlcc_op_desc(n->op);
   if (desc != NULL && (desc->flags & MLCC_OPF_ELEMENTWISE)) return out;
   return -1;

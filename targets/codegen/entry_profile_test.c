@@ -12,7 +12,7 @@
 #include <llvm-c/Target.h>
 
 #include "targets/codegen/codegen.h"
-#include "targets/codegen/llvm_ctx.h"
+#include "targets/llvm/llvm_ctx.h"
 #include "test.h"
 
 // The row layout documented in entry_profile.h / docs/generated-api.md.

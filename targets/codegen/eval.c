@@ -12,8 +12,8 @@
 
 #include "ir/dtype.h"
 #include "targets/codegen/codegen.h"
-#include "targets/codegen/emit.h"
-#include "targets/codegen/llvm_ctx.h"
+#include "targets/emit/emit.h"
+#include "targets/llvm/llvm_ctx.h"
 
 static pthread_mutex_t eval_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t jit_once = PTHREAD_ONCE_INIT;

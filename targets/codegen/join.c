@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "targets/codegen/codegen.h"
-#include "targets/codegen/llvm_ctx.h"
+#include "targets/llvm/llvm_ctx.h"
 
 // ---------------------------------------------------------------------------
 // LLVM IR: parse every part into one context and link them.

@@ -9,8 +9,8 @@
 
 #include "ir/dtype.h"
 #include "targets/codegen/codegen.h"
-#include "targets/codegen/emit.h"
-#include "targets/codegen/llvm_ctx.h"
+#include "targets/emit/emit.h"
+#include "targets/llvm/llvm_ctx.h"
 
 // Bump whenever the serialization below or the kernel ABI changes.
 #define KEY_FORMAT "mlcc-kernel-key-v4"

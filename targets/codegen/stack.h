@@ -51,10 +51,10 @@ extern "C" {
 #define MLCC_STACK_MCU_ENTRY_MARGIN 512
 
 // Bytes of the stack buffers the emitter of |node| allocates, the maximum
-// over every target: Conv tile and Winograd panels (emit_conv.c,
-// emit_winograd.c), RNN/GRU/LSTM state rows (emit_rnn.c), Det's matrix
-// (emit_spatial_misc.c), variadic elementwise pointer arrays
-// (emit_elementwise.c); 0 for nodes that keep only scalars and vectors.
+// over every target: Conv tile and Winograd panels (targets/kernels/conv.c,
+// targets/kernels/conv_winograd.c), RNN/GRU/LSTM state rows (targets/kernels/rnn.c), Det's matrix
+// (targets/kernels/spatial_misc.c), variadic elementwise pointer arrays
+// (targets/kernels/elementwise.c); 0 for nodes that keep only scalars and vectors.
 // Pure; never fails.
 int64_t mlcc_stack_node_bytes(const mlcc_node_t* node);
 
@@ -82,13 +82,6 @@ int64_t mlcc_stack_size(const mlcc_graph_t* graph);
 // stores the result in graph->stack_size, which mlcc_stack_size then
 // returns. Pure; never fails.
 int64_t mlcc_stack_size_for_target(const mlcc_graph_t* graph, const mlcc_target_t* target);
-
-// Per-target stack buffers of one Conv's direct kernels (emit_conv.c): the
-// channel-vector kernel's transpose slot or the pixel-vector kernel's tile
-// panel that mlcc_emit_conv allocates for |node| on |target|; 0 for the
-// depthwise and scalar kernels. |node| must have W in the ONNX layout (no
-// packed layout attribute; mlcc_stack_node_bytes passes such a view). Pure.
-int64_t mlcc_conv_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* target);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 // is the same before and after packing for any target (the header is
 // target-independent).
 #include "targets/codegen/stack.h"
+#include "targets/kernels/conv.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,8 +18,8 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "passes/pass.h"
-#include "targets/codegen/llvm_ctx.h"
-#include "targets/codegen/pack.h"
+#include "targets/llvm/llvm_ctx.h"
+#include "targets/kernels/pack.h"
 #include "test.h"
 
 // The targets of stack.c's kTargets, as the driver resolves them.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The weights blob: every constant a kernel reads (or a graph output that is
 // a constant), 64-byte aligned, in first-use order, as one read-only global.
-// Objects are written by elf_writer.c (no LLVM: a 46 MB constant through
+// Objects are written by targets/llvm/elf_writer.c (no LLVM: a 46 MB constant through
 // LLVM's IR and MC layers dominated warm builds); ll/asm and the whole-model
 // module (-c) build the global in LLVM IR.
 #include <stdio.h>
@@ -10,9 +10,9 @@
 
 #include "ir/base/checked_math.h"
 #include "targets/codegen/codegen.h"
-#include "targets/codegen/elf_writer.h"
-#include "targets/codegen/emit.h"
-#include "targets/codegen/llvm_ctx.h"
+#include "targets/llvm/elf_writer.h"
+#include "targets/emit/emit.h"
+#include "targets/llvm/llvm_ctx.h"
 
 #define WEIGHT_ALIGN 64
 

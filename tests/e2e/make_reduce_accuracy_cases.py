@@ -8,8 +8,8 @@ project tolerance (rtol 1e-4, atol 1e-5; DESIGN.md section 4).
 A float32 accumulator that adds n elements one by one (or one SIMD lane of
 n/16 elements) drifts by up to ~n*eps: the rounding of each add is biased
 once the running sum's ulp is large against the addends. The kernels block
-such sums or accumulate them in double (emit_reduce.c, emit_pool.c,
-emit_norm.c, emit_misc.c MeanVarianceNormalization).
+such sums or accumulate them in double (targets/kernels/reduce.c, targets/kernels/pool.c,
+targets/kernels/norm.c, targets/kernels/normalize.c MeanVarianceNormalization).
 
 Inputs are positive values of similar size, x = 0.1 + 0.01*u with u uniform
 on [0, 1) (feature maps after an activation, a long axis of nearby values):
@@ -77,7 +77,7 @@ def cases(root):
     rng = np.random.default_rng(20240611)
     i64 = lambda v: np.array(v, dtype=np.int64)
 
-    # ReduceSum over all 2^23 elements (emit_reduce.c, serial loop).
+    # ReduceSum over all 2^23 elements (targets/kernels/reduce.c, serial loop).
     x = similar(rng, (1 << 23,))
     write_case(root, "reduce_sum_2p23",
                [helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0)],

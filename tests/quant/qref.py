@@ -21,7 +21,7 @@ arithmetic wherever a spec allows it:
     saturate(round_half_to_even(float32(acc) * M) + y_zp) with
     M = float32(float32(x_scale * w_scale) / y_scale) and the product in
     float32 (the specs leave the precision open; this is the ONNX reference
-    implementation's multiplier and mlcc's targets/codegen/emit_quant.c).
+    implementation's multiplier and mlcc's targets/kernels/quant.c).
   * QuantizeLinear: saturate(round_half_to_even(x / scale) + zero_point), the
     division in float32.
   * Every float op (Relu, Clip, Sigmoid, Add, Mul, pools, Resize, LayerNorm

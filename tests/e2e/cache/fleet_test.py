@@ -16,7 +16,7 @@ Cases (one CTest test each, tests/e2e/cache/tests.cmake):
                   other with byte-identical output. MLCC_CACHE_COMPILER_CHECK=content (the
                   stricter check) does not share between them, =version does.
   emitter_edit    a one-line edit of an emitter in the twin's sources rebuilds it
-                  (emit_elementwise.c.o is recompiled) with another codegen hash, and every
+                  (elementwise.c.o is recompiled) with another codegen hash, and every
                   kernel misses the cache the unedited mlcc filled; restoring the file
                   (new mtime, old content) gives back the original hash.
   two_host        two hosts in network namespaces joined by a veth pair, an nginx WebDAV
@@ -53,7 +53,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 MODEL = os.environ.get("MLCC_FLEET_MODEL") or os.path.join(ROOT, "examples", "detector",
                                                            "detector.onnx")
 # The emitter the edit case changes, and the line it adds (real code, no warning).
-EDITED = os.path.join("targets", "codegen", "emit_elementwise.c")
+EDITED = os.path.join("targets", "kernels", "elementwise.c")
 EDIT_LINE = "static inline int mlcc_fleet_test_edit(void) { return 1; }\n"
 SUBNET = "10.123.45"
 PORT = 8080
@@ -253,8 +253,8 @@ def case_emitter_edit():
             f.write(original + EDIT_LINE.encode())
         before = sha(twin)
         out = build_twin()
-        check(re.search(r"Building C object \S*emit_elementwise\.c\.o", out) is not None,
-              "the twin build recompiled emit_elementwise.c")
+        check(re.search(r"Building C object \S*targets/kernels/elementwise\.c\.o", out) is not None,
+              "the twin build recompiled targets/kernels/elementwise.c")
         check(sha(twin) != before, "and relinked mlcc")
         edited = version(twin)
         check(edited["codegen"] != main["codegen"],

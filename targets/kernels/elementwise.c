@@ -1,0 +1,1025 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kernel emitter and scalar formulas of the elementwise op family (every row
+// flagged MLCC_OPF_ELEMENTWISE in ir/ops.def).
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "ir/graph.h"
+#include "ir/ops.h"
+#include "targets/emit/emit.h"
+#include "targets/kernels/kernels.h"
+
+#define MAX_EW_INPUTS 64
+
+//===----------------------------------------------------------------------===//
+// Scalar helpers
+//===----------------------------------------------------------------------===//
+
+// Context of one scalar formula: the builder and the dtype of the operand
+// that decides the arithmetic (signedness, float vs int).
+typedef struct ew_t {
+  mlcc_emit_ctx_t* ctx;
+  LLVMBuilderRef b;
+  mlcc_dtype_t dt;
+  bool fp, sint, uint, boolean;
+  unsigned lanes;  // 0: scalar operands; else the operands' vector width
+} ew_t;
+
+// |c| (a scalar constant) as a constant of |lanes| lanes (itself if 0).
+static LLVMValueRef splat_const(unsigned lanes, LLVMValueRef c) {
+  if (lanes == 0) return c;
+  LLVMValueRef elems[64];
+  if (lanes > 64) return LLVMConstNull(LLVMVectorType(LLVMTypeOf(c), lanes));  // unreachable
+  for (unsigned i = 0; i < lanes; ++i) elems[i] = c;
+  return LLVMConstVector(elems, lanes);
+}
+
+// Vector width of |x|'s type, 0 for scalars.
+static unsigned lanes_of(LLVMValueRef x) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetVectorSize(t) : 0;
+}
+
+// |t| widened to |lanes| lanes (itself if 0).
+static LLVMTypeRef vec_type(LLVMTypeRef t, unsigned lanes) {
+  return lanes ? LLVMVectorType(t, lanes) : t;
+}
+
+static void ew_init(ew_t* e, mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt) {
+  e->ctx = ctx;
+  e->b = ctx->b;
+  e->dt = dt;
+  // F16 is computed as float by the toolkit (mlcc_emit_type).
+  e->fp = dt == MLCC_DTYPE_F32 || dt == MLCC_DTYPE_F64 || dt == MLCC_DTYPE_F16;
+  e->uint = mlcc_dtype_is_int(dt) && mlcc_dtype_is_unsigned(dt);
+  e->sint = mlcc_dtype_is_int(dt) && !e->uint;
+  e->boolean = dt == MLCC_DTYPE_BOOL;
+  e->lanes = 0;
+}
+
+static LLVMValueRef k(ew_t* e, double v) {
+  return splat_const(e->lanes, mlcc_emit_const(e->ctx, e->dt, v));
+}
+
+static LLVMValueRef cmp(ew_t* e, LLVMRealPredicate fp, LLVMIntPredicate sp,
+                        LLVMIntPredicate up, LLVMValueRef a, LLVMValueRef b) {
+  if (e->fp) return LLVMBuildFCmp(e->b, fp, a, b, "fc");
+  return LLVMBuildICmp(e->b, e->sint ? sp : up, a, b, "ic");
+}
+static LLVMValueRef lt(ew_t* e, LLVMValueRef a, LLVMValueRef b) {
+  return cmp(e, LLVMRealOLT, LLVMIntSLT, LLVMIntULT, a, b);
+}
+static LLVMValueRef gt(ew_t* e, LLVMValueRef a, LLVMValueRef b) {
+  return cmp(e, LLVMRealOGT, LLVMIntSGT, LLVMIntUGT, a, b);
+}
+static LLVMValueRef sel(ew_t* e, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildSelect(e->b, c, a, b, "sel");
+}
+static LLVMValueRef add(ew_t* e, LLVMValueRef a, LLVMValueRef b) {
+  return e->fp ? LLVMBuildFAdd(e->b, a, b, "add") : LLVMBuildAdd(e->b, a, b, "add");
+}
+static LLVMValueRef sub(ew_t* e, LLVMValueRef a, LLVMValueRef b) {
+  return e->fp ? LLVMBuildFSub(e->b, a, b, "sub") : LLVMBuildSub(e->b, a, b, "sub");
+}
+static LLVMValueRef mul(ew_t* e, LLVMValueRef a, LLVMValueRef b) {
+  return e->fp ? LLVMBuildFMul(e->b, a, b, "mul") : LLVMBuildMul(e->b, a, b, "mul");
+}
+static LLVMValueRef fdiv(ew_t* e, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildFDiv(e->b, a, b, "div");
+}
+
+// max/min propagating NaN like numpy: the result is NaN if either is NaN.
+static LLVMValueRef max2(ew_t* e, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef c = gt(e, a, b);
+  if (e->fp) c = LLVMBuildOr(e->b, c, LLVMBuildFCmp(e->b, LLVMRealUNO, a, a, "nan"), "c");
+  return sel(e, c, a, b);
+}
+static LLVMValueRef min2(ew_t* e, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef c = lt(e, a, b);
+  if (e->fp) c = LLVMBuildOr(e->b, c, LLVMBuildFCmp(e->b, LLVMRealUNO, a, a, "nan"), "c");
+  return sel(e, c, a, b);
+}
+
+static LLVMValueRef intr1(ew_t* e, const char* name, LLVMValueRef x) {
+  return mlcc_emit_intrinsic(e->ctx, name, &x, 1);
+}
+// libm function |base| in the float or double flavour of |e->dt|.
+static LLVMValueRef libm1(ew_t* e, const char* base, LLVMValueRef x) {
+  char name[32];
+  snprintf(name, sizeof(name), "%s%s", base, e->dt == MLCC_DTYPE_F64 ? "" : "f");
+  return mlcc_emit_libm(e->ctx, name, x);
+}
+static LLVMValueRef fexp(ew_t* e, LLVMValueRef x) { return mlcc_emit_fast_exp(e->ctx, x); }
+// e^x - 1 for x <= 0 (ELU family): the absolute error stays below 1e-7.
+static LLVMValueRef fexpm1(ew_t* e, LLVMValueRef x) {
+  if (e->dt == MLCC_DTYPE_F64) return libm1(e, "expm1", x);
+  return LLVMBuildFSub(e->b, fexp(e, x), k(e, 1), "expm1");
+}
+
+// Integer division/remainder without UB: x/0 -> 0, x%0 -> 0, INT_MIN/-1 wraps.
+// |floor_mod| gives the result the sign of the divisor (Python/numpy mod).
+static LLVMValueRef int_divrem(ew_t* e, LLVMValueRef a, LLVMValueRef b, bool rem,
+                               bool floor_mod) {
+  LLVMValueRef zero = k(e, 0), one = k(e, 1);
+  LLVMValueRef bz = LLVMBuildICmp(e->b, LLVMIntEQ, b, zero, "bz");
+  LLVMValueRef bad = bz, bm1 = NULL;
+  if (e->sint) {
+    bm1 = LLVMBuildICmp(e->b, LLVMIntEQ, b, k(e, -1), "bm1");
+    bad = LLVMBuildOr(e->b, bz, bm1, "bad");
+  }
+  LLVMValueRef safe = sel(e, bad, one, b);
+  LLVMValueRef r;
+  if (rem) {
+    r = e->sint ? LLVMBuildSRem(e->b, a, safe, "rem") : LLVMBuildURem(e->b, a, safe, "rem");
+    if (floor_mod && e->sint) {
+      LLVMValueRef nz = LLVMBuildICmp(e->b, LLVMIntNE, r, zero, "nz");
+      LLVMValueRef sr = LLVMBuildICmp(e->b, LLVMIntSLT, r, zero, "sr");
+      LLVMValueRef sb = LLVMBuildICmp(e->b, LLVMIntSLT, b, zero, "sb");
+      LLVMValueRef adj = LLVMBuildAnd(e->b, nz, LLVMBuildXor(e->b, sr, sb, "x"), "adj");
+      r = sel(e, adj, LLVMBuildAdd(e->b, r, b, "radj"), r);
+    }
+  } else {
+    r = e->sint ? LLVMBuildSDiv(e->b, a, safe, "div") : LLVMBuildUDiv(e->b, a, safe, "div");
+    if (bm1 != NULL) r = sel(e, bm1, LLVMBuildNeg(e->b, a, "neg"), r);
+  }
+  return sel(e, bz, zero, r);
+}
+
+static mlcc_status_t unsupported(const mlcc_node_t* node, mlcc_dtype_t dt) {
+  return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s (opset %d) does not support dtype %s",
+                          mlcc_op_name(node->op), node->opset, mlcc_dtype_name(dt));
+}
+
+static mlcc_status_t need_operands(const mlcc_node_t* node, const LLVMValueRef* ops,
+                                   uint32_t n) {
+  if (node->n_inputs < n) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s needs %u inputs, got %u",
+                            mlcc_op_name(node->op), n, node->n_inputs);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    if (ops[i] == NULL) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s input %u is missing",
+                              mlcc_op_name(node->op), i);
+    }
+  }
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// Fast vectorizable transcendental functions (float)
+//===----------------------------------------------------------------------===//
+
+// Float constant |v| of |x|'s (scalar or vector) float type.
+static LLVMValueRef fk(LLVMValueRef x, double v) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  unsigned n = lanes_of(x);
+  return splat_const(n, LLVMConstReal(n ? LLVMGetElementType(t) : t, v));
+}
+static LLVMValueRef fmad(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
+  return mlcc_emit_fmuladd(ctx, a, b, c);
+}
+static LLVMValueRef fintr2(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef a,
+                           LLVMValueRef b) {
+  LLVMValueRef args[2] = {a, b};
+  return mlcc_emit_intrinsic(ctx, name, args, 2);
+}
+static bool is_f32_type(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) t = LLVMGetElementType(t);
+  return t == ctx->t_f32;
+}
+// Horner evaluation of c[0]*x^(n-1) + ... + c[n-1].
+static LLVMValueRef horner(mlcc_emit_ctx_t* ctx, LLVMValueRef x, const double* c, int n) {
+  LLVMValueRef p = fk(x, c[0]);
+  for (int i = 1; i < n; ++i) p = fmad(ctx, p, x, fk(x, c[i]));
+  return p;
+}
+
+// Cephes expf: x = n*ln2 + r, |r| <= ln2/2, e^r by a degree-7 polynomial,
+// 2^n assembled in the exponent field as 2^(n-1) * 2 so n = 128 stays finite.
+static LLVMValueRef fast_exp_f32(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
+  LLVMBuilderRef b = ctx->b;
+  const double hi = 88.72283935546875, lo = -86.5;
+  LLVMValueRef xc = fintr2(ctx, "llvm.minnum", fintr2(ctx, "llvm.maxnum", x, fk(x, lo)),
+                           fk(x, hi));
+  // Round x*log2(e) to an integer with the 1.5*2^23 trick (no libm rounding).
+  LLVMValueRef magic = fk(x, 12582912.0);
+  LLVMValueRef t = fmad(ctx, xc, fk(x, 1.44269504088896341), magic);
+  LLVMValueRef nf = LLVMBuildFSub(b, t, magic, "nf");
+  LLVMValueRef r = fmad(ctx, nf, fk(x, -0.693359375), xc);
+  r = fmad(ctx, nf, fk(x, 2.12194440e-4), r);
+  static const double c[] = {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3,
+                             4.1665795894E-2, 1.6666665459E-1, 5.0000001201E-1};
+  LLVMValueRef p = horner(ctx, r, c, 6);
+  LLVMValueRef r2 = LLVMBuildFMul(b, r, r, "r2");
+  LLVMValueRef y = LLVMBuildFAdd(b, fmad(ctx, p, r2, r), fk(x, 1.0), "er");
+  unsigned n = lanes_of(x);
+  // n as an integer straight from t's bits: t = 1.5*2^23 + n is a float in
+  // [2^23, 2^24) whose mantissa holds 2^22 + n, so bits(t) = 0x4B400000 + n.
+  // (No float->int conversion: cheaper, and qemu 7.2's RVV decoder asserts on
+  // vfcvt.rtz.x.f.v, which the conversion becomes with +v.)
+  LLVMValueRef ni = LLVMBuildSub(
+      b, LLVMBuildBitCast(b, t, vec_type(ctx->t_i32, n), "tbits"),
+      splat_const(n, LLVMConstInt(ctx->t_i32, 0x4B400000, 0)), "ni");
+  LLVMValueRef bits = LLVMBuildShl(
+      b, LLVMBuildAdd(b, ni, splat_const(n, LLVMConstInt(ctx->t_i32, 126, 0)), "e"),
+      splat_const(n, LLVMConstInt(ctx->t_i32, 23, 0)), "bits");
+  LLVMValueRef scale = LLVMBuildBitCast(b, bits, LLVMTypeOf(x), "scale");
+  y = LLVMBuildFMul(b, LLVMBuildFMul(b, y, scale, "ys"), fk(x, 2.0), "exp");
+  LLVMValueRef big = LLVMBuildFCmp(b, LLVMRealOGT, x, fk(x, hi), "big");
+  y = LLVMBuildSelect(b, big, fk(x, __builtin_inf()), y, "exp_inf");
+  LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "nan");
+  return LLVMBuildSelect(b, nan, x, y, "exp_nan");
+}
+
+LLVMValueRef mlcc_emit_fast_exp(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
+  if (!is_f32_type(ctx, x)) return mlcc_emit_intrinsic(ctx, "llvm.exp", &x, 1);
+  return fast_exp_f32(ctx, x);
+}
+
+LLVMValueRef mlcc_emit_fast_sigmoid(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
+  LLVMBuilderRef b = ctx->b;
+  if (!is_f32_type(ctx, x)) {
+    // x >= 0: 1/(1+e^-x); x < 0: e^x/(1+e^x). Never overflows to NaN.
+    LLVMValueRef one = fk(x, 1.0), zero = fk(x, 0);
+    LLVMValueRef ax = mlcc_emit_intrinsic(ctx, "llvm.fabs", &x, 1);
+    LLVMValueRef nax = LLVMBuildFNeg(b, ax, "nabs");
+    LLVMValueRef ex = mlcc_emit_intrinsic(ctx, "llvm.exp", &nax, 1);
+    LLVMValueRef den = LLVMBuildFAdd(b, one, ex, "den");
+    LLVMValueRef pos = LLVMBuildFDiv(b, one, den, "pos");
+    LLVMValueRef neg = LLVMBuildFDiv(b, ex, den, "neg");
+    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, "lt"), neg, pos, "sig");
+  }
+  // 1/(1+e^-x): e^-x saturates to inf (-> 0) or ~0 (-> 1); NaN propagates.
+  LLVMValueRef e = fast_exp_f32(ctx, LLVMBuildFNeg(b, x, "nx"));
+  return LLVMBuildFDiv(b, fk(x, 1.0), LLVMBuildFAdd(b, fk(x, 1.0), e, "den"), "sig");
+}
+
+LLVMValueRef mlcc_emit_fast_tanh(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
+  LLVMBuilderRef b = ctx->b;
+  if (!is_f32_type(ctx, x)) return mlcc_emit_libm(ctx, "tanh", x);
+  LLVMValueRef ax = mlcc_emit_intrinsic(ctx, "llvm.fabs", &x, 1);
+  // |x| < 0.625: Cephes tanhf odd polynomial.
+  static const double c[] = {-5.70498872745E-3, 2.06390887954E-2, -5.37397155531E-2,
+                             1.33314422036E-1, -3.33332819422E-1};
+  LLVMValueRef z = LLVMBuildFMul(b, x, x, "z");
+  LLVMValueRef p = horner(ctx, z, c, 5);
+  LLVMValueRef small = fmad(ctx, LLVMBuildFMul(b, p, z, "pz"), x, x);
+  // Else 1 - 2/(e^(2|x|) + 1), with the sign of x.
+  LLVMValueRef e = fast_exp_f32(ctx, LLVMBuildFMul(b, ax, fk(x, 2.0), "2ax"));
+  LLVMValueRef q = LLVMBuildFDiv(b, fk(x, 2.0), LLVMBuildFAdd(b, e, fk(x, 1.0), "e1"), "q");
+  LLVMValueRef big = LLVMBuildFSub(b, fk(x, 1.0), q, "big");
+  big = fintr2(ctx, "llvm.copysign", big, x);
+  LLVMValueRef is_small = LLVMBuildFCmp(b, LLVMRealOLT, ax, fk(x, 0.625), "is_small");
+  return LLVMBuildSelect(b, is_small, small, big, "tanh");
+}
+
+LLVMValueRef mlcc_emit_fast_erf(mlcc_emit_ctx_t* ctx, LLVMValueRef x) {
+  LLVMBuilderRef b = ctx->b;
+  if (!is_f32_type(ctx, x)) return mlcc_emit_libm(ctx, "erf", x);
+  LLVMValueRef ax = mlcc_emit_intrinsic(ctx, "llvm.fabs", &x, 1);
+  LLVMValueRef z = LLVMBuildFMul(b, x, x, "z");
+  // |x| < 0.5: Maclaurin series 2/sqrt(pi) * x * (1 - z/3 + z^2/10 - ...).
+  static const double ts[] = {-1.0 / 1320, 1.0 / 216, -1.0 / 42, 1.0 / 10, -1.0 / 3, 1.0};
+  LLVMValueRef small = LLVMBuildFMul(
+      b, LLVMBuildFMul(b, horner(ctx, z, ts, 6), x, "sx"), fk(x, 1.1283791670955126), "es");
+  // Else Abramowitz-Stegun 7.1.26: 1 - t*P(t)*e^(-x^2), t = 1/(1+p|x|).
+  LLVMValueRef t = LLVMBuildFDiv(b, fk(x, 1.0), fmad(ctx, ax, fk(x, 0.3275911), fk(x, 1.0)),
+                                 "t");
+  static const double a[] = {1.061405429, -1.453152027, 1.421413741, -0.284496736,
+                             0.254829592};
+  LLVMValueRef pt = LLVMBuildFMul(b, horner(ctx, t, a, 5), t, "pt");
+  LLVMValueRef e = fast_exp_f32(ctx, LLVMBuildFNeg(b, z, "nz"));
+  LLVMValueRef big = LLVMBuildFSub(b, fk(x, 1.0), LLVMBuildFMul(b, pt, e, "pte"), "eb");
+  big = fintr2(ctx, "llvm.copysign", big, x);
+  LLVMValueRef is_small = LLVMBuildFCmp(b, LLVMRealOLT, ax, fk(x, 0.5), "is_small");
+  LLVMValueRef r = LLVMBuildSelect(b, is_small, small, big, "erf");
+  LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "nan");
+  return LLVMBuildSelect(b, nan, x, r, "erf_nan");
+}
+
+//===----------------------------------------------------------------------===//
+// mlcc_emit_elementwise_scalar
+//===----------------------------------------------------------------------===//
+
+bool mlcc_emit_elementwise_vector_ok(const mlcc_node_t* node) {
+  switch (node->op) {
+    case MLCC_OP_ADD: case MLCC_OP_SUB: case MLCC_OP_MUL: case MLCC_OP_DIV:
+    case MLCC_OP_POW: case MLCC_OP_MAX: case MLCC_OP_MIN: case MLCC_OP_SUM:
+    case MLCC_OP_MEAN: case MLCC_OP_PRELU: case MLCC_OP_CLIP: case MLCC_OP_RELU:
+    case MLCC_OP_ABS: case MLCC_OP_NEG: case MLCC_OP_SIGN: case MLCC_OP_LEAKY_RELU:
+    case MLCC_OP_ELU: case MLCC_OP_SELU: case MLCC_OP_CELU: case MLCC_OP_SIGMOID:
+    case MLCC_OP_HARD_SIGMOID: case MLCC_OP_HARD_SWISH: case MLCC_OP_TANH:
+    case MLCC_OP_ERF: case MLCC_OP_EXP: case MLCC_OP_LOG: case MLCC_OP_SQRT:
+    case MLCC_OP_RECIPROCAL: case MLCC_OP_FLOOR: case MLCC_OP_CEIL: case MLCC_OP_ROUND:
+    case MLCC_OP_SOFTSIGN: case MLCC_OP_THRESHOLDED_RELU: case MLCC_OP_GELU:
+    case MLCC_OP_SWISH:
+      break;
+    default:
+      return false;
+  }
+  for (uint32_t i = 0; i < node->n_inputs; ++i) {
+    if (node->inputs[i] != NULL && node->inputs[i]->dtype != MLCC_DTYPE_F32) return false;
+  }
+  for (uint32_t i = 0; i < node->n_outputs; ++i) {
+    if (node->outputs[i] != NULL && node->outputs[i]->dtype != MLCC_DTYPE_F32) return false;
+  }
+  return node->n_inputs > 0 && node->inputs[0] != NULL;
+}
+
+mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                           const LLVMValueRef* operands,
+                                           LLVMValueRef* out_value) {
+  *out_value = NULL;
+  const mlcc_op_t op = node->op;
+  if (node->n_inputs == 0 || node->inputs[0] == NULL || operands[0] == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s has no input 0",
+                            mlcc_op_name(op));
+  }
+  // The dtype deciding the arithmetic: input 0, except Where (input 1).
+  mlcc_dtype_t dt = node->inputs[0]->dtype;
+  if (op == MLCC_OP_WHERE) {
+    MLCC_RETURN_IF_ERROR(need_operands(node, operands, 3));
+    if (node->inputs[1] == NULL) return need_operands(node, operands, 4);
+    dt = node->inputs[1]->dtype;
+  }
+  if (mlcc_emit_type(ctx, dt) == NULL) return unsupported(node, dt);
+  ew_t E, *e = &E;
+  ew_init(e, ctx, dt);
+  e->lanes = lanes_of(operands[op == MLCC_OP_WHERE ? 1 : 0]);
+  LLVMBuilderRef b = ctx->b;
+  LLVMValueRef x = operands[0];
+  LLVMValueRef y = node->n_inputs > 1 ? operands[1] : NULL;
+  LLVMValueRef r = NULL;
+  const bool num = e->fp || e->sint || e->uint;  // numeric (not bool)
+
+  switch (op) {
+    case MLCC_OP_ADD:
+    case MLCC_OP_SUB:
+    case MLCC_OP_MUL:
+    case MLCC_OP_DIV:
+      MLCC_RETURN_IF_ERROR(need_operands(node, operands, 2));
+      if (!num) return unsupported(node, dt);
+      if (op == MLCC_OP_ADD) r = add(e, x, y);
+      else if (op == MLCC_OP_SUB) r = sub(e, x, y);
+      else if (op == MLCC_OP_MUL) r = mul(e, x, y);
+      else r = e->fp ? fdiv(e, x, y) : int_divrem(e, x, y, false, false);
+      break;
+
+    case MLCC_OP_POW: {
+      MLCC_RETURN_IF_ERROR(need_operands(node, operands, 2));
+      if (!num || node->inputs[1] == NULL) return unsupported(node, dt);
+      mlcc_dtype_t edt = node->inputs[1]->dtype;
+      if (mlcc_emit_type(ctx, edt) == NULL || edt == MLCC_DTYPE_BOOL) {
+        return unsupported(node, edt);
+      }
+      if (e->fp) {
+        LLVMValueRef args[2] = {x, edt == dt ? y : mlcc_emit_convert(ctx, y, edt, dt)};
+        r = mlcc_emit_intrinsic(ctx, "llvm.pow", args, 2);
+      } else {
+        // Integer base: compute in double, truncate back (numpy int power
+        // is exact for results below 2^53).
+        LLVMValueRef args[2] = {mlcc_emit_convert(ctx, x, dt, MLCC_DTYPE_F64),
+                                mlcc_emit_convert(ctx, y, edt, MLCC_DTYPE_F64)};
+        LLVMValueRef p = mlcc_emit_intrinsic(ctx, "llvm.pow", args, 2);
+        r = mlcc_emit_convert(ctx, p, MLCC_DTYPE_F64, dt);
+      }
+      break;
+    }
+
+    case MLCC_OP_MOD: {
+      MLCC_RETURN_IF_ERROR(need_operands(node, operands, 2));
+      if (!num) return unsupported(node, dt);
+      int64_t fmod_attr = 0;
+      MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "fmod", 0, &fmod_attr));
+      if (e->fp) {
+        r = LLVMBuildFRem(b, x, y, "frem");  // C fmod: sign of the dividend
+        if (fmod_attr == 0) {
+          LLVMValueRef zero = k(e, 0);
+          LLVMValueRef nz = LLVMBuildFCmp(b, LLVMRealONE, r, zero, "nz");
+          LLVMValueRef sr = LLVMBuildFCmp(b, LLVMRealOLT, r, zero, "sr");
+          LLVMValueRef sy = LLVMBuildFCmp(b, LLVMRealOLT, y, zero, "sy");
+          LLVMValueRef adj = LLVMBuildAnd(b, nz, LLVMBuildXor(b, sr, sy, "x"), "adj");
+          r = sel(e, adj, add(e, r, y), r);
+        }
+      } else {
+        r = int_divrem(e, x, y, true, fmod_attr == 0);
+      }
+      break;
+    }
+
+    case MLCC_OP_MAX:
+    case MLCC_OP_MIN:
+    case MLCC_OP_SUM:
+    case MLCC_OP_MEAN: {
+      if (!num || (op == MLCC_OP_MEAN && !e->fp)) return unsupported(node, dt);
+      uint32_t n = 0;
+      for (uint32_t i = 0; i < node->n_inputs; ++i) {
+        if (operands[i] == NULL) continue;
+        if (r == NULL) {
+          r = operands[i];
+        } else if (op == MLCC_OP_MAX) {
+          r = max2(e, r, operands[i]);
+        } else if (op == MLCC_OP_MIN) {
+          r = min2(e, r, operands[i]);
+        } else {
+          r = add(e, r, operands[i]);
+        }
+        ++n;
+      }
+      if (op == MLCC_OP_MEAN && n > 1) r = fdiv(e, r, k(e, (double)n));
+      break;
+    }
+
+    case MLCC_OP_PRELU:
+      MLCC_RETURN_IF_ERROR(need_operands(node, operands, 2));
+      if (!num) return unsupported(node, dt);
+      r = e->uint ? x : sel(e, lt(e, x, k(e, 0)), mul(e, x, y), x);
+      break;
+
+    case MLCC_OP_EQUAL:
+    case MLCC_OP_LESS:
+    case MLCC_OP_GREATER:
+    case MLCC_OP_LESS_EQUAL:
+    case MLCC_OP_GREATER_EQUAL: {
+      MLCC_RETURN_IF_ERROR(need_operands(node, operands, 2));
+      LLVMRealPredicate fp;
+      LLVMIntPredicate sp, up;
+      switch (op) {
+        case MLCC_OP_EQUAL: fp = LLVMRealOEQ; sp = up = LLVMIntEQ; break;
+        case MLCC_OP_LESS: fp = LLVMRealOLT; sp = LLVMIntSLT; up = LLVMIntULT; break;
+        case MLCC_OP_GREATER: fp = LLVMRealOGT; sp = LLVMIntSGT; up = LLVMIntUGT; break;
+        case MLCC_OP_LESS_EQUAL: fp = LLVMRealOLE; sp = LLVMIntSLE; up = LLVMIntULE; break;
+        default: fp = LLVMRealOGE; sp = LLVMIntSGE; up = LLVMIntUGE; break;
+      }
+      r = cmp(e, fp, sp, up, x, y);
+      break;
+    }
+
+    case MLCC_OP_AND:
+    case MLCC_OP_OR:
+    case MLCC_OP_XOR:
+      MLCC_RETURN_IF_ERROR(need_operands(node, operands, 2));
+      if (!e->boolean) return unsupported(node, dt);
+      r = op == MLCC_OP_AND  ? LLVMBuildAnd(b, x, y, "and")
+          : op == MLCC_OP_OR ? LLVMBuildOr(b, x, y, "or")
+                             : LLVMBuildXor(b, x, y, "xor");
+      break;
+
+    case MLCC_OP_NOT:
+      if (!e->boolean) return unsupported(node, dt);
+      r = LLVMBuildNot(b, x, "not");
+      break;
+
+    case MLCC_OP_BITWISE_AND:
+    case MLCC_OP_BITWISE_OR:
+    case MLCC_OP_BITWISE_XOR:
+      MLCC_RETURN_IF_ERROR(need_operands(node, operands, 2));
+      if (!(e->sint || e->uint)) return unsupported(node, dt);
+      r = op == MLCC_OP_BITWISE_AND  ? LLVMBuildAnd(b, x, y, "band")
+          : op == MLCC_OP_BITWISE_OR ? LLVMBuildOr(b, x, y, "bor")
+                                     : LLVMBuildXor(b, x, y, "bxor");
+      break;
+
+    case MLCC_OP_BITWISE_NOT:
+      if (!(e->sint || e->uint)) return unsupported(node, dt);
+      r = LLVMBuildNot(b, x, "bnot");
+      break;
+
+    case MLCC_OP_WHERE:
+      // operands[0] is the i1 condition.
+      if (node->inputs[0]->dtype != MLCC_DTYPE_BOOL) return unsupported(node, node->inputs[0]->dtype);
+      r = LLVMBuildSelect(b, operands[0], operands[1], operands[2], "where");
+      break;
+
+    case MLCC_OP_CAST: {
+      const mlcc_value_t* out = mlcc_node_output(node, 0);
+      if (out == NULL) return unsupported(node, dt);
+      if (mlcc_emit_type(ctx, out->dtype) == NULL) return unsupported(node, out->dtype);
+      r = mlcc_emit_convert(ctx, x, dt, out->dtype);
+      break;
+    }
+
+    case MLCC_OP_CLIP: {
+      if (!num) return unsupported(node, dt);
+      LLVMValueRef lo = NULL, hi = NULL;
+      if (node->opset < 11) {
+        float fmin, fmax;
+        MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "min", -FLT_MAX, &fmin));
+        MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "max", FLT_MAX, &fmax));
+        if (mlcc_node_attr(node, "min") != NULL) lo = k(e, fmin);
+        if (mlcc_node_attr(node, "max") != NULL) hi = k(e, fmax);
+      } else {
+        lo = node->n_inputs > 1 ? operands[1] : NULL;
+        hi = node->n_inputs > 2 ? operands[2] : NULL;
+      }
+      // Select-based so a NaN input stays NaN (numpy.clip).
+      r = x;
+      if (lo != NULL) r = sel(e, lt(e, r, lo), lo, r);
+      if (hi != NULL) r = sel(e, gt(e, r, hi), hi, r);
+      break;
+    }
+
+    case MLCC_OP_RELU:
+      if (!num) return unsupported(node, dt);
+      r = e->uint ? x : sel(e, lt(e, x, k(e, 0)), k(e, 0), x);
+      break;
+
+    case MLCC_OP_ABS:
+      if (!num) return unsupported(node, dt);
+      if (e->fp) r = intr1(e, "llvm.fabs", x);
+      else if (e->uint) r = x;
+      else r = sel(e, lt(e, x, k(e, 0)), LLVMBuildNeg(b, x, "neg"), x);
+      break;
+
+    case MLCC_OP_NEG:
+      if (!num) return unsupported(node, dt);
+      r = e->fp ? LLVMBuildFNeg(b, x, "neg") : LLVMBuildNeg(b, x, "neg");
+      break;
+
+    case MLCC_OP_SIGN:
+      if (!num) return unsupported(node, dt);
+      if (e->uint) {
+        r = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntNE, x, k(e, 0), "nz"),
+                          vec_type(mlcc_emit_type(ctx, dt), e->lanes), "sign");
+      } else {
+        // +-0 and NaN map to themselves.
+        LLVMValueRef z = e->fp ? x : k(e, 0);
+        r = sel(e, gt(e, x, k(e, 0)), k(e, 1), sel(e, lt(e, x, k(e, 0)), k(e, -1), z));
+      }
+      break;
+
+    default:
+      // The float-only unary family.
+      if (!e->fp) return unsupported(node, dt);
+      switch (op) {
+        case MLCC_OP_LEAKY_RELU: {
+          float alpha;
+          MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "alpha", 0.01f, &alpha));
+          r = sel(e, lt(e, x, k(e, 0)), mul(e, x, k(e, alpha)), x);
+          break;
+        }
+        case MLCC_OP_ELU: {
+          float alpha;
+          MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "alpha", 1.0f, &alpha));
+          r = sel(e, lt(e, x, k(e, 0)), mul(e, k(e, alpha), fexpm1(e, x)), x);
+          break;
+        }
+        case MLCC_OP_SELU: {
+          float alpha, gamma;
+          MLCC_RETURN_IF_ERROR(
+              mlcc_node_attr_float(node, "alpha", 1.67326319217681884765625f, &alpha));
+          MLCC_RETURN_IF_ERROR(
+              mlcc_node_attr_float(node, "gamma", 1.05070102214813232421875f, &gamma));
+          LLVMValueRef neg = mul(e, k(e, alpha), fexpm1(e, x));
+          r = mul(e, k(e, gamma), sel(e, gt(e, x, k(e, 0)), x, neg));
+          break;
+        }
+        case MLCC_OP_CELU: {
+          float alpha;
+          MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "alpha", 1.0f, &alpha));
+          LLVMValueRef neg = mul(e, k(e, alpha), fexpm1(e, fdiv(e, x, k(e, alpha))));
+          r = sel(e, gt(e, x, k(e, 0)), x, neg);
+          break;
+        }
+        case MLCC_OP_SIGMOID:
+          r = mlcc_emit_fast_sigmoid(ctx, x);
+          break;
+        case MLCC_OP_HARD_SIGMOID: {
+          float alpha, beta;
+          MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "alpha", 0.2f, &alpha));
+          MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "beta", 0.5f, &beta));
+          LLVMValueRef v = add(e, mul(e, x, k(e, alpha)), k(e, beta));
+          r = max2(e, k(e, 0), min2(e, k(e, 1), v));
+          break;
+        }
+        case MLCC_OP_HARD_SWISH: {
+          LLVMValueRef v = add(e, fdiv(e, x, k(e, 6)), k(e, 0.5));
+          r = mul(e, x, max2(e, k(e, 0), min2(e, k(e, 1), v)));
+          break;
+        }
+        case MLCC_OP_TANH: r = mlcc_emit_fast_tanh(ctx, x); break;
+        case MLCC_OP_ERF: r = mlcc_emit_fast_erf(ctx, x); break;
+        case MLCC_OP_EXP: r = fexp(e, x); break;
+        case MLCC_OP_LOG: r = intr1(e, "llvm.log", x); break;
+        case MLCC_OP_SQRT: r = intr1(e, "llvm.sqrt", x); break;
+        case MLCC_OP_RECIPROCAL: r = fdiv(e, k(e, 1), x); break;
+        case MLCC_OP_FLOOR: r = intr1(e, "llvm.floor", x); break;
+        case MLCC_OP_CEIL: r = intr1(e, "llvm.ceil", x); break;
+        case MLCC_OP_ROUND: r = intr1(e, "llvm.roundeven", x); break;
+        case MLCC_OP_SOFTPLUS: {
+          // x > 0: x + log1p(e^-x); else log1p(e^x).
+          LLVMValueRef t = libm1(e, "log1p", fexp(e, LLVMBuildFNeg(b, intr1(e, "llvm.fabs", x), "na")));
+          r = add(e, max2(e, x, k(e, 0)), t);
+          break;
+        }
+        case MLCC_OP_SOFTSIGN:
+          r = fdiv(e, x, add(e, k(e, 1), intr1(e, "llvm.fabs", x)));
+          break;
+        case MLCC_OP_MISH: {
+          // x * tanh(softplus(x)), softplus as in Softplus above.
+          LLVMValueRef t = libm1(e, "log1p", fexp(e, LLVMBuildFNeg(b, intr1(e, "llvm.fabs", x), "na")));
+          r = mul(e, x, mlcc_emit_fast_tanh(ctx, add(e, max2(e, x, k(e, 0)), t)));
+          break;
+        }
+        case MLCC_OP_GELU: {
+          const char* approx = NULL;
+          MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "approximate", "none", &approx));
+          LLVMValueRef inner;
+          if (strcmp(approx, "tanh") == 0) {
+            // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+            LLVMValueRef x3 = mul(e, mul(e, x, x), x);
+            LLVMValueRef u = mul(e, k(e, 0.7978845608028654), add(e, x, mul(e, k(e, 0.044715), x3)));
+            inner = mlcc_emit_fast_tanh(ctx, u);
+          } else {
+            // 0.5 x (1 + erf(x / sqrt(2)))
+            inner = mlcc_emit_fast_erf(ctx, mul(e, x, k(e, 0.7071067811865476)));
+          }
+          r = mul(e, mul(e, k(e, 0.5), x), add(e, k(e, 1), inner));
+          break;
+        }
+        case MLCC_OP_SWISH: {
+          float alpha;
+          MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "alpha", 1.0f, &alpha));
+          r = mul(e, x, mlcc_emit_fast_sigmoid(ctx, mul(e, x, k(e, alpha))));
+          break;
+        }
+        case MLCC_OP_SIN: r = intr1(e, "llvm.sin", x); break;
+        case MLCC_OP_COS: r = intr1(e, "llvm.cos", x); break;
+        case MLCC_OP_THRESHOLDED_RELU: {
+          float alpha;
+          MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "alpha", 1.0f, &alpha));
+          r = sel(e, gt(e, x, k(e, alpha)), x, k(e, 0));
+          break;
+        }
+        default:
+          return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                                  "%s is not an elementwise op known to the emitter",
+                                  mlcc_op_name(op));
+      }
+      break;
+  }
+  if (r == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s (%s): no scalar value emitted",
+                            mlcc_op_name(op), mlcc_dtype_name(dt));
+  }
+  *out_value = r;
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// mlcc_emit_elementwise
+//===----------------------------------------------------------------------===//
+
+// The loop nest of an elementwise kernel: the output's dims with size-1 dims
+// dropped and adjacent dims merged when every array (output and external
+// inputs) is contiguous or broadcast across them alike. Array 0 is the
+// output; stride 0 means "broadcast along this dim".
+#define EW_MAX_ARRAYS 72
+typedef struct ew_nest_t {
+  int n_dims;                                  // merged loop dims, outermost first
+  int64_t extent[MLCC_MAX_RANK];
+  int64_t stride[EW_MAX_ARRAYS][MLCC_MAX_RANK];
+  uint32_t n_arrays;
+  const mlcc_value_t* arrays[EW_MAX_ARRAYS];
+} ew_nest_t;
+
+// Adds external input |v| (broadcasting to |out|) to |nest| unless present.
+static bool nest_add(ew_nest_t* nest, const mlcc_value_t* v, const mlcc_shape_t* out) {
+  for (uint32_t a = 0; a < nest->n_arrays; ++a) {
+    if (nest->arrays[a] == v) return true;
+  }
+  if (nest->n_arrays >= EW_MAX_ARRAYS || v->shape.rank > out->rank) return false;
+  nest->arrays[nest->n_arrays++] = v;
+  return true;
+}
+
+// Computes the merged loop nest over |out| for the arrays in |nest|.
+static void nest_plan(ew_nest_t* nest, const mlcc_shape_t* out) {
+  int64_t st[EW_MAX_ARRAYS][MLCC_MAX_RANK];
+  for (uint32_t a = 0; a < nest->n_arrays; ++a) {
+    const mlcc_shape_t* sh = a == 0 ? out : &nest->arrays[a]->shape;
+    int off = out->rank - sh->rank;
+    int64_t s = 1;
+    for (int d = out->rank - 1; d >= 0; --d) {
+      int k = d - off;
+      int64_t dim = k >= 0 ? sh->dims[k] : 1;
+      st[a][d] = dim == 1 ? 0 : s;
+      s *= dim > 0 ? dim : 1;
+    }
+  }
+  // Merge from the innermost dim outwards.
+  int64_t ext[MLCC_MAX_RANK], gst[EW_MAX_ARRAYS][MLCC_MAX_RANK];
+  int n = 0;
+  for (int d = out->rank - 1; d >= 0; --d) {
+    if (out->dims[d] == 1) continue;
+    bool merge = n > 0;
+    for (uint32_t a = 0; a < nest->n_arrays && merge; ++a) {
+      merge = st[a][d] == gst[a][n - 1] * ext[n - 1];
+    }
+    if (merge) {
+      ext[n - 1] *= out->dims[d];
+    } else {
+      ext[n] = out->dims[d];
+      for (uint32_t a = 0; a < nest->n_arrays; ++a) gst[a][n] = st[a][d];
+      ++n;
+    }
+  }
+  nest->n_dims = n;
+  for (int g = 0; g < n; ++g) {  // reverse: outermost first
+    nest->extent[g] = ext[n - 1 - g];
+    for (uint32_t a = 0; a < nest->n_arrays; ++a) nest->stride[a][g] = gst[a][n - 1 - g];
+  }
+}
+
+// Max/Min/Sum/Mean: ONNX variadic, 1 to 2^31-1 inputs.
+static bool is_variadic(mlcc_op_t op) {
+  return op == MLCC_OP_MAX || op == MLCC_OP_MIN || op == MLCC_OP_SUM || op == MLCC_OP_MEAN;
+}
+
+// A variadic node folded with run-time loops ("many" path; ONNX Max/Min/Sum/
+// Mean, opsets 1-17): used when it has more than MAX_EW_INPUTS inputs or its
+// inputs do not fit the kernel's loop nest. The present inputs outside the
+// chain, except the first present slot, are grouped by shape; each group's
+// base pointers are stored once per call into a stack array [count x ptr],
+// and per output element a loop over that array folds the group's elements
+// (all read at one broadcast index), so the code does not grow with the
+// arity. Arrays are malloc-owned by the struct (many_free).
+typedef struct ew_many_t {
+  uint32_t first;              // first present slot (folded first)
+  uint32_t n_groups;
+  const mlcc_shape_t** shape;  // [n_groups] the group's input shape
+  int64_t* count;              // [n_groups]
+  LLVMValueRef* ptrs;          // [n_groups] alloca [count x ptr]
+} ew_many_t;
+
+static void many_free(ew_many_t* m) {
+  free(m->shape);
+  free(m->count);
+  free(m->ptrs);
+  memset(m, 0, sizeof(*m));
+}
+
+static bool chain_internal(const mlcc_node_t* const* chain, uint32_t c, const mlcc_value_t* in) {
+  for (uint32_t j = 0; j < c; ++j) {
+    if (mlcc_node_output(chain[j], 0) == in) return true;
+  }
+  return false;
+}
+
+// Builds |m| for chain node |c| and stores the groups' pointers at the
+// builder's position (before the loop nest). Errors: RESOURCE_EXHAUSTED,
+// INTERNAL when an input is not a kernel argument.
+static mlcc_status_t many_prepare(mlcc_emit_ctx_t* ctx, const mlcc_node_t* const* chain,
+                                  uint32_t c, ew_many_t* m) {
+  const mlcc_node_t* n = chain[c];
+  memset(m, 0, sizeof(*m));
+  uint32_t cap = n->n_inputs ? n->n_inputs : 1;
+  uint32_t* gid = (uint32_t*)malloc(cap * sizeof(uint32_t));
+  int64_t* fill = (int64_t*)calloc(cap, sizeof(int64_t));
+  m->shape = (const mlcc_shape_t**)malloc(cap * sizeof(*m->shape));
+  m->count = (int64_t*)calloc(cap, sizeof(int64_t));
+  m->ptrs = (LLVMValueRef*)calloc(cap, sizeof(LLVMValueRef));
+  mlcc_status_t st = mlcc_ok_status();
+  if (gid == NULL || fill == NULL || m->shape == NULL || m->count == NULL || m->ptrs == NULL) {
+    st = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory emitting %s",
+                          mlcc_op_name(n->op));
+    goto done;
+  }
+  m->first = n->n_inputs;
+  for (uint32_t s = 0; s < n->n_inputs; ++s) {
+    const mlcc_value_t* in = n->inputs[s];
+    gid[s] = UINT32_MAX;
+    if (in == NULL) continue;
+    if (m->first == n->n_inputs) {
+      m->first = s;
+      continue;
+    }
+    if (chain_internal(chain, c, in)) continue;
+    uint32_t g = 0;
+    while (g < m->n_groups && !mlcc_shape_equal(m->shape[g], &in->shape)) ++g;
+    if (g == m->n_groups) m->shape[m->n_groups++] = &in->shape;
+    gid[s] = g;
+    ++m->count[g];
+  }
+  for (uint32_t g = 0; g < m->n_groups; ++g) {
+    m->ptrs[g] = mlcc_emit_var(ctx, LLVMArrayType(ctx->t_ptr, (unsigned)m->count[g]), NULL);
+  }
+  for (uint32_t s = 0; s < n->n_inputs; ++s) {
+    if (gid[s] == UINT32_MAX) continue;
+    LLVMValueRef base = mlcc_emit_ptr(ctx, n->inputs[s]);
+    if (base == NULL) {
+      st = mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: input %u is not a kernel argument",
+                            mlcc_op_name(n->op), s);
+      goto done;
+    }
+    uint32_t g = gid[s];
+    LLVMValueRef at[2] = {mlcc_emit_i64(ctx, 0), mlcc_emit_i64(ctx, fill[g]++)};
+    LLVMValueRef slot = LLVMBuildInBoundsGEP2(
+        ctx->b, LLVMArrayType(ctx->t_ptr, (unsigned)m->count[g]), m->ptrs[g], at, 2, "vin.slot");
+    LLVMBuildStore(ctx->b, base, slot);
+  }
+done:
+  free(gid);
+  free(fill);
+  return st;
+}
+
+static LLVMValueRef many_step(ew_t* e, mlcc_op_t op, LLVMValueRef acc, LLVMValueRef x) {
+  if (op == MLCC_OP_MAX) return max2(e, acc, x);
+  if (op == MLCC_OP_MIN) return min2(e, acc, x);
+  return add(e, acc, x);
+}
+
+// The value of chain node |c| (see ew_many_t) at output element |flat| (the
+// row-major index into |out_shape|); |vals| holds chain nodes 0..c-1.
+static mlcc_status_t many_fold(mlcc_emit_ctx_t* ctx, const mlcc_node_t* const* chain,
+                               uint32_t c, const LLVMValueRef* vals, const ew_many_t* m,
+                               const mlcc_shape_t* out_shape, LLVMValueRef flat,
+                               LLVMValueRef* out_value) {
+  const mlcc_node_t* n = chain[c];
+  *out_value = NULL;
+  if (m->first >= n->n_inputs) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s has no input",
+                            mlcc_op_name(n->op));
+  }
+  const mlcc_value_t* in0 = n->inputs[m->first];
+  mlcc_dtype_t dt = in0->dtype;
+  LLVMTypeRef ct = mlcc_emit_type(ctx, dt);
+  ew_t E, *e = &E;
+  ew_init(e, ctx, dt);
+  if (ct == NULL || e->boolean || (n->op == MLCC_OP_MEAN && !e->fp)) return unsupported(n, dt);
+  LLVMValueRef r = mlcc_emit_chain_value(chain, c, vals, in0);
+  if (r == NULL) {
+    LLVMValueRef j = mlcc_shape_equal(&in0->shape, out_shape)
+                         ? flat
+                         : mlcc_emit_broadcast_index(ctx, out_shape, flat, &in0->shape);
+    r = mlcc_emit_load(ctx, in0, j);
+  }
+  int64_t count = 1;
+  for (uint32_t s = m->first + 1; s < n->n_inputs; ++s) {
+    if (n->inputs[s] == NULL) continue;
+    LLVMValueRef v = mlcc_emit_chain_value(chain, c, vals, n->inputs[s]);
+    if (v == NULL) continue;  // in a group
+    r = many_step(e, n->op, r, v);
+    ++count;
+  }
+  LLVMValueRef acc = mlcc_emit_var(ctx, ct, r);
+  LLVMTypeRef st = mlcc_emit_storage_type(ctx, dt);
+  for (uint32_t g = 0; g < m->n_groups; ++g) {
+    LLVMValueRef off = mlcc_shape_equal(m->shape[g], out_shape)
+                           ? flat
+                           : mlcc_emit_broadcast_index(ctx, out_shape, flat, m->shape[g]);
+    mlcc_loop_t l = mlcc_emit_for(ctx, 0, m->count[g], "vin");
+    LLVMValueRef at[2] = {mlcc_emit_i64(ctx, 0), l.iv};
+    LLVMValueRef slot = LLVMBuildInBoundsGEP2(
+        ctx->b, LLVMArrayType(ctx->t_ptr, (unsigned)m->count[g]), m->ptrs[g], at, 2, "vin.slot");
+    LLVMValueRef base = LLVMBuildLoad2(ctx->b, ctx->t_ptr, slot, "vin.base");
+    LLVMValueRef ep = LLVMBuildInBoundsGEP2(ctx->b, st, base, &off, 1, "vin.elem");
+    LLVMValueRef x = mlcc_emit_load_elem(ctx, dt, ep);
+    LLVMValueRef a = LLVMBuildLoad2(ctx->b, ct, acc, "vin.acc");
+    LLVMBuildStore(ctx->b, many_step(e, n->op, a, x), acc);
+    mlcc_emit_loop_end(ctx, &l);
+    count += m->count[g];
+  }
+  r = LLVMBuildLoad2(ctx->b, ct, acc, "vin.acc");
+  if (n->op == MLCC_OP_MEAN && count > 1) r = fdiv(e, r, k(e, (double)count));
+  *out_value = r;
+  return mlcc_ok_status();
+}
+
+// Nested loops over the output (no per-element division for broadcasting);
+// the kernel's whole epilogue chain is evaluated here, each external input
+// loaded once per element at its own strides, and only the last node's
+// output is stored.
+static mlcc_status_t emit_elementwise(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  const mlcc_value_t* out = mlcc_node_output(node, 0);
+  if (out == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s has no output",
+                            mlcc_op_name(node->op));
+  }
+  if (node->n_inputs > MAX_EW_INPUTS && !is_variadic(node->op)) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s with %u inputs (at most %d)",
+                            mlcc_op_name(node->op), node->n_inputs, MAX_EW_INPUTS);
+  }
+  for (uint32_t i = 0; i < node->n_inputs; ++i) {
+    const mlcc_value_t* in = node->inputs[i];
+    if (in != NULL && mlcc_emit_type(ctx, in->dtype) == NULL) {
+      return unsupported(node, in->dtype);
+    }
+  }
+  int64_t numel = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_shape_numel(&out->shape, &numel));
+  if (numel == 0) return mlcc_ok_status();
+  const mlcc_kernel_t* k = ctx->kernel;
+  bool fused = k != NULL && k->n_nodes > 1 && k->nodes[0] == node;
+  uint32_t n_chain = fused ? k->n_nodes : 1;
+  const mlcc_node_t* const* chain = fused ? (const mlcc_node_t* const*)k->nodes : &node;
+  if (n_chain > MLCC_KERNEL_MAX_NODES) {  // the fuse pass never builds one
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "epilogue chain of %u nodes (at most %d)",
+                            n_chain, MLCC_KERNEL_MAX_NODES);
+  }
+
+  // many[c]: chain node c is a variadic node folded with run-time loops
+  // (ew_many_t); its inputs are not arrays of the nest. Tried first for
+  // nodes above MAX_EW_INPUTS, then for every variadic node with more than
+  // two inputs when the nest cannot hold all arrays.
+  bool many[MLCC_KERNEL_MAX_NODES];
+  ew_nest_t nest;
+  bool ok = false;
+  for (int attempt = 0; attempt < 2 && !ok; ++attempt) {
+    memset(&nest, 0, sizeof(nest));
+    nest.arrays[nest.n_arrays++] = out;
+    ok = true;
+    for (uint32_t c = 0; c < n_chain && ok; ++c) {
+      const mlcc_node_t* n = chain[c];
+      const mlcc_value_t* o = mlcc_node_output(n, 0);
+      if ((n->n_inputs > MAX_EW_INPUTS && !is_variadic(n->op)) || o == NULL ||
+          !mlcc_shape_equal(&o->shape, &out->shape)) {
+        return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                                "epilogue %s does not match the anchor's shape",
+                                mlcc_op_name(n->op));
+      }
+      many[c] = is_variadic(n->op) &&
+                (n->n_inputs > MAX_EW_INPUTS || (attempt > 0 && n->n_inputs > 2));
+      for (uint32_t s2 = 0; s2 < n->n_inputs && ok; ++s2) {
+        const mlcc_value_t* in = n->inputs[s2];
+        if (in == NULL || chain_internal(chain, c, in)) continue;
+        // A many node reads only its first present input through the nest's
+        // index (its other inputs through ew_many_t's pointer arrays).
+        if (!many[c]) ok = nest_add(&nest, in, &out->shape);
+      }
+    }
+  }
+  if (!ok) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s: too many distinct inputs",
+                            mlcc_op_name(node->op));
+  }
+  nest_plan(&nest, &out->shape);
+  ew_many_t many_st[MLCC_KERNEL_MAX_NODES];
+  memset(many_st, 0, sizeof(many_st));
+  mlcc_status_t st = mlcc_ok_status();
+  for (uint32_t c = 0; c < n_chain && st == NULL; ++c) {
+    if (many[c]) st = many_prepare(ctx, chain, c, &many_st[c]);
+  }
+  if (st != NULL) {
+    for (uint32_t c = 0; c < n_chain; ++c) many_free(&many_st[c]);
+    return st;
+  }
+
+  mlcc_loop_t loops[MLCC_MAX_RANK];
+  LLVMValueRef idx[EW_MAX_ARRAYS];
+  for (uint32_t a = 0; a < nest.n_arrays; ++a) idx[a] = mlcc_emit_i64(ctx, 0);
+  for (int g = 0; g < nest.n_dims; ++g) {
+    loops[g] = mlcc_emit_for(ctx, 0, nest.extent[g], "ew");
+    for (uint32_t a = 0; a < nest.n_arrays; ++a) {
+      int64_t sd = nest.stride[a][g];
+      if (sd == 0) continue;
+      LLVMValueRef t = loops[g].iv;
+      if (sd != 1) t = LLVMBuildNSWMul(ctx->b, t, mlcc_emit_i64(ctx, sd), "es");
+      idx[a] = LLVMBuildNSWAdd(ctx->b, idx[a], t, "ei");
+    }
+  }
+  // Each external input is loaded once per element.
+  LLVMValueRef loaded[EW_MAX_ARRAYS] = {0};
+  LLVMValueRef vals[MLCC_KERNEL_MAX_NODES];
+  for (uint32_t c = 0; c < n_chain && st == NULL; ++c) {
+    const mlcc_node_t* n = chain[c];
+    if (many[c]) {
+      st = many_fold(ctx, chain, c, vals, &many_st[c], &out->shape, idx[0], &vals[c]);
+      if (st != NULL && c > 0) st = mlcc_node_annotate(n, st);
+      continue;
+    }
+    LLVMValueRef ops[MAX_EW_INPUTS];
+    for (uint32_t s2 = 0; s2 < n->n_inputs; ++s2) {
+      const mlcc_value_t* in = n->inputs[s2];
+      ops[s2] = NULL;
+      if (in == NULL) continue;
+      ops[s2] = mlcc_emit_chain_value(chain, c, vals, in);
+      if (ops[s2] != NULL) continue;
+      for (uint32_t a = 1; a < nest.n_arrays; ++a) {
+        if (nest.arrays[a] != in) continue;
+        if (loaded[a] == NULL) loaded[a] = mlcc_emit_load(ctx, in, idx[a]);
+        ops[s2] = loaded[a];
+        break;
+      }
+    }
+    st = mlcc_emit_elementwise_scalar(ctx, n, ops, &vals[c]);
+    if (st != NULL && c > 0) st = mlcc_node_annotate(n, st);
+  }
+  if (st == NULL) {
+    mlcc_emit_store(ctx, mlcc_node_output(chain[n_chain - 1], 0), idx[0], vals[n_chain - 1]);
+  }
+  for (int g = nest.n_dims - 1; g >= 0; --g) mlcc_emit_loop_end(ctx, &loops[g]);
+  for (uint32_t c = 0; c < n_chain; ++c) many_free(&many_st[c]);
+  return st;
+}
+
+//===----------------------------------------------------------------------===//
+// Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
+//===----------------------------------------------------------------------===//
+
+const mlcc_emitter_t mlcc_emit_elementwise = {.emit = emit_elementwise};

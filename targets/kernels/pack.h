@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// Compile-time weight layouts (DESIGN section 1: pre-packing is done on the
+// data at compile time; the layout, recorded as a node attribute, is part of
+// the kernel's identity; kernels still take the weights as arguments).
+//
+// Conv (layout "packed_mr"): attribute MLCC_CONV_PACKED_ATTR = mr (INT > 0)
+// on a Conv node means its W constant holds, for every group and every block
+// of mr output channels of that group (the last block of a group may be
+// shorter: bs = min(mr, mg - block start)), the block's weights as
+// [cg*K][bs] (K = product of the kernel dims) at the block's usual offset
+// start_oc*cg*K. Same shape, dtype and element count as the ONNX layout.
+// Written by the pack-weights pass, read by the Conv emitter (every path).
+//
+// Conv (layout "winograd", targets/kernels/conv_winograd.c): attribute
+// MLCC_CONV_WINOGRAD_ATTR = INTS {m, mr} (m = 2 or 4: output tiles of
+// F(m x m, 3 x 3); mr > 0: channel block) on a Conv with a 3x3 kernel,
+// strides 1, dilations 1 and group 1 means its W constant holds, for every
+// (oc, ic), U = G g G^T (alpha x alpha, alpha = m + 2; g = W[oc, ic] and G
+// the transform of Lavin & Gray, "Fast Algorithms for Convolutional Neural
+// Networks", 2016) in blocks of mr output channels (the last block of M may
+// be shorter: bs = min(mr, M - oc0)), each block [alpha^2][C][bs] at the
+// block's usual offset oc0*C*alpha^2: element (xi, oc, ic), with transform
+// element xi = i*alpha + j, at oc0*C*alpha^2 + (xi*C + ic)*bs + (oc - oc0).
+// W's shape becomes [M, C, alpha, alpha] (the element count, not a kernel
+// shape).
+#ifndef MLCC_TARGETS_KERNELS_PACK_H_
+#define MLCC_TARGETS_KERNELS_PACK_H_
+
+#include <stdint.h>
+
+#include "ir/graph.h"
+#include "targets/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MLCC_CONV_PACKED_ATTR "mlcc.packed_mr"
+#define MLCC_CONV_WINOGRAD_ATTR "mlcc.winograd"
+
+// Block size mr the Conv emitter's vector micro-kernel would use for |node|
+// on |target| (channel-vector kernel: mr = NV*L channels per block, read as
+// NV vectors per (ic, tap); pixel-vector kernel: mr broadcast rows), or 0 when packing does not apply (not a float32 Conv, the
+// scalar path, one channel per block, or already packed). Pure; no errors.
+int64_t mlcc_conv_pack_mr(const mlcc_node_t* node, const mlcc_target_t* target);
+
+// Writes W (float32, ONNX layout [m, per_oc] with per_oc = cg*K, |group|
+// dividing |m|) in the packed layout for |mr| > 0 into |out| (m*per_oc
+// floats, must not alias |w|). Both are float-aligned host arrays.
+void mlcc_conv_pack_weights(const float* w, int64_t m, int64_t group, int64_t per_oc, int64_t mr,
+                            float* out);
+
+// Whether |node| (a Conv with a constant float32 W in its ONNX layout) runs
+// faster through the Winograd kernel on |target| than through the direct
+// kernels (measured per layer shape, targets/kernels/conv_winograd.c), and if so the layout
+// to pack for: *out_m (2 or 4) and *out_mr. False for anything else
+// (including a W that is already packed). Pure; no errors.
+bool mlcc_conv_winograd_choose(const mlcc_node_t* node, const mlcc_target_t* target,
+                               int64_t* out_m, int64_t* out_mr);
+
+// Writes W (float32, ONNX layout [mo, c, 3, 3]) in the Winograd layout for
+// tile size |m| (2 or 4) and block |mr| > 0 into |out| ((m+2)^2*mo*c floats,
+// must not alias |w|). The transform runs in double and rounds once.
+void mlcc_conv_winograd_pack_weights(const float* w, int64_t mo, int64_t c, int64_t m,
+                                     int64_t mr, float* out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_TARGETS_KERNELS_PACK_H_
