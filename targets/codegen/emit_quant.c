@@ -30,6 +30,7 @@
 #include "ir/ops/spatial.h"
 #include "targets/codegen/emit.h"
 #include "targets/codegen/emit_index.h"
+#include "targets/codegen/emit_qgemm.h"
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -60,16 +61,23 @@ static void qrange(mlcc_dtype_t qdt, float* lo, float* hi) {
   *hi = qdt == MLCC_DTYPE_I8 ? 127.f : 255.f;
 }
 
+// round_half_even(|f|) + |zp_f| clamped to the float bounds [|lo|, |hi|]
+// (the dtype's range, narrowed by a fused activation) converted to |qdt|.
+static LLVMValueRef requantize_in(mlcc_emit_ctx_t* ctx, LLVMValueRef f, LLVMValueRef zp_f,
+                                  LLVMValueRef lo, LLVMValueRef hi, mlcc_dtype_t qdt) {
+  LLVMValueRef r = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
+  r = LLVMBuildFAdd(ctx->b, r, zp_f, "");
+  r = mlcc_emit_max(ctx, MLCC_DTYPE_F32, r, lo);
+  r = mlcc_emit_min(ctx, MLCC_DTYPE_F32, r, hi);
+  return mlcc_emit_convert(ctx, r, MLCC_DTYPE_F32, qdt);
+}
+
 // saturate(round_half_even(|f|) + |zp_f|) converted to |qdt| (int8/uint8).
 static LLVMValueRef requantize(mlcc_emit_ctx_t* ctx, LLVMValueRef f, LLVMValueRef zp_f,
                                mlcc_dtype_t qdt) {
   float lo = 0, hi = 0;
   qrange(qdt, &lo, &hi);
-  LLVMValueRef r = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
-  r = LLVMBuildFAdd(ctx->b, r, zp_f, "");
-  r = mlcc_emit_max(ctx, MLCC_DTYPE_F32, r, mlcc_emit_f32(ctx, lo));
-  r = mlcc_emit_min(ctx, MLCC_DTYPE_F32, r, mlcc_emit_f32(ctx, hi));
-  return mlcc_emit_convert(ctx, r, MLCC_DTYPE_F32, qdt);
+  return requantize_in(ctx, f, zp_f, mlcc_emit_f32(ctx, lo), mlcc_emit_f32(ctx, hi), qdt);
 }
 
 // Linear offset in a row-major tensor of shape |view| of the element that
@@ -198,6 +206,9 @@ mlcc_status_t mlcc_emit_quant_dynamic(mlcc_emit_ctx_t* ctx, const mlcc_node_t* n
 
 mlcc_status_t mlcc_emit_quant_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(check_types(ctx, node));
+  bool done = false;
+  MLCC_RETURN_IF_ERROR(mlcc_emit_qgemm_conv(ctx, node, &done));
+  if (done) return mlcc_ok_status();
   bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
   mlcc_spatial_t g;
   MLCC_RETURN_IF_ERROR(mlcc_quant_conv_resolve(node, &g));
@@ -235,6 +246,8 @@ mlcc_status_t mlcc_emit_quant_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
     ysv = load_f32(ctx, ys, c64(ctx, 0), 1.f);
     yzf = load_zp_f32(ctx, yz, c64(ctx, 0));
   }
+  LLVMValueRef qlo = NULL, qhi = NULL;
+  if (qlinear) mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
 
   mlcc_loop_t ln = mlcc_emit_for(ctx, 0, batch, "qcn");
   mlcc_loop_t lm = mlcc_emit_for(ctx, 0, m_out, "qcm");
@@ -285,7 +298,7 @@ mlcc_status_t mlcc_emit_quant_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   if (qlinear) {
     LLVMValueRef f = LLVMBuildFMul(b, mlcc_emit_convert(ctx, r, MLCC_DTYPE_I32, MLCC_DTYPE_F32),
                                    mult, "");
-    r = requantize(ctx, f, yzf, y->dtype);
+    r = requantize_in(ctx, f, yzf, qlo, qhi, y->dtype);
   }
   LLVMValueRef y_idx = imad(ctx, imad(ctx, ln.iv, m_out, lm.iv), out_numel, lo.iv);
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, y_idx, r);
@@ -321,6 +334,8 @@ mlcc_status_t mlcc_emit_quant_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
     ysv = load_f32(ctx, ys, c64(ctx, 0), 1.f);
     yzf = load_zp_f32(ctx, yz, c64(ctx, 0));
   }
+  LLVMValueRef qlo = NULL, qhi = NULL;
+  if (qlinear) mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
   int32_t nc = q.batch.rank + 2;
   LLVMValueRef coord[MLCC_MAX_RANK + 2];
   mlcc_loop_t lb = mlcc_emit_for(ctx, 0, nb, "qmb");
@@ -356,7 +371,7 @@ mlcc_status_t mlcc_emit_quant_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
     LLVMValueRef mult = LLVMBuildFDiv(b, LLVMBuildFMul(b, asv, bsv, ""), ysv, "mult");
     LLVMValueRef f = LLVMBuildFMul(b, mlcc_emit_convert(ctx, r, MLCC_DTYPE_I32, MLCC_DTYPE_F32),
                                    mult, "");
-    r = requantize(ctx, f, yzf, y->dtype);
+    r = requantize_in(ctx, f, yzf, qlo, qhi, y->dtype);
   }
   LLVMValueRef y_idx = imad(ctx, imad(ctx, lb.iv, q.m, lm.iv), q.n, ln.iv);
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, y_idx, r);

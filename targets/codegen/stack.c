@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // NAME_STACK_SIZE: the stack bound of the generated code (stack.h).
 #include "targets/codegen/stack.h"
+#include "targets/codegen/emit_qgemm.h"
 
 #include <string.h>
 
@@ -115,6 +116,8 @@ int64_t mlcc_stack_node_bytes(const mlcc_node_t* node) {
     case MLCC_OP_GRU:
     case MLCC_OP_LSTM: return rnn_bytes(node);
     case MLCC_OP_DET: return det_bytes(node);
+    case MLCC_OP_QLINEAR_CONV:
+    case MLCC_OP_CONV_INTEGER: return mlcc_qgemm_conv_stack_bytes(node);  // emit_qgemm.c
     default:
       // emit_elementwise.c: a variadic node (Sum, Mean, Max, Min) keeps its
       // input pointers in stack arrays, one pointer per input.

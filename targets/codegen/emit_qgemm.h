@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// Integer micro-kernels of the quantized contractions (issue 16): the fast
+// path of QLinearConv and ConvInteger (emit_quant.c calls it first and keeps
+// its scalar loop nest for the shapes this path declines). Thread-safe (no
+// state).
+//
+// Form (the same on every target; only the vector width and the multiply
+// idiom change):
+// * A tile of output pixels is packed on the stack (im2col, one row of K =
+//   C/group * KH * KW int16 values per pixel, K padded to a multiple of 32
+//   with zeros) with the input zero point already subtracted, so padding
+//   contributes exactly 0 (the spec's padding holds x_zero_point).
+// * Each output is the dot product of a packed row with a weight row, read
+//   as int8/uint8 straight from ONNX's [M, C/group, KH, KW] layout (already
+//   K-contiguous per output channel: the weights stay int8 in the library and
+//   the layout is ONNX's, so no packed copy is made). Products of two int16
+//   values below 2^8 in magnitude are exact in int32, and so is a pair of
+//   them: x86 gets the pairwise form LLVM selects as (v)pmaddwd (SSE2, AVX2,
+//   AVX-512BW), other targets the widening multiply-accumulate (aarch64
+//   smlal/smlal2, RVV vwmacc; scalar code on targets without SIMD). No
+//   16-bit saturating sum exists anywhere, so a result never depends on the
+//   CPU.
+// * The weight zero point is applied afterwards: acc -= w_zero_point[m] *
+//   sum_k(x - x_zero_point), all int32 and wrapping, so the result is
+//   bit-identical to the scalar reference loops of emit_quant.c.
+// * Requantization is the ONNX QLinearConv float formula (emit_quant.c's
+//   header): y = saturate(round_half_even(float(acc + bias) * M) + y_zp) with
+//   M = (x_scale * w_scale[m]) / y_scale in float32. onnxruntime's
+//   fixed-point requantization can round the other way in rare ties; mlcc
+//   follows the spec.
+// * A fused activation (attributes MLCC_QACT_ATTR and friends, set by the
+//   quant-fuse pass) clamps the quantized result to [Q(lo), Q(hi)] where
+//   Q(v) = saturate(round_half_even(v / y_scale) + y_zp): quantization is
+//   monotone, so this equals quantizing the activated float value (Relu is
+//   lo = 0, hi = +inf; Clip gives both).
+#ifndef MLCC_TARGETS_CODEGEN_EMIT_QGEMM_H_
+#define MLCC_TARGETS_CODEGEN_EMIT_QGEMM_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/base/status.h"
+#include "ir/graph.h"
+#include "targets/codegen/emit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Attribute names of a fused activation on QLinearConv / QLinearMatMul
+// (written by passes/quant_fuse.c, read by emit_qgemm.c and emit_quant.c).
+// MLCC_QACT_ATTR: INT 0 none, 1 Relu, 2 Clip; Clip's bounds are FLOAT
+// attributes MLCC_QACT_LO_ATTR / MLCC_QACT_HI_ATTR (float values of the
+// model's Clip, part of the kernel key like every attribute).
+#define MLCC_QACT_ATTR "mlcc_qact"
+#define MLCC_QACT_LO_ATTR "mlcc_qact_lo"
+#define MLCC_QACT_HI_ATTR "mlcc_qact_hi"
+
+// Stack bytes the fast path of a QLinearConv / ConvInteger |node| allocates
+// (packed tile plus per-pixel sums), the same for every target; 0 when the
+// path declines the node. Pure.
+int64_t mlcc_qgemm_conv_stack_bytes(const mlcc_node_t* node);
+
+// Emits the fast kernel of QLinearConv / ConvInteger |node| and sets
+// |*out_done|, or leaves |*out_done| false (emitting nothing) when the path
+// does not take the node: 3-D+ windows, dtypes other than int8/uint8 data
+// with int8/uint8 weights, K above the packed tile's limit, or an x
+// parameter that is not per-tensor. Errors: those of mlcc_quant_conv_resolve
+// and the output store (UNIMPLEMENTED / INTERNAL).
+mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                   bool* out_done);
+
+// Integer bounds [*out_lo, *out_hi] (as float) a quantized output of |qdt|
+// is clamped to, with a fused activation of |node| folded in: emits Q(lo) /
+// Q(hi) from the run-time y_scale |ys| and zero point |yzf| (float32
+// values). Used by both the fast path and emit_quant.c's reference loops.
+void mlcc_qgemm_act_bounds(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node, mlcc_dtype_t qdt,
+                           LLVMValueRef ys, LLVMValueRef yzf, LLVMValueRef* out_lo,
+                           LLVMValueRef* out_hi);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // MLCC_TARGETS_CODEGEN_EMIT_QGEMM_H_

@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Writes the integer-kernel cases of issue 16 (targets/codegen/emit_qgemm.c,
+passes/quant_fuse.c) into OUT_DIR, one folder per case, with exact numpy
+references: int32 accumulation (wrapping like the spec's int32), then the
+spec's float32 requantization y = saturate(round_half_even(float32(acc) * M)
++ y_zero_point), M = float32(float32(x_scale * w_scale) / y_scale). The
+compiled kernels must match these bit for bit (run_case.py compares integers
+exactly), on every target: a result must not depend on the CPU.
+
+The qdq_* cases are QDQ graphs (DequantizeLinear -> Conv/MatMul ->
+[Relu/Clip] -> QuantizeLinear) that mlcc's quant-fuse pass turns into
+integer kernels; their reference is the same exact integer evaluation of
+the fused op (bias DequantizeLinear of int32 with scale x_scale * w_scale),
+which is what the float graph computes up to float rounding of the
+accumulation. qdq_check.py (beside this file) compares the fused and the
+unfused (--passes= without quant-fuse) builds of those graphs within one
+quantization step."""
+import os
+import sys
+
+import numpy as np
+from onnx import helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from onnx_case import write_case  # noqa: E402
+
+F32 = np.float32
+
+
+def conv_acc(x, w, xz, wz, pads, strides, dil, group):
+    """int64 accumulation of (x - xz) * (w - wz) over the window (2-D, NCHW);
+    wz is per output channel ([M]). Returned wrapped to int32."""
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp = np.full((n, c, h + pads[0] + pads[2], wd + pads[1] + pads[3]), xz, dtype=np.int64)
+    xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = x
+    xp -= np.int64(xz)
+    oh = (h + pads[0] + pads[2] - dil[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (wd + pads[1] + pads[3] - dil[1] * (kw - 1) - 1) // strides[1] + 1
+    wi = w.astype(np.int64) - np.asarray(wz, dtype=np.int64).reshape(m, 1, 1, 1)
+    mg = m // group
+    acc = np.zeros((n, m, oh, ow), dtype=np.int64)
+    for g in range(group):
+        for i in range(kh):
+            for j in range(kw):
+                patch = xp[:, g * cg:(g + 1) * cg,
+                           i * dil[0]:i * dil[0] + strides[0] * (oh - 1) + 1:strides[0],
+                           j * dil[1]:j * dil[1] + strides[1] * (ow - 1) + 1:strides[1]]
+                acc[:, g * mg:(g + 1) * mg] += np.einsum(
+                    "nchw,mc->nmhw", patch, wi[g * mg:(g + 1) * mg, :, i, j])
+    return ((acc + 2**31) % 2**32 - 2**31).astype(np.int32)
+
+
+def requant(acc, xs, ws, ys, yz, ydt, axis_len, lo=None, hi=None):
+    """Spec float32 requantization of int32 |acc| [N, M, ...] with per-channel
+    |ws| ([M] or scalar)."""
+    ws = np.broadcast_to(np.asarray(ws, dtype=F32).reshape(-1), (axis_len,))
+    mult = (F32(xs) * ws) / F32(ys)
+    shape = (1, axis_len) + (1,) * (acc.ndim - 2)
+    f = acc.astype(F32) * mult.astype(F32).reshape(shape)
+    r = np.rint(f).astype(F32) + F32(yz)
+    qlo, qhi = (-128, 127) if ydt == np.int8 else (0, 255)
+    if lo is not None:
+        qlo = max(qlo, lo)
+    if hi is not None:
+        qhi = min(qhi, hi)
+    return np.clip(r, qlo, qhi).astype(ydt)
+
+
+def qlinear_conv_case(out, name, rng, x, w, xs, xz, ws, wz, ys, yz, ydt, bias=None,
+                      pads=(0, 0, 0, 0), strides=(1, 1), dil=(1, 1), group=1):
+    m = w.shape[0]
+    wz_arr = np.asarray(wz, dtype=w.dtype).reshape(-1)
+    acc = conv_acc(x, w, int(xz), np.broadcast_to(wz_arr.astype(np.int64), (m,)),
+                   pads, strides, dil, group)
+    if bias is not None:
+        acc = ((acc.astype(np.int64) + bias.reshape(1, m, 1, 1) + 2**31) % 2**32
+               - 2**31).astype(np.int32)
+    y = requant(acc, xs, ws, ys, yz, ydt, m)
+    ws_arr = np.asarray(ws, dtype=F32).reshape(-1)
+    if ws_arr.size != wz_arr.size:  # the spec wants equal shapes
+        ws_arr = np.broadcast_to(ws_arr, (m,)).copy()
+        wz_arr = np.broadcast_to(wz_arr, (m,)).copy()
+    inits = [("xs", np.array(xs, dtype=F32)), ("xz", np.array(xz, dtype=x.dtype)),
+             ("w", w), ("ws", ws_arr if ws_arr.size > 1 else ws_arr.reshape(())),
+             ("wz", wz_arr if wz_arr.size > 1 else wz_arr.reshape(())),
+             ("ys", np.array(ys, dtype=F32)), ("yz", np.array(yz, dtype=ydt))]
+    ins = ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"]
+    if bias is not None:
+        inits.append(("b", bias.astype(np.int32)))
+        ins.append("b")
+    node = helper.make_node("QLinearConv", ins, ["y"], pads=list(pads), strides=list(strides),
+                            dilations=list(dil), group=group)
+    write_case(os.path.join(out, name), [node], [("x", x)], [("y", y)], inits, opset=13)
+
+
+def conv_integer_case(out, name, x, w, xz, wz, pads=(0, 0, 0, 0), strides=(1, 1), group=1):
+    m = w.shape[0]
+    acc = conv_acc(x, w, int(xz), np.broadcast_to(np.asarray(wz, np.int64).reshape(-1), (m,)),
+                   pads, strides, (1, 1), group)
+    inits = [("xz", np.array(xz, dtype=x.dtype)), ("w", w),
+             ("wz", np.array(wz, dtype=w.dtype))]
+    node = helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], pads=list(pads),
+                            strides=list(strides), group=group)
+    write_case(os.path.join(out, name), [node], [("x", x)], [("y", acc)], inits, opset=13)
+
+
+def u8(rng, shape, lo=0, hi=256):
+    return rng.integers(lo, hi, size=shape).astype(np.uint8)
+
+
+def s8(rng, shape, lo=-128, hi=128):
+    return rng.integers(lo, hi, size=shape).astype(np.int8)
+
+
+def main():
+    out = sys.argv[1]
+    rng = np.random.default_rng(16)
+    # 3x3, pad 1, u8 x s8, per-channel weight scales, int32 bias, odd M.
+    qlinear_conv_case(out, "qk_conv3x3_u8s8_perchannel", rng, u8(rng, (1, 16, 9, 11)),
+                      s8(rng, (13, 16, 3, 3)), 0.02, 128, rng.uniform(0.001, 0.01, 13), 0,
+                      0.05, 120, np.uint8, bias=rng.integers(-3000, 3000, 13),
+                      pads=(1, 1, 1, 1))
+    # Saturation at both ends: a large multiplier drives outputs to 0 and 255.
+    qlinear_conv_case(out, "qk_conv_saturate_u8", rng, u8(rng, (1, 8, 6, 6)),
+                      s8(rng, (7, 8, 3, 3)), 0.5, 100, 0.5, 0, 0.25, 128, np.uint8,
+                      pads=(1, 1, 1, 1))
+    qlinear_conv_case(out, "qk_conv_saturate_s8", rng, s8(rng, (1, 8, 6, 6)),
+                      s8(rng, (7, 8, 3, 3)), 0.5, -5, 0.5, 0, 0.25, 3, np.int8,
+                      pads=(0, 0, 0, 0))
+    # Zero points at the ends of their ranges: x 255 / 0, y -128 / 127,
+    # per-channel weight zero points, uint8 weights with zero point 255.
+    qlinear_conv_case(out, "qk_conv_zp_extremes_a", rng, u8(rng, (1, 5, 7, 7)),
+                      s8(rng, (6, 5, 3, 3)), 0.03, 255, [0.01] * 6,
+                      np.array([-128, 127, 0, 5, -7, 1], np.int8), 0.2, -128, np.int8,
+                      pads=(1, 2, 0, 1))
+    qlinear_conv_case(out, "qk_conv_zp_extremes_b", rng, u8(rng, (2, 5, 7, 7)),
+                      u8(rng, (6, 5, 3, 3)), 0.03, 0, 0.004, 255, 0.3, 127, np.int8,
+                      bias=rng.integers(-20000, 20000, 6), pads=(1, 1, 1, 1))
+    qlinear_conv_case(out, "qk_conv_s8x_u8w", rng, s8(rng, (1, 9, 5, 8)),
+                      u8(rng, (11, 9, 2, 3)), 0.05, -128, 0.002, 128, 0.1, 0, np.uint8,
+                      strides=(2, 1), dil=(1, 2), pads=(0, 1, 1, 2))
+    # Groups (2), stride 2, odd channel counts that fill no vector.
+    qlinear_conv_case(out, "qk_conv_groups_stride", rng, u8(rng, (1, 6, 11, 9)),
+                      s8(rng, (10, 3, 3, 3)), 0.02, 7, rng.uniform(0.002, 0.02, 10), 0,
+                      0.07, 9, np.uint8, bias=rng.integers(-500, 500, 10),
+                      pads=(1, 1, 1, 1), strides=(2, 2), group=2)
+    # K = 1 (1x1 kernel over one channel) and a 1x1 conv with K = 67.
+    qlinear_conv_case(out, "qk_conv_k1", rng, u8(rng, (1, 1, 5, 5)), s8(rng, (3, 1, 1, 1)),
+                      0.1, 3, 0.05, 0, 0.02, 11, np.uint8)
+    qlinear_conv_case(out, "qk_conv1x1_k67", rng, u8(rng, (1, 67, 4, 5)),
+                      s8(rng, (33, 67, 1, 1)), 0.01, 128, rng.uniform(0.001, 0.01, 33), 0,
+                      0.03, 128, np.uint8)
+    # Huge K (8064 = 896 x 3 x 3): sums far outside int16, exact int32.
+    x = np.full((1, 896, 3, 3), 255, np.uint8)
+    x[0, ::7] = 0
+    w = np.full((3, 896, 3, 3), -128, np.int8)
+    w[1] = 127
+    w[2, ::2] = 1
+    conv_integer_case(out, "qk_convint_huge_k", x, w, 0, 0)
+    conv_integer_case(out, "qk_convint_u8_zp", u8(rng, (1, 4, 6, 7)), u8(rng, (5, 4, 3, 3)),
+                      77, 200, pads=(1, 1, 1, 1))
+    conv_integer_case(out, "qk_convint_s8", s8(rng, (1, 12, 5, 5)), s8(rng, (9, 12, 3, 3)),
+                      -3, 2, strides=(2, 2))
+
+
+if __name__ == "__main__":
+    main()
