@@ -142,25 +142,61 @@ static LLVMValueRef ext(mlcc_emit_ctx_t* ctx, LLVMValueRef v, bool is_unsigned,
   return is_unsigned ? LLVMBuildZExt(ctx->b, v, to, "") : LLVMBuildSExt(ctx->b, v, to, "");
 }
 
+// True if the x86 |target| has |feat| ("avx2", "avx512bw"): an explicit
+// "+feat"/"-feat" in its features wins (the last mention; -mcpu=native lists
+// every host feature), else its CPU's family does. Unknown CPUs say no, so
+// the kernel falls back to SSE2, which every x86-64 CPU has.
+static bool x86_has(const mlcc_target_t* t, const char* feat) {
+  bool on = false, seen = false;
+  size_t n = strlen(feat);
+  for (const char* p = t->features; p != NULL && *p;) {
+    const char* comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == n + 1 && strncmp(p + 1, feat, n) == 0) {
+      on = p[0] == '+';
+      seen = true;
+    }
+    p = comma ? comma + 1 : NULL;
+  }
+  if (seen) return on;
+  static const char* const bw[] = {
+      "skylake-avx512", "cascadelake",   "cooperlake", "cannonlake",  "icelake-client",
+      "icelake-server", "tigerlake",     "sapphirerapids", "rocketlake", "znver4",
+      "x86-64-v4",      "graniterapids", "emeraldrapids"};
+  static const char* const avx2[] = {
+      "x86-64-v3", "haswell",   "broadwell", "skylake",  "alderlake", "raptorlake",
+      "meteorlake", "gracemont", "znver1",   "znver2",   "znver3",    "bdver4",
+      "core-avx2", "arrowlake", "lunarlake", "sierraforest", "grandridge"};
+  for (size_t i = 0; i < sizeof(bw) / sizeof(bw[0]); ++i) {
+    if (strcmp(t->cpu, bw[i]) == 0) return true;
+  }
+  if (strcmp(feat, "avx2") != 0) return false;
+  for (size_t i = 0; i < sizeof(avx2) / sizeof(avx2[0]); ++i) {
+    if (strcmp(t->cpu, avx2[i]) == 0) return true;
+  }
+  return false;
+}
+
 // acc + a*b for int16 vectors |a|, |b| of |lanes| lanes. x86: |acc| has
-// lanes/2 lanes and the products are added in adjacent pairs (selected as
-// pmaddwd; exact, as |a|,|b| < 2^9 in magnitude). Elsewhere |acc| has
-// |lanes| lanes (widening multiply-accumulate).
+// lanes/2 lanes and the products are added in adjacent pairs by pmaddwd
+// (exact: |a|, |b| < 2^9 in magnitude, so no pair reaches 2^31; the
+// intrinsic because LLVM's reassociation of the accumulation hides the
+// generic pattern from instruction selection). Elsewhere |acc| has |lanes|
+// lanes: the widening multiply-accumulate (smlal, vwmacc) LLVM selects from
+// sext-mul-add.
 static LLVMValueRef madd(mlcc_emit_ctx_t* ctx, bool pairwise, unsigned lanes,
                          LLVMValueRef acc, LLVMValueRef a, LLVMValueRef b) {
+  if (pairwise) {
+    const char* name = lanes == 32   ? "llvm.x86.avx512.pmaddw.d.512"
+                       : lanes == 16 ? "llvm.x86.avx2.pmadd.wd"
+                                     : "llvm.x86.sse2.pmadd.wd";
+    LLVMValueRef args[2] = {a, b};
+    return LLVMBuildAdd(ctx->b, acc, mlcc_emit_intrinsic(ctx, name, args, 2), "");
+  }
   LLVMTypeRef wide = LLVMVectorType(ctx->t_i32, lanes);
   LLVMValueRef p = LLVMBuildMul(ctx->b, LLVMBuildSExt(ctx->b, a, wide, ""),
                                 LLVMBuildSExt(ctx->b, b, wide, ""), "");
-  if (!pairwise) return LLVMBuildAdd(ctx->b, acc, p, "");
-  LLVMValueRef ev[32], od[32];
-  for (unsigned i = 0; i < lanes / 2; ++i) {
-    ev[i] = LLVMConstInt(ctx->t_i32, 2 * i, 0);
-    od[i] = LLVMConstInt(ctx->t_i32, 2 * i + 1, 0);
-  }
-  LLVMValueRef undef = LLVMGetUndef(wide);
-  LLVMValueRef e = LLVMBuildShuffleVector(ctx->b, p, undef, LLVMConstVector(ev, lanes / 2), "");
-  LLVMValueRef o = LLVMBuildShuffleVector(ctx->b, p, undef, LLVMConstVector(od, lanes / 2), "");
-  return LLVMBuildAdd(ctx->b, acc, LLVMBuildAdd(ctx->b, e, o, ""), "");
+  return LLVMBuildAdd(ctx->b, acc, p, "");
 }
 
 static LLVMValueRef hsum(mlcc_emit_ctx_t* ctx, LLVMValueRef v) {
@@ -245,6 +281,11 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   unsigned lanes = (unsigned)(vb / 2);  // int16 lanes per block
   if (lanes < 8) lanes = 8;
   if (lanes > 32) lanes = 32;
+  if (pairwise) {
+    // The widest pmaddwd the CPU has.
+    if (lanes == 32 && !x86_has(ctx->target, "avx512bw")) lanes = 16;
+    if (lanes == 16 && !x86_has(ctx->target, "avx2")) lanes = 8;
+  }
   unsigned acc_lanes = pairwise ? lanes / 2 : lanes;
   int nr = pairwise ? 3 : 2;
   LLVMTypeRef acc_t = LLVMVectorType(i32, acc_lanes);
@@ -398,7 +439,10 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
         f = LLVMBuildFAdd(b, f, yzf, "");
         f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, qlo);
         f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, qhi);
-        r = mlcc_emit_convert(ctx, f, MLCC_DTYPE_F32, y->dtype);
+        // f is integral and in [-128, 255]: through i32 then truncate (an
+        // f32 -> i8 conversion vectorizes to RVV's narrowing vfncvt at
+        // fractional LMUL, which qemu 7.2's translator asserts on).
+        r = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, i32, ""), i8, "");
       }
       LLVMValueRef yi = imad(ctx, imad(ctx, ln.iv, q.m, m), q.p, iadd(ctx, lp.iv, t));
       status = mlcc_emit_store_output(ctx, node, 0, yi, r);
