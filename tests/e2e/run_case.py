@@ -141,6 +141,9 @@ def main():
     ap.add_argument("--target", default="x86", choices=sorted(TARGETS))
     ap.add_argument("--mattr", default=None)
     ap.add_argument("--qemu-cpu", default=None, help="e.g. rv64,v=true,vlen=256,vext_spec=v1.0")
+    ap.add_argument("--mcpu", default=None, help="passed to mlcc as -mcpu=CPU")
+    ap.add_argument("--mlcc-flag", action="append", default=[],
+                    help="an extra mlcc flag (repeatable), e.g. --passes=...")
     ap.add_argument("--opt", default="-O2")
     ap.add_argument("--rtol", type=float, default=None,
                     help="default: tests/onnx/tolerances.txt's entry for the case, else 1e-4")
@@ -205,6 +208,9 @@ def compile_and_link(args, model, label, work, input_values):
     cmd = [args.mlcc, model, "-o", lib, "--name=m", "--target=" + args.target, args.opt]
     if args.mattr:
         cmd.append("-mattr=" + args.mattr)
+    if args.mcpu:
+        cmd.append("-mcpu=" + args.mcpu)
+    cmd += args.mlcc_flag
     cmd += ["--input-value=%s=@%s" % (n, f) for n, f in input_values]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     if p.returncode != 0:
