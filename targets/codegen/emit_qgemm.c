@@ -4,6 +4,8 @@
 // form and the numerics).
 #include "targets/codegen/emit_qgemm.h"
 
+#include <llvm-c/DebugInfo.h>
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,31 +18,29 @@
 #include "ir/ops/spatial.h"
 #include "targets/codegen/emit_index.h"
 
-// Tile geometry. Kept independent of the target so the stack bound
-// (mlcc_qgemm_conv_stack_bytes) is one number for every target.
+// Stack limit of the packed rows (the same for every target, so the stack
+// bound mlcc_qgemm_conv_stack_bytes is one number).
 enum {
-  KPAD = 32,           // K is padded to a multiple of this many int16 lanes
-  TILE_BUDGET = 32768, // bytes of packed int16 rows per tile (about L1)
-  TILE_MAX_BYTES = 98304,
-  PT_STEP = 6,         // pixels per tile: a multiple of every NR below
-  PT_MAX = 96,
-  MR = 4,              // output channels per register block
+  ROWS_MAX_BYTES = 98304,
+  MR = 4,  // output channels per register block
+  NR = 2,  // output pixels per register block
 };
 
 typedef struct qconv_geom_t {
   int64_t batch, c, h, w, m, group, cg, mg, kh, kw, sh, sw, dh, dw, ph, pw, oh, ow;
-  int64_t k, kp, p, pt;
+  int64_t wp;       // padded row width the packed rows hold
+  int64_t k;        // cg * kh * kw
+  int64_t n_seg;    // contiguous segments per window: kh (dw == 1) or kh * kw
+  int64_t seg_len;  // values per segment: kw * cg (dw == 1) or cg
 } qconv_geom_t;
 
 static bool is_q8(mlcc_dtype_t d) { return d == MLCC_DTYPE_U8 || d == MLCC_DTYPE_I8; }
-
-static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
 static int64_t numel_or(const mlcc_value_t* v, int64_t dflt) {
   return v == NULL ? dflt : mlcc_shape_numel_unchecked(&v->shape);
 }
 
-// Fills |g| and returns true when the fast path takes |node|.
+// Fills |q| and returns true when the fast path can take |node|.
 static bool plan(const mlcc_node_t* node, qconv_geom_t* q) {
   memset(q, 0, sizeof(*q));
   if (node->op != MLCC_OP_QLINEAR_CONV && node->op != MLCC_OP_CONV_INTEGER) return false;
@@ -86,26 +86,59 @@ static bool plan(const mlcc_node_t* node, qconv_geom_t* q) {
   q->ow = g.out[two ? 1 : 0];
   if (w->shape.dims[1] != q->cg) return false;
   q->k = q->cg * q->kh * q->kw;
-  q->p = q->oh * q->ow;
-  if (q->k <= 0 || q->p <= 0 || q->mg <= 0 || q->batch <= 0) return false;
+  if (q->k <= 0 || q->oh <= 0 || q->ow <= 0 || q->mg <= 0 || q->batch <= 0) return false;
   // Depthwise convolutions (one input channel per group) keep the
   // reference loop nest: a dot product over a 3x3 window is mostly tail.
   if (q->cg == 1 && q->group > 1) return false;
-  q->kp = round_up(q->k, KPAD);
-  int64_t pt = TILE_BUDGET / (2 * q->kp) / PT_STEP * PT_STEP;
-  if (pt < PT_STEP) pt = PT_STEP;
-  if (pt > PT_MAX) pt = PT_MAX;
-  if (pt > round_up(q->p, PT_STEP)) pt = round_up(q->p, PT_STEP);
-  q->pt = pt;
-  if (2 * q->kp * q->pt > TILE_MAX_BYTES) return false;
+  q->wp = (q->ow - 1) * q->sw + (q->kw - 1) * q->dw + 1;
+  q->n_seg = q->dw == 1 ? q->kh : q->kh * q->kw;
+  q->seg_len = q->dw == 1 ? q->kw * q->cg : q->cg;
+  int64_t bytes = 2 * q->kh * q->wp * q->cg;
+  if (q->wp <= 0 || q->kh * q->wp > ROWS_MAX_BYTES || bytes > ROWS_MAX_BYTES) return false;
   return true;
+}
+
+bool mlcc_qgemm_conv_takes(const mlcc_node_t* node) {
+  qconv_geom_t q;
+  return node != NULL && plan(node, &q);
+}
+
+static bool packed(const mlcc_node_t* node, const qconv_geom_t* q) {
+  if (q->kh * q->kw == 1) return true;  // [M][1][1][C] is ONNX's order
+  const mlcc_attr_t* a = mlcc_node_attr(node, MLCC_QPACKED_ATTR);
+  return a != NULL && a->kind == MLCC_ATTR_INT && a->i == 1;
+}
+
+void mlcc_qgemm_pack_conv_weights(const uint8_t* src, int64_t m, int64_t cg, int64_t khw,
+                                  uint8_t* dst) {
+  for (int64_t o = 0; o < m; ++o) {
+    for (int64_t c = 0; c < cg; ++c) {
+      for (int64_t k = 0; k < khw; ++k) dst[(o * khw + k) * cg + c] = src[(o * cg + c) * khw + k];
+    }
+  }
 }
 
 int64_t mlcc_qgemm_conv_stack_bytes(const mlcc_node_t* node) {
   qconv_geom_t q;
   if (node == NULL || !plan(node, &q)) return 0;
-  // int16 tile + int32 per-pixel sums + the alloca'd accumulators' slack.
-  return 2 * q.kp * q.pt + 4 * q.pt + 64;
+  // int16 rows + int32 per-column sums + int32 per-pixel sums + slack.
+  return 2 * q.kh * q.wp * q.cg + 4 * q.kh * q.wp + 4 * q.ow + 64;
+}
+
+// Marks closed loop |loop| "llvm.loop.unroll.disable". The K loops need it:
+// fully unrolled, LLVM hoists every weight vector of a register block out of
+// the pixel loop (they do not depend on the pixel) and spills them all.
+static void no_unroll(mlcc_emit_ctx_t* ctx, const mlcc_loop_t* loop) {
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(loop->latch);
+  if (br == NULL) return;
+  LLVMMetadataRef tmp = LLVMTemporaryMDNode(ctx->llctx, NULL, 0);
+  LLVMMetadataRef str = LLVMMDStringInContext2(ctx->llctx, "llvm.loop.unroll.disable", 24);
+  LLVMMetadataRef dis = LLVMMDNodeInContext2(ctx->llctx, &str, 1);
+  LLVMMetadataRef ops[2] = {tmp, dis};
+  LLVMMetadataRef self = LLVMMDNodeInContext2(ctx->llctx, ops, 2);
+  LLVMMetadataReplaceAllUsesWith(tmp, self);  // disposes |tmp|
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(ctx->llctx, "llvm.loop", 9),
+                  LLVMMetadataAsValue(ctx->llctx, self));
 }
 
 // An |n|-element array of |t| on the stack, allocated in the entry block.
@@ -254,7 +287,7 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
                                    bool* out_done) {
   *out_done = false;
   qconv_geom_t q;
-  if (!plan(node, &q)) return mlcc_ok_status();
+  if (!plan(node, &q) || !packed(node, &q)) return mlcc_ok_status();
   bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* w = mlcc_node_input(node, qlinear ? 3 : 1);
@@ -266,15 +299,15 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   const mlcc_value_t* yz = qlinear ? mlcc_node_input(node, 7) : NULL;
   const mlcc_value_t* bias = qlinear ? mlcc_node_input(node, 8) : NULL;
   const mlcc_value_t* y = mlcc_node_output(node, 0);
-  LLVMValueRef xp = mlcc_emit_ptr(ctx, x), wp = mlcc_emit_ptr(ctx, w);
-  if (xp == NULL || wp == NULL) {
+  LLVMValueRef wp = mlcc_emit_ptr(ctx, w);
+  if (wp == NULL || mlcc_emit_ptr(ctx, x) == NULL) {
     return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: data or weights are not kernel arguments",
                             mlcc_op_name(node->op));
   }
   *out_done = true;
   LLVMBuilderRef b = ctx->b;
   LLVMTypeRef i16 = ctx->t_i16, i32 = ctx->t_i32, i8 = ctx->t_i8;
-  bool x_u8 = x->dtype == MLCC_DTYPE_U8, w_u8 = w->dtype == MLCC_DTYPE_U8;
+  bool w_u8 = w->dtype == MLCC_DTYPE_U8;
   bool pairwise = ctx->target != NULL && ctx->target->arch == MLCC_ARCH_X86_64;
   int64_t vb = ctx->target != NULL && ctx->target->vector_bytes > 0 ? ctx->target->vector_bytes
                                                                      : 16;
@@ -287,15 +320,16 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
     if (lanes == 16 && !x86_has(ctx->target, "avx2")) lanes = 8;
   }
   unsigned acc_lanes = pairwise ? lanes / 2 : lanes;
-  int nr = pairwise ? 3 : 2;
   LLVMTypeRef acc_t = LLVMVectorType(i32, acc_lanes);
   LLVMTypeRef v16 = LLVMVectorType(i16, lanes);
-  int64_t kfull = q.k / lanes * lanes;
+  int64_t sfull = q.seg_len / lanes * lanes;  // vector part of a segment
   bool w_per_channel = numel_or(wz, 1) != 1;
   bool ws_per_channel = numel_or(ws, 1) != 1;
+  int64_t row_len = q.wp * q.cg;  // int16 values per packed row
 
-  LLVMValueRef tile = entry_array(ctx, i16, q.kp * q.pt);
-  LLVMValueRef tsum = entry_array(ctx, i32, q.pt);
+  LLVMValueRef rows = entry_array(ctx, i16, q.kh * row_len);
+  LLVMValueRef colsum = entry_array(ctx, i32, q.kh * q.wp);
+  LLVMValueRef pixsum = entry_array(ctx, i32, q.ow);
   LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
   LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
   LLVMValueRef xsv = NULL, ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
@@ -305,10 +339,9 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
     yzf = zp_f32(ctx, yz);
     mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
   }
-  LLVMValueRef acc[MR][3];
-  LLVMValueRef tacc[MR][3];
+  LLVMValueRef acc[MR][NR], tacc[MR][NR];
   for (int i = 0; i < MR; ++i) {
-    for (int j = 0; j < nr; ++j) {
+    for (int j = 0; j < NR; ++j) {
       acc[i][j] = mlcc_emit_var(ctx, acc_t, NULL);
       tacc[i][j] = mlcc_emit_var(ctx, i32, NULL);
     }
@@ -317,104 +350,120 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   mlcc_loop_t ln = mlcc_emit_for(ctx, 0, q.batch, "qgn");
   mlcc_loop_t lg = mlcc_emit_for(ctx, 0, q.group, "qgg");
   LLVMValueRef x_img = imulc(ctx, imad(ctx, ln.iv, q.c, imulc(ctx, lg.iv, q.cg)), q.h * q.w);
-  mlcc_loop_t lp = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, q.p), q.pt, "qgp");
+  mlcc_loop_t loh = mlcc_emit_for(ctx, 0, q.oh, "qgoh");
 
-  //--- Pack the tile: row t holds x(pixel p0 + t) - x_zero_point, K-major.
-  mlcc_loop_t lt = mlcc_emit_for(ctx, 0, q.pt, "qgt");
-  LLVMValueRef pix = iadd(ctx, lp.iv, lt.iv);
-  LLVMValueRef pix_ok = LLVMBuildICmp(b, LLVMIntSLT, pix, c64(ctx, q.p), "");
-  LLVMValueRef pixc = LLVMBuildSelect(b, pix_ok, pix, c64(ctx, 0), "");
-  LLVMValueRef oh = LLVMBuildUDiv(b, pixc, c64(ctx, q.ow), "");
-  LLVMValueRef ow = LLVMBuildURem(b, pixc, c64(ctx, q.ow), "");
-  LLVMValueRef row = imulc(ctx, lt.iv, q.kp);
-  LLVMValueRef sum = mlcc_emit_var(ctx, i32, zero32);
-  mlcc_loop_t lc = mlcc_emit_for(ctx, 0, q.cg, "qgc");
+  //--- Pack the KH input rows of output row oh: rows[kh][iw'][c] =
+  // x[c][ih][iw' - pw] - x_zero_point (0 outside), colsum[kh][iw'] = sum_c.
   mlcc_loop_t lkh = mlcc_emit_for(ctx, 0, q.kh, "qgkh");
-  LLVMValueRef ih = iadd(ctx, imulc(ctx, oh, q.sh), iaddc(ctx, imulc(ctx, lkh.iv, q.dh), -q.ph));
-  LLVMValueRef ih_ok = LLVMBuildAnd(b, pix_ok, LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q.h), ""),
-                                    "");
+  LLVMValueRef ih = iadd(ctx, imulc(ctx, loh.iv, q.sh), iaddc(ctx, imulc(ctx, lkh.iv, q.dh), -q.ph));
+  LLVMValueRef ih_ok = LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q.h), "");
   LLVMValueRef ihc = LLVMBuildSelect(b, ih_ok, ih, c64(ctx, 0), "");
-  LLVMValueRef x_row = iadd(ctx, x_img, imulc(ctx, imad(ctx, lc.iv, q.h, ihc), q.w));
-  LLVMValueRef k_row = imulc(ctx, imad(ctx, lc.iv, q.kh, lkh.iv), q.kw);
-  mlcc_loop_t lkw = mlcc_emit_for(ctx, 0, q.kw, "qgkw");
-  LLVMValueRef iw = iadd(ctx, imulc(ctx, ow, q.sw), iaddc(ctx, imulc(ctx, lkw.iv, q.dw), -q.pw));
+  mlcc_loop_t liw = mlcc_emit_for(ctx, 0, q.wp, "qgiw");
+  LLVMValueRef iw = iaddc(ctx, liw.iv, -q.pw);
   LLVMValueRef ok = LLVMBuildAnd(b, ih_ok, LLVMBuildICmp(b, LLVMIntULT, iw, c64(ctx, q.w), ""), "");
   LLVMValueRef iwc = LLVMBuildSelect(b, ok, iw, c64(ctx, 0), "");
-  LLVMValueRef xv = LLVMBuildSub(b, ld_i32(ctx, x, iadd(ctx, x_row, iwc)), xzv, "");
+  LLVMValueRef x_at = iadd(ctx, x_img, imad(ctx, ihc, q.w, iwc));
+  LLVMValueRef r_at = imulc(ctx, imad(ctx, lkh.iv, q.wp, liw.iv), q.cg);
+  LLVMValueRef sum = mlcc_emit_var(ctx, i32, zero32);
+  mlcc_loop_t lc = mlcc_emit_for(ctx, 0, q.cg, "qgc");
+  LLVMValueRef xv = LLVMBuildSub(b, ld_i32(ctx, x, iadd(ctx, x_at, imulc(ctx, lc.iv, q.h * q.w))),
+                                 xzv, "");
   xv = LLVMBuildSelect(b, ok, xv, zero32, "");
-  LLVMValueRef st = LLVMBuildStore(
-      b, LLVMBuildTrunc(b, xv, i16, ""), gep(ctx, i16, tile, iadd(ctx, row, iadd(ctx, k_row, lkw.iv))));
+  LLVMValueRef st = LLVMBuildStore(b, LLVMBuildTrunc(b, xv, i16, ""),
+                                   gep(ctx, i16, rows, iadd(ctx, r_at, lc.iv)));
   LLVMSetAlignment(st, 2);
   LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, i32, sum, ""), xv, ""), sum);
-  mlcc_emit_loop_end(ctx, &lkw);
-  mlcc_emit_loop_end(ctx, &lkh);
   mlcc_emit_loop_end(ctx, &lc);
-  if (q.kp > q.k) {
-    mlcc_loop_t lz = mlcc_emit_for(ctx, q.k, q.kp, "qgz");
-    LLVMBuildStore(b, LLVMConstInt(i16, 0, 0), gep(ctx, i16, tile, iadd(ctx, row, lz.iv)));
-    mlcc_emit_loop_end(ctx, &lz);
+  LLVMBuildStore(b, LLVMBuildLoad2(b, i32, sum, ""),
+                 gep(ctx, i32, colsum, imad(ctx, lkh.iv, q.wp, liw.iv)));
+  mlcc_emit_loop_end(ctx, &liw);
+  mlcc_emit_loop_end(ctx, &lkh);
+  // Window sums per output pixel (for the weight zero point).
+  {
+    mlcc_loop_t lo = mlcc_emit_for(ctx, 0, q.ow, "qgps");
+    LLVMValueRef s2 = zero32;
+    for (int64_t a = 0; a < q.kh; ++a) {
+      for (int64_t c = 0; c < q.kw; ++c) {
+        LLVMValueRef at = iaddc(ctx, imulc(ctx, lo.iv, q.sw), a * q.wp + c * q.dw);
+        s2 = LLVMBuildAdd(b, s2, LLVMBuildLoad2(b, i32, gep(ctx, i32, colsum, at), ""), "");
+      }
+    }
+    LLVMBuildStore(b, s2, gep(ctx, i32, pixsum, lo.iv));
+    mlcc_emit_loop_end(ctx, &lo);
   }
-  LLVMBuildStore(b, LLVMBuildLoad2(b, i32, sum, ""), gep(ctx, i32, tsum, lt.iv));
-  mlcc_emit_loop_end(ctx, &lt);
 
   //--- Compute: MR output channels x NR pixels per register block.
-  LLVMValueRef left = LLVMBuildSub(b, c64(ctx, q.p), lp.iv, "");
-  LLVMValueRef t_end = mlcc_emit_min(ctx, MLCC_DTYPE_I64, left, c64(ctx, q.pt));
   mlcc_loop_t lm = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, q.mg), MR, "qgm");
-  LLVMValueRef mrow[MR], mvalid[MR];
+  LLVMValueRef mrow[MR], mvalid[MR], wrow[MR];
   for (int i = 0; i < MR; ++i) {
     LLVMValueRef mi = iaddc(ctx, lm.iv, i);
     mvalid[i] = LLVMBuildICmp(b, LLVMIntSLT, mi, c64(ctx, q.mg), "");
     mi = LLVMBuildSelect(b, mvalid[i], mi, c64(ctx, q.mg - 1), "");
     mrow[i] = iadd(ctx, imulc(ctx, lg.iv, q.mg), mi);  // output channel
+    wrow[i] = imulc(ctx, mrow[i], q.k);
   }
-  mlcc_loop_t lj = mlcc_emit_loop_begin(ctx, c64(ctx, 0), t_end, nr, "qgj");
+  mlcc_loop_t lj = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, q.ow), NR, "qgj");
   LLVMValueRef acc_zero = LLVMConstNull(acc_t);
   for (int i = 0; i < MR; ++i) {
-    for (int j = 0; j < nr; ++j) {
+    for (int j = 0; j < NR; ++j) {
       LLVMBuildStore(b, acc_zero, acc[i][j]);
       LLVMBuildStore(b, zero32, tacc[i][j]);
     }
   }
-  LLVMValueRef trow[3];
-  for (int j = 0; j < nr; ++j) trow[j] = imulc(ctx, iaddc(ctx, lj.iv, j), q.kp);
-  LLVMValueRef wrow[MR];
-  for (int i = 0; i < MR; ++i) wrow[i] = imulc(ctx, mrow[i], q.k);
-  if (kfull > 0) {
-    mlcc_loop_t lk = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, kfull), lanes, "qgk");
-    LLVMValueRef xvv[3], wv[MR];
-    for (int j = 0; j < nr; ++j) xvv[j] = vload(ctx, i16, lanes, tile, iadd(ctx, trow[j], lk.iv), 2);
+  // Pixel ow = lj + j starts its window at rows[.][ow * sw][0]; the last
+  // block's second pixel may lie past OW: it reads pixel OW-1's window.
+  LLVMValueRef pbase[NR];
+  for (int j = 0; j < NR; ++j) {
+    LLVMValueRef o = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, lj.iv, j), c64(ctx, q.ow - 1));
+    pbase[j] = imulc(ctx, o, q.sw * q.cg);
+  }
+  mlcc_loop_t lsg = mlcc_emit_for(ctx, 0, q.n_seg, "qgs");
+  // Segment s: rows[kh] at width offset kw*dw (dw > 1) or 0 (dw == 1).
+  LLVMValueRef seg_kh = q.dw == 1 ? lsg.iv : LLVMBuildUDiv(b, lsg.iv, c64(ctx, q.kw), "");
+  LLVMValueRef seg_kw = q.dw == 1 ? c64(ctx, 0) : LLVMBuildURem(b, lsg.iv, c64(ctx, q.kw), "");
+  LLVMValueRef xoff = iadd(ctx, imulc(ctx, seg_kh, row_len), imulc(ctx, seg_kw, q.dw * q.cg));
+  LLVMValueRef woff = imulc(ctx, lsg.iv, q.seg_len);
+  LLVMValueRef xseg[NR], wseg[MR];
+  for (int j = 0; j < NR; ++j) xseg[j] = iadd(ctx, pbase[j], xoff);
+  for (int i = 0; i < MR; ++i) wseg[i] = iadd(ctx, wrow[i], woff);
+  if (sfull > 0) {
+    mlcc_loop_t lk = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, sfull), lanes, "qgk");
+    LLVMValueRef xvv[NR], wv[MR];
+    for (int j = 0; j < NR; ++j) xvv[j] = vload(ctx, i16, lanes, rows, iadd(ctx, xseg[j], lk.iv), 2);
     for (int i = 0; i < MR; ++i) {
-      wv[i] = ext(ctx, vload(ctx, i8, lanes, wp, iadd(ctx, wrow[i], lk.iv), 1), w_u8, v16);
+      wv[i] = ext(ctx, vload(ctx, i8, lanes, wp, iadd(ctx, wseg[i], lk.iv), 1), w_u8, v16);
     }
     for (int i = 0; i < MR; ++i) {
-      for (int j = 0; j < nr; ++j) {
+      for (int j = 0; j < NR; ++j) {
         LLVMValueRef a = LLVMBuildLoad2(b, acc_t, acc[i][j], "");
         LLVMBuildStore(b, madd(ctx, pairwise, lanes, a, xvv[j], wv[i]), acc[i][j]);
       }
     }
     mlcc_emit_loop_end(ctx, &lk);
+    no_unroll(ctx, &lk);
   }
-  if (kfull < q.k) {
-    mlcc_loop_t lk = mlcc_emit_for(ctx, kfull, q.k, "qgkt");
-    LLVMValueRef xs1[3];
-    for (int j = 0; j < nr; ++j) {
-      LLVMValueRef l = LLVMBuildLoad2(b, i16, gep(ctx, i16, tile, iadd(ctx, trow[j], lk.iv)), "");
+  if (sfull < q.seg_len) {
+    mlcc_loop_t lk = mlcc_emit_for(ctx, sfull, q.seg_len, "qgkt");
+    LLVMValueRef xs1[NR];
+    for (int j = 0; j < NR; ++j) {
+      LLVMValueRef l = LLVMBuildLoad2(b, i16, gep(ctx, i16, rows, iadd(ctx, xseg[j], lk.iv)), "");
       xs1[j] = LLVMBuildSExt(b, l, i32, "");
     }
     for (int i = 0; i < MR; ++i) {
-      LLVMValueRef wl = LLVMBuildLoad2(b, i8, gep(ctx, i8, wp, iadd(ctx, wrow[i], lk.iv)), "");
+      LLVMValueRef wl = LLVMBuildLoad2(b, i8, gep(ctx, i8, wp, iadd(ctx, wseg[i], lk.iv)), "");
       LLVMValueRef wi = ext(ctx, wl, w_u8, i32);
-      for (int j = 0; j < nr; ++j) {
+      for (int j = 0; j < NR; ++j) {
         LLVMValueRef t = LLVMBuildLoad2(b, i32, tacc[i][j], "");
         LLVMBuildStore(b, LLVMBuildAdd(b, t, LLVMBuildMul(b, xs1[j], wi, ""), ""), tacc[i][j]);
       }
     }
     mlcc_emit_loop_end(ctx, &lk);
   }
-  (void)x_u8;
+  mlcc_emit_loop_end(ctx, &lsg);
+
   //--- Epilogue: zero-point correction, bias, requantization, store.
   mlcc_status_t status = mlcc_ok_status();
+  LLVMValueRef y_row = imulc(ctx, loh.iv, q.ow);
   for (int i = 0; i < MR && status == NULL; ++i) {
     LLVMValueRef m = mrow[i];
     LLVMValueRef wzm = ld_i32(ctx, wz, w_per_channel ? m : c64(ctx, 0));
@@ -424,13 +473,13 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
       LLVMValueRef wsm = ld_f32(ctx, ws, ws_per_channel ? m : c64(ctx, 0), 1.f);
       mult = LLVMBuildFDiv(b, LLVMBuildFMul(b, xsv, wsm, ""), ysv, "mult");
     }
-    for (int j = 0; j < nr && status == NULL; ++j) {
-      LLVMValueRef t = iaddc(ctx, lj.iv, j);
-      LLVMValueRef ok2 = LLVMBuildAnd(b, mvalid[i], LLVMBuildICmp(b, LLVMIntSLT, t, t_end, ""), "");
+    for (int j = 0; j < NR && status == NULL; ++j) {
+      LLVMValueRef o = iaddc(ctx, lj.iv, j);
+      LLVMValueRef ok2 = LLVMBuildAnd(b, mvalid[i], LLVMBuildICmp(b, LLVMIntSLT, o, c64(ctx, q.ow), ""), "");
       mlcc_if_t br = mlcc_emit_if_begin(ctx, ok2);
       LLVMValueRef r = LLVMBuildAdd(b, hsum(ctx, LLVMBuildLoad2(b, acc_t, acc[i][j], "")),
                                     LLVMBuildLoad2(b, i32, tacc[i][j], ""), "");
-      LLVMValueRef s = LLVMBuildLoad2(b, i32, gep(ctx, i32, tsum, t), "");
+      LLVMValueRef s = LLVMBuildLoad2(b, i32, gep(ctx, i32, pixsum, o), "");
       r = LLVMBuildSub(b, r, LLVMBuildMul(b, wzm, s, ""), "");
       r = LLVMBuildAdd(b, r, bm, "");
       if (qlinear) {
@@ -444,14 +493,14 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
         // fractional LMUL, which qemu 7.2's translator asserts on).
         r = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, i32, ""), i8, "");
       }
-      LLVMValueRef yi = imad(ctx, imad(ctx, ln.iv, q.m, m), q.p, iadd(ctx, lp.iv, t));
+      LLVMValueRef yi = imad(ctx, imad(ctx, ln.iv, q.m, m), q.oh * q.ow, iadd(ctx, y_row, o));
       status = mlcc_emit_store_output(ctx, node, 0, yi, r);
       mlcc_emit_if_end(ctx, &br);
     }
   }
   mlcc_emit_loop_end(ctx, &lj);
   mlcc_emit_loop_end(ctx, &lm);
-  mlcc_emit_loop_end(ctx, &lp);
+  mlcc_emit_loop_end(ctx, &loh);
   mlcc_emit_loop_end(ctx, &lg);
   mlcc_emit_loop_end(ctx, &ln);
   return status;

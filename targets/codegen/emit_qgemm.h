@@ -6,17 +6,20 @@
 //
 // Form (the same on every target; only the vector width and the multiply
 // idiom change):
-// * A tile of output pixels is packed on the stack (im2col, one row of K =
-//   C/group * KH * KW int16 values per pixel, K padded to a multiple of 32
-//   with zeros) with the input zero point already subtracted, so padding
-//   contributes exactly 0 (the spec's padding holds x_zero_point).
-// * Each output is the dot product of a packed row with a weight row, read
-//   as int8/uint8 straight from ONNX's [M, C/group, KH, KW] layout (already
-//   K-contiguous per output channel: the weights stay int8 in the library and
-//   the layout is ONNX's, so no packed copy is made). Products of two int16
-//   values below 2^8 in magnitude are exact in int32, and so is a pair of
-//   them: x86 gets the pairwise form LLVM selects as (v)pmaddwd (SSE2, AVX2,
-//   AVX-512BW), other targets the widening multiply-accumulate (aarch64
+// * For each output row, the KH input rows it reads are packed on the stack
+//   channel-innermost ([KH][padded W][C/group] int16) with the input zero
+//   point already subtracted, so padding contributes exactly 0 (the spec's
+//   padding holds x_zero_point). An output pixel's window is then KH
+//   contiguous segments of KW * C/group values (KH * KW segments of C/group
+//   with a width dilation), read in place: no im2col copy per pixel.
+// * Each output is the dot product of those segments with a weight row,
+//   pre-packed at compile time to the same [KH][KW][C/group] order
+//   (MLCC_QPACKED_ATTR; 1x1 kernels need no packing) and kept int8/uint8 in
+//   the library: the layout is part of the kernel key, the data is not.
+//   Products of two int16
+//   values below 2^9 in magnitude are exact in int32, and so is a pair of
+//   them: x86 gets (v)pmaddwd (SSE2, AVX2 or AVX-512BW by the CPU's
+//   features), other targets the widening multiply-accumulate (aarch64
 //   smlal/smlal2, RVV vwmacc; scalar code on targets without SIMD). No
 //   16-bit saturating sum exists anywhere, so a result never depends on the
 //   CPU.
@@ -52,9 +55,26 @@ extern "C" {
 // MLCC_QACT_ATTR: INT 0 none, 1 Relu, 2 Clip; Clip's bounds are FLOAT
 // attributes MLCC_QACT_LO_ATTR / MLCC_QACT_HI_ATTR (float values of the
 // model's Clip, part of the kernel key like every attribute).
-#define MLCC_QACT_ATTR "mlcc_qact"
-#define MLCC_QACT_LO_ATTR "mlcc_qact_lo"
-#define MLCC_QACT_HI_ATTR "mlcc_qact_hi"
+#define MLCC_QACT_ATTR "mlcc.qact"
+#define MLCC_QACT_LO_ATTR "mlcc.qact_lo"
+#define MLCC_QACT_HI_ATTR "mlcc.qact_hi"
+
+// Layout attribute of pre-packed QLinearConv / ConvInteger weights (INT 1):
+// the weight constant's bytes are in [M][KH][KW][C/group] order (channel
+// innermost, the order the kernel reads) under ONNX's [M, C/group, KH, KW]
+// shape. Written by passes/quant_fuse.c only on nodes the fast path takes
+// (mlcc_qgemm_conv_takes), so the reference loops never see packed weights.
+#define MLCC_QPACKED_ATTR "mlcc.qpacked"
+
+// True when the fast path can take QLinearConv / ConvInteger |node| (shapes,
+// dtypes, per-tensor x parameters, stack limit), whatever its weight layout;
+// it then needs MLCC_QPACKED_ATTR unless the kernel is 1x1. Pure.
+bool mlcc_qgemm_conv_takes(const mlcc_node_t* node);
+
+// Reorders |m| x |cg| x |khw| int8/uint8 weights |src| (ONNX order) into the
+// packed order [m][khw][cg] at |dst| (m * cg * khw bytes, not overlapping).
+void mlcc_qgemm_pack_conv_weights(const uint8_t* src, int64_t m, int64_t cg, int64_t khw,
+                                  uint8_t* dst);
 
 // Stack bytes the fast path of a QLinearConv / ConvInteger |node| allocates
 // (packed tile plus per-pixel sums), the same for every target; 0 when the
