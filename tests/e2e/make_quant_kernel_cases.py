@@ -106,6 +106,92 @@ def conv_integer_case(out, name, x, w, xz, wz, pads=(0, 0, 0, 0), strides=(1, 1)
     write_case(os.path.join(out, name), [node], [("x", x)], [("y", acc)], inits, opset=13)
 
 
+def quantize(x, s, z, dt):
+    """ONNX QuantizeLinear in float32: saturate(round_half_even(x / s) + z)."""
+    lo, hi = (-128, 127) if dt == np.int8 else (0, 255)
+    return np.clip(np.rint(F32(x) / F32(s)) + F32(z), lo, hi).astype(dt)
+
+
+def qdq_conv_case(out, name, x, xs, xz, xdt, layers, opset=13):
+    """A QDQ graph: x (float) -> QuantizeLinear -> [DequantizeLinear -> Conv
+    (DequantizeLinear weights, bias) -> act -> QuantizeLinear] per layer ->
+    DequantizeLinear -> y (float). Each layer is a dict: w (int8/uint8), ws,
+    wz, w_axis, bias ("int32" exact, "float", None), act (None, "relu",
+    ("clip", lo, hi)), ys, yz, ydt, pads, strides, group. The reference is the
+    exact integer evaluation of the fused kernels."""
+    nodes, inits = [], []
+    add = lambda n, a: inits.append((n, np.asarray(a)))
+    add("xs", np.array(xs, F32))
+    add("xz", np.array(xz, xdt))
+    nodes.append(helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["q_in"]))
+    q = quantize(x, xs, xz, xdt)
+    cur, cur_s, cur_z = "q_in", "xs", "xz"
+    cs, cz = F32(xs), int(xz)
+    for i, L in enumerate(layers):
+        w = L["w"]
+        m = w.shape[0]
+        ws = np.asarray(L["ws"], F32).reshape(-1)
+        wz = np.asarray(L["wz"], w.dtype).reshape(-1)
+        add("w%d" % i, w)
+        add("ws%d" % i, ws if ws.size > 1 else ws.reshape(()))
+        add("wz%d" % i, wz if wz.size > 1 else wz.reshape(()))
+        nodes.append(helper.make_node("DequantizeLinear", [cur, cur_s, cur_z], ["dx%d" % i]))
+        nodes.append(helper.make_node("DequantizeLinear", ["w%d" % i, "ws%d" % i, "wz%d" % i],
+                                      ["dw%d" % i], axis=L.get("w_axis", 0)))
+        conv_in = ["dx%d" % i, "dw%d" % i]
+        wsb = np.broadcast_to(ws, (m,))
+        bq = None
+        if L.get("bias") == "int32":
+            bq = L["b"].astype(np.int32)
+            add("b%d" % i, bq)
+            add("bs%d" % i, (cs * wsb).astype(F32))
+            add("bz%d" % i, np.zeros(m, np.int32))
+            nodes.append(helper.make_node("DequantizeLinear", ["b%d" % i, "bs%d" % i, "bz%d" % i],
+                                          ["db%d" % i], axis=0))
+            conv_in.append("db%d" % i)
+        elif L.get("bias") == "float":
+            bf = L["b"].astype(F32)
+            add("b%d" % i, bf)
+            step = (cs * wsb).astype(F32).astype(np.float64)
+            bq = np.clip(np.rint(bf.astype(np.float64) / step), -2**31, 2**31 - 1).astype(np.int32)
+            conv_in.append("b%d" % i)
+        pads = L.get("pads", (0, 0, 0, 0))
+        strides = L.get("strides", (1, 1))
+        group = L.get("group", 1)
+        nodes.append(helper.make_node("Conv", conv_in, ["c%d" % i], pads=list(pads),
+                                      strides=list(strides), group=group))
+        acc = conv_acc(q, w, cz, np.broadcast_to(wz.astype(np.int64), (m,)), pads, strides,
+                       (1, 1), group)
+        if bq is not None:
+            acc = ((acc.astype(np.int64) + bq.reshape(1, m, 1, 1) + 2**31) % 2**32
+                   - 2**31).astype(np.int32)
+        ys, yz, ydt = F32(L["ys"]), L["yz"], L["ydt"]
+        act = L.get("act")
+        pre = "c%d" % i
+        lo = hi = None
+        qb = lambda v: int(quantize(np.array([v], F32), ys, yz, ydt)[0])
+        if act == "relu":
+            nodes.append(helper.make_node("Relu", [pre], ["a%d" % i]))
+            pre, lo = "a%d" % i, qb(0.0)
+        elif isinstance(act, tuple):
+            add("clo%d" % i, np.array(act[1], F32))
+            add("chi%d" % i, np.array(act[2], F32))
+            nodes.append(helper.make_node("Clip", [pre, "clo%d" % i, "chi%d" % i], ["a%d" % i]))
+            pre, lo, hi = "a%d" % i, qb(act[1]), qb(act[2])
+        add("ys%d" % i, np.array(ys, F32))
+        add("yz%d" % i, np.array(yz, ydt))
+        nodes.append(helper.make_node("QuantizeLinear", [pre, "ys%d" % i, "yz%d" % i],
+                                      ["q%d" % i]))
+        q = requant(acc, cs, ws, ys, yz, ydt, m, lo, hi)
+        cur, cur_s, cur_z, cs, cz = "q%d" % i, "ys%d" % i, "yz%d" % i, ys, int(yz)
+    nodes.append(helper.make_node("DequantizeLinear", [cur, cur_s, cur_z], ["y"]))
+    y = ((q.astype(np.int32) - cz).astype(F32) * cs).astype(F32)
+    write_case(os.path.join(out, name), nodes, [("x", x.astype(F32))], [("y", y)], inits,
+               opset=opset)
+    with open(os.path.join(out, name, "quant_step.txt"), "w") as f:
+        f.write("%.9g\n" % cs)
+
+
 def u8(rng, shape, lo=0, hi=256):
     return rng.integers(lo, hi, size=shape).astype(np.uint8)
 
@@ -163,6 +249,34 @@ def main():
                       77, 200, pads=(1, 1, 1, 1))
     conv_integer_case(out, "qk_convint_s8", s8(rng, (1, 12, 5, 5)), s8(rng, (9, 12, 3, 3)),
                       -3, 2, strides=(2, 2))
+
+    # QDQ graphs (quant-fuse). Output step = the last layer's ys.
+    x = rng.uniform(-1, 1, (1, 8, 12, 12)).astype(F32)
+    qdq_conv_case(out, "qdq_conv_relu_u8", x, 2 / 255, 128, np.uint8, [dict(
+        w=s8(rng, (16, 8, 3, 3), -127, 128), ws=rng.uniform(0.002, 0.01, 16), wz=np.zeros(16, np.int8),
+        bias="int32", b=rng.integers(-2000, 2000, 16), act="relu", ys=0.02, yz=10,
+        ydt=np.uint8, pads=(1, 1, 1, 1))])
+    qdq_conv_case(out, "qdq_conv_clip_s8", x, 1 / 127, -3, np.int8, [dict(
+        w=s8(rng, (12, 8, 3, 3), -127, 128), ws=rng.uniform(0.005, 0.02, 12), wz=np.zeros(12, np.int8),
+        bias="int32", b=rng.integers(-3000, 3000, 12), act=("clip", 0.0, 6.0), ys=6 / 255,
+        yz=-128, ydt=np.int8, pads=(1, 1, 1, 1))])
+    qdq_conv_case(out, "qdq_conv_float_bias_stride", x, 2 / 255, 120, np.uint8, [dict(
+        w=s8(rng, (7, 8, 3, 3)), ws=0.004, wz=3, bias="float",
+        b=rng.uniform(-0.5, 0.5, 7), ys=0.05, yz=128, ydt=np.uint8, strides=(2, 2),
+        pads=(0, 1, 1, 0))])
+    qdq_conv_case(out, "qdq_conv_chain", x, 2 / 255, 128, np.uint8, [
+        dict(w=s8(rng, (16, 8, 3, 3), -127, 128), ws=rng.uniform(0.002, 0.01, 16),
+             wz=np.zeros(16, np.int8), bias="int32", b=rng.integers(-2000, 2000, 16),
+             act="relu", ys=0.02, yz=0, ydt=np.uint8, pads=(1, 1, 1, 1)),
+        dict(w=s8(rng, (10, 8, 1, 1), -127, 128), ws=rng.uniform(0.002, 0.01, 10),
+             wz=np.zeros(10, np.int8), bias="int32", b=rng.integers(-2000, 2000, 10),
+             ys=0.03, yz=128, ydt=np.uint8, group=2),
+    ])
+    # Per-channel weights along axis 1 are not a Conv's output channels: the
+    # chain stays float (quant-fuse declines), still within one step.
+    qdq_conv_case(out, "qdq_conv_axis1_stays_float", x, 2 / 255, 128, np.uint8, [dict(
+        w=s8(rng, (8, 8, 3, 3), -127, 128), ws=np.full(8, 0.004, F32), wz=np.zeros(8, np.int8),
+        w_axis=1, act="relu", ys=0.02, yz=0, ydt=np.uint8, pads=(1, 1, 1, 1))])
 
 
 if __name__ == "__main__":
