@@ -69,7 +69,11 @@ static LLVMValueRef requantize_in(mlcc_emit_ctx_t* ctx, LLVMValueRef f, LLVMValu
   r = LLVMBuildFAdd(ctx->b, r, zp_f, "");
   r = mlcc_emit_max(ctx, MLCC_DTYPE_F32, r, lo);
   r = mlcc_emit_min(ctx, MLCC_DTYPE_F32, r, hi);
-  return mlcc_emit_convert(ctx, r, MLCC_DTYPE_F32, qdt);
+  // r is integral and inside qdt's range: through i32, then truncate. (A
+  // direct f32 -> i8 conversion vectorizes to RVV's narrowing vfncvt at a
+  // fractional LMUL, on which qemu 7.2's translator asserts.)
+  LLVMValueRef i = LLVMBuildFPToSI(ctx->b, r, ctx->t_i32, "");
+  return LLVMBuildTrunc(ctx->b, i, mlcc_emit_type(ctx, qdt), "");
 }
 
 // saturate(round_half_even(|f|) + |zp_f|) converted to |qdt| (int8/uint8).
