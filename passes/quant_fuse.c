@@ -31,7 +31,7 @@
 //
 // quant-pack runs after shape inference: it reorders the constant weights
 // of every QLinearConv / ConvInteger that the fast kernel takes into its
-// [M][KH][KW][C/group] order (MLCC_QPACKED_ATTR), still int8/uint8.
+// [M][KW][KH][C/group] order (MLCC_QPACKED_ATTR), still int8/uint8.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,14 +319,14 @@ static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node) {
   uint32_t wi = node->op == MLCC_OP_QLINEAR_CONV ? 3 : 1;
   mlcc_value_t* w = node->inputs[wi];
   int64_t mo = w->shape.dims[0], cg = w->shape.dims[1];
-  int64_t khw = 1;
-  for (int32_t d = 2; d < w->shape.rank; ++d) khw *= w->shape.dims[d];
-  size_t bytes = (size_t)(mo * cg * khw);
+  int64_t kh = w->shape.rank == 4 ? w->shape.dims[2] : 1;
+  int64_t kw = w->shape.dims[w->shape.rank - 1];
+  size_t bytes = (size_t)(mo * cg * kh * kw);
   uint8_t* dst = (uint8_t*)mlcc_arena_alloc(&graph->arena, bytes ? bytes : 1, 64);
   mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
       &graph->arena, (node->n_attrs + 1) * sizeof(*attrs), _Alignof(mlcc_attr_t));
   if (dst == NULL || attrs == NULL) return oom();
-  mlcc_qgemm_pack_conv_weights((const uint8_t*)w->data, mo, cg, khw, dst);
+  mlcc_qgemm_pack_conv_weights((const uint8_t*)w->data, mo, cg, kh, kw, dst);
   const char* base = w->name ? w->name : "w";
   size_t len = strlen(base) + 32;
   char* name = (char*)malloc(len);

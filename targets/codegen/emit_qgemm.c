@@ -30,8 +30,8 @@ typedef struct qconv_geom_t {
   int64_t batch, c, h, w, m, group, cg, mg, kh, kw, sh, sw, dh, dw, ph, pw, oh, ow;
   int64_t wp;       // padded row width the packed rows hold
   int64_t k;        // cg * kh * kw
-  int64_t n_seg;    // contiguous segments per window: kh (dw == 1) or kh * kw
-  int64_t seg_len;  // values per segment: kw * cg (dw == 1) or cg
+  int64_t n_seg;    // contiguous segments per window: 1 (dw == 1) or kw
+  int64_t seg_len;  // values per segment: kw * kh * cg (dw == 1) or kh * cg
 } qconv_geom_t;
 
 static bool is_q8(mlcc_dtype_t d) { return d == MLCC_DTYPE_U8 || d == MLCC_DTYPE_I8; }
@@ -91,8 +91,8 @@ static bool plan(const mlcc_node_t* node, qconv_geom_t* q) {
   // reference loop nest: a dot product over a 3x3 window is mostly tail.
   if (q->cg == 1 && q->group > 1) return false;
   q->wp = (q->ow - 1) * q->sw + (q->kw - 1) * q->dw + 1;
-  q->n_seg = q->dw == 1 ? q->kh : q->kh * q->kw;
-  q->seg_len = q->dw == 1 ? q->kw * q->cg : q->cg;
+  q->n_seg = q->dw == 1 ? 1 : q->kw;
+  q->seg_len = q->dw == 1 ? q->kw * q->kh * q->cg : q->kh * q->cg;
   int64_t bytes = 2 * q->kh * q->wp * q->cg;
   if (q->wp <= 0 || q->kh * q->wp > ROWS_MAX_BYTES || bytes > ROWS_MAX_BYTES) return false;
   return true;
@@ -109,11 +109,15 @@ static bool packed(const mlcc_node_t* node, const qconv_geom_t* q) {
   return a != NULL && a->kind == MLCC_ATTR_INT && a->i == 1;
 }
 
-void mlcc_qgemm_pack_conv_weights(const uint8_t* src, int64_t m, int64_t cg, int64_t khw,
-                                  uint8_t* dst) {
+void mlcc_qgemm_pack_conv_weights(const uint8_t* src, int64_t m, int64_t cg, int64_t kh,
+                                  int64_t kw, uint8_t* dst) {
   for (int64_t o = 0; o < m; ++o) {
     for (int64_t c = 0; c < cg; ++c) {
-      for (int64_t k = 0; k < khw; ++k) dst[(o * khw + k) * cg + c] = src[(o * cg + c) * khw + k];
+      for (int64_t a = 0; a < kh; ++a) {
+        for (int64_t e = 0; e < kw; ++e) {
+          dst[((o * kw + e) * kh + a) * cg + c] = src[((o * cg + c) * kh + a) * kw + e];
+        }
+      }
     }
   }
 }
@@ -232,8 +236,59 @@ static LLVMValueRef madd(mlcc_emit_ctx_t* ctx, bool pairwise, unsigned lanes,
   return LLVMBuildAdd(ctx->b, acc, p, "");
 }
 
-static LLVMValueRef hsum(mlcc_emit_ctx_t* ctx, LLVMValueRef v) {
-  return mlcc_emit_intrinsic(ctx, "llvm.vector.reduce.add", &v, 1);
+// |v| (a scalar) in all |n| lanes.
+static LLVMValueRef splat(mlcc_emit_ctx_t* ctx, LLVMValueRef v, unsigned n) {
+  LLVMValueRef vec = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(v), n));
+  vec = LLVMBuildInsertElement(ctx->b, vec, v, LLVMConstInt(ctx->t_i32, 0, 0), "");
+  LLVMValueRef zeros[64];
+  for (unsigned i = 0; i < n; ++i) zeros[i] = LLVMConstInt(ctx->t_i32, 0, 0);
+  return LLVMBuildShuffleVector(ctx->b, vec, LLVMGetUndef(LLVMTypeOf(vec)),
+                                LLVMConstVector(zeros, n), "");
+}
+
+// Lanes [from, from + n) of |v|, or of concat(v, w) when |w| is given.
+static LLVMValueRef lanes_of(mlcc_emit_ctx_t* ctx, LLVMValueRef v, LLVMValueRef w,
+                             unsigned from, unsigned stride, unsigned n) {
+  LLVMValueRef idx[64];
+  for (unsigned i = 0; i < n; ++i) idx[i] = LLVMConstInt(ctx->t_i32, from + i * stride, 0);
+  return LLVMBuildShuffleVector(ctx->b, v, w != NULL ? w : LLVMGetUndef(LLVMTypeOf(v)),
+                                LLVMConstVector(idx, n), "");
+}
+
+// fold(a, b) = even(a ++ b) + odd(a ++ b): adjacent lanes of |a| summed in
+// the first half, of |b| in the second (the transposing reduction step).
+static LLVMValueRef fold(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b, unsigned lanes) {
+  return LLVMBuildAdd(ctx->b, lanes_of(ctx, a, b, 0, 2, lanes), lanes_of(ctx, a, b, 1, 2, lanes),
+                      "");
+}
+
+// The lane sums of the |n| (a power of two, <= 64) int32 vectors |v| of
+// |lanes| lanes each (a power of two), as one <n x i32> in order: pairs are
+// folded level by level (each level halves the partial sums per vector and
+// doubles the vectors per register), then vectors holding complete sums are
+// concatenated, or a register of partial sums is folded with itself.
+static LLVMValueRef reduce_lanes(mlcc_emit_ctx_t* ctx, LLVMValueRef* v, unsigned n,
+                                 unsigned lanes) {
+  unsigned count = n, part = lanes;  // vectors in |v|; partial sums per result
+  while (count > 1 && part > 1) {
+    for (unsigned k = 0; k < count / 2; ++k) v[k] = fold(ctx, v[2 * k], v[2 * k + 1], lanes);
+    count /= 2;
+    part /= 2;
+  }
+  while (count > 1) {  // complete sums in |count| vectors: concatenate
+    for (unsigned k = 0; k < count / 2; ++k) {
+      unsigned w = LLVMGetVectorSize(LLVMTypeOf(v[2 * k]));
+      v[k] = lanes_of(ctx, v[2 * k], v[2 * k + 1], 0, 1, 2 * w);
+    }
+    count /= 2;
+  }
+  LLVMValueRef r = v[0];
+  while (part > 1) {  // one register of |n| groups of |part| partial sums
+    unsigned w = LLVMGetVectorSize(LLVMTypeOf(r));
+    r = lanes_of(ctx, fold(ctx, r, r, w), NULL, 0, 1, w / 2);
+    part /= 2;
+  }
+  return r;
 }
 
 // Element |idx| of integer |v| widened to i32, or 0 when |v| is NULL.
@@ -325,9 +380,9 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   int64_t sfull = q.seg_len / lanes * lanes;  // vector part of a segment
   bool w_per_channel = numel_or(wz, 1) != 1;
   bool ws_per_channel = numel_or(ws, 1) != 1;
-  int64_t row_len = q.wp * q.cg;  // int16 values per packed row
+  int64_t col_len = q.kh * q.cg;  // int16 values per packed input column
 
-  LLVMValueRef rows = entry_array(ctx, i16, q.kh * row_len);
+  LLVMValueRef rows = entry_array(ctx, i16, q.wp * col_len);
   LLVMValueRef colsum = entry_array(ctx, i32, q.kh * q.wp);
   LLVMValueRef pixsum = entry_array(ctx, i32, q.ow);
   LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
@@ -352,7 +407,7 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef x_img = imulc(ctx, imad(ctx, ln.iv, q.c, imulc(ctx, lg.iv, q.cg)), q.h * q.w);
   mlcc_loop_t loh = mlcc_emit_for(ctx, 0, q.oh, "qgoh");
 
-  //--- Pack the KH input rows of output row oh: rows[kh][iw'][c] =
+  //--- Pack the KH input rows of output row oh: rows[iw'][kh][c] =
   // x[c][ih][iw' - pw] - x_zero_point (0 outside), colsum[kh][iw'] = sum_c.
   mlcc_loop_t lkh = mlcc_emit_for(ctx, 0, q.kh, "qgkh");
   LLVMValueRef ih = iadd(ctx, imulc(ctx, loh.iv, q.sh), iaddc(ctx, imulc(ctx, lkh.iv, q.dh), -q.ph));
@@ -363,7 +418,7 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef ok = LLVMBuildAnd(b, ih_ok, LLVMBuildICmp(b, LLVMIntULT, iw, c64(ctx, q.w), ""), "");
   LLVMValueRef iwc = LLVMBuildSelect(b, ok, iw, c64(ctx, 0), "");
   LLVMValueRef x_at = iadd(ctx, x_img, imad(ctx, ihc, q.w, iwc));
-  LLVMValueRef r_at = imulc(ctx, imad(ctx, lkh.iv, q.wp, liw.iv), q.cg);
+  LLVMValueRef r_at = imulc(ctx, imad(ctx, liw.iv, q.kh, lkh.iv), q.cg);
   LLVMValueRef sum = mlcc_emit_var(ctx, i32, zero32);
   mlcc_loop_t lc = mlcc_emit_for(ctx, 0, q.cg, "qgc");
   LLVMValueRef xv = LLVMBuildSub(b, ld_i32(ctx, x, iadd(ctx, x_at, imulc(ctx, lc.iv, q.h * q.w))),
@@ -402,6 +457,26 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
     mrow[i] = iadd(ctx, imulc(ctx, lg.iv, q.mg), mi);  // output channel
     wrow[i] = imulc(ctx, mrow[i], q.k);
   }
+  // Per-lane (lane i * NR + j) channel parameters of this block.
+  LLVMTypeRef v_out = LLVMVectorType(i32, MR * NR);
+  LLVMValueRef wzv = LLVMGetUndef(v_out), biasv = LLVMGetUndef(v_out);
+  LLVMValueRef multv = LLVMGetUndef(LLVMVectorType(ctx->t_f32, MR * NR));
+  for (int i = 0; i < MR; ++i) {
+    LLVMValueRef m = mrow[i];
+    LLVMValueRef wzm = ld_i32(ctx, wz, w_per_channel ? m : c64(ctx, 0));
+    LLVMValueRef bm = bias != NULL ? ld_i32(ctx, bias, m) : zero32;
+    LLVMValueRef mult = NULL;
+    if (qlinear) {
+      LLVMValueRef wsm = ld_f32(ctx, ws, ws_per_channel ? m : c64(ctx, 0), 1.f);
+      mult = LLVMBuildFDiv(b, LLVMBuildFMul(b, xsv, wsm, ""), ysv, "mult");
+    }
+    for (int j = 0; j < NR; ++j) {
+      LLVMValueRef li = LLVMConstInt(i32, (unsigned)(i * NR + j), 0);
+      wzv = LLVMBuildInsertElement(b, wzv, wzm, li, "");
+      biasv = LLVMBuildInsertElement(b, biasv, bm, li, "");
+      if (qlinear) multv = LLVMBuildInsertElement(b, multv, mult, li, "");
+    }
+  }
   mlcc_loop_t lj = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, q.ow), NR, "qgj");
   LLVMValueRef acc_zero = LLVMConstNull(acc_t);
   for (int i = 0; i < MR; ++i) {
@@ -415,13 +490,11 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef pbase[NR];
   for (int j = 0; j < NR; ++j) {
     LLVMValueRef o = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, lj.iv, j), c64(ctx, q.ow - 1));
-    pbase[j] = imulc(ctx, o, q.sw * q.cg);
+    pbase[j] = imulc(ctx, o, q.sw * col_len);
   }
   mlcc_loop_t lsg = mlcc_emit_for(ctx, 0, q.n_seg, "qgs");
-  // Segment s: rows[kh] at width offset kw*dw (dw > 1) or 0 (dw == 1).
-  LLVMValueRef seg_kh = q.dw == 1 ? lsg.iv : LLVMBuildUDiv(b, lsg.iv, c64(ctx, q.kw), "");
-  LLVMValueRef seg_kw = q.dw == 1 ? c64(ctx, 0) : LLVMBuildURem(b, lsg.iv, c64(ctx, q.kw), "");
-  LLVMValueRef xoff = iadd(ctx, imulc(ctx, seg_kh, row_len), imulc(ctx, seg_kw, q.dw * q.cg));
+  // Segment s: the window's columns kw = s (dw > 1), or all of them (dw == 1).
+  LLVMValueRef xoff = imulc(ctx, lsg.iv, q.dw * col_len);
   LLVMValueRef woff = imulc(ctx, lsg.iv, q.seg_len);
   LLVMValueRef xseg[NR], wseg[MR];
   for (int j = 0; j < NR; ++j) xseg[j] = iadd(ctx, pbase[j], xoff);
@@ -461,42 +534,52 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   }
   mlcc_emit_loop_end(ctx, &lsg);
 
-  //--- Epilogue: zero-point correction, bias, requantization, store.
+  //--- Epilogue on all MR * NR outputs at once (lane l = i * NR + j):
+  // zero-point correction, bias, requantization; then one store per lane.
+  LLVMValueRef list[MR * NR];
+  for (int i = 0; i < MR; ++i) {
+    for (int j = 0; j < NR; ++j) list[i * NR + j] = LLVMBuildLoad2(b, acc_t, acc[i][j], "");
+  }
+  LLVMValueRef r = reduce_lanes(ctx, list, MR * NR, acc_lanes);  // <MR*NR x i32>
+  LLVMValueRef tailv = LLVMGetUndef(v_out);
+  LLVMValueRef psv = LLVMGetUndef(v_out);
+  for (int l = 0; l < MR * NR; ++l) {
+    LLVMValueRef li = LLVMConstInt(i32, (unsigned)l, 0);
+    tailv = LLVMBuildInsertElement(b, tailv, LLVMBuildLoad2(b, i32, tacc[l / NR][l % NR], ""),
+                                   li, "");
+    LLVMValueRef o = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, lj.iv, l % NR),
+                                   c64(ctx, q.ow - 1));
+    psv = LLVMBuildInsertElement(b, psv, LLVMBuildLoad2(b, i32, gep(ctx, i32, pixsum, o), ""),
+                                 li, "");
+  }
+  r = LLVMBuildAdd(b, r, tailv, "");
+  r = LLVMBuildSub(b, r, LLVMBuildMul(b, wzv, psv, ""), "");
+  r = LLVMBuildAdd(b, r, biasv, "");
+  LLVMValueRef outv = r;
+  if (qlinear) {
+    LLVMTypeRef vf = LLVMVectorType(ctx->t_f32, MR * NR);
+    LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, r, vf, ""), multv, "");
+    f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
+    f = LLVMBuildFAdd(b, f, splat(ctx, yzf, MR * NR), "");
+    f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, splat(ctx, qlo, MR * NR));
+    f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, splat(ctx, qhi, MR * NR));
+    // f is integral and in [-128, 255]: through i32 then truncate (an
+    // f32 -> i8 conversion vectorizes to RVV's narrowing vfncvt at
+    // fractional LMUL, which qemu 7.2's translator asserts on).
+    outv = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, v_out, ""), LLVMVectorType(i8, MR * NR), "");
+  }
   mlcc_status_t status = mlcc_ok_status();
   LLVMValueRef y_row = imulc(ctx, loh.iv, q.ow);
-  for (int i = 0; i < MR && status == NULL; ++i) {
-    LLVMValueRef m = mrow[i];
-    LLVMValueRef wzm = ld_i32(ctx, wz, w_per_channel ? m : c64(ctx, 0));
-    LLVMValueRef bm = bias != NULL ? ld_i32(ctx, bias, m) : zero32;
-    LLVMValueRef mult = NULL;
-    if (qlinear) {
-      LLVMValueRef wsm = ld_f32(ctx, ws, ws_per_channel ? m : c64(ctx, 0), 1.f);
-      mult = LLVMBuildFDiv(b, LLVMBuildFMul(b, xsv, wsm, ""), ysv, "mult");
-    }
-    for (int j = 0; j < NR && status == NULL; ++j) {
-      LLVMValueRef o = iaddc(ctx, lj.iv, j);
-      LLVMValueRef ok2 = LLVMBuildAnd(b, mvalid[i], LLVMBuildICmp(b, LLVMIntSLT, o, c64(ctx, q.ow), ""), "");
-      mlcc_if_t br = mlcc_emit_if_begin(ctx, ok2);
-      LLVMValueRef r = LLVMBuildAdd(b, hsum(ctx, LLVMBuildLoad2(b, acc_t, acc[i][j], "")),
-                                    LLVMBuildLoad2(b, i32, tacc[i][j], ""), "");
-      LLVMValueRef s = LLVMBuildLoad2(b, i32, gep(ctx, i32, pixsum, o), "");
-      r = LLVMBuildSub(b, r, LLVMBuildMul(b, wzm, s, ""), "");
-      r = LLVMBuildAdd(b, r, bm, "");
-      if (qlinear) {
-        LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, r, ctx->t_f32, ""), mult, "");
-        f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
-        f = LLVMBuildFAdd(b, f, yzf, "");
-        f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, qlo);
-        f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, qhi);
-        // f is integral and in [-128, 255]: through i32 then truncate (an
-        // f32 -> i8 conversion vectorizes to RVV's narrowing vfncvt at
-        // fractional LMUL, which qemu 7.2's translator asserts on).
-        r = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, i32, ""), i8, "");
-      }
-      LLVMValueRef yi = imad(ctx, imad(ctx, ln.iv, q.m, m), q.oh * q.ow, iadd(ctx, y_row, o));
-      status = mlcc_emit_store_output(ctx, node, 0, yi, r);
-      mlcc_emit_if_end(ctx, &br);
-    }
+  for (int l = 0; l < MR * NR && status == NULL; ++l) {
+    int i = l / NR, j = l % NR;
+    LLVMValueRef o = iaddc(ctx, lj.iv, j);
+    LLVMValueRef ok2 =
+        LLVMBuildAnd(b, mvalid[i], LLVMBuildICmp(b, LLVMIntSLT, o, c64(ctx, q.ow), ""), "");
+    mlcc_if_t br = mlcc_emit_if_begin(ctx, ok2);
+    LLVMValueRef e = LLVMBuildExtractElement(b, outv, LLVMConstInt(i32, (unsigned)l, 0), "");
+    LLVMValueRef yi = imad(ctx, imad(ctx, ln.iv, q.m, mrow[i]), q.oh * q.ow, iadd(ctx, y_row, o));
+    status = mlcc_emit_store_output(ctx, node, 0, yi, e);
+    mlcc_emit_if_end(ctx, &br);
   }
   mlcc_emit_loop_end(ctx, &lj);
   mlcc_emit_loop_end(ctx, &lm);

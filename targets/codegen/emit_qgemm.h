@@ -7,13 +7,13 @@
 // Form (the same on every target; only the vector width and the multiply
 // idiom change):
 // * For each output row, the KH input rows it reads are packed on the stack
-//   channel-innermost ([KH][padded W][C/group] int16) with the input zero
-//   point already subtracted, so padding contributes exactly 0 (the spec's
-//   padding holds x_zero_point). An output pixel's window is then KH
-//   contiguous segments of KW * C/group values (KH * KW segments of C/group
-//   with a width dilation), read in place: no im2col copy per pixel.
-// * Each output is the dot product of those segments with a weight row,
-//   pre-packed at compile time to the same [KH][KW][C/group] order
+//   as columns ([padded W][KH][C/group] int16) with the input zero point
+//   already subtracted, so padding contributes exactly 0 (the spec's padding
+//   holds x_zero_point). An output pixel's window is then ONE contiguous run
+//   of KW * KH * C/group values (KW runs of KH * C/group with a width
+//   dilation), read in place: no im2col copy per pixel, one long K loop.
+// * Each output is the dot product of that run with a weight row,
+//   pre-packed at compile time to the same [KW][KH][C/group] order
 //   (MLCC_QPACKED_ATTR; 1x1 kernels need no packing) and kept int8/uint8 in
 //   the library: the layout is part of the kernel key, the data is not.
 //   Products of two int16
@@ -60,7 +60,7 @@ extern "C" {
 #define MLCC_QACT_HI_ATTR "mlcc.qact_hi"
 
 // Layout attribute of pre-packed QLinearConv / ConvInteger weights (INT 1):
-// the weight constant's bytes are in [M][KH][KW][C/group] order (channel
+// the weight constant's bytes are in [M][KW][KH][C/group] order (channel
 // innermost, the order the kernel reads) under ONNX's [M, C/group, KH, KW]
 // shape. Written by passes/quant_fuse.c only on nodes the fast path takes
 // (mlcc_qgemm_conv_takes), so the reference loops never see packed weights.
@@ -71,10 +71,11 @@ extern "C" {
 // it then needs MLCC_QPACKED_ATTR unless the kernel is 1x1. Pure.
 bool mlcc_qgemm_conv_takes(const mlcc_node_t* node);
 
-// Reorders |m| x |cg| x |khw| int8/uint8 weights |src| (ONNX order) into the
-// packed order [m][khw][cg] at |dst| (m * cg * khw bytes, not overlapping).
-void mlcc_qgemm_pack_conv_weights(const uint8_t* src, int64_t m, int64_t cg, int64_t khw,
-                                  uint8_t* dst);
+// Reorders [m][cg][kh][kw] int8/uint8 weights |src| (ONNX order) into the
+// packed order [m][kw][kh][cg] at |dst| (m * cg * kh * kw bytes, not
+// overlapping).
+void mlcc_qgemm_pack_conv_weights(const uint8_t* src, int64_t m, int64_t cg, int64_t kh,
+                                  int64_t kw, uint8_t* dst);
 
 // Stack bytes the fast path of a QLinearConv / ConvInteger |node| allocates
 // (packed tile plus per-pixel sums), the same for every target; 0 when the
