@@ -57,3 +57,10 @@ foreach(case qdq_conv_relu_u8 qdq_conv_clip_s8 qdq_conv_float_bias_stride qdq_co
   set_tests_properties(quant_kernel.${case}.unfused.x86 PROPERTIES
     FIXTURES_REQUIRED quant_kernel_cases LABELS quant_kernel TIMEOUT 600)
 endforeach()
+# A re-quantized model (new weights, scales, zero points, bias) compiles 0
+# kernels against the original's cache, and both match their references.
+add_test(NAME quant_kernel.requantized_zero_kernels
+  COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/quant_requantized_test.py
+          $<TARGET_FILE:mlcc>)
+set_tests_properties(quant_kernel.requantized_zero_kernels PROPERTIES
+  LABELS quant_kernel TIMEOUT 600)
