@@ -40,8 +40,9 @@ static int64_t numel_or(const mlcc_value_t* v, int64_t dflt) {
   return v == NULL ? dflt : mlcc_shape_numel_unchecked(&v->shape);
 }
 
-// Fills |q| and returns true when the fast path can take |node|.
-static bool plan(const mlcc_node_t* node, qconv_geom_t* q) {
+// Fills |q| with the geometry and returns true when either fast path can
+// take |node|'s dtypes, parameters and window (no layout or size limits).
+static bool plan_common(const mlcc_node_t* node, qconv_geom_t* q) {
   memset(q, 0, sizeof(*q));
   if (node->op != MLCC_OP_QLINEAR_CONV && node->op != MLCC_OP_CONV_INTEGER) return false;
   bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
@@ -87,14 +88,41 @@ static bool plan(const mlcc_node_t* node, qconv_geom_t* q) {
   if (w->shape.dims[1] != q->cg) return false;
   q->k = q->cg * q->kh * q->kw;
   if (q->k <= 0 || q->oh <= 0 || q->ow <= 0 || q->mg <= 0 || q->batch <= 0) return false;
-  // Depthwise convolutions (one input channel per group) keep the
-  // reference loop nest: a dot product over a 3x3 window is mostly tail.
+  return true;
+}
+
+// Fills |q| and returns true when the dense fast path can take |node|.
+static bool plan(const mlcc_node_t* node, qconv_geom_t* q) {
+  if (!plan_common(node, q)) return false;
+  // Depthwise convolutions (one input channel per group) have their own
+  // kernel (emit_dw): a dot product over a 3x3 window is mostly tail.
   if (q->cg == 1 && q->group > 1) return false;
   q->wp = (q->ow - 1) * q->sw + (q->kw - 1) * q->dw + 1;
   q->n_seg = q->dw == 1 ? 1 : q->kw;
   q->seg_len = q->dw == 1 ? q->kw * q->kh * q->cg : q->kh * q->cg;
   int64_t bytes = 2 * q->kh * q->wp * q->cg;
   if (q->wp <= 0 || q->kh * q->wp > ROWS_MAX_BYTES || bytes > ROWS_MAX_BYTES) return false;
+  return true;
+}
+
+// Depthwise convolutions (one input channel per group, any channel
+// multiplier): their own kernel, vectorized over DW_LANES output pixels of a
+// row (emit_dw). Fills |q| (row buffer width in q->wp) and returns true when
+// it takes |node|.
+enum { DW_LANES = 8, DW_MAX_STRIDE = 4 };
+static bool plan_dw(const mlcc_node_t* node, qconv_geom_t* q) {
+  qconv_geom_t g;
+  memset(q, 0, sizeof(*q));
+  // plan() declines depthwise shapes; rerun its checks with that one lifted.
+  if (node->op != MLCC_OP_QLINEAR_CONV && node->op != MLCC_OP_CONV_INTEGER) return false;
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  if (x == NULL || !x->shape_known || x->shape.rank < 3) return false;
+  if (!plan_common(node, &g) || g.cg != 1 || g.group <= 1) return false;
+  if (g.sw > DW_MAX_STRIDE) return false;
+  int64_t owv = (g.ow + DW_LANES - 1) / DW_LANES * DW_LANES;
+  g.wp = owv * g.sw + (g.kw - 1) * g.dw + DW_LANES;
+  if (g.wp <= 0 || 2 * g.kh * g.wp > ROWS_MAX_BYTES) return false;
+  *q = g;
   return true;
 }
 
@@ -124,7 +152,9 @@ void mlcc_qgemm_pack_conv_weights(const uint8_t* src, int64_t m, int64_t cg, int
 
 int64_t mlcc_qgemm_conv_stack_bytes(const mlcc_node_t* node) {
   qconv_geom_t q;
-  if (node == NULL || !plan(node, &q)) return 0;
+  if (node == NULL) return 0;
+  if (plan_dw(node, &q)) return 2 * q.kh * q.wp + 64;
+  if (!plan(node, &q)) return 0;
   // int16 rows + int32 per-column sums + int32 per-pixel sums + slack.
   return 2 * q.kh * q.wp * q.cg + 4 * q.kh * q.wp + 4 * q.ow + 64;
 }
@@ -338,10 +368,140 @@ void mlcc_qgemm_act_bounds(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node, mlcc_d
   if (ahi < INFINITY) *out_hi = quantize_bound(ctx, ahi, ys, yzf, lo, hi);
 }
 
+// Depthwise kernel: per (image, channel, output row) the KH input rows are
+// packed as zero-point-subtracted int16 (0 outside the image), then
+// DW_LANES adjacent output pixels are computed at once: for each tap,
+// acc += sext(row[kh][ow * sw + kw * dw ...]) * (w[m][kh][kw] - w_zp[m]),
+// all int32 (exact); the requantization is emit_qgemm.h's, on the lanes.
+static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                             const qconv_geom_t* qp, bool* out_done) {
+  qconv_geom_t q = *qp;
+  bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* w = mlcc_node_input(node, qlinear ? 3 : 1);
+  const mlcc_value_t* xz = mlcc_node_input(node, 2);
+  const mlcc_value_t* wz = mlcc_node_input(node, qlinear ? 5 : 3);
+  const mlcc_value_t* xs = qlinear ? mlcc_node_input(node, 1) : NULL;
+  const mlcc_value_t* ws = qlinear ? mlcc_node_input(node, 4) : NULL;
+  const mlcc_value_t* ys = qlinear ? mlcc_node_input(node, 6) : NULL;
+  const mlcc_value_t* yz = qlinear ? mlcc_node_input(node, 7) : NULL;
+  const mlcc_value_t* bias = qlinear ? mlcc_node_input(node, 8) : NULL;
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  *out_done = true;
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i16 = ctx->t_i16, i32 = ctx->t_i32, i8 = ctx->t_i8;
+  const unsigned V = DW_LANES;
+  LLVMTypeRef vi = LLVMVectorType(i32, V);
+  bool w_per_channel = numel_or(wz, 1) != 1;
+  bool ws_per_channel = numel_or(ws, 1) != 1;
+  LLVMValueRef rows = entry_array(ctx, i16, q.kh * q.wp);
+  LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
+  LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
+  LLVMValueRef xsv = NULL, ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
+  if (qlinear) {
+    xsv = ld_f32(ctx, xs, c64(ctx, 0), 1.f);
+    ysv = ld_f32(ctx, ys, c64(ctx, 0), 1.f);
+    yzf = zp_f32(ctx, yz);
+    mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
+  }
+  mlcc_loop_t ln = mlcc_emit_for(ctx, 0, q.batch, "qdn");
+  mlcc_loop_t lg = mlcc_emit_for(ctx, 0, q.group, "qdg");
+  LLVMValueRef x_img = imulc(ctx, imad(ctx, ln.iv, q.c, lg.iv), q.h * q.w);
+  mlcc_loop_t loh = mlcc_emit_for(ctx, 0, q.oh, "qdoh");
+  // Pack: rows[kh][iw'] = x[ih][iw' - pw] - x_zero_point, 0 outside.
+  mlcc_loop_t lkh = mlcc_emit_for(ctx, 0, q.kh, "qdkh");
+  LLVMValueRef ih = iadd(ctx, imulc(ctx, loh.iv, q.sh), iaddc(ctx, imulc(ctx, lkh.iv, q.dh), -q.ph));
+  LLVMValueRef ih_ok = LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q.h), "");
+  LLVMValueRef ihc = LLVMBuildSelect(b, ih_ok, ih, c64(ctx, 0), "");
+  mlcc_loop_t liw = mlcc_emit_for(ctx, 0, q.wp, "qdiw");
+  LLVMValueRef iw = iaddc(ctx, liw.iv, -q.pw);
+  LLVMValueRef ok = LLVMBuildAnd(b, ih_ok, LLVMBuildICmp(b, LLVMIntULT, iw, c64(ctx, q.w), ""), "");
+  LLVMValueRef iwc = LLVMBuildSelect(b, ok, iw, c64(ctx, 0), "");
+  LLVMValueRef xv = LLVMBuildSub(b, ld_i32(ctx, x, iadd(ctx, x_img, imad(ctx, ihc, q.w, iwc))),
+                                 xzv, "");
+  xv = LLVMBuildSelect(b, ok, xv, zero32, "");
+  LLVMBuildStore(b, LLVMBuildTrunc(b, xv, i16, ""),
+                 gep(ctx, i16, rows, imad(ctx, lkh.iv, q.wp, liw.iv)));
+  mlcc_emit_loop_end(ctx, &liw);
+  mlcc_emit_loop_end(ctx, &lkh);
+  // Output channels of this group (the channel multiplier).
+  mlcc_loop_t lmm = mlcc_emit_for(ctx, 0, q.mg, "qdm");
+  LLVMValueRef m = imad(ctx, lg.iv, q.mg, lmm.iv);
+  LLVMValueRef wzm = ld_i32(ctx, wz, w_per_channel ? m : c64(ctx, 0));
+  LLVMValueRef taps[49];
+  int64_t n_taps = q.kh * q.kw;
+  bool unroll_taps = n_taps <= 49;
+  if (unroll_taps) {
+    for (int64_t t = 0; t < n_taps; ++t) {
+      LLVMValueRef wt = ld_i32(ctx, w, imad(ctx, m, n_taps, c64(ctx, t)));
+      taps[t] = splat(ctx, LLVMBuildSub(b, wt, wzm, ""), V);
+    }
+  }
+  LLVMValueRef bv = splat(ctx, bias != NULL ? ld_i32(ctx, bias, m) : zero32, V);
+  LLVMValueRef multv = NULL;
+  if (qlinear) {
+    LLVMValueRef wsm = ld_f32(ctx, ws, ws_per_channel ? m : c64(ctx, 0), 1.f);
+    multv = splat(ctx, LLVMBuildFDiv(b, LLVMBuildFMul(b, xsv, wsm, ""), ysv, "mult"), V);
+  }
+  mlcc_loop_t lo = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, q.ow), V, "qdo");
+  LLVMValueRef acc = mlcc_emit_var(ctx, vi, LLVMConstNull(vi));
+  LLVMValueRef base = imulc(ctx, lo.iv, q.sw);
+  // One tap: the V pixels' inputs at stride sw, sign-extended to int32.
+  #define DW_TAP(KH_IV, KW_IV, WTAP)                                                         \
+    do {                                                                                   \
+      LLVMValueRef at = iadd(ctx, iadd(ctx, base, imulc(ctx, (KW_IV), q.dw)),              \
+                             imulc(ctx, (KH_IV), q.wp));                                   \
+      LLVMValueRef xl = vload(ctx, i16, (unsigned)(V * q.sw), rows, at, 2);                \
+      if (q.sw > 1) xl = lanes_of(ctx, xl, NULL, 0, (unsigned)q.sw, V);                    \
+      LLVMValueRef p = LLVMBuildMul(b, LLVMBuildSExt(b, xl, vi, ""), (WTAP), "");          \
+      LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, vi, acc, ""), p, ""), acc);      \
+    } while (0)
+  if (unroll_taps) {
+    for (int64_t a = 0; a < q.kh; ++a) {
+      for (int64_t e = 0; e < q.kw; ++e) DW_TAP(c64(ctx, a), c64(ctx, e), taps[a * q.kw + e]);
+    }
+  } else {
+    mlcc_loop_t la = mlcc_emit_for(ctx, 0, q.kh, "qdta");
+    mlcc_loop_t le = mlcc_emit_for(ctx, 0, q.kw, "qdte");
+    LLVMValueRef wt = ld_i32(ctx, w, iadd(ctx, imulc(ctx, m, n_taps), imad(ctx, la.iv, q.kw, le.iv)));
+    DW_TAP(la.iv, le.iv, splat(ctx, LLVMBuildSub(b, wt, wzm, ""), V));
+    mlcc_emit_loop_end(ctx, &le);
+    mlcc_emit_loop_end(ctx, &la);
+  }
+  #undef DW_TAP
+  LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildLoad2(b, vi, acc, ""), bv, "");
+  LLVMValueRef outv = r;
+  if (qlinear) {
+    LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, r, LLVMVectorType(ctx->t_f32, V), ""),
+                                   multv, "");
+    f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
+    f = LLVMBuildFAdd(b, f, splat(ctx, yzf, V), "");
+    f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, splat(ctx, qlo, V));
+    f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, splat(ctx, qhi, V));
+    outv = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, vi, ""), LLVMVectorType(i8, V), "");
+  }
+  mlcc_status_t status = mlcc_ok_status();
+  LLVMValueRef y_at = imad(ctx, imad(ctx, ln.iv, q.m, m), q.oh * q.ow, imulc(ctx, loh.iv, q.ow));
+  for (unsigned l = 0; l < V && status == NULL; ++l) {
+    LLVMValueRef o = iaddc(ctx, lo.iv, l);
+    mlcc_if_t br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLT, o, c64(ctx, q.ow), ""));
+    LLVMValueRef e = LLVMBuildExtractElement(b, outv, LLVMConstInt(i32, l, 0), "");
+    status = mlcc_emit_store_output(ctx, node, 0, iadd(ctx, y_at, o), e);
+    mlcc_emit_if_end(ctx, &br);
+  }
+  mlcc_emit_loop_end(ctx, &lo);
+  mlcc_emit_loop_end(ctx, &lmm);
+  mlcc_emit_loop_end(ctx, &loh);
+  mlcc_emit_loop_end(ctx, &lg);
+  mlcc_emit_loop_end(ctx, &ln);
+  return status;
+}
+
 mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                    bool* out_done) {
   *out_done = false;
   qconv_geom_t q;
+  if (plan_dw(node, &q)) return emit_dw(ctx, node, &q, out_done);
   if (!plan(node, &q) || !packed(node, &q)) return mlcc_ok_status();
   bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
   const mlcc_value_t* x = mlcc_node_input(node, 0);

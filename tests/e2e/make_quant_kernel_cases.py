@@ -250,6 +250,21 @@ def main():
     conv_integer_case(out, "qk_convint_s8", s8(rng, (1, 12, 5, 5)), s8(rng, (9, 12, 3, 3)),
                       -3, 2, strides=(2, 2))
 
+    # Depthwise (the emit_dw kernel): odd channel counts, widths that fill no
+    # vector, stride 2, a channel multiplier of 2, dilation, 1-D.
+    qlinear_conv_case(out, "qk_dw3x3_pad", rng, u8(rng, (1, 13, 9, 19)), s8(rng, (13, 1, 3, 3)),
+                      0.02, 128, rng.uniform(0.002, 0.02, 13), 0, 0.05, 100, np.uint8,
+                      bias=rng.integers(-3000, 3000, 13), pads=(1, 1, 1, 1), group=13)
+    qlinear_conv_case(out, "qk_dw_stride2_mult2", rng, u8(rng, (2, 6, 11, 13)),
+                      s8(rng, (12, 1, 3, 3)), 0.02, 5, rng.uniform(0.002, 0.02, 12),
+                      rng.integers(-5, 5, 12).astype(np.int8), 0.04, -3, np.int8,
+                      pads=(1, 0, 1, 2), strides=(2, 2), group=6)
+    qlinear_conv_case(out, "qk_dw5x5_dilated_u8w", rng, s8(rng, (1, 4, 12, 12)),
+                      u8(rng, (4, 1, 5, 5)), 0.02, -128, 0.003, 128, 0.1, 128, np.uint8,
+                      pads=(4, 4, 4, 4), dil=(2, 2), group=4)
+    conv_integer_case(out, "qk_convint_dw", u8(rng, (1, 5, 7, 9)), u8(rng, (5, 1, 3, 3)), 255,
+                      7, pads=(1, 1, 1, 1), group=5)
+
     # QDQ graphs (quant-fuse). Output step = the last layer's ys.
     x = rng.uniform(-1, 1, (1, 8, 12, 12)).astype(F32)
     qdq_conv_case(out, "qdq_conv_relu_u8", x, 2 / 255, 128, np.uint8, [dict(
@@ -271,6 +286,19 @@ def main():
         dict(w=s8(rng, (10, 8, 1, 1), -127, 128), ws=rng.uniform(0.002, 0.01, 10),
              wz=np.zeros(10, np.int8), bias="int32", b=rng.integers(-2000, 2000, 10),
              ys=0.03, yz=128, ydt=np.uint8, group=2),
+    ])
+    # MobileNet-style block: 1x1 expand + Clip(0,6), depthwise 3x3 + Clip, 1x1.
+    qdq_conv_case(out, "qdq_mobilenet_block", x, 2 / 255, 128, np.uint8, [
+        dict(w=s8(rng, (24, 8, 1, 1), -127, 128), ws=rng.uniform(0.005, 0.02, 24),
+             wz=np.zeros(24, np.int8), bias="int32", b=rng.integers(-2000, 2000, 24),
+             act=("clip", 0.0, 6.0), ys=6 / 255, yz=0, ydt=np.uint8),
+        dict(w=s8(rng, (24, 1, 3, 3), -127, 128), ws=rng.uniform(0.01, 0.05, 24),
+             wz=np.zeros(24, np.int8), bias="int32", b=rng.integers(-500, 500, 24),
+             act=("clip", 0.0, 6.0), ys=6 / 255, yz=0, ydt=np.uint8, pads=(1, 1, 1, 1),
+             group=24),
+        dict(w=s8(rng, (8, 24, 1, 1), -127, 128), ws=rng.uniform(0.002, 0.01, 8),
+             wz=np.zeros(8, np.int8), bias="int32", b=rng.integers(-2000, 2000, 8),
+             ys=0.03, yz=128, ydt=np.uint8),
     ])
     # Per-channel weights along axis 1 are not a Conv's output channels: the
     # chain stays float (quant-fuse declines), still within one step.

@@ -17,7 +17,8 @@ set(MLCC_QUANT_KERNEL_CASE_NAMES
   qk_conv3x3_u8s8_perchannel qk_conv_saturate_u8 qk_conv_saturate_s8 qk_conv_zp_extremes_a
   qk_conv_zp_extremes_b qk_conv_s8x_u8w qk_conv_groups_stride qk_conv_k1 qk_conv1x1_k67
   qk_convint_huge_k qk_convint_u8_zp qk_convint_s8
-  qdq_conv_relu_u8 qdq_conv_clip_s8 qdq_conv_float_bias_stride qdq_conv_chain
+  qk_dw3x3_pad qk_dw_stride2_mult2 qk_dw5x5_dilated_u8w qk_convint_dw
+  qdq_mobilenet_block qdq_conv_relu_u8 qdq_conv_clip_s8 qdq_conv_float_bias_stride qdq_conv_chain
   qdq_conv_axis1_stays_float)
 foreach(variant x86 x86_v2 aarch64 aarch64_dotprod riscv riscv_v128 riscv_v256)
   if(variant STREQUAL "x86")
@@ -48,7 +49,7 @@ endforeach()
 # --quant-step). The default -O2 pipeline minus quant-fuse and quant-pack:
 set(MLCC_QUANT_UNFUSED_PASSES
   infer-shapes,remove-identity,fold-constants,fold-batchnorm,fold-constants,canonicalize,dce,pack-weights,fuse,plan-memory)
-foreach(case qdq_conv_relu_u8 qdq_conv_clip_s8 qdq_conv_float_bias_stride qdq_conv_chain
+foreach(case qdq_mobilenet_block qdq_conv_relu_u8 qdq_conv_clip_s8 qdq_conv_float_bias_stride qdq_conv_chain
              qdq_conv_axis1_stays_float)
   add_test(NAME quant_kernel.${case}.unfused.x86
     COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc>
