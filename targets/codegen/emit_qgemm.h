@@ -31,6 +31,10 @@
 //   M = (x_scale * w_scale[m]) / y_scale in float32. onnxruntime's
 //   fixed-point requantization can round the other way in rare ties; mlcc
 //   follows the spec.
+// * Depthwise convolutions (C/group = 1, any channel multiplier, width
+//   stride <= 4) have their own kernel: packed zero-point-subtracted int16
+//   rows, 8 output pixels per vector, each tap an int32 multiply-add with
+//   (w - w_zero_point) splatted; weights in ONNX order (no packing).
 // * A fused activation (attributes MLCC_QACT_ATTR and friends, set by the
 //   quant-fuse pass) clamps the quantized result to [Q(lo), Q(hi)] where
 //   Q(v) = saturate(round_half_even(v / y_scale) + y_zp): quantization is
@@ -85,8 +89,10 @@ int64_t mlcc_qgemm_conv_stack_bytes(const mlcc_node_t* node);
 // Emits the fast kernel of QLinearConv / ConvInteger |node| and sets
 // |*out_done|, or leaves |*out_done| false (emitting nothing) when the path
 // does not take the node: 3-D+ windows, dtypes other than int8/uint8 data
-// with int8/uint8 weights, K above the packed tile's limit, or an x
-// parameter that is not per-tensor. Errors: those of mlcc_quant_conv_resolve
+// with int8/uint8 weights (int32 output for ConvInteger), packed rows above
+// 96 KiB of stack, a KxK (K > 1) dense kernel without MLCC_QPACKED_ATTR, or
+// an x parameter that is not per-tensor. Spec: ONNX QLinearConv-10 /
+// ConvInteger-10 (docs/quantization.md). Errors: those of mlcc_quant_conv_resolve
 // and the output store (UNIMPLEMENTED / INTERNAL).
 mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                    bool* out_done);

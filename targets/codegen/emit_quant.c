@@ -4,6 +4,8 @@
 // DynamicQuantizeLinear 11, QLinearConv / ConvInteger 10 and QLinearMatMul /
 // MatMulInteger 10. Scalar loop nests through the emit.h toolkit; scales and
 // zero points are read at run time (they are ordinary kernel arguments).
+// QLinearConv / ConvInteger first try the integer micro-kernels of
+// emit_qgemm.c (bit-identical results); these loops cover the rest.
 //
 // Arithmetic (ONNX specs; matches onnxruntime's reference kernels):
 // * Quantize: y = saturate(round_half_even(x / scale) + zero_point), in
