@@ -9,6 +9,7 @@
 #include "ir/dtype.h"
 #include "targets/codegen/codegen.h"
 #include "targets/codegen/emit.h"
+#include "targets/codegen/emit_qgemm.h"
 #include "targets/codegen/llvm_ctx.h"
 
 static void add_fn_attr(LLVMContextRef c, LLVMValueRef fn, unsigned index, const char* name) {
@@ -206,6 +207,9 @@ int64_t mlcc_emit_parallel_units(const mlcc_kernel_t* kernel, const mlcc_target_
   if (mlcc_target_is_bare_metal(target)) return 0;
   const mlcc_node_t* anchor = kernel->nodes[0];
   if (anchor->op == MLCC_OP_CONV) return mlcc_emit_conv_parallel_units(anchor, target);
+  if (anchor->op == MLCC_OP_QLINEAR_CONV || anchor->op == MLCC_OP_CONV_INTEGER) {
+    return mlcc_qgemm_conv_parallel_units(anchor, target);  // emit_qgemm.c
+  }
   if (anchor->op == MLCC_OP_GEMM || anchor->op == MLCC_OP_MATMUL) {
     return mlcc_emit_matmul_parallel_units(anchor, target);
   }

@@ -150,6 +150,18 @@ void mlcc_qgemm_pack_conv_weights(const uint8_t* src, int64_t m, int64_t cg, int
   }
 }
 
+int64_t mlcc_qgemm_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
+  (void)target;
+  qconv_geom_t q;
+  if (node == NULL) return 0;
+  bool dw = plan_dw(node, &q);
+  if (!dw && (!plan(node, &q) || !packed(node, &q))) return 0;  // reference loops
+  int64_t units = q.batch * q.group * q.oh;
+  // A split pays for itself from about a million MACs.
+  int64_t macs = q.batch * q.m * q.oh * q.ow * q.k;
+  return units >= 2 && macs >= (1 << 20) ? units : 0;
+}
+
 int64_t mlcc_qgemm_conv_stack_bytes(const mlcc_node_t* node) {
   qconv_geom_t q;
   if (node == NULL) return 0;
@@ -404,13 +416,18 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
     yzf = zp_f32(ctx, yz);
     mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
   }
-  mlcc_loop_t ln = mlcc_emit_for(ctx, 0, q.batch, "qdn");
-  mlcc_loop_t lg = mlcc_emit_for(ctx, 0, q.group, "qdg");
-  LLVMValueRef x_img = imulc(ctx, imad(ctx, ln.iv, q.c, lg.iv), q.h * q.w);
-  mlcc_loop_t loh = mlcc_emit_for(ctx, 0, q.oh, "qdoh");
+  // One parallel unit per (image, group, output row): units [rb, re).
+  LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : c64(ctx, 0);
+  LLVMValueRef re = ctx->range_end ? ctx->range_end : c64(ctx, q.batch * q.group * q.oh);
+  mlcc_loop_t lu = mlcc_emit_loop_begin(ctx, rb, re, 1, "qdu");
+  LLVMValueRef n_iv = LLVMBuildUDiv(b, lu.iv, c64(ctx, q.group * q.oh), "");
+  LLVMValueRef g_iv = LLVMBuildURem(b, LLVMBuildUDiv(b, lu.iv, c64(ctx, q.oh), ""),
+                                    c64(ctx, q.group), "");
+  LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
+  LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, g_iv), q.h * q.w);
   // Pack: rows[kh][iw'] = x[ih][iw' - pw] - x_zero_point, 0 outside.
   mlcc_loop_t lkh = mlcc_emit_for(ctx, 0, q.kh, "qdkh");
-  LLVMValueRef ih = iadd(ctx, imulc(ctx, loh.iv, q.sh), iaddc(ctx, imulc(ctx, lkh.iv, q.dh), -q.ph));
+  LLVMValueRef ih = iadd(ctx, imulc(ctx, oh_iv, q.sh), iaddc(ctx, imulc(ctx, lkh.iv, q.dh), -q.ph));
   LLVMValueRef ih_ok = LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q.h), "");
   LLVMValueRef ihc = LLVMBuildSelect(b, ih_ok, ih, c64(ctx, 0), "");
   mlcc_loop_t liw = mlcc_emit_for(ctx, 0, q.wp, "qdiw");
@@ -426,7 +443,7 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   mlcc_emit_loop_end(ctx, &lkh);
   // Output channels of this group (the channel multiplier).
   mlcc_loop_t lmm = mlcc_emit_for(ctx, 0, q.mg, "qdm");
-  LLVMValueRef m = imad(ctx, lg.iv, q.mg, lmm.iv);
+  LLVMValueRef m = imad(ctx, g_iv, q.mg, lmm.iv);
   LLVMValueRef wzm = ld_i32(ctx, wz, w_per_channel ? m : c64(ctx, 0));
   LLVMValueRef taps[49];
   int64_t n_taps = q.kh * q.kw;
@@ -481,7 +498,7 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
     outv = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, vi, ""), LLVMVectorType(i8, V), "");
   }
   mlcc_status_t status = mlcc_ok_status();
-  LLVMValueRef y_at = imad(ctx, imad(ctx, ln.iv, q.m, m), q.oh * q.ow, imulc(ctx, loh.iv, q.ow));
+  LLVMValueRef y_at = imad(ctx, imad(ctx, n_iv, q.m, m), q.oh * q.ow, imulc(ctx, oh_iv, q.ow));
   for (unsigned l = 0; l < V && status == NULL; ++l) {
     LLVMValueRef o = iaddc(ctx, lo.iv, l);
     mlcc_if_t br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLT, o, c64(ctx, q.ow), ""));
@@ -491,9 +508,7 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   }
   mlcc_emit_loop_end(ctx, &lo);
   mlcc_emit_loop_end(ctx, &lmm);
-  mlcc_emit_loop_end(ctx, &loh);
-  mlcc_emit_loop_end(ctx, &lg);
-  mlcc_emit_loop_end(ctx, &ln);
+  mlcc_emit_loop_end(ctx, &lu);
   return status;
 }
 
@@ -568,15 +583,20 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
     }
   }
 
-  mlcc_loop_t ln = mlcc_emit_for(ctx, 0, q.batch, "qgn");
-  mlcc_loop_t lg = mlcc_emit_for(ctx, 0, q.group, "qgg");
-  LLVMValueRef x_img = imulc(ctx, imad(ctx, ln.iv, q.c, imulc(ctx, lg.iv, q.cg)), q.h * q.w);
-  mlcc_loop_t loh = mlcc_emit_for(ctx, 0, q.oh, "qgoh");
+  // One parallel unit per (image, group, output row): units [rb, re).
+  LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : c64(ctx, 0);
+  LLVMValueRef re = ctx->range_end ? ctx->range_end : c64(ctx, q.batch * q.group * q.oh);
+  mlcc_loop_t lu = mlcc_emit_loop_begin(ctx, rb, re, 1, "qgu");
+  LLVMValueRef n_iv = LLVMBuildUDiv(b, lu.iv, c64(ctx, q.group * q.oh), "");
+  LLVMValueRef g_iv = LLVMBuildURem(b, LLVMBuildUDiv(b, lu.iv, c64(ctx, q.oh), ""),
+                                    c64(ctx, q.group), "");
+  LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
+  LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, imulc(ctx, g_iv, q.cg)), q.h * q.w);
 
   //--- Pack the KH input rows of output row oh: rows[iw'][kh][c] =
   // x[c][ih][iw' - pw] - x_zero_point (0 outside), colsum[kh][iw'] = sum_c.
   mlcc_loop_t lkh = mlcc_emit_for(ctx, 0, q.kh, "qgkh");
-  LLVMValueRef ih = iadd(ctx, imulc(ctx, loh.iv, q.sh), iaddc(ctx, imulc(ctx, lkh.iv, q.dh), -q.ph));
+  LLVMValueRef ih = iadd(ctx, imulc(ctx, oh_iv, q.sh), iaddc(ctx, imulc(ctx, lkh.iv, q.dh), -q.ph));
   LLVMValueRef ih_ok = LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q.h), "");
   LLVMValueRef ihc = LLVMBuildSelect(b, ih_ok, ih, c64(ctx, 0), "");
   mlcc_loop_t liw = mlcc_emit_for(ctx, 0, q.wp, "qgiw");
@@ -620,7 +640,7 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
     LLVMValueRef mi = iaddc(ctx, lm.iv, i);
     mvalid[i] = LLVMBuildICmp(b, LLVMIntSLT, mi, c64(ctx, q.mg), "");
     mi = LLVMBuildSelect(b, mvalid[i], mi, c64(ctx, q.mg - 1), "");
-    mrow[i] = iadd(ctx, imulc(ctx, lg.iv, q.mg), mi);  // output channel
+    mrow[i] = iadd(ctx, imulc(ctx, g_iv, q.mg), mi);  // output channel
     wrow[i] = imulc(ctx, mrow[i], q.k);
   }
   // Per-lane (lane i * nr + j) channel parameters of this block.
@@ -736,7 +756,7 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
     outv = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, v_out, ""), LLVMVectorType(i8, npad), "");
   }
   mlcc_status_t status = mlcc_ok_status();
-  LLVMValueRef y_row = imulc(ctx, loh.iv, q.ow);
+  LLVMValueRef y_row = imulc(ctx, oh_iv, q.ow);
   for (int l = 0; l < nl && status == NULL; ++l) {
     int i = l / nr, j = l % nr;
     LLVMValueRef o = iaddc(ctx, lj.iv, j);
@@ -744,14 +764,12 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
         LLVMBuildAnd(b, mvalid[i], LLVMBuildICmp(b, LLVMIntSLT, o, c64(ctx, q.ow), ""), "");
     mlcc_if_t br = mlcc_emit_if_begin(ctx, ok2);
     LLVMValueRef e = LLVMBuildExtractElement(b, outv, LLVMConstInt(i32, (unsigned)l, 0), "");
-    LLVMValueRef yi = imad(ctx, imad(ctx, ln.iv, q.m, mrow[i]), q.oh * q.ow, iadd(ctx, y_row, o));
+    LLVMValueRef yi = imad(ctx, imad(ctx, n_iv, q.m, mrow[i]), q.oh * q.ow, iadd(ctx, y_row, o));
     status = mlcc_emit_store_output(ctx, node, 0, yi, e);
     mlcc_emit_if_end(ctx, &br);
   }
   mlcc_emit_loop_end(ctx, &lj);
   mlcc_emit_loop_end(ctx, &lm);
-  mlcc_emit_loop_end(ctx, &loh);
-  mlcc_emit_loop_end(ctx, &lg);
-  mlcc_emit_loop_end(ctx, &ln);
+  mlcc_emit_loop_end(ctx, &lu);
   return status;
 }

@@ -86,6 +86,12 @@ void mlcc_qgemm_pack_conv_weights(const uint8_t* src, int64_t m, int64_t cg, int
 // path declines the node. Pure.
 int64_t mlcc_qgemm_conv_stack_bytes(const mlcc_node_t* node);
 
+// Parallel units of the fast kernel of QLinearConv / ConvInteger |node|
+// (emit.h's parallel-entry contract): one per (image, group, output row)
+// when the node takes a fast path and has at least about 2^20 MACs, else 0
+// (the reference loops are not split). Pure.
+int64_t mlcc_qgemm_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
+
 // Emits the fast kernel of QLinearConv / ConvInteger |node| and sets
 // |*out_done|, or leaves |*out_done| false (emitting nothing) when the path
 // does not take the node: 3-D+ windows, dtypes other than int8/uint8 data
