@@ -19,7 +19,9 @@
 //   Products of two int16
 //   values below 2^9 in magnitude are exact in int32, and so is a pair of
 //   them: x86 gets (v)pmaddwd (SSE2, AVX2 or AVX-512BW by the CPU's
-//   features), other targets the widening multiply-accumulate (aarch64
+//   features); aarch64 with +dotprod and int8 weights packs int8 rows
+//   (x - 128 for uint8 x) and uses sdot, with the zero points applied as
+//   int32 corrections; other targets the widening multiply-accumulate (aarch64
 //   smlal/smlal2, RVV vwmacc; scalar code on targets without SIMD). No
 //   16-bit saturating sum exists anywhere, so a result never depends on the
 //   CPU.
