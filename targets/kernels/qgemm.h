@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Integer micro-kernels of the quantized contractions (issue 16): the fast
-// path of QLinearConv and ConvInteger (targets/kernels/quant.c calls it first and keeps
-// its scalar loop nest for the shapes this path declines). Thread-safe (no
-// state).
+// path of QLinearConv and ConvInteger (targets/kernels/quant.c calls it
+// first and keeps its scalar loop nest for the shapes this path declines;
+// its descriptor mlcc_emit_quant_conv reports the parallel units and stack
+// bytes below). Internal to targets/kernels; thread-safe (no state).
 //
 // Form (the same on every target; only the vector width and the multiply
 // idiom change):
@@ -14,17 +15,16 @@
 //   dilation), read in place: no im2col copy per pixel, one long K loop.
 // * Each output is the dot product of that run with a weight row,
 //   pre-packed at compile time to the same [KW][KH][C/group] order
-//   (MLCC_QPACKED_ATTR in pack.h; 1x1 kernels need no packing) and kept int8/uint8 in
-//   the library: the layout is part of the kernel key, the data is not.
-//   Products of two int16
-//   values below 2^9 in magnitude are exact in int32, and so is a pair of
-//   them: x86 gets (v)pmaddwd (SSE2, AVX2 or AVX-512BW by the CPU's
-//   features); aarch64 with +dotprod and int8 weights packs int8 rows
-//   (x - 128 for uint8 x) and uses sdot, with the zero points applied as
-//   int32 corrections; other targets the widening multiply-accumulate (aarch64
-//   smlal/smlal2, RVV vwmacc; scalar code on targets without SIMD). No
-//   16-bit saturating sum exists anywhere, so a result never depends on the
-//   CPU.
+//   (MLCC_QPACKED_ATTR in pack.h; 1x1 kernels need no packing) and kept
+//   int8/uint8 in the library: the layout is part of the kernel key, the
+//   data is not. Products of two int16 values below 2^9 in magnitude are exact
+//   in int32, and so is a pair of them: x86 gets (v)pmaddwd (SSE2, AVX2 or
+//   AVX-512BW by the CPU's features); aarch64 with +dotprod and int8 weights
+//   packs int8 rows (x - 128 for uint8 x) and uses sdot, with the zero points
+//   applied as int32 corrections; other targets the widening
+//   multiply-accumulate (aarch64 smlal/smlal2, RVV vwmacc; scalar code on
+//   targets without SIMD). No 16-bit saturating sum exists anywhere, so a
+//   result never depends on the CPU.
 // * The weight zero point is applied afterwards: acc -= w_zero_point[m] *
 //   sum_k(x - x_zero_point), all int32 and wrapping, so the result is
 //   bit-identical to the scalar reference loops of quant.c.
@@ -37,8 +37,8 @@
 //   stride <= 4) have their own kernel: packed zero-point-subtracted int16
 //   rows, 8 output pixels per vector, each tap an int32 multiply-add with
 //   (w - w_zero_point) splatted; weights in ONNX order (no packing).
-// * A fused activation (attributes MLCC_QACT_ATTR and friends, pack.h, set by the
-//   quant-fuse pass) clamps the quantized result to [Q(lo), Q(hi)] where
+// * A fused activation (attributes MLCC_QACT_ATTR and friends in pack.h, set
+//   by the quant-fuse pass) clamps the quantized result to [Q(lo), Q(hi)] where
 //   Q(v) = saturate(round_half_even(v / y_scale) + y_zp): quantization is
 //   monotone, so this equals quantizing the activated float value (Relu is
 //   lo = 0, hi = +inf; Clip gives both).
@@ -63,7 +63,7 @@ extern "C" {
 int64_t mlcc_qgemm_conv_stack_bytes(const mlcc_node_t* node);
 
 // Parallel units of the fast kernel of QLinearConv / ConvInteger |node|
-// (emit.h's parallel-entry contract): one per (image, group, output row)
+// (kernels.h's parallel_units contract): one per (image, group, output row)
 // when the node takes a fast path and has at least about 2^20 MACs, else 0
 // (the reference loops are not split). Pure.
 int64_t mlcc_qgemm_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
