@@ -43,16 +43,20 @@ const char* mlcc_pass_name(mlcc_pass_id_t id) {
 // cheap) and dce then drops what folding orphaned.
 static const mlcc_pass_id_t pipeline_o0[] = {
     MLCC_PASS_INFER_SHAPES, MLCC_PASS_FUSE, MLCC_PASS_PLAN_MEMORY};
+// -O1 and up: quant-fuse first, before infer-shapes folds the weights'
+// DequantizeLinear into float constants.
 static const mlcc_pass_id_t pipeline_o1[] = {
+    MLCC_PASS_QUANT_FUSE,
     MLCC_PASS_INFER_SHAPES,   MLCC_PASS_REMOVE_IDENTITY, MLCC_PASS_FOLD_CONSTANTS,
     MLCC_PASS_FOLD_BATCHNORM, MLCC_PASS_FOLD_CONSTANTS,  MLCC_PASS_CANONICALIZE,
-    MLCC_PASS_EXPAND_ATTENTION, MLCC_PASS_DCE,
+    MLCC_PASS_EXPAND_ATTENTION, MLCC_PASS_DCE,          MLCC_PASS_QUANT_PACK,
     MLCC_PASS_FUSE,           MLCC_PASS_PLAN_MEMORY};
 // -O2 and up also pre-pack weights for the target's micro-kernels.
 static const mlcc_pass_id_t pipeline_o2[] = {
+    MLCC_PASS_QUANT_FUSE,
     MLCC_PASS_INFER_SHAPES,   MLCC_PASS_REMOVE_IDENTITY, MLCC_PASS_FOLD_CONSTANTS,
     MLCC_PASS_FOLD_BATCHNORM, MLCC_PASS_FOLD_CONSTANTS,  MLCC_PASS_CANONICALIZE,
-    MLCC_PASS_EXPAND_ATTENTION, MLCC_PASS_DCE,
+    MLCC_PASS_EXPAND_ATTENTION, MLCC_PASS_DCE,          MLCC_PASS_QUANT_PACK,
     MLCC_PASS_PACK_WEIGHTS,   MLCC_PASS_FUSE,            MLCC_PASS_PLAN_MEMORY};
 _Static_assert(sizeof(pipeline_o1) / sizeof(pipeline_o1[0]) <= MLCC_PASS_COUNT * 2,
                "default pipeline exceeds the documented capacity");

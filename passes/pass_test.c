@@ -140,24 +140,27 @@ static void test_default_pipelines(void) {
   CHECK_EQ_INT(ids[0], MLCC_PASS_INFER_SHAPES);
   CHECK_EQ_INT(ids[1], MLCC_PASS_FUSE);
   CHECK_EQ_INT(ids[2], MLCC_PASS_PLAN_MEMORY);
+  // quant-fuse runs before infer-shapes folds DequantizeLinear of weights.
   const mlcc_pass_id_t want[] = {
+      MLCC_PASS_QUANT_FUSE,
       MLCC_PASS_INFER_SHAPES,   MLCC_PASS_REMOVE_IDENTITY, MLCC_PASS_FOLD_CONSTANTS,
       MLCC_PASS_FOLD_BATCHNORM, MLCC_PASS_FOLD_CONSTANTS,  MLCC_PASS_CANONICALIZE,
-      MLCC_PASS_EXPAND_ATTENTION, MLCC_PASS_DCE,
+      MLCC_PASS_EXPAND_ATTENTION, MLCC_PASS_DCE,          MLCC_PASS_QUANT_PACK,
       MLCC_PASS_FUSE,           MLCC_PASS_PLAN_MEMORY};
   n = mlcc_pass_default_pipeline(1, ids);
-  CHECK_EQ_INT(n, 10);
-  for (uint32_t i = 0; i < n && i < 10; ++i) CHECK_EQ_INT(ids[i], want[i]);
+  CHECK_EQ_INT(n, 12);
+  for (uint32_t i = 0; i < n && i < 12; ++i) CHECK_EQ_INT(ids[i], want[i]);
   // -O2 and -O3 also pre-pack weights, right before fusion.
   const mlcc_pass_id_t want2[] = {
+      MLCC_PASS_QUANT_FUSE,
       MLCC_PASS_INFER_SHAPES,   MLCC_PASS_REMOVE_IDENTITY, MLCC_PASS_FOLD_CONSTANTS,
       MLCC_PASS_FOLD_BATCHNORM, MLCC_PASS_FOLD_CONSTANTS,  MLCC_PASS_CANONICALIZE,
-      MLCC_PASS_EXPAND_ATTENTION, MLCC_PASS_DCE,
+      MLCC_PASS_EXPAND_ATTENTION, MLCC_PASS_DCE,          MLCC_PASS_QUANT_PACK,
       MLCC_PASS_PACK_WEIGHTS,   MLCC_PASS_FUSE,            MLCC_PASS_PLAN_MEMORY};
   for (int level = 2; level <= 3; ++level) {
     n = mlcc_pass_default_pipeline(level, ids);
-    CHECK_EQ_INT(n, 11);
-    for (uint32_t i = 0; i < n && i < 11; ++i) CHECK_EQ_INT(ids[i], want2[i]);
+    CHECK_EQ_INT(n, 13);
+    for (uint32_t i = 0; i < n && i < 13; ++i) CHECK_EQ_INT(ids[i], want2[i]);
   }
 }
 
@@ -177,8 +180,9 @@ static void test_parse_pipeline(void) {
   CHECK_EQ_INT(n, 0);
   char* m = render(s);
   CHECK(contains(m, "unknown pass 'constfold'"));
-  CHECK(contains(m, "infer-shapes, remove-identity, fold-constants, fold-batchnorm, canonicalize, "
-                    "expand-attention, dce, pack-weights, fuse, plan-memory"));
+  CHECK(contains(m, "quant-fuse, infer-shapes, remove-identity, fold-constants, fold-batchnorm, "
+                    "canonicalize, expand-attention, dce, quant-pack, pack-weights, fuse, "
+                    "plan-memory"));
   free(m);
   CHECK_STATUS(mlcc_pass_parse_pipeline("dce,,fuse", ids, 8, &n),
                MLCC_STATUS_INVALID_ARGUMENT);

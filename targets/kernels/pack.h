@@ -3,6 +3,9 @@
 // data at compile time; the layout, recorded as a node attribute, is part of
 // the kernel's identity; kernels still take the weights as arguments).
 //
+// QLinearConv / ConvInteger (layout "qpacked", targets/kernels/qgemm.c):
+// attribute MLCC_QPACKED_ATTR, described at its definition below.
+//
 // Conv (layout "packed_mr"): attribute MLCC_CONV_PACKED_ATTR = mr (INT > 0)
 // on a Conv node means its W constant holds, for every group and every block
 // of mr output channels of that group (the last block of a group may be
@@ -26,6 +29,7 @@
 #ifndef MLCC_TARGETS_KERNELS_PACK_H_
 #define MLCC_TARGETS_KERNELS_PACK_H_
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ir/graph.h"
@@ -63,6 +67,40 @@ bool mlcc_conv_winograd_choose(const mlcc_node_t* node, const mlcc_target_t* tar
 // must not alias |w|). The transform runs in double and rounds once.
 void mlcc_conv_winograd_pack_weights(const float* w, int64_t mo, int64_t c, int64_t m,
                                      int64_t mr, float* out);
+
+//===----------------------------------------------------------------------===//
+// QLinearConv / ConvInteger (integer kernels, targets/kernels/qgemm.h)
+//===----------------------------------------------------------------------===//
+
+// What the quant-fuse / quant-pack passes (passes/quant_fuse.c) need from the
+// integer kernels: the node attributes they write and the weight layout.
+
+// Attribute names of a fused activation on QLinearConv / QLinearMatMul
+// (written by passes/quant_fuse.c, read by targets/kernels/qgemm.c and quant.c).
+// MLCC_QACT_ATTR: INT 0 none, 1 Relu, 2 Clip; Clip's bounds are FLOAT
+// attributes MLCC_QACT_LO_ATTR / MLCC_QACT_HI_ATTR (float values of the
+// model's Clip, part of the kernel key like every attribute).
+#define MLCC_QACT_ATTR "mlcc.qact"
+#define MLCC_QACT_LO_ATTR "mlcc.qact_lo"
+#define MLCC_QACT_HI_ATTR "mlcc.qact_hi"
+
+// Layout attribute of pre-packed QLinearConv / ConvInteger weights (INT 1):
+// the weight constant's bytes are in [M][KW][KH][C/group] order (channel
+// innermost, the order the kernel reads) under ONNX's [M, C/group, KH, KW]
+// shape. Written by passes/quant_fuse.c only on nodes the fast path takes
+// (mlcc_qgemm_conv_takes), so the reference loops never see packed weights.
+#define MLCC_QPACKED_ATTR "mlcc.qpacked"
+
+// True when the fast path can take QLinearConv / ConvInteger |node| (shapes,
+// dtypes, per-tensor x parameters, stack limit), whatever its weight layout;
+// it then needs MLCC_QPACKED_ATTR unless the kernel is 1x1. Pure.
+bool mlcc_qgemm_conv_takes(const mlcc_node_t* node);
+
+// Reorders [m][cg][kh][kw] int8/uint8 weights |src| (ONNX order) into the
+// packed order [m][kw][kh][cg] at |dst| (m * cg * kh * kw bytes, not
+// overlapping).
+void mlcc_qgemm_pack_conv_weights(const uint8_t* src, int64_t m, int64_t cg, int64_t kh,
+                                  int64_t kw, uint8_t* dst);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,8 @@
 // DynamicQuantizeLinear 11, QLinearConv / ConvInteger 10 and QLinearMatMul /
 // MatMulInteger 10. Scalar loop nests through the emit.h toolkit; scales and
 // zero points are read at run time (they are ordinary kernel arguments).
+// QLinearConv / ConvInteger first try the integer micro-kernels of
+// targets/kernels/qgemm.c (bit-identical results); these loops cover the rest.
 //
 // Arithmetic (ONNX specs; matches onnxruntime's reference kernels):
 // * Quantize: y = saturate(round_half_even(x / scale) + zero_point), in
@@ -31,6 +33,7 @@
 #include "targets/emit/emit.h"
 #include "targets/emit/emit_helpers.h"
 #include "targets/kernels/kernels.h"
+#include "targets/kernels/qgemm.h"
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -61,16 +64,27 @@ static void qrange(mlcc_dtype_t qdt, float* lo, float* hi) {
   *hi = qdt == MLCC_DTYPE_I8 ? 127.f : 255.f;
 }
 
+// round_half_even(|f|) + |zp_f| clamped to the float bounds [|lo|, |hi|]
+// (the dtype's range, narrowed by a fused activation) converted to |qdt|.
+static LLVMValueRef requantize_in(mlcc_emit_ctx_t* ctx, LLVMValueRef f, LLVMValueRef zp_f,
+                                  LLVMValueRef lo, LLVMValueRef hi, mlcc_dtype_t qdt) {
+  LLVMValueRef r = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
+  r = LLVMBuildFAdd(ctx->b, r, zp_f, "");
+  r = mlcc_emit_max(ctx, MLCC_DTYPE_F32, r, lo);
+  r = mlcc_emit_min(ctx, MLCC_DTYPE_F32, r, hi);
+  // r is integral and inside qdt's range: through i32, then truncate. (A
+  // direct f32 -> i8 conversion vectorizes to RVV's narrowing vfncvt at a
+  // fractional LMUL, on which qemu 7.2's translator asserts.)
+  LLVMValueRef i = LLVMBuildFPToSI(ctx->b, r, ctx->t_i32, "");
+  return LLVMBuildTrunc(ctx->b, i, mlcc_emit_type(ctx, qdt), "");
+}
+
 // saturate(round_half_even(|f|) + |zp_f|) converted to |qdt| (int8/uint8).
 static LLVMValueRef requantize(mlcc_emit_ctx_t* ctx, LLVMValueRef f, LLVMValueRef zp_f,
                                mlcc_dtype_t qdt) {
   float lo = 0, hi = 0;
   qrange(qdt, &lo, &hi);
-  LLVMValueRef r = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
-  r = LLVMBuildFAdd(ctx->b, r, zp_f, "");
-  r = mlcc_emit_max(ctx, MLCC_DTYPE_F32, r, mlcc_emit_f32(ctx, lo));
-  r = mlcc_emit_min(ctx, MLCC_DTYPE_F32, r, mlcc_emit_f32(ctx, hi));
-  return mlcc_emit_convert(ctx, r, MLCC_DTYPE_F32, qdt);
+  return requantize_in(ctx, f, zp_f, mlcc_emit_f32(ctx, lo), mlcc_emit_f32(ctx, hi), qdt);
 }
 
 // Linear offset in a row-major tensor of shape |view| of the element that
@@ -186,6 +200,9 @@ static mlcc_status_t emit_quant_dynamic(mlcc_emit_ctx_t* ctx, const mlcc_node_t*
 
 static mlcc_status_t emit_quant_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
+  bool done = false;
+  MLCC_RETURN_IF_ERROR(mlcc_emit_qgemm_conv(ctx, node, &done));
+  if (done) return mlcc_ok_status();
   bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
   mlcc_spatial_t g;
   MLCC_RETURN_IF_ERROR(mlcc_quant_conv_resolve(node, &g));
@@ -223,6 +240,8 @@ static mlcc_status_t emit_quant_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
     ysv = load_f32(ctx, ys, c64(ctx, 0), 1.f);
     yzf = load_zp_f32(ctx, yz, c64(ctx, 0));
   }
+  LLVMValueRef qlo = NULL, qhi = NULL;
+  if (qlinear) mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
 
   mlcc_loop_t ln = mlcc_emit_for(ctx, 0, batch, "qcn");
   mlcc_loop_t lm = mlcc_emit_for(ctx, 0, m_out, "qcm");
@@ -273,7 +292,7 @@ static mlcc_status_t emit_quant_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   if (qlinear) {
     LLVMValueRef f = LLVMBuildFMul(b, mlcc_emit_convert(ctx, r, MLCC_DTYPE_I32, MLCC_DTYPE_F32),
                                    mult, "");
-    r = requantize(ctx, f, yzf, y->dtype);
+    r = requantize_in(ctx, f, yzf, qlo, qhi, y->dtype);
   }
   LLVMValueRef y_idx = imad(ctx, imad(ctx, ln.iv, m_out, lm.iv), out_numel, lo.iv);
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, y_idx, r);
@@ -281,6 +300,13 @@ static mlcc_status_t emit_quant_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   mlcc_emit_loop_end(ctx, &lm);
   mlcc_emit_loop_end(ctx, &ln);
   return st;
+}
+
+// NAME_STACK_SIZE share of QLinearConv / ConvInteger: the fast path's packed
+// rows (qgemm.h), the same on every target, so |only| does not matter.
+static int64_t quant_conv_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* only) {
+  (void)only;
+  return mlcc_qgemm_conv_stack_bytes(node);
 }
 
 //===----------------------------------------------------------------------===//
@@ -309,6 +335,8 @@ static mlcc_status_t emit_quant_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
     ysv = load_f32(ctx, ys, c64(ctx, 0), 1.f);
     yzf = load_zp_f32(ctx, yz, c64(ctx, 0));
   }
+  LLVMValueRef qlo = NULL, qhi = NULL;
+  if (qlinear) mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
   int32_t nc = q.batch.rank + 2;
   LLVMValueRef coord[MLCC_MAX_RANK + 2];
   mlcc_loop_t lb = mlcc_emit_for(ctx, 0, nb, "qmb");
@@ -344,7 +372,7 @@ static mlcc_status_t emit_quant_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
     LLVMValueRef mult = LLVMBuildFDiv(b, LLVMBuildFMul(b, asv, bsv, ""), ysv, "mult");
     LLVMValueRef f = LLVMBuildFMul(b, mlcc_emit_convert(ctx, r, MLCC_DTYPE_I32, MLCC_DTYPE_F32),
                                    mult, "");
-    r = requantize(ctx, f, yzf, y->dtype);
+    r = requantize_in(ctx, f, yzf, qlo, qhi, y->dtype);
   }
   LLVMValueRef y_idx = imad(ctx, imad(ctx, lb.iv, q.m, lm.iv), q.n, ln.iv);
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, y_idx, r);
@@ -360,5 +388,9 @@ static mlcc_status_t emit_quant_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
 
 const mlcc_emitter_t mlcc_emit_quant_linear = {.emit = emit_quant_linear};
 const mlcc_emitter_t mlcc_emit_quant_dynamic = {.emit = emit_quant_dynamic};
-const mlcc_emitter_t mlcc_emit_quant_conv = {.emit = emit_quant_conv};
+const mlcc_emitter_t mlcc_emit_quant_conv = {
+    .emit = emit_quant_conv,
+    .parallel_units = mlcc_qgemm_conv_parallel_units,
+    .stack_bytes = quant_conv_stack_bytes,
+};
 const mlcc_emitter_t mlcc_emit_quant_matmul = {.emit = emit_quant_matmul};

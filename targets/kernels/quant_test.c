@@ -14,6 +14,8 @@
 #include "ir/graph.h"
 #include "ir/ops.h"
 #include "targets/codegen/codegen.h"
+#include "targets/codegen/stack.h"
+#include "targets/kernels/kernels.h"
 #include "test.h"
 
 #include "targets/emit/emit_test_util.h"
@@ -212,6 +214,47 @@ static void test_qlinear_conv(void) {
   end();
 }
 
+// The integer kernels' parallel units and stack share reach the parallel
+// entry and NAME_STACK_SIZE through the quant family's descriptor (kernels.h;
+// codegen.c and stack.c do not name ops). Expected values from the shapes
+// (targets/kernels/qgemm.h): packed rows 2*KH*Wp*C/group bytes (int16) plus
+// int32 sums of 4*KH*Wp and 4*OW bytes plus 64, Wp = (OW-1)*stride + KW;
+// one unit per (image, group, output row) from 2^20 MACs on.
+static void test_conv_integer_descriptor(void) {
+  begin();
+  static uint8_t x[16 * 64 * 64];
+  static int8_t w1[32 * 16], w3[32 * 16 * 9];
+  const mlcc_emitter_t* e = mlcc_emitter(MLCC_OP_CONV_INTEGER);
+  CHECK(e != NULL && e->parallel_units != NULL && e->stack_bytes != NULL);
+  CHECK(e == mlcc_emitter(MLCC_OP_QLINEAR_CONV));
+  mlcc_target_t t;
+  memset(&t, 0, sizeof(t));
+  t.arch = MLCC_ARCH_X86_64;
+  t.vector_bytes = 32;
+  // 1x1, 32x16 channels on 64x64: 2^21 MACs, no packing needed.
+  mlcc_value_t* in1[2] = {C(MLCC_DTYPE_U8, S(1, 16, 64, 64), x),
+                          C(MLCC_DTYPE_I8, S(32, 16, 1, 1), w1)};
+  mlcc_value_t* out1 = O(MLCC_DTYPE_I32, S(1, 32, 64, 64));
+  mlcc_node_t* n1 = NULL;
+  CHECK_OK(mlcc_graph_add_node(G, MLCC_OP_CONV_INTEGER, 10, "c1", in1, 2, &out1, 1, NULL, 0, &n1));
+  if (n1 != NULL && e != NULL && e->parallel_units != NULL) {
+    CHECK_EQ_INT(e->parallel_units(n1, &t), 64);
+    CHECK_EQ_INT(mlcc_stack_node_bytes(n1), 2 * 1 * 64 * 16 + 4 * 1 * 64 + 4 * 64 + 64);
+  }
+  // 3x3 without the quant-pack layout: the reference loops run it unsplit,
+  // but the stack bound still covers the fast path (OW 62, Wp 64).
+  mlcc_value_t* in3[2] = {C(MLCC_DTYPE_U8, S(1, 16, 64, 64), x),
+                          C(MLCC_DTYPE_I8, S(32, 16, 3, 3), w3)};
+  mlcc_value_t* out3 = O(MLCC_DTYPE_I32, S(1, 32, 62, 62));
+  mlcc_node_t* n3 = NULL;
+  CHECK_OK(mlcc_graph_add_node(G, MLCC_OP_CONV_INTEGER, 10, "c3", in3, 2, &out3, 1, NULL, 0, &n3));
+  if (n3 != NULL && e != NULL && e->parallel_units != NULL) {
+    CHECK_EQ_INT(e->parallel_units(n3, &t), 0);
+    CHECK_EQ_INT(mlcc_stack_node_bytes(n3), 2 * 3 * 64 * 16 + 4 * 3 * 64 + 4 * 62 + 64);
+  }
+  end();
+}
+
 int main(void) {
   RUN(test_quantize_linear);
   RUN(test_dequantize_linear);
@@ -220,5 +263,6 @@ int main(void) {
   RUN(test_qlinear_matmul);
   RUN(test_conv_integer);
   RUN(test_qlinear_conv);
+  RUN(test_conv_integer_descriptor);
   return TEST_EXIT();
 }

@@ -497,6 +497,54 @@ def write_model(name, out_dir):
     return path
 
 
+def qdq_conv_chain(x, w, b, act, prefix, u8=TensorProto.UINT8):
+    """DequantizeLinear(x) -> Conv(DequantizeLinear(w), DequantizeLinear(b)) -> act ->
+    QuantizeLinear, with per-channel int8 weights (axis 0) and an int32 bias of scale
+    x_scale * w_scale (what quantizers write)."""
+    m = w.shape[0]
+    ws = np.full(m, 0.01, np.float32)
+    inits = [const(prefix + "w", w.shape, value=w, dtype=np.int8),
+             const(prefix + "ws", [m], value=ws), const(prefix + "wz", [m], value=np.zeros(m), dtype=np.int8),
+             const(prefix + "b", [m], value=b, dtype=np.int32),
+             const(prefix + "bs", [m], value=ws * np.float32(0.02)),
+             const(prefix + "bz", [m], value=np.zeros(m), dtype=np.int32)]
+    nodes = [node("DequantizeLinear", [x, "xs", "xz"], [prefix + "dx"]),
+             node("DequantizeLinear", [prefix + "w", prefix + "ws", prefix + "wz"], [prefix + "dw"], axis=0),
+             node("DequantizeLinear", [prefix + "b", prefix + "bs", prefix + "bz"], [prefix + "db"], axis=0),
+             node("Conv", [prefix + "dx", prefix + "dw", prefix + "db"], [prefix + "c"], pads=[1, 1, 1, 1])]
+    cur = prefix + "c"
+    if act is not None:
+        nodes.append(node(act, [cur], [prefix + "a"]))
+        cur = prefix + "a"
+    nodes.append(node("QuantizeLinear", [cur, "ys", "yz"], [prefix + "q"]))
+    return nodes, inits
+
+
+def quant_params():
+    return [const("xs", [], value=0.02), const("xz", [], value=128, dtype=np.uint8),
+            const("ys", [], value=0.05), const("yz", [], value=0, dtype=np.uint8)]
+
+
+@model
+def qdq_conv_relu():
+    rng = np.random.default_rng(16)
+    w = rng.integers(-127, 128, (4, 3, 3, 3))
+    nodes, inits = qdq_conv_chain("x", w, rng.integers(-100, 100, 4), "Relu", "")
+    return make("qdq_conv_relu", nodes, [vi("x", [1, 3, 6, 6], TensorProto.UINT8)],
+                [vi("q", [1, 4, 6, 6], TensorProto.UINT8)], quant_params() + inits)
+
+
+@model
+def qdq_not_fused():
+    rng = np.random.default_rng(17)
+    w = rng.integers(-127, 128, (4, 4, 3, 3))
+    nodes, inits = qdq_conv_chain("x", w, rng.integers(-100, 100, 4), None, "")
+    # The Conv's float output is also a graph output: the chain must stay.
+    return make("qdq_not_fused", nodes, [vi("x", [1, 4, 5, 5], TensorProto.UINT8)],
+                [vi("q", [1, 4, 5, 5], TensorProto.UINT8), vi("c", [1, 4, 5, 5])],
+                quant_params() + inits)
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
         print("\n".join(sorted(MODELS)))

@@ -1,0 +1,843 @@
+// SPDX-License-Identifier: Apache-2.0
+// Integer micro-kernels of QLinearConv / ConvInteger: packed int16 tiles,
+// exact int32 dot products, float requantization (qgemm.h describes the
+// form and the numerics).
+#include "targets/kernels/qgemm.h"
+
+#include <llvm-c/DebugInfo.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "ir/graph.h"
+#include "ir/ops.h"
+#include "ir/ops/quant.h"
+#include "ir/ops/spatial.h"
+#include "targets/emit/emit_helpers.h"
+
+// Stack limit of the packed rows (the same for every target, so the stack
+// bound mlcc_qgemm_conv_stack_bytes is one number).
+enum {
+  ROWS_MAX_BYTES = 98304,
+  MR = 4,  // output channels per register block
+  NR_MAX = 3,  // output pixels per register block (at most)
+};
+
+typedef struct qconv_geom_t {
+  int64_t batch, c, h, w, m, group, cg, mg, kh, kw, sh, sw, dh, dw, ph, pw, oh, ow;
+  int64_t wp;       // padded row width the packed rows hold
+  int64_t k;        // cg * kh * kw
+  int64_t n_seg;    // contiguous segments per window: 1 (dw == 1) or kw
+  int64_t seg_len;  // values per segment: kw * kh * cg (dw == 1) or kh * cg
+} qconv_geom_t;
+
+static bool is_q8(mlcc_dtype_t d) { return d == MLCC_DTYPE_U8 || d == MLCC_DTYPE_I8; }
+
+static int64_t numel_or(const mlcc_value_t* v, int64_t dflt) {
+  return v == NULL ? dflt : mlcc_shape_numel_unchecked(&v->shape);
+}
+
+// Fills |q| with the geometry and returns true when either fast path can
+// take |node|'s dtypes, parameters and window (no layout or size limits).
+static bool plan_common(const mlcc_node_t* node, qconv_geom_t* q) {
+  memset(q, 0, sizeof(*q));
+  if (node->op != MLCC_OP_QLINEAR_CONV && node->op != MLCC_OP_CONV_INTEGER) return false;
+  bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* w = mlcc_node_input(node, qlinear ? 3 : 1);
+  const mlcc_value_t* xz = mlcc_node_input(node, 2);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  if (x == NULL || w == NULL || y == NULL || !x->shape_known || !w->shape_known ||
+      !y->shape_known) {
+    return false;
+  }
+  if (!is_q8(x->dtype) || !is_q8(w->dtype)) return false;
+  if (qlinear ? !is_q8(y->dtype) : y->dtype != MLCC_DTYPE_I32) return false;
+  if (numel_or(xz, 1) != 1) return false;  // per-tensor x zero point only
+  if (qlinear && numel_or(mlcc_node_input(node, 1), 1) != 1) return false;
+  mlcc_spatial_t g;
+  mlcc_status_t st = mlcc_quant_conv_resolve(node, &g);
+  if (st != NULL) {
+    mlcc_status_free(st);
+    return false;
+  }
+  if (g.n_spatial < 1 || g.n_spatial > 2 || x->shape.rank != g.n_spatial + 2) return false;
+  bool two = g.n_spatial == 2;
+  q->batch = x->shape.dims[0];
+  q->c = x->shape.dims[1];
+  q->h = two ? g.in[0] : 1;
+  q->w = g.in[two ? 1 : 0];
+  q->m = g.out_channels;
+  q->group = g.group;
+  if (q->group <= 0 || q->c % q->group != 0 || q->m % q->group != 0) return false;
+  q->cg = q->c / q->group;
+  q->mg = q->m / q->group;
+  q->kh = two ? g.kernel[0] : 1;
+  q->kw = g.kernel[two ? 1 : 0];
+  q->sh = two ? g.strides[0] : 1;
+  q->sw = g.strides[two ? 1 : 0];
+  q->dh = two ? g.dilations[0] : 1;
+  q->dw = g.dilations[two ? 1 : 0];
+  q->ph = two ? g.pad_begin[0] : 0;
+  q->pw = g.pad_begin[two ? 1 : 0];
+  q->oh = two ? g.out[0] : 1;
+  q->ow = g.out[two ? 1 : 0];
+  if (w->shape.dims[1] != q->cg) return false;
+  q->k = q->cg * q->kh * q->kw;
+  if (q->k <= 0 || q->oh <= 0 || q->ow <= 0 || q->mg <= 0 || q->batch <= 0) return false;
+  return true;
+}
+
+// Fills |q| and returns true when the dense fast path can take |node|.
+static bool plan(const mlcc_node_t* node, qconv_geom_t* q) {
+  if (!plan_common(node, q)) return false;
+  // Depthwise convolutions (one input channel per group) have their own
+  // kernel (emit_dw): a dot product over a 3x3 window is mostly tail.
+  if (q->cg == 1 && q->group > 1) return false;
+  q->wp = (q->ow - 1) * q->sw + (q->kw - 1) * q->dw + 1;
+  q->n_seg = q->dw == 1 ? 1 : q->kw;
+  q->seg_len = q->dw == 1 ? q->kw * q->kh * q->cg : q->kh * q->cg;
+  int64_t bytes = 2 * q->kh * q->wp * q->cg;
+  if (q->wp <= 0 || q->kh * q->wp > ROWS_MAX_BYTES || bytes > ROWS_MAX_BYTES) return false;
+  return true;
+}
+
+// Depthwise convolutions (one input channel per group, any channel
+// multiplier): their own kernel, vectorized over DW_LANES output pixels of a
+// row (emit_dw). Fills |q| (row buffer width in q->wp) and returns true when
+// it takes |node|.
+enum { DW_LANES = 8, DW_MAX_STRIDE = 4 };
+static bool plan_dw(const mlcc_node_t* node, qconv_geom_t* q) {
+  qconv_geom_t g;
+  memset(q, 0, sizeof(*q));
+  // plan() declines depthwise shapes; rerun its checks with that one lifted.
+  if (node->op != MLCC_OP_QLINEAR_CONV && node->op != MLCC_OP_CONV_INTEGER) return false;
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  if (x == NULL || !x->shape_known || x->shape.rank < 3) return false;
+  if (!plan_common(node, &g) || g.cg != 1 || g.group <= 1) return false;
+  if (g.sw > DW_MAX_STRIDE) return false;
+  int64_t owv = (g.ow + DW_LANES - 1) / DW_LANES * DW_LANES;
+  g.wp = owv * g.sw + (g.kw - 1) * g.dw + DW_LANES;
+  if (g.wp <= 0 || 2 * g.kh * g.wp > ROWS_MAX_BYTES) return false;
+  *q = g;
+  return true;
+}
+
+bool mlcc_qgemm_conv_takes(const mlcc_node_t* node) {
+  qconv_geom_t q;
+  return node != NULL && plan(node, &q);
+}
+
+static bool packed(const mlcc_node_t* node, const qconv_geom_t* q) {
+  if (q->kh * q->kw == 1) return true;  // [M][1][1][C] is ONNX's order
+  const mlcc_attr_t* a = mlcc_node_attr(node, MLCC_QPACKED_ATTR);
+  return a != NULL && a->kind == MLCC_ATTR_INT && a->i == 1;
+}
+
+void mlcc_qgemm_pack_conv_weights(const uint8_t* src, int64_t m, int64_t cg, int64_t kh,
+                                  int64_t kw, uint8_t* dst) {
+  for (int64_t o = 0; o < m; ++o) {
+    for (int64_t c = 0; c < cg; ++c) {
+      for (int64_t a = 0; a < kh; ++a) {
+        for (int64_t e = 0; e < kw; ++e) {
+          dst[((o * kw + e) * kh + a) * cg + c] = src[((o * cg + c) * kh + a) * kw + e];
+        }
+      }
+    }
+  }
+}
+
+int64_t mlcc_qgemm_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
+  (void)target;
+  qconv_geom_t q;
+  if (node == NULL) return 0;
+  bool dw = plan_dw(node, &q);
+  if (!dw && (!plan(node, &q) || !packed(node, &q))) return 0;  // reference loops
+  int64_t units = q.batch * q.group * q.oh;
+  // A split pays for itself from about a million MACs.
+  int64_t macs = q.batch * q.m * q.oh * q.ow * q.k;
+  return units >= 2 && macs >= (1 << 20) ? units : 0;
+}
+
+int64_t mlcc_qgemm_conv_stack_bytes(const mlcc_node_t* node) {
+  qconv_geom_t q;
+  if (node == NULL) return 0;
+  if (plan_dw(node, &q)) return 2 * q.kh * q.wp + 64;
+  if (!plan(node, &q)) return 0;
+  // int16 rows + int32 per-column sums + int32 per-pixel sums + slack.
+  return 2 * q.kh * q.wp * q.cg + 4 * q.kh * q.wp + 4 * q.ow + 64;
+}
+
+// Marks closed loop |loop| "llvm.loop.unroll.disable". The K loops need it:
+// fully unrolled, LLVM hoists every weight vector of a register block out of
+// the pixel loop (they do not depend on the pixel) and spills them all.
+static void no_unroll(mlcc_emit_ctx_t* ctx, const mlcc_loop_t* loop) {
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(loop->latch);
+  if (br == NULL) return;
+  LLVMMetadataRef tmp = LLVMTemporaryMDNode(ctx->llctx, NULL, 0);
+  LLVMMetadataRef str = LLVMMDStringInContext2(ctx->llctx, "llvm.loop.unroll.disable", 24);
+  LLVMMetadataRef dis = LLVMMDNodeInContext2(ctx->llctx, &str, 1);
+  LLVMMetadataRef ops[2] = {tmp, dis};
+  LLVMMetadataRef self = LLVMMDNodeInContext2(ctx->llctx, ops, 2);
+  LLVMMetadataReplaceAllUsesWith(tmp, self);  // disposes |tmp|
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(ctx->llctx, "llvm.loop", 9),
+                  LLVMMetadataAsValue(ctx->llctx, self));
+}
+
+// An |n|-element array of |t| on the stack, allocated in the entry block.
+static LLVMValueRef entry_array(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, int64_t n) {
+  LLVMBasicBlockRef cur = LLVMGetInsertBlock(ctx->b);
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(ctx->entry_bb);
+  if (term != NULL) {
+    LLVMPositionBuilderBefore(ctx->b, term);
+  } else {
+    LLVMPositionBuilderAtEnd(ctx->b, ctx->entry_bb);
+  }
+  LLVMValueRef a = LLVMBuildAlloca(ctx->b, LLVMArrayType(t, (unsigned)n), "qtile");
+  LLVMSetAlignment(a, 64);
+  LLVMPositionBuilderAtEnd(ctx->b, cur);
+  return a;
+}
+
+static LLVMValueRef gep(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, LLVMValueRef base,
+                        LLVMValueRef idx) {
+  return LLVMBuildGEP2(ctx->b, t, base, &idx, 1, "");
+}
+
+// A vector load of |lanes| elements of |t| at element |idx| of |base|.
+static LLVMValueRef vload(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, unsigned lanes,
+                          LLVMValueRef base, LLVMValueRef idx, unsigned align) {
+  LLVMTypeRef vt = LLVMVectorType(t, lanes);
+  LLVMValueRef l = LLVMBuildLoad2(ctx->b, vt, gep(ctx, t, base, idx), "");
+  LLVMSetAlignment(l, align);
+  return l;
+}
+
+static LLVMValueRef ext(mlcc_emit_ctx_t* ctx, LLVMValueRef v, bool is_unsigned,
+                        LLVMTypeRef to) {
+  return is_unsigned ? LLVMBuildZExt(ctx->b, v, to, "") : LLVMBuildSExt(ctx->b, v, to, "");
+}
+
+// True if the x86 |target| has |feat| ("avx2", "avx512bw"): an explicit
+// "+feat"/"-feat" in its features wins (the last mention; -mcpu=native lists
+// every host feature), else its CPU's family does. Unknown CPUs say no, so
+// the kernel falls back to SSE2, which every x86-64 CPU has.
+static bool x86_has(const mlcc_target_t* t, const char* feat) {
+  bool on = false, seen = false;
+  size_t n = strlen(feat);
+  for (const char* p = t->features; p != NULL && *p;) {
+    const char* comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == n + 1 && strncmp(p + 1, feat, n) == 0) {
+      on = p[0] == '+';
+      seen = true;
+    }
+    p = comma ? comma + 1 : NULL;
+  }
+  if (seen) return on;
+  static const char* const bw[] = {
+      "skylake-avx512", "cascadelake",   "cooperlake", "cannonlake",  "icelake-client",
+      "icelake-server", "tigerlake",     "sapphirerapids", "rocketlake", "znver4",
+      "x86-64-v4",      "graniterapids", "emeraldrapids"};
+  static const char* const avx2[] = {
+      "x86-64-v3", "haswell",   "broadwell", "skylake",  "alderlake", "raptorlake",
+      "meteorlake", "gracemont", "znver1",   "znver2",   "znver3",    "bdver4",
+      "core-avx2", "arrowlake", "lunarlake", "sierraforest", "grandridge"};
+  for (size_t i = 0; i < sizeof(bw) / sizeof(bw[0]); ++i) {
+    if (strcmp(t->cpu, bw[i]) == 0) return true;
+  }
+  if (strcmp(feat, "avx2") != 0) return false;
+  for (size_t i = 0; i < sizeof(avx2) / sizeof(avx2[0]); ++i) {
+    if (strcmp(t->cpu, avx2[i]) == 0) return true;
+  }
+  return false;
+}
+
+// True if the aarch64 |target| has the dot-product instructions (sdot/udot):
+// "+dotprod" in its features (the last mention wins), else a CPU that has
+// them (Armv8.2-A cores with the extension, Armv8.4-A and later).
+static bool arm_dotprod(const mlcc_target_t* t) {
+  bool on = false, seen = false;
+  for (const char* p = t->features; p != NULL && *p;) {
+    const char* comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == 8 && strncmp(p + 1, "dotprod", 7) == 0) {
+      on = p[0] == '+';
+      seen = true;
+    }
+    p = comma ? comma + 1 : NULL;
+  }
+  if (seen) return on;
+  static const char* const cpus[] = {
+      "cortex-a55", "cortex-a65", "cortex-a75", "cortex-a76", "cortex-a77", "cortex-a78",
+      "cortex-a710", "cortex-x1", "cortex-x2", "neoverse-n1", "neoverse-n2", "neoverse-v1",
+      "neoverse-v2", "apple-a13", "apple-a14", "apple-m1", "ampere1"};
+  for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); ++i) {
+    if (strcmp(t->cpu, cpus[i]) == 0) return true;
+  }
+  return false;
+}
+
+// acc + sdot(a, b): each int32 lane of |acc| (<4 x i32>) plus the four
+// adjacent int8 products of |a| and |b| (<16 x i8>), exact.
+static LLVMValueRef sdot(mlcc_emit_ctx_t* ctx, LLVMValueRef acc, LLVMValueRef a,
+                         LLVMValueRef b) {
+  const char* name = "llvm.aarch64.neon.sdot";
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMTypeRef ov[2] = {LLVMTypeOf(acc), LLVMTypeOf(a)};
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ctx->module, id, ov, 2);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(ctx->llctx, id, ov, 2);
+  LLVMValueRef args[3] = {acc, a, b};
+  return LLVMBuildCall2(ctx->b, fty, fn, args, 3, "");
+}
+
+// acc + a*b for int16 vectors |a|, |b| of |lanes| lanes. x86: |acc| has
+// lanes/2 lanes and the products are added in adjacent pairs by pmaddwd
+// (exact: |a|, |b| < 2^9 in magnitude, so no pair reaches 2^31; the
+// intrinsic because LLVM's reassociation of the accumulation hides the
+// generic pattern from instruction selection). Elsewhere |acc| has |lanes|
+// lanes: the widening multiply-accumulate (smlal, vwmacc) LLVM selects from
+// sext-mul-add.
+static LLVMValueRef madd(mlcc_emit_ctx_t* ctx, bool pairwise, unsigned lanes,
+                         LLVMValueRef acc, LLVMValueRef a, LLVMValueRef b) {
+  if (pairwise) {
+    const char* name = lanes == 32   ? "llvm.x86.avx512.pmaddw.d.512"
+                       : lanes == 16 ? "llvm.x86.avx2.pmadd.wd"
+                                     : "llvm.x86.sse2.pmadd.wd";
+    LLVMValueRef args[2] = {a, b};
+    return LLVMBuildAdd(ctx->b, acc, mlcc_emit_intrinsic(ctx, name, args, 2), "");
+  }
+  LLVMTypeRef wide = LLVMVectorType(ctx->t_i32, lanes);
+  LLVMValueRef p = LLVMBuildMul(ctx->b, LLVMBuildSExt(ctx->b, a, wide, ""),
+                                LLVMBuildSExt(ctx->b, b, wide, ""), "");
+  return LLVMBuildAdd(ctx->b, acc, p, "");
+}
+
+// |v| (a scalar) in all |n| lanes.
+static LLVMValueRef splat(mlcc_emit_ctx_t* ctx, LLVMValueRef v, unsigned n) {
+  LLVMValueRef vec = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(v), n));
+  vec = LLVMBuildInsertElement(ctx->b, vec, v, LLVMConstInt(ctx->t_i32, 0, 0), "");
+  LLVMValueRef zeros[64];
+  for (unsigned i = 0; i < n; ++i) zeros[i] = LLVMConstInt(ctx->t_i32, 0, 0);
+  return LLVMBuildShuffleVector(ctx->b, vec, LLVMGetUndef(LLVMTypeOf(vec)),
+                                LLVMConstVector(zeros, n), "");
+}
+
+// Lanes [from, from + n) of |v|, or of concat(v, w) when |w| is given.
+static LLVMValueRef lanes_of(mlcc_emit_ctx_t* ctx, LLVMValueRef v, LLVMValueRef w,
+                             unsigned from, unsigned stride, unsigned n) {
+  LLVMValueRef idx[64];
+  for (unsigned i = 0; i < n; ++i) idx[i] = LLVMConstInt(ctx->t_i32, from + i * stride, 0);
+  return LLVMBuildShuffleVector(ctx->b, v, w != NULL ? w : LLVMGetUndef(LLVMTypeOf(v)),
+                                LLVMConstVector(idx, n), "");
+}
+
+// fold(a, b) = even(a ++ b) + odd(a ++ b): adjacent lanes of |a| summed in
+// the first half, of |b| in the second (the transposing reduction step).
+static LLVMValueRef fold(mlcc_emit_ctx_t* ctx, LLVMValueRef a, LLVMValueRef b, unsigned lanes) {
+  return LLVMBuildAdd(ctx->b, lanes_of(ctx, a, b, 0, 2, lanes), lanes_of(ctx, a, b, 1, 2, lanes),
+                      "");
+}
+
+// The lane sums of the |n| (a power of two, <= 64) int32 vectors |v| of
+// |lanes| lanes each (a power of two), as one <n x i32> in order: pairs are
+// folded level by level (each level halves the partial sums per vector and
+// doubles the vectors per register), then vectors holding complete sums are
+// concatenated, or a register of partial sums is folded with itself.
+static LLVMValueRef reduce_lanes(mlcc_emit_ctx_t* ctx, LLVMValueRef* v, unsigned n,
+                                 unsigned lanes) {
+  unsigned count = n, part = lanes;  // vectors in |v|; partial sums per result
+  while (count > 1 && part > 1) {
+    for (unsigned k = 0; k < count / 2; ++k) v[k] = fold(ctx, v[2 * k], v[2 * k + 1], lanes);
+    count /= 2;
+    part /= 2;
+  }
+  while (count > 1) {  // complete sums in |count| vectors: concatenate
+    for (unsigned k = 0; k < count / 2; ++k) {
+      unsigned w = LLVMGetVectorSize(LLVMTypeOf(v[2 * k]));
+      v[k] = lanes_of(ctx, v[2 * k], v[2 * k + 1], 0, 1, 2 * w);
+    }
+    count /= 2;
+  }
+  LLVMValueRef r = v[0];
+  while (part > 1) {  // one register of |n| groups of |part| partial sums
+    unsigned w = LLVMGetVectorSize(LLVMTypeOf(r));
+    r = lanes_of(ctx, fold(ctx, r, r, w), NULL, 0, 1, w / 2);
+    part /= 2;
+  }
+  return r;
+}
+
+// Element |idx| of integer |v| widened to i32, or 0 when |v| is NULL.
+static LLVMValueRef ld_i32(mlcc_emit_ctx_t* ctx, const mlcc_value_t* v, LLVMValueRef idx) {
+  if (v == NULL) return LLVMConstInt(ctx->t_i32, 0, 0);
+  return mlcc_emit_convert(ctx, mlcc_emit_load(ctx, v, idx), v->dtype, MLCC_DTYPE_I32);
+}
+
+static LLVMValueRef ld_f32(mlcc_emit_ctx_t* ctx, const mlcc_value_t* v, LLVMValueRef idx,
+                           float dflt) {
+  if (v == NULL) return mlcc_emit_f32(ctx, dflt);
+  return mlcc_emit_load(ctx, v, idx);
+}
+
+static LLVMValueRef zp_f32(mlcc_emit_ctx_t* ctx, const mlcc_value_t* v) {
+  if (v == NULL) return mlcc_emit_f32(ctx, 0.f);
+  return mlcc_emit_convert(ctx, mlcc_emit_load(ctx, v, c64(ctx, 0)), v->dtype, MLCC_DTYPE_F32);
+}
+
+// saturate(round_half_even(|v| / |ys|) + |yzf|) in float, clamped to [lo, hi].
+static LLVMValueRef quantize_bound(mlcc_emit_ctx_t* ctx, float v, LLVMValueRef ys,
+                                   LLVMValueRef yzf, float lo, float hi) {
+  LLVMValueRef f = LLVMBuildFDiv(ctx->b, mlcc_emit_f32(ctx, v), ys, "");
+  f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
+  f = LLVMBuildFAdd(ctx->b, f, yzf, "");
+  f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, mlcc_emit_f32(ctx, lo));
+  return mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, mlcc_emit_f32(ctx, hi));
+}
+
+void mlcc_qgemm_act_bounds(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node, mlcc_dtype_t qdt,
+                           LLVMValueRef ys, LLVMValueRef yzf, LLVMValueRef* out_lo,
+                           LLVMValueRef* out_hi) {
+  float lo = qdt == MLCC_DTYPE_I8 ? -128.f : 0.f;
+  float hi = qdt == MLCC_DTYPE_I8 ? 127.f : 255.f;
+  *out_lo = mlcc_emit_f32(ctx, lo);
+  *out_hi = mlcc_emit_f32(ctx, hi);
+  const mlcc_attr_t* a = mlcc_node_attr(node, MLCC_QACT_ATTR);
+  if (a == NULL || a->kind != MLCC_ATTR_INT || a->i == 0) return;
+  float alo = 0.f, ahi = INFINITY;
+  if (a->i == 2) {
+    const mlcc_attr_t* l = mlcc_node_attr(node, MLCC_QACT_LO_ATTR);
+    const mlcc_attr_t* h = mlcc_node_attr(node, MLCC_QACT_HI_ATTR);
+    alo = l != NULL && l->kind == MLCC_ATTR_FLOAT ? l->f : -INFINITY;
+    ahi = h != NULL && h->kind == MLCC_ATTR_FLOAT ? h->f : INFINITY;
+  }
+  if (alo > -INFINITY) *out_lo = quantize_bound(ctx, alo, ys, yzf, lo, hi);
+  if (ahi < INFINITY) *out_hi = quantize_bound(ctx, ahi, ys, yzf, lo, hi);
+}
+
+// Depthwise kernel: per (image, channel, output row) the KH input rows are
+// packed as zero-point-subtracted int16 (0 outside the image), then
+// DW_LANES adjacent output pixels are computed at once: for each tap,
+// acc += sext(row[kh][ow * sw + kw * dw ...]) * (w[m][kh][kw] - w_zp[m]),
+// all int32 (exact); the requantization is qgemm.h's, on the lanes.
+static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                             const qconv_geom_t* qp, bool* out_done) {
+  qconv_geom_t q = *qp;
+  bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* w = mlcc_node_input(node, qlinear ? 3 : 1);
+  const mlcc_value_t* xz = mlcc_node_input(node, 2);
+  const mlcc_value_t* wz = mlcc_node_input(node, qlinear ? 5 : 3);
+  const mlcc_value_t* xs = qlinear ? mlcc_node_input(node, 1) : NULL;
+  const mlcc_value_t* ws = qlinear ? mlcc_node_input(node, 4) : NULL;
+  const mlcc_value_t* ys = qlinear ? mlcc_node_input(node, 6) : NULL;
+  const mlcc_value_t* yz = qlinear ? mlcc_node_input(node, 7) : NULL;
+  const mlcc_value_t* bias = qlinear ? mlcc_node_input(node, 8) : NULL;
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  *out_done = true;
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i16 = ctx->t_i16, i32 = ctx->t_i32, i8 = ctx->t_i8;
+  const unsigned V = DW_LANES;
+  LLVMTypeRef vi = LLVMVectorType(i32, V);
+  bool w_per_channel = numel_or(wz, 1) != 1;
+  bool ws_per_channel = numel_or(ws, 1) != 1;
+  LLVMValueRef rows = entry_array(ctx, i16, q.kh * q.wp);
+  LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
+  LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
+  LLVMValueRef xsv = NULL, ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
+  if (qlinear) {
+    xsv = ld_f32(ctx, xs, c64(ctx, 0), 1.f);
+    ysv = ld_f32(ctx, ys, c64(ctx, 0), 1.f);
+    yzf = zp_f32(ctx, yz);
+    mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
+  }
+  // One parallel unit per (image, group, output row): units [rb, re).
+  LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : c64(ctx, 0);
+  LLVMValueRef re = ctx->range_end ? ctx->range_end : c64(ctx, q.batch * q.group * q.oh);
+  mlcc_loop_t lu = mlcc_emit_loop_begin(ctx, rb, re, 1, "qdu");
+  LLVMValueRef n_iv = LLVMBuildUDiv(b, lu.iv, c64(ctx, q.group * q.oh), "");
+  LLVMValueRef g_iv = LLVMBuildURem(b, LLVMBuildUDiv(b, lu.iv, c64(ctx, q.oh), ""),
+                                    c64(ctx, q.group), "");
+  LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
+  LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, g_iv), q.h * q.w);
+  // Pack: rows[kh][iw'] = x[ih][iw' - pw] - x_zero_point, 0 outside.
+  mlcc_loop_t lkh = mlcc_emit_for(ctx, 0, q.kh, "qdkh");
+  LLVMValueRef ih = iadd(ctx, imulc(ctx, oh_iv, q.sh), iaddc(ctx, imulc(ctx, lkh.iv, q.dh), -q.ph));
+  LLVMValueRef ih_ok = LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q.h), "");
+  LLVMValueRef ihc = LLVMBuildSelect(b, ih_ok, ih, c64(ctx, 0), "");
+  mlcc_loop_t liw = mlcc_emit_for(ctx, 0, q.wp, "qdiw");
+  LLVMValueRef iw = iaddc(ctx, liw.iv, -q.pw);
+  LLVMValueRef ok = LLVMBuildAnd(b, ih_ok, LLVMBuildICmp(b, LLVMIntULT, iw, c64(ctx, q.w), ""), "");
+  LLVMValueRef iwc = LLVMBuildSelect(b, ok, iw, c64(ctx, 0), "");
+  LLVMValueRef xv = LLVMBuildSub(b, ld_i32(ctx, x, iadd(ctx, x_img, imad(ctx, ihc, q.w, iwc))),
+                                 xzv, "");
+  xv = LLVMBuildSelect(b, ok, xv, zero32, "");
+  LLVMBuildStore(b, LLVMBuildTrunc(b, xv, i16, ""),
+                 gep(ctx, i16, rows, imad(ctx, lkh.iv, q.wp, liw.iv)));
+  mlcc_emit_loop_end(ctx, &liw);
+  mlcc_emit_loop_end(ctx, &lkh);
+  // Output channels of this group (the channel multiplier).
+  mlcc_loop_t lmm = mlcc_emit_for(ctx, 0, q.mg, "qdm");
+  LLVMValueRef m = imad(ctx, g_iv, q.mg, lmm.iv);
+  LLVMValueRef wzm = ld_i32(ctx, wz, w_per_channel ? m : c64(ctx, 0));
+  LLVMValueRef taps[49];
+  int64_t n_taps = q.kh * q.kw;
+  bool unroll_taps = n_taps <= 49;
+  if (unroll_taps) {
+    for (int64_t t = 0; t < n_taps; ++t) {
+      LLVMValueRef wt = ld_i32(ctx, w, imad(ctx, m, n_taps, c64(ctx, t)));
+      taps[t] = splat(ctx, LLVMBuildSub(b, wt, wzm, ""), V);
+    }
+  }
+  LLVMValueRef bv = splat(ctx, bias != NULL ? ld_i32(ctx, bias, m) : zero32, V);
+  LLVMValueRef multv = NULL;
+  if (qlinear) {
+    LLVMValueRef wsm = ld_f32(ctx, ws, ws_per_channel ? m : c64(ctx, 0), 1.f);
+    multv = splat(ctx, LLVMBuildFDiv(b, LLVMBuildFMul(b, xsv, wsm, ""), ysv, "mult"), V);
+  }
+  mlcc_loop_t lo = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, q.ow), V, "qdo");
+  LLVMValueRef acc = mlcc_emit_var(ctx, vi, LLVMConstNull(vi));
+  LLVMValueRef base = imulc(ctx, lo.iv, q.sw);
+  // One tap: the V pixels' inputs at stride sw, sign-extended to int32.
+  #define DW_TAP(KH_IV, KW_IV, WTAP)                                                         \
+    do {                                                                                   \
+      LLVMValueRef at = iadd(ctx, iadd(ctx, base, imulc(ctx, (KW_IV), q.dw)),              \
+                             imulc(ctx, (KH_IV), q.wp));                                   \
+      LLVMValueRef xl = vload(ctx, i16, (unsigned)(V * q.sw), rows, at, 2);                \
+      if (q.sw > 1) xl = lanes_of(ctx, xl, NULL, 0, (unsigned)q.sw, V);                    \
+      LLVMValueRef p = LLVMBuildMul(b, LLVMBuildSExt(b, xl, vi, ""), (WTAP), "");          \
+      LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, vi, acc, ""), p, ""), acc);      \
+    } while (0)
+  if (unroll_taps) {
+    for (int64_t a = 0; a < q.kh; ++a) {
+      for (int64_t e = 0; e < q.kw; ++e) DW_TAP(c64(ctx, a), c64(ctx, e), taps[a * q.kw + e]);
+    }
+  } else {
+    mlcc_loop_t la = mlcc_emit_for(ctx, 0, q.kh, "qdta");
+    mlcc_loop_t le = mlcc_emit_for(ctx, 0, q.kw, "qdte");
+    LLVMValueRef wt = ld_i32(ctx, w, iadd(ctx, imulc(ctx, m, n_taps), imad(ctx, la.iv, q.kw, le.iv)));
+    DW_TAP(la.iv, le.iv, splat(ctx, LLVMBuildSub(b, wt, wzm, ""), V));
+    mlcc_emit_loop_end(ctx, &le);
+    mlcc_emit_loop_end(ctx, &la);
+  }
+  #undef DW_TAP
+  LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildLoad2(b, vi, acc, ""), bv, "");
+  LLVMValueRef outv = r;
+  if (qlinear) {
+    LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, r, LLVMVectorType(ctx->t_f32, V), ""),
+                                   multv, "");
+    f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
+    f = LLVMBuildFAdd(b, f, splat(ctx, yzf, V), "");
+    f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, splat(ctx, qlo, V));
+    f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, splat(ctx, qhi, V));
+    outv = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, vi, ""), LLVMVectorType(i8, V), "");
+  }
+  mlcc_status_t status = mlcc_ok_status();
+  LLVMValueRef y_at = imad(ctx, imad(ctx, n_iv, q.m, m), q.oh * q.ow, imulc(ctx, oh_iv, q.ow));
+  for (unsigned l = 0; l < V && status == NULL; ++l) {
+    LLVMValueRef o = iaddc(ctx, lo.iv, l);
+    mlcc_if_t br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLT, o, c64(ctx, q.ow), ""));
+    LLVMValueRef e = LLVMBuildExtractElement(b, outv, LLVMConstInt(i32, l, 0), "");
+    status = mlcc_emit_store_output(ctx, node, 0, iadd(ctx, y_at, o), e);
+    mlcc_emit_if_end(ctx, &br);
+  }
+  mlcc_emit_loop_end(ctx, &lo);
+  mlcc_emit_loop_end(ctx, &lmm);
+  mlcc_emit_loop_end(ctx, &lu);
+  return status;
+}
+
+mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                   bool* out_done) {
+  *out_done = false;
+  qconv_geom_t q;
+  if (plan_dw(node, &q)) return emit_dw(ctx, node, &q, out_done);
+  if (!plan(node, &q) || !packed(node, &q)) return mlcc_ok_status();
+  bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* w = mlcc_node_input(node, qlinear ? 3 : 1);
+  const mlcc_value_t* xz = mlcc_node_input(node, 2);
+  const mlcc_value_t* wz = mlcc_node_input(node, qlinear ? 5 : 3);
+  const mlcc_value_t* xs = qlinear ? mlcc_node_input(node, 1) : NULL;
+  const mlcc_value_t* ws = qlinear ? mlcc_node_input(node, 4) : NULL;
+  const mlcc_value_t* ys = qlinear ? mlcc_node_input(node, 6) : NULL;
+  const mlcc_value_t* yz = qlinear ? mlcc_node_input(node, 7) : NULL;
+  const mlcc_value_t* bias = qlinear ? mlcc_node_input(node, 8) : NULL;
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  LLVMValueRef wp = mlcc_emit_ptr(ctx, w);
+  if (wp == NULL || mlcc_emit_ptr(ctx, x) == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: data or weights are not kernel arguments",
+                            mlcc_op_name(node->op));
+  }
+  *out_done = true;
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i16 = ctx->t_i16, i32 = ctx->t_i32, i8 = ctx->t_i8;
+  bool w_u8 = w->dtype == MLCC_DTYPE_U8;
+  bool pairwise = ctx->target != NULL && ctx->target->arch == MLCC_ARCH_X86_64;
+  int64_t vb = ctx->target != NULL && ctx->target->vector_bytes > 0 ? ctx->target->vector_bytes
+                                                                     : 16;
+  unsigned lanes = (unsigned)(vb / 2);  // int16 lanes per block
+  if (lanes < 8) lanes = 8;
+  if (lanes > 32) lanes = 32;
+  if (pairwise) {
+    // The widest pmaddwd the CPU has.
+    if (lanes == 32 && !x86_has(ctx->target, "avx512bw")) lanes = 16;
+    if (lanes == 16 && !x86_has(ctx->target, "avx2")) lanes = 8;
+  }
+  // aarch64 with +dotprod and int8 weights: the packed rows hold int8
+  // x' = x - 128 (uint8 x) or x (int8 x), padding x' = x_zero_point' (the
+  // zero point shifted alike), and sdot sums x' * w; then
+  //   sum (x - x_zp)(w - w_zp) = sum x'w - x_zp' * sum w - w_zp * sum (x - x_zp)
+  // (all int32, wrapping: bit-identical to the int16 form).
+  bool dot8 = ctx->target != NULL && ctx->target->arch == MLCC_ARCH_AARCH64 && !w_u8 &&
+              arm_dotprod(ctx->target);
+  if (dot8) lanes = 16;
+  unsigned acc_lanes = dot8 ? 4 : pairwise ? lanes / 2 : lanes;
+  LLVMTypeRef row_t = dot8 ? i8 : i16;  // packed row element
+  // 2 pixels: measured on an AVX2 machine (3x3, 64 channels, 56x56), 4 x 3
+  // blocks ran 12% slower than 4 x 2 and 2 x 4 blocks 20% slower; NEON's
+  // accumulators take two registers each.
+  const int nr = 2;
+  const int nl = MR * nr;                      // outputs per register block
+  const unsigned npad = nl <= 8 ? 8 : 16;      // lanes of the epilogue vectors
+  LLVMTypeRef acc_t = LLVMVectorType(i32, acc_lanes);
+  LLVMTypeRef v16 = LLVMVectorType(i16, lanes);
+  int64_t sfull = q.seg_len / lanes * lanes;  // vector part of a segment
+  bool w_per_channel = numel_or(wz, 1) != 1;
+  bool ws_per_channel = numel_or(ws, 1) != 1;
+  int64_t col_len = q.kh * q.cg;  // int16 values per packed input column
+
+  LLVMValueRef rows = entry_array(ctx, row_t, q.wp * col_len);
+  LLVMValueRef colsum = entry_array(ctx, i32, q.kh * q.wp);
+  LLVMValueRef pixsum = entry_array(ctx, i32, q.ow);
+  LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
+  LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
+  bool x_u8 = x->dtype == MLCC_DTYPE_U8;
+  LLVMValueRef xshift = LLVMConstInt(i32, x_u8 ? 128 : 0, 0);
+  LLVMValueRef xz8 = LLVMBuildSub(b, xzv, xshift, "");  // x_zero_point' (dot8)
+  LLVMValueRef xsv = NULL, ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
+  if (qlinear) {
+    xsv = ld_f32(ctx, xs, c64(ctx, 0), 1.f);
+    ysv = ld_f32(ctx, ys, c64(ctx, 0), 1.f);
+    yzf = zp_f32(ctx, yz);
+    mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
+  }
+  LLVMValueRef acc[MR][NR_MAX], tacc[MR][NR_MAX];
+  for (int i = 0; i < MR; ++i) {
+    for (int j = 0; j < nr; ++j) {
+      acc[i][j] = mlcc_emit_var(ctx, acc_t, NULL);
+      tacc[i][j] = mlcc_emit_var(ctx, i32, NULL);
+    }
+  }
+
+  // One parallel unit per (image, group, output row): units [rb, re).
+  LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : c64(ctx, 0);
+  LLVMValueRef re = ctx->range_end ? ctx->range_end : c64(ctx, q.batch * q.group * q.oh);
+  mlcc_loop_t lu = mlcc_emit_loop_begin(ctx, rb, re, 1, "qgu");
+  LLVMValueRef n_iv = LLVMBuildUDiv(b, lu.iv, c64(ctx, q.group * q.oh), "");
+  LLVMValueRef g_iv = LLVMBuildURem(b, LLVMBuildUDiv(b, lu.iv, c64(ctx, q.oh), ""),
+                                    c64(ctx, q.group), "");
+  LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
+  LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, imulc(ctx, g_iv, q.cg)), q.h * q.w);
+
+  //--- Pack the KH input rows of output row oh: rows[iw'][kh][c] =
+  // x[c][ih][iw' - pw] - x_zero_point (0 outside), colsum[kh][iw'] = sum_c.
+  mlcc_loop_t lkh = mlcc_emit_for(ctx, 0, q.kh, "qgkh");
+  LLVMValueRef ih = iadd(ctx, imulc(ctx, oh_iv, q.sh), iaddc(ctx, imulc(ctx, lkh.iv, q.dh), -q.ph));
+  LLVMValueRef ih_ok = LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q.h), "");
+  LLVMValueRef ihc = LLVMBuildSelect(b, ih_ok, ih, c64(ctx, 0), "");
+  mlcc_loop_t liw = mlcc_emit_for(ctx, 0, q.wp, "qgiw");
+  LLVMValueRef iw = iaddc(ctx, liw.iv, -q.pw);
+  LLVMValueRef ok = LLVMBuildAnd(b, ih_ok, LLVMBuildICmp(b, LLVMIntULT, iw, c64(ctx, q.w), ""), "");
+  LLVMValueRef iwc = LLVMBuildSelect(b, ok, iw, c64(ctx, 0), "");
+  LLVMValueRef x_at = iadd(ctx, x_img, imad(ctx, ihc, q.w, iwc));
+  LLVMValueRef r_at = imulc(ctx, imad(ctx, liw.iv, q.kh, lkh.iv), q.cg);
+  LLVMValueRef sum = mlcc_emit_var(ctx, i32, zero32);
+  mlcc_loop_t lc = mlcc_emit_for(ctx, 0, q.cg, "qgc");
+  LLVMValueRef xraw = ld_i32(ctx, x, iadd(ctx, x_at, imulc(ctx, lc.iv, q.h * q.w)));
+  LLVMValueRef xv = LLVMBuildSub(b, xraw, xzv, "");
+  xv = LLVMBuildSelect(b, ok, xv, zero32, "");
+  LLVMValueRef packed_v = xv;
+  if (dot8) {
+    packed_v = LLVMBuildSelect(b, ok, LLVMBuildSub(b, xraw, xshift, ""), xz8, "");
+  }
+  LLVMValueRef st = LLVMBuildStore(b, LLVMBuildTrunc(b, packed_v, row_t, ""),
+                                   gep(ctx, row_t, rows, iadd(ctx, r_at, lc.iv)));
+  LLVMSetAlignment(st, dot8 ? 1 : 2);
+  LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, i32, sum, ""), xv, ""), sum);
+  mlcc_emit_loop_end(ctx, &lc);
+  LLVMBuildStore(b, LLVMBuildLoad2(b, i32, sum, ""),
+                 gep(ctx, i32, colsum, imad(ctx, lkh.iv, q.wp, liw.iv)));
+  mlcc_emit_loop_end(ctx, &liw);
+  mlcc_emit_loop_end(ctx, &lkh);
+  // Window sums per output pixel (for the weight zero point).
+  {
+    mlcc_loop_t lo = mlcc_emit_for(ctx, 0, q.ow, "qgps");
+    LLVMValueRef s2 = zero32;
+    for (int64_t a = 0; a < q.kh; ++a) {
+      for (int64_t c = 0; c < q.kw; ++c) {
+        LLVMValueRef at = iaddc(ctx, imulc(ctx, lo.iv, q.sw), a * q.wp + c * q.dw);
+        s2 = LLVMBuildAdd(b, s2, LLVMBuildLoad2(b, i32, gep(ctx, i32, colsum, at), ""), "");
+      }
+    }
+    LLVMBuildStore(b, s2, gep(ctx, i32, pixsum, lo.iv));
+    mlcc_emit_loop_end(ctx, &lo);
+  }
+
+  //--- Compute: MR output channels x nr pixels per register block.
+  mlcc_loop_t lm = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, q.mg), MR, "qgm");
+  LLVMValueRef mrow[MR], mvalid[MR], wrow[MR];
+  for (int i = 0; i < MR; ++i) {
+    LLVMValueRef mi = iaddc(ctx, lm.iv, i);
+    mvalid[i] = LLVMBuildICmp(b, LLVMIntSLT, mi, c64(ctx, q.mg), "");
+    mi = LLVMBuildSelect(b, mvalid[i], mi, c64(ctx, q.mg - 1), "");
+    mrow[i] = iadd(ctx, imulc(ctx, g_iv, q.mg), mi);  // output channel
+    wrow[i] = imulc(ctx, mrow[i], q.k);
+  }
+  // Per-lane (lane i * nr + j) channel parameters of this block.
+  LLVMTypeRef v_out = LLVMVectorType(i32, npad);
+  LLVMValueRef wzv = LLVMGetUndef(v_out), biasv = LLVMGetUndef(v_out);
+  LLVMValueRef multv = LLVMGetUndef(LLVMVectorType(ctx->t_f32, npad));
+  for (int i = 0; i < MR; ++i) {
+    LLVMValueRef m = mrow[i];
+    LLVMValueRef wzm = ld_i32(ctx, wz, w_per_channel ? m : c64(ctx, 0));
+    LLVMValueRef bm = bias != NULL ? ld_i32(ctx, bias, m) : zero32;
+    if (dot8) {  // bias - x_zero_point' * sum_k w[m][k]
+      LLVMValueRef wsum = mlcc_emit_var(ctx, i32, zero32);
+      mlcc_loop_t lw = mlcc_emit_for(ctx, 0, q.k, "qgws");
+      LLVMValueRef wl = LLVMBuildLoad2(b, i8, gep(ctx, i8, wp, iadd(ctx, wrow[i], lw.iv)), "");
+      LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, i32, wsum, ""),
+                                     LLVMBuildSExt(b, wl, i32, ""), ""), wsum);
+      mlcc_emit_loop_end(ctx, &lw);
+      bm = LLVMBuildSub(b, bm, LLVMBuildMul(b, xz8, LLVMBuildLoad2(b, i32, wsum, ""), ""), "");
+    }
+    LLVMValueRef mult = NULL;
+    if (qlinear) {
+      LLVMValueRef wsm = ld_f32(ctx, ws, ws_per_channel ? m : c64(ctx, 0), 1.f);
+      mult = LLVMBuildFDiv(b, LLVMBuildFMul(b, xsv, wsm, ""), ysv, "mult");
+    }
+    for (int j = 0; j < nr; ++j) {
+      LLVMValueRef li = LLVMConstInt(i32, (unsigned)(i * nr + j), 0);
+      wzv = LLVMBuildInsertElement(b, wzv, wzm, li, "");
+      biasv = LLVMBuildInsertElement(b, biasv, bm, li, "");
+      if (qlinear) multv = LLVMBuildInsertElement(b, multv, mult, li, "");
+    }
+  }
+  mlcc_loop_t lj = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, q.ow), nr, "qgj");
+  LLVMValueRef acc_zero = LLVMConstNull(acc_t);
+  for (int i = 0; i < MR; ++i) {
+    for (int j = 0; j < nr; ++j) {
+      LLVMBuildStore(b, acc_zero, acc[i][j]);
+      LLVMBuildStore(b, zero32, tacc[i][j]);
+    }
+  }
+  // Pixel ow = lj + j starts its window at rows[.][ow * sw][0]; the last
+  // block's second pixel may lie past OW: it reads pixel OW-1's window.
+  LLVMValueRef pbase[NR_MAX];
+  for (int j = 0; j < nr; ++j) {
+    LLVMValueRef o = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, lj.iv, j), c64(ctx, q.ow - 1));
+    pbase[j] = imulc(ctx, o, q.sw * col_len);
+  }
+  mlcc_loop_t lsg = mlcc_emit_for(ctx, 0, q.n_seg, "qgs");
+  // Segment s: the window's columns kw = s (dw > 1), or all of them (dw == 1).
+  LLVMValueRef xoff = imulc(ctx, lsg.iv, q.dw * col_len);
+  LLVMValueRef woff = imulc(ctx, lsg.iv, q.seg_len);
+  LLVMValueRef xseg[NR_MAX], wseg[MR];
+  for (int j = 0; j < nr; ++j) xseg[j] = iadd(ctx, pbase[j], xoff);
+  for (int i = 0; i < MR; ++i) wseg[i] = iadd(ctx, wrow[i], woff);
+  if (sfull > 0) {
+    mlcc_loop_t lk = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, sfull), lanes, "qgk");
+    LLVMValueRef xvv[NR_MAX], wv[MR];
+    for (int j = 0; j < nr; ++j) {
+      xvv[j] = vload(ctx, row_t, lanes, rows, iadd(ctx, xseg[j], lk.iv), dot8 ? 1 : 2);
+    }
+    for (int i = 0; i < MR; ++i) {
+      wv[i] = vload(ctx, i8, lanes, wp, iadd(ctx, wseg[i], lk.iv), 1);
+      if (!dot8) wv[i] = ext(ctx, wv[i], w_u8, v16);
+    }
+    for (int i = 0; i < MR; ++i) {
+      for (int j = 0; j < nr; ++j) {
+        LLVMValueRef a = LLVMBuildLoad2(b, acc_t, acc[i][j], "");
+        LLVMValueRef r2 = dot8 ? sdot(ctx, a, xvv[j], wv[i])
+                               : madd(ctx, pairwise, lanes, a, xvv[j], wv[i]);
+        LLVMBuildStore(b, r2, acc[i][j]);
+      }
+    }
+    mlcc_emit_loop_end(ctx, &lk);
+    no_unroll(ctx, &lk);
+  }
+  if (sfull < q.seg_len) {
+    mlcc_loop_t lk = mlcc_emit_for(ctx, sfull, q.seg_len, "qgkt");
+    LLVMValueRef xs1[NR_MAX];
+    for (int j = 0; j < nr; ++j) {
+      LLVMValueRef l = LLVMBuildLoad2(b, row_t, gep(ctx, row_t, rows, iadd(ctx, xseg[j], lk.iv)), "");
+      xs1[j] = LLVMBuildSExt(b, l, i32, "");
+    }
+    for (int i = 0; i < MR; ++i) {
+      LLVMValueRef wl = LLVMBuildLoad2(b, i8, gep(ctx, i8, wp, iadd(ctx, wseg[i], lk.iv)), "");
+      LLVMValueRef wi = ext(ctx, wl, w_u8, i32);
+      for (int j = 0; j < nr; ++j) {
+        LLVMValueRef t = LLVMBuildLoad2(b, i32, tacc[i][j], "");
+        LLVMBuildStore(b, LLVMBuildAdd(b, t, LLVMBuildMul(b, xs1[j], wi, ""), ""), tacc[i][j]);
+      }
+    }
+    mlcc_emit_loop_end(ctx, &lk);
+  }
+  mlcc_emit_loop_end(ctx, &lsg);
+
+  //--- Epilogue on all MR * nr outputs at once (lane l = i * nr + j; lanes
+  // past MR * nr are padding): zero-point correction, bias, requantization;
+  // then one store per lane.
+  LLVMValueRef list[16];
+  for (int l = 0; l < (int)npad; ++l) {
+    list[l] = l < nl ? LLVMBuildLoad2(b, acc_t, acc[l / nr][l % nr], "") : LLVMConstNull(acc_t);
+  }
+  LLVMValueRef r = reduce_lanes(ctx, list, npad, acc_lanes);  // <npad x i32>
+  LLVMValueRef tailv = LLVMConstNull(v_out);
+  LLVMValueRef psv = LLVMConstNull(v_out);
+  for (int l = 0; l < nl; ++l) {
+    LLVMValueRef li = LLVMConstInt(i32, (unsigned)l, 0);
+    tailv = LLVMBuildInsertElement(b, tailv, LLVMBuildLoad2(b, i32, tacc[l / nr][l % nr], ""),
+                                   li, "");
+    LLVMValueRef o = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, lj.iv, l % nr),
+                                   c64(ctx, q.ow - 1));
+    psv = LLVMBuildInsertElement(b, psv, LLVMBuildLoad2(b, i32, gep(ctx, i32, pixsum, o), ""),
+                                 li, "");
+  }
+  r = LLVMBuildAdd(b, r, tailv, "");
+  r = LLVMBuildSub(b, r, LLVMBuildMul(b, wzv, psv, ""), "");
+  r = LLVMBuildAdd(b, r, biasv, "");
+  LLVMValueRef outv = r;
+  if (qlinear) {
+    LLVMTypeRef vf = LLVMVectorType(ctx->t_f32, npad);
+    LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, r, vf, ""), multv, "");
+    f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
+    f = LLVMBuildFAdd(b, f, splat(ctx, yzf, npad), "");
+    f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, splat(ctx, qlo, npad));
+    f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, splat(ctx, qhi, npad));
+    // f is integral and in [-128, 255]: through i32 then truncate (an
+    // f32 -> i8 conversion vectorizes to RVV's narrowing vfncvt at
+    // fractional LMUL, which qemu 7.2's translator asserts on).
+    outv = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, v_out, ""), LLVMVectorType(i8, npad), "");
+  }
+  mlcc_status_t status = mlcc_ok_status();
+  LLVMValueRef y_row = imulc(ctx, oh_iv, q.ow);
+  for (int l = 0; l < nl && status == NULL; ++l) {
+    int i = l / nr, j = l % nr;
+    LLVMValueRef o = iaddc(ctx, lj.iv, j);
+    LLVMValueRef ok2 =
+        LLVMBuildAnd(b, mvalid[i], LLVMBuildICmp(b, LLVMIntSLT, o, c64(ctx, q.ow), ""), "");
+    mlcc_if_t br = mlcc_emit_if_begin(ctx, ok2);
+    LLVMValueRef e = LLVMBuildExtractElement(b, outv, LLVMConstInt(i32, (unsigned)l, 0), "");
+    LLVMValueRef yi = imad(ctx, imad(ctx, n_iv, q.m, mrow[i]), q.oh * q.ow, iadd(ctx, y_row, o));
+    status = mlcc_emit_store_output(ctx, node, 0, yi, e);
+    mlcc_emit_if_end(ctx, &br);
+  }
+  mlcc_emit_loop_end(ctx, &lj);
+  mlcc_emit_loop_end(ctx, &lm);
+  mlcc_emit_loop_end(ctx, &lu);
+  return status;
+}

@@ -1,0 +1,311 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Writes the integer-kernel cases of issue 16 (targets/kernels/qgemm.c,
+passes/quant_fuse.c) into OUT_DIR, one folder per case, with exact numpy
+references: int32 accumulation (wrapping like the spec's int32), then the
+spec's float32 requantization y = saturate(round_half_even(float32(acc) * M)
++ y_zero_point), M = float32(float32(x_scale * w_scale) / y_scale). The
+compiled kernels must match these bit for bit (run_case.py compares integers
+exactly), on every target: a result must not depend on the CPU.
+
+The qdq_* cases are QDQ graphs (DequantizeLinear -> Conv/MatMul ->
+[Relu/Clip] -> QuantizeLinear) that mlcc's quant-fuse pass turns into
+integer kernels; their reference is the same exact integer evaluation of
+the fused op (bias DequantizeLinear of int32 with scale x_scale * w_scale),
+which is what the float graph computes up to float rounding of the
+accumulation. qdq_check.py (beside this file) compares the fused and the
+unfused (--passes= without quant-fuse) builds of those graphs within one
+quantization step."""
+import os
+import sys
+
+import numpy as np
+from onnx import helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from onnx_case import write_case  # noqa: E402
+
+F32 = np.float32
+
+
+def conv_acc(x, w, xz, wz, pads, strides, dil, group):
+    """int64 accumulation of (x - xz) * (w - wz) over the window (2-D, NCHW);
+    wz is per output channel ([M]). Returned wrapped to int32."""
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp = np.full((n, c, h + pads[0] + pads[2], wd + pads[1] + pads[3]), xz, dtype=np.int64)
+    xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = x
+    xp -= np.int64(xz)
+    oh = (h + pads[0] + pads[2] - dil[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (wd + pads[1] + pads[3] - dil[1] * (kw - 1) - 1) // strides[1] + 1
+    wi = w.astype(np.int64) - np.asarray(wz, dtype=np.int64).reshape(m, 1, 1, 1)
+    mg = m // group
+    acc = np.zeros((n, m, oh, ow), dtype=np.int64)
+    for g in range(group):
+        for i in range(kh):
+            for j in range(kw):
+                patch = xp[:, g * cg:(g + 1) * cg,
+                           i * dil[0]:i * dil[0] + strides[0] * (oh - 1) + 1:strides[0],
+                           j * dil[1]:j * dil[1] + strides[1] * (ow - 1) + 1:strides[1]]
+                acc[:, g * mg:(g + 1) * mg] += np.einsum(
+                    "nchw,mc->nmhw", patch, wi[g * mg:(g + 1) * mg, :, i, j])
+    return ((acc + 2**31) % 2**32 - 2**31).astype(np.int32)
+
+
+def requant(acc, xs, ws, ys, yz, ydt, axis_len, lo=None, hi=None):
+    """Spec float32 requantization of int32 |acc| [N, M, ...] with per-channel
+    |ws| ([M] or scalar)."""
+    ws = np.broadcast_to(np.asarray(ws, dtype=F32).reshape(-1), (axis_len,))
+    mult = (F32(xs) * ws) / F32(ys)
+    shape = (1, axis_len) + (1,) * (acc.ndim - 2)
+    f = acc.astype(F32) * mult.astype(F32).reshape(shape)
+    r = np.rint(f).astype(F32) + F32(yz)
+    qlo, qhi = (-128, 127) if ydt == np.int8 else (0, 255)
+    if lo is not None:
+        qlo = max(qlo, lo)
+    if hi is not None:
+        qhi = min(qhi, hi)
+    return np.clip(r, qlo, qhi).astype(ydt)
+
+
+def qlinear_conv_case(out, name, rng, x, w, xs, xz, ws, wz, ys, yz, ydt, bias=None,
+                      pads=(0, 0, 0, 0), strides=(1, 1), dil=(1, 1), group=1):
+    m = w.shape[0]
+    wz_arr = np.asarray(wz, dtype=w.dtype).reshape(-1)
+    acc = conv_acc(x, w, int(xz), np.broadcast_to(wz_arr.astype(np.int64), (m,)),
+                   pads, strides, dil, group)
+    if bias is not None:
+        acc = ((acc.astype(np.int64) + bias.reshape(1, m, 1, 1) + 2**31) % 2**32
+               - 2**31).astype(np.int32)
+    y = requant(acc, xs, ws, ys, yz, ydt, m)
+    ws_arr = np.asarray(ws, dtype=F32).reshape(-1)
+    if ws_arr.size != wz_arr.size:  # the spec wants equal shapes
+        ws_arr = np.broadcast_to(ws_arr, (m,)).copy()
+        wz_arr = np.broadcast_to(wz_arr, (m,)).copy()
+    inits = [("xs", np.array(xs, dtype=F32)), ("xz", np.array(xz, dtype=x.dtype)),
+             ("w", w), ("ws", ws_arr if ws_arr.size > 1 else ws_arr.reshape(())),
+             ("wz", wz_arr if wz_arr.size > 1 else wz_arr.reshape(())),
+             ("ys", np.array(ys, dtype=F32)), ("yz", np.array(yz, dtype=ydt))]
+    ins = ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"]
+    if bias is not None:
+        inits.append(("b", bias.astype(np.int32)))
+        ins.append("b")
+    node = helper.make_node("QLinearConv", ins, ["y"], pads=list(pads), strides=list(strides),
+                            dilations=list(dil), group=group)
+    write_case(os.path.join(out, name), [node], [("x", x)], [("y", y)], inits, opset=13)
+
+
+def conv_integer_case(out, name, x, w, xz, wz, pads=(0, 0, 0, 0), strides=(1, 1), group=1):
+    m = w.shape[0]
+    acc = conv_acc(x, w, int(xz), np.broadcast_to(np.asarray(wz, np.int64).reshape(-1), (m,)),
+                   pads, strides, (1, 1), group)
+    inits = [("xz", np.array(xz, dtype=x.dtype)), ("w", w),
+             ("wz", np.array(wz, dtype=w.dtype))]
+    node = helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], pads=list(pads),
+                            strides=list(strides), group=group)
+    write_case(os.path.join(out, name), [node], [("x", x)], [("y", acc)], inits, opset=13)
+
+
+def quantize(x, s, z, dt):
+    """ONNX QuantizeLinear in float32: saturate(round_half_even(x / s) + z)."""
+    lo, hi = (-128, 127) if dt == np.int8 else (0, 255)
+    return np.clip(np.rint(F32(x) / F32(s)) + F32(z), lo, hi).astype(dt)
+
+
+def qdq_conv_case(out, name, x, xs, xz, xdt, layers, opset=13):
+    """A QDQ graph: x (float) -> QuantizeLinear -> [DequantizeLinear -> Conv
+    (DequantizeLinear weights, bias) -> act -> QuantizeLinear] per layer ->
+    DequantizeLinear -> y (float). Each layer is a dict: w (int8/uint8), ws,
+    wz, w_axis, bias ("int32" exact, "float", None), act (None, "relu",
+    ("clip", lo, hi)), ys, yz, ydt, pads, strides, group. The reference is the
+    exact integer evaluation of the fused kernels."""
+    nodes, inits = [], []
+    add = lambda n, a: inits.append((n, np.asarray(a)))
+    add("xs", np.array(xs, F32))
+    add("xz", np.array(xz, xdt))
+    nodes.append(helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["q_in"]))
+    q = quantize(x, xs, xz, xdt)
+    cur, cur_s, cur_z = "q_in", "xs", "xz"
+    cs, cz = F32(xs), int(xz)
+    for i, L in enumerate(layers):
+        w = L["w"]
+        m = w.shape[0]
+        ws = np.asarray(L["ws"], F32).reshape(-1)
+        wz = np.asarray(L["wz"], w.dtype).reshape(-1)
+        add("w%d" % i, w)
+        add("ws%d" % i, ws if ws.size > 1 else ws.reshape(()))
+        add("wz%d" % i, wz if wz.size > 1 else wz.reshape(()))
+        nodes.append(helper.make_node("DequantizeLinear", [cur, cur_s, cur_z], ["dx%d" % i]))
+        nodes.append(helper.make_node("DequantizeLinear", ["w%d" % i, "ws%d" % i, "wz%d" % i],
+                                      ["dw%d" % i], axis=L.get("w_axis", 0)))
+        conv_in = ["dx%d" % i, "dw%d" % i]
+        wsb = np.broadcast_to(ws, (m,))
+        bq = None
+        if L.get("bias") == "int32":
+            bq = L["b"].astype(np.int32)
+            add("b%d" % i, bq)
+            add("bs%d" % i, (cs * wsb).astype(F32))
+            add("bz%d" % i, np.zeros(m, np.int32))
+            nodes.append(helper.make_node("DequantizeLinear", ["b%d" % i, "bs%d" % i, "bz%d" % i],
+                                          ["db%d" % i], axis=0))
+            conv_in.append("db%d" % i)
+        elif L.get("bias") == "float":
+            bf = L["b"].astype(F32)
+            add("b%d" % i, bf)
+            step = (cs * wsb).astype(F32).astype(np.float64)
+            bq = np.clip(np.rint(bf.astype(np.float64) / step), -2**31, 2**31 - 1).astype(np.int32)
+            conv_in.append("b%d" % i)
+        pads = L.get("pads", (0, 0, 0, 0))
+        strides = L.get("strides", (1, 1))
+        group = L.get("group", 1)
+        nodes.append(helper.make_node("Conv", conv_in, ["c%d" % i], pads=list(pads),
+                                      strides=list(strides), group=group))
+        acc = conv_acc(q, w, cz, np.broadcast_to(wz.astype(np.int64), (m,)), pads, strides,
+                       (1, 1), group)
+        if bq is not None:
+            acc = ((acc.astype(np.int64) + bq.reshape(1, m, 1, 1) + 2**31) % 2**32
+                   - 2**31).astype(np.int32)
+        ys, yz, ydt = F32(L["ys"]), L["yz"], L["ydt"]
+        act = L.get("act")
+        pre = "c%d" % i
+        lo = hi = None
+        qb = lambda v: int(quantize(np.array([v], F32), ys, yz, ydt)[0])
+        if act == "relu":
+            nodes.append(helper.make_node("Relu", [pre], ["a%d" % i]))
+            pre, lo = "a%d" % i, qb(0.0)
+        elif isinstance(act, tuple):
+            add("clo%d" % i, np.array(act[1], F32))
+            add("chi%d" % i, np.array(act[2], F32))
+            nodes.append(helper.make_node("Clip", [pre, "clo%d" % i, "chi%d" % i], ["a%d" % i]))
+            pre, lo, hi = "a%d" % i, qb(act[1]), qb(act[2])
+        add("ys%d" % i, np.array(ys, F32))
+        add("yz%d" % i, np.array(yz, ydt))
+        nodes.append(helper.make_node("QuantizeLinear", [pre, "ys%d" % i, "yz%d" % i],
+                                      ["q%d" % i]))
+        q = requant(acc, cs, ws, ys, yz, ydt, m, lo, hi)
+        cur, cur_s, cur_z, cs, cz = "q%d" % i, "ys%d" % i, "yz%d" % i, ys, int(yz)
+    nodes.append(helper.make_node("DequantizeLinear", [cur, cur_s, cur_z], ["y"]))
+    y = ((q.astype(np.int32) - cz).astype(F32) * cs).astype(F32)
+    write_case(os.path.join(out, name), nodes, [("x", x.astype(F32))], [("y", y)], inits,
+               opset=opset)
+    with open(os.path.join(out, name, "quant_step.txt"), "w") as f:
+        f.write("%.9g\n" % cs)
+
+
+def u8(rng, shape, lo=0, hi=256):
+    return rng.integers(lo, hi, size=shape).astype(np.uint8)
+
+
+def s8(rng, shape, lo=-128, hi=128):
+    return rng.integers(lo, hi, size=shape).astype(np.int8)
+
+
+def main():
+    out = sys.argv[1]
+    rng = np.random.default_rng(16)
+    # 3x3, pad 1, u8 x s8, per-channel weight scales, int32 bias, odd M.
+    qlinear_conv_case(out, "qk_conv3x3_u8s8_perchannel", rng, u8(rng, (1, 16, 9, 11)),
+                      s8(rng, (13, 16, 3, 3)), 0.02, 128, rng.uniform(0.001, 0.01, 13), 0,
+                      0.05, 120, np.uint8, bias=rng.integers(-3000, 3000, 13),
+                      pads=(1, 1, 1, 1))
+    # Saturation at both ends: a large multiplier drives outputs to 0 and 255.
+    qlinear_conv_case(out, "qk_conv_saturate_u8", rng, u8(rng, (1, 8, 6, 6)),
+                      s8(rng, (7, 8, 3, 3)), 0.5, 100, 0.5, 0, 0.25, 128, np.uint8,
+                      pads=(1, 1, 1, 1))
+    qlinear_conv_case(out, "qk_conv_saturate_s8", rng, s8(rng, (1, 8, 6, 6)),
+                      s8(rng, (7, 8, 3, 3)), 0.5, -5, 0.5, 0, 0.25, 3, np.int8,
+                      pads=(0, 0, 0, 0))
+    # Zero points at the ends of their ranges: x 255 / 0, y -128 / 127,
+    # per-channel weight zero points, uint8 weights with zero point 255.
+    qlinear_conv_case(out, "qk_conv_zp_extremes_a", rng, u8(rng, (1, 5, 7, 7)),
+                      s8(rng, (6, 5, 3, 3)), 0.03, 255, [0.01] * 6,
+                      np.array([-128, 127, 0, 5, -7, 1], np.int8), 0.2, -128, np.int8,
+                      pads=(1, 2, 0, 1))
+    qlinear_conv_case(out, "qk_conv_zp_extremes_b", rng, u8(rng, (2, 5, 7, 7)),
+                      u8(rng, (6, 5, 3, 3)), 0.03, 0, 0.004, 255, 0.3, 127, np.int8,
+                      bias=rng.integers(-20000, 20000, 6), pads=(1, 1, 1, 1))
+    qlinear_conv_case(out, "qk_conv_s8x_u8w", rng, s8(rng, (1, 9, 5, 8)),
+                      u8(rng, (11, 9, 2, 3)), 0.05, -128, 0.002, 128, 0.1, 0, np.uint8,
+                      strides=(2, 1), dil=(1, 2), pads=(0, 1, 1, 2))
+    # Groups (2), stride 2, odd channel counts that fill no vector.
+    qlinear_conv_case(out, "qk_conv_groups_stride", rng, u8(rng, (1, 6, 11, 9)),
+                      s8(rng, (10, 3, 3, 3)), 0.02, 7, rng.uniform(0.002, 0.02, 10), 0,
+                      0.07, 9, np.uint8, bias=rng.integers(-500, 500, 10),
+                      pads=(1, 1, 1, 1), strides=(2, 2), group=2)
+    # K = 1 (1x1 kernel over one channel) and a 1x1 conv with K = 67.
+    qlinear_conv_case(out, "qk_conv_k1", rng, u8(rng, (1, 1, 5, 5)), s8(rng, (3, 1, 1, 1)),
+                      0.1, 3, 0.05, 0, 0.02, 11, np.uint8)
+    qlinear_conv_case(out, "qk_conv1x1_k67", rng, u8(rng, (1, 67, 4, 5)),
+                      s8(rng, (33, 67, 1, 1)), 0.01, 128, rng.uniform(0.001, 0.01, 33), 0,
+                      0.03, 128, np.uint8)
+    # Huge K (8064 = 896 x 3 x 3): sums far outside int16, exact int32.
+    x = np.full((1, 896, 3, 3), 255, np.uint8)
+    x[0, ::7] = 0
+    w = np.full((3, 896, 3, 3), -128, np.int8)
+    w[1] = 127
+    w[2, ::2] = 1
+    conv_integer_case(out, "qk_convint_huge_k", x, w, 0, 0)
+    conv_integer_case(out, "qk_convint_u8_zp", u8(rng, (1, 4, 6, 7)), u8(rng, (5, 4, 3, 3)),
+                      77, 200, pads=(1, 1, 1, 1))
+    conv_integer_case(out, "qk_convint_s8", s8(rng, (1, 12, 5, 5)), s8(rng, (9, 12, 3, 3)),
+                      -3, 2, strides=(2, 2))
+
+    # Depthwise (the emit_dw kernel): odd channel counts, widths that fill no
+    # vector, stride 2, a channel multiplier of 2, dilation, 1-D.
+    qlinear_conv_case(out, "qk_dw3x3_pad", rng, u8(rng, (1, 13, 9, 19)), s8(rng, (13, 1, 3, 3)),
+                      0.02, 128, rng.uniform(0.002, 0.02, 13), 0, 0.05, 100, np.uint8,
+                      bias=rng.integers(-3000, 3000, 13), pads=(1, 1, 1, 1), group=13)
+    qlinear_conv_case(out, "qk_dw_stride2_mult2", rng, u8(rng, (2, 6, 11, 13)),
+                      s8(rng, (12, 1, 3, 3)), 0.02, 5, rng.uniform(0.002, 0.02, 12),
+                      rng.integers(-5, 5, 12).astype(np.int8), 0.04, -3, np.int8,
+                      pads=(1, 0, 1, 2), strides=(2, 2), group=6)
+    qlinear_conv_case(out, "qk_dw5x5_dilated_u8w", rng, s8(rng, (1, 4, 12, 12)),
+                      u8(rng, (4, 1, 5, 5)), 0.02, -128, 0.003, 128, 0.1, 128, np.uint8,
+                      pads=(4, 4, 4, 4), dil=(2, 2), group=4)
+    conv_integer_case(out, "qk_convint_dw", u8(rng, (1, 5, 7, 9)), u8(rng, (5, 1, 3, 3)), 255,
+                      7, pads=(1, 1, 1, 1), group=5)
+
+    # QDQ graphs (quant-fuse). Output step = the last layer's ys.
+    x = rng.uniform(-1, 1, (1, 8, 12, 12)).astype(F32)
+    qdq_conv_case(out, "qdq_conv_relu_u8", x, 2 / 255, 128, np.uint8, [dict(
+        w=s8(rng, (16, 8, 3, 3), -127, 128), ws=rng.uniform(0.002, 0.01, 16), wz=np.zeros(16, np.int8),
+        bias="int32", b=rng.integers(-2000, 2000, 16), act="relu", ys=0.02, yz=10,
+        ydt=np.uint8, pads=(1, 1, 1, 1))])
+    qdq_conv_case(out, "qdq_conv_clip_s8", x, 1 / 127, -3, np.int8, [dict(
+        w=s8(rng, (12, 8, 3, 3), -127, 128), ws=rng.uniform(0.005, 0.02, 12), wz=np.zeros(12, np.int8),
+        bias="int32", b=rng.integers(-3000, 3000, 12), act=("clip", 0.0, 6.0), ys=6 / 255,
+        yz=-128, ydt=np.int8, pads=(1, 1, 1, 1))])
+    qdq_conv_case(out, "qdq_conv_float_bias_stride", x, 2 / 255, 120, np.uint8, [dict(
+        w=s8(rng, (7, 8, 3, 3)), ws=0.004, wz=3, bias="float",
+        b=rng.uniform(-0.5, 0.5, 7), ys=0.05, yz=128, ydt=np.uint8, strides=(2, 2),
+        pads=(0, 1, 1, 0))])
+    qdq_conv_case(out, "qdq_conv_chain", x, 2 / 255, 128, np.uint8, [
+        dict(w=s8(rng, (16, 8, 3, 3), -127, 128), ws=rng.uniform(0.002, 0.01, 16),
+             wz=np.zeros(16, np.int8), bias="int32", b=rng.integers(-2000, 2000, 16),
+             act="relu", ys=0.02, yz=0, ydt=np.uint8, pads=(1, 1, 1, 1)),
+        dict(w=s8(rng, (10, 8, 1, 1), -127, 128), ws=rng.uniform(0.002, 0.01, 10),
+             wz=np.zeros(10, np.int8), bias="int32", b=rng.integers(-2000, 2000, 10),
+             ys=0.03, yz=128, ydt=np.uint8, group=2),
+    ])
+    # MobileNet-style block: 1x1 expand + Clip(0,6), depthwise 3x3 + Clip, 1x1.
+    qdq_conv_case(out, "qdq_mobilenet_block", x, 2 / 255, 128, np.uint8, [
+        dict(w=s8(rng, (24, 8, 1, 1), -127, 128), ws=rng.uniform(0.005, 0.02, 24),
+             wz=np.zeros(24, np.int8), bias="int32", b=rng.integers(-2000, 2000, 24),
+             act=("clip", 0.0, 6.0), ys=6 / 255, yz=0, ydt=np.uint8),
+        dict(w=s8(rng, (24, 1, 3, 3), -127, 128), ws=rng.uniform(0.01, 0.05, 24),
+             wz=np.zeros(24, np.int8), bias="int32", b=rng.integers(-500, 500, 24),
+             act=("clip", 0.0, 6.0), ys=6 / 255, yz=0, ydt=np.uint8, pads=(1, 1, 1, 1),
+             group=24),
+        dict(w=s8(rng, (8, 24, 1, 1), -127, 128), ws=rng.uniform(0.002, 0.01, 8),
+             wz=np.zeros(8, np.int8), bias="int32", b=rng.integers(-2000, 2000, 8),
+             ys=0.03, yz=128, ydt=np.uint8),
+    ])
+    # Per-channel weights along axis 1 are not a Conv's output channels: the
+    # chain stays float (quant-fuse declines), still within one step.
+    qdq_conv_case(out, "qdq_conv_axis1_stays_float", x, 2 / 255, 128, np.uint8, [dict(
+        w=s8(rng, (8, 8, 3, 3), -127, 128), ws=np.full(8, 0.004, F32), wz=np.zeros(8, np.int8),
+        w_axis=1, act="relu", ys=0.02, yz=0, ydt=np.uint8, pads=(1, 1, 1, 1))])
+
+
+if __name__ == "__main__":
+    main()

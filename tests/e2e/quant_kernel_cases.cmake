@@ -1,0 +1,67 @@
+# Integer kernels of issue 16 (targets/kernels/qgemm.c, passes/quant_fuse.c):
+# tests/e2e/make_quant_kernel_cases.py writes hand-made QLinearConv /
+# ConvInteger / QDQ cases with exact numpy int32 references (saturation at both
+# ends, zero points 0/255/-128/127, per-channel weights, uint8 weights, K = 1
+# and K = 8064, odd channel counts, groups, strides, dilations); run_case.py
+# compares the integer outputs exactly on x86, aarch64 (with and without
+# +dotprod) and riscv64 (with and without +v). The rule the cases check: a
+# result never depends on the CPU. Included from tests/CMakeLists.txt after
+# MLCC_RUN_CASE is set.
+set(MLCC_QUANT_KERNEL_CASES ${CMAKE_CURRENT_BINARY_DIR}/quant_kernel_cases)
+add_test(NAME quant_kernel.generate
+  COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/make_quant_kernel_cases.py
+          ${MLCC_QUANT_KERNEL_CASES})
+set_tests_properties(quant_kernel.generate PROPERTIES
+  FIXTURES_SETUP quant_kernel_cases LABELS quant_kernel)
+set(MLCC_QUANT_KERNEL_CASE_NAMES
+  qk_conv3x3_u8s8_perchannel qk_conv_saturate_u8 qk_conv_saturate_s8 qk_conv_zp_extremes_a
+  qk_conv_zp_extremes_b qk_conv_s8x_u8w qk_conv_groups_stride qk_conv_k1 qk_conv1x1_k67
+  qk_convint_huge_k qk_convint_u8_zp qk_convint_s8
+  qk_dw3x3_pad qk_dw_stride2_mult2 qk_dw5x5_dilated_u8w qk_convint_dw
+  qdq_mobilenet_block qdq_conv_relu_u8 qdq_conv_clip_s8 qdq_conv_float_bias_stride qdq_conv_chain
+  qdq_conv_axis1_stays_float)
+foreach(variant x86 x86_v2 aarch64 aarch64_dotprod riscv riscv_v128 riscv_v256)
+  if(variant STREQUAL "x86")
+    set(args --target x86)
+  elseif(variant STREQUAL "x86_v2")
+    set(args --target x86 --mcpu x86-64-v2)
+  elseif(variant STREQUAL "aarch64")
+    set(args --target aarch64)
+  elseif(variant STREQUAL "aarch64_dotprod")
+    set(args --target aarch64 --mattr=+neon,+dotprod)
+  elseif(variant STREQUAL "riscv")
+    set(args --target riscv)
+  else()
+    string(REPLACE "riscv_v" "" vlen ${variant})
+    set(args --target riscv --mattr=+v --qemu-cpu rv64,v=true,vlen=${vlen},vext_spec=v1.0)
+  endif()
+  foreach(case ${MLCC_QUANT_KERNEL_CASE_NAMES})
+    add_test(NAME quant_kernel.${case}.${variant}
+      COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc>
+              --case ${MLCC_QUANT_KERNEL_CASES}/${case} ${args})
+    set_tests_properties(quant_kernel.${case}.${variant} PROPERTIES
+      FIXTURES_REQUIRED quant_kernel_cases LABELS quant_kernel TIMEOUT 600)
+  endforeach()
+endforeach()
+# The QDQ graphs without quant-fuse (float Conv between Q/DQ, the unfused
+# graph) against the same exact references: issue 16's rule, every element
+# within one quantization step and at least 99% identical (run_case.py
+# --quant-step). The default -O2 pipeline minus quant-fuse and quant-pack:
+set(MLCC_QUANT_UNFUSED_PASSES
+  infer-shapes,remove-identity,fold-constants,fold-batchnorm,fold-constants,canonicalize,dce,pack-weights,fuse,plan-memory)
+foreach(case qdq_mobilenet_block qdq_conv_relu_u8 qdq_conv_clip_s8 qdq_conv_float_bias_stride qdq_conv_chain
+             qdq_conv_axis1_stays_float)
+  add_test(NAME quant_kernel.${case}.unfused.x86
+    COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc>
+            --case ${MLCC_QUANT_KERNEL_CASES}/${case} --target x86 --quant-step auto
+            --mlcc-flag=--passes=${MLCC_QUANT_UNFUSED_PASSES})
+  set_tests_properties(quant_kernel.${case}.unfused.x86 PROPERTIES
+    FIXTURES_REQUIRED quant_kernel_cases LABELS quant_kernel TIMEOUT 600)
+endforeach()
+# A re-quantized model (new weights, scales, zero points, bias) compiles 0
+# kernels against the original's cache, and both match their references.
+add_test(NAME quant_kernel.requantized_zero_kernels
+  COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/quant_requantized_test.py
+          $<TARGET_FILE:mlcc>)
+set_tests_properties(quant_kernel.requantized_zero_kernels PROPERTIES
+  LABELS quant_kernel TIMEOUT 600)
