@@ -57,14 +57,14 @@ TARGETS = {
 FORMATS = ("qdq", "qop", "int")
 SEED, N_RANDOM = 0, 2
 MAX_STEPS, MIN_IDENTICAL = 1, 0.99
-# Formats whose end-to-end output must meet the rule too: a QOperator graph's
+# Formats whose end-to-end output must meet the rule too. A QOperator graph's
 # integer ops fix their requantization (qref.py), so the program and the
-# reference agree bit for bit. A QDQ graph's Conv/Gemm/MatMul is float math
-# between Q/DQ pairs; any faithful float32 evaluation differs from the exact
-# one by one step in a few elements per layer, and those differences cascade
-# through a deep network (docs/quantization.md), so its end-to-end distance is
-# reported and its per-tensor distances are asserted.
-END_TO_END_ASSERTED = ("qop",)
+# reference agree bit for bit. A QDQ graph's Conv chains compile to the same
+# integer kernels (the quant-fuse pass: QLinearConv with the spec's float
+# requantization), so it is asserted as well; a float evaluation of QDQ Conv
+# would differ by a step in a few elements per layer and cascade
+# (docs/quantization.md).
+END_TO_END_ASSERTED = ("qop", "qdq", "int")
 PROBES_PER_RUN = 60
 
 
