@@ -258,6 +258,20 @@ mlcc_status_t mlcc_infer_quant_dynamic(mlcc_node_t* node) {
 // QLinearConv, ConvInteger
 //===----------------------------------------------------------------------===//
 
+void mlcc_quant_conv_operands(const mlcc_node_t* node, mlcc_quant_conv_operands_t* out) {
+  bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
+  out->x = mlcc_node_input(node, 0);
+  out->w = mlcc_node_input(node, qlinear ? 3 : 1);
+  out->x_zero = mlcc_node_input(node, 2);
+  out->w_zero = mlcc_node_input(node, qlinear ? 5 : 3);
+  out->x_scale = qlinear ? mlcc_node_input(node, 1) : NULL;
+  out->w_scale = qlinear ? mlcc_node_input(node, 4) : NULL;
+  out->y_scale = qlinear ? mlcc_node_input(node, 6) : NULL;
+  out->y_zero = qlinear ? mlcc_node_input(node, 7) : NULL;
+  out->bias = qlinear ? mlcc_node_input(node, 8) : NULL;
+  out->y = mlcc_node_output(node, 0);
+}
+
 mlcc_status_t mlcc_quant_conv_resolve(const mlcc_node_t* node, mlcc_spatial_t* out) {
   memset(out, 0, sizeof(*out));
   bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;

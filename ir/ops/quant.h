@@ -37,6 +37,16 @@ typedef struct mlcc_quant_linear_t {
 // of x.shape[axis] elements (per-axis). INVALID_MODEL otherwise.
 mlcc_status_t mlcc_quant_linear_resolve(const mlcc_node_t* node, mlcc_quant_linear_t* out);
 
+// The operands of a QLinearConv (x, x_scale, x_zero_point, w, w_scale,
+// w_zero_point, y_scale, y_zero_point, B) or ConvInteger (x, w,
+// x_zero_point, w_zero_point) |node| by role, borrowed; NULL where absent
+// (ConvInteger has no scales, output quantization or bias).
+typedef struct mlcc_quant_conv_operands_t {
+  const mlcc_value_t *x, *w, *x_zero, *w_zero, *x_scale, *w_scale, *y_scale, *y_zero, *bias;
+  const mlcc_value_t* y;
+} mlcc_quant_conv_operands_t;
+void mlcc_quant_conv_operands(const mlcc_node_t* node, mlcc_quant_conv_operands_t* out);
+
 // Window geometry of a QLinearConv or ConvInteger |node|, computed by Conv's
 // rules (mlcc_spatial_resolve on a proxy Conv node with x and w's shapes);
 // errors are annotated with the real op name.

@@ -427,16 +427,11 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                              const qconv_geom_t* qp, bool* out_done) {
   qconv_geom_t q = *qp;
   bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
-  const mlcc_value_t* x = mlcc_node_input(node, 0);
-  const mlcc_value_t* w = mlcc_node_input(node, qlinear ? 3 : 1);
-  const mlcc_value_t* xz = mlcc_node_input(node, 2);
-  const mlcc_value_t* wz = mlcc_node_input(node, qlinear ? 5 : 3);
-  const mlcc_value_t* xs = qlinear ? mlcc_node_input(node, 1) : NULL;
-  const mlcc_value_t* ws = qlinear ? mlcc_node_input(node, 4) : NULL;
-  const mlcc_value_t* ys = qlinear ? mlcc_node_input(node, 6) : NULL;
-  const mlcc_value_t* yz = qlinear ? mlcc_node_input(node, 7) : NULL;
-  const mlcc_value_t* bias = qlinear ? mlcc_node_input(node, 8) : NULL;
-  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  mlcc_quant_conv_operands_t ops;
+  mlcc_quant_conv_operands(node, &ops);
+  const mlcc_value_t *x = ops.x, *w = ops.w, *xz = ops.x_zero, *wz = ops.w_zero;
+  const mlcc_value_t *xs = ops.x_scale, *ws = ops.w_scale, *ys = ops.y_scale, *yz = ops.y_zero;
+  const mlcc_value_t *bias = ops.bias, *y = ops.y;
   *out_done = true;
   LLVMBuilderRef b = ctx->b;
   LLVMTypeRef i16 = ctx->t_i16, i32 = ctx->t_i32, i8 = ctx->t_i8;
@@ -557,16 +552,11 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   if (plan_dw(node, &q)) return emit_dw(ctx, node, &q, out_done);
   if (!plan(node, &q) || !packed(node, &q)) return mlcc_ok_status();
   bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
-  const mlcc_value_t* x = mlcc_node_input(node, 0);
-  const mlcc_value_t* w = mlcc_node_input(node, qlinear ? 3 : 1);
-  const mlcc_value_t* xz = mlcc_node_input(node, 2);
-  const mlcc_value_t* wz = mlcc_node_input(node, qlinear ? 5 : 3);
-  const mlcc_value_t* xs = qlinear ? mlcc_node_input(node, 1) : NULL;
-  const mlcc_value_t* ws = qlinear ? mlcc_node_input(node, 4) : NULL;
-  const mlcc_value_t* ys = qlinear ? mlcc_node_input(node, 6) : NULL;
-  const mlcc_value_t* yz = qlinear ? mlcc_node_input(node, 7) : NULL;
-  const mlcc_value_t* bias = qlinear ? mlcc_node_input(node, 8) : NULL;
-  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  mlcc_quant_conv_operands_t ops;
+  mlcc_quant_conv_operands(node, &ops);
+  const mlcc_value_t *x = ops.x, *w = ops.w, *xz = ops.x_zero, *wz = ops.w_zero;
+  const mlcc_value_t *xs = ops.x_scale, *ws = ops.w_scale, *ys = ops.y_scale, *yz = ops.y_zero;
+  const mlcc_value_t *bias = ops.bias, *y = ops.y;
   LLVMValueRef wp = mlcc_emit_ptr(ctx, w);
   if (wp == NULL || mlcc_emit_ptr(ctx, x) == NULL) {
     return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: data or weights are not kernel arguments",
