@@ -137,7 +137,7 @@ static int read_exact(const char* name, void* data, int64_t size) {
 
 int main(void) {
   const mlcc_model_info_t* info = &HARNESS_INFO;
-  enum { kMaxTensors = 16 };
+  enum { kMaxTensors = 64 };  // quant probe runs add up to 60 outputs
   const void* inputs[kMaxTensors];
   void* outputs[kMaxTensors];
   if (info->num_inputs > kMaxTensors || info->num_outputs > kMaxTensors) {

@@ -96,3 +96,41 @@ foreach(case ${MLCC_MCU_NODE_CASES})
       LABELS mcu TIMEOUT 300)
   endforeach()
 endforeach()
+# int8 (issue 17): the tiny models quantized by scripts/quantize.py
+# (mcu.q.<model>.prepare, the quant tests' prepare step: calibrated with
+# onnxruntime-node from tools/ort, QDQ and QOperator forms), compiled for
+# every MCU target, run on the board and compared with the exact numpy
+# evaluation (tests/quant/qref.py): every quantized tensor teacher-forced and
+# the output end to end within one step, >= 99% identical. The cortex-m4 runs
+# also report onnxruntime-node's distance. Each takes a few seconds.
+set(MLCC_MCU_QUANT_DIR ${CMAKE_CURRENT_BINARY_DIR}/mcu_quant)
+set(MLCC_MCU_QUANT_RUN ${CMAKE_CURRENT_LIST_DIR}/../quant/run_quant_model.py)
+foreach(model ${MLCC_TINY})
+  add_test(NAME mcu.q.${model}.prepare
+    COMMAND ${MLCC_PYTHON} ${MLCC_MCU_QUANT_RUN} prepare --model-dir ${MLCC_TINY_MODELS}/${model}
+            --out ${MLCC_MCU_QUANT_DIR}/${model})
+  set_tests_properties(mcu.q.${model}.prepare PROPERTIES FIXTURES_SETUP mcu_quant_${model}
+    LABELS "mcu;quant" SKIP_RETURN_CODE 77 TIMEOUT 600)
+  foreach(target cortex-m4 cortex-m55 rv32 rv32f)
+    set(formats qdq)
+    if(model STREQUAL "ic_resnet8" AND (target STREQUAL "cortex-m4" OR target STREQUAL "rv32"))
+      list(APPEND formats qop)
+    endif()
+    set(report "")
+    if(target STREQUAL "cortex-m4")
+      set(report --ort-report)
+    endif()
+    foreach(format ${formats})
+      set(name mcu.q.${model}.${target})
+      if(NOT format STREQUAL "qdq")
+        set(name mcu.q.${model}.${format}.${target})
+      endif()
+      add_test(NAME ${name}
+        COMMAND ${MLCC_PYTHON} ${MLCC_MCU_QUANT_RUN} run --mlcc $<TARGET_FILE:mlcc>
+                --out ${MLCC_MCU_QUANT_DIR}/${model} --format ${format} --target ${target}
+                ${report})
+      set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED mcu_quant_${model}
+        LABELS "mcu;quant" SKIP_RETURN_CODE 77 TIMEOUT 600)
+    endforeach()
+  endforeach()
+endforeach()

@@ -420,6 +420,29 @@ def op_maxpool(node, ins, _q, _quant):
     return np.maximum.reduce(wins)
 
 
+def op_avgpool(node, ins, _q, _quant):
+    # ONNX AveragePool (opset 11-19): the window mean; with count_include_pad 0
+    # the padding does not count.
+    x = _f(ins[0])
+    if x.ndim != 4 or _attr(node, "auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
+        raise EvalError("AveragePool '%s': only 2-D explicit pads are covered" % node.name)
+    wins = _pool_windows(x, node, 0.0)
+    total = np.add.reduce(wins)
+    if _attr(node, "count_include_pad", 0):
+        return total / len(wins)
+    ones = _pool_windows(np.ones(x.shape[:2] + x.shape[2:], dtype=np.float64), node, 0.0)
+    return total / np.add.reduce(ones)
+
+
+def op_batchnorm(node, ins, _q, _quant):
+    # ONNX BatchNormalization (opset 9-15), inference form on axis 1.
+    x, scale, bias, mean, var = (_f(v) for v in ins[:5])
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    eps = _attr(node, "epsilon", 1e-5)
+    return ((x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + np.float32(eps))
+            * scale.reshape(shape) + bias.reshape(shape))
+
+
 def op_clip(node, ins, _q, _quant):
     x = _f(ins[0])
     lo = ins[1] if len(ins) > 1 and ins[1] is not None else None
@@ -485,6 +508,8 @@ _OPS = {
     "Gemm": op_gemm,
     "MatMul": op_matmul,
     "MaxPool": op_maxpool,
+    "AveragePool": op_avgpool,
+    "BatchNormalization": op_batchnorm,
     "GlobalAveragePool": lambda n, i, q, qq: _f(i[0]).mean(axis=(2, 3), keepdims=True),
     "Relu": lambda n, i, q, qq: np.maximum(_f(i[0]), 0.0),
     "Clip": op_clip,

@@ -5,7 +5,13 @@ by mlcc, run, and compared with the exact numpy evaluation (tests/quant/qref.py)
 
     run_quant_model.py prepare --model-dir ../shared/models/resnet18 --out BUILD/quant/resnet18
     run_quant_model.py run --mlcc build/mlcc --out BUILD/quant/resnet18 --format qdq
-        [--target x86|aarch64|riscv] [--mattr A] [--qemu-cpu C] [--ort-report]
+        [--target x86|aarch64|riscv|cortex-m4|cortex-m55|rv32|rv32f] [--mattr A]
+        [--qemu-cpu C] [--ort-report]
+
+The microcontroller targets (docs/mcu.md) link the program with the board's
+start-up file, linker script and semihosting harness (tests/mcu/harness.c,
+through tests/mcu/run_mcu.py) and run it under qemu-system; the rule and the
+reference are the same.
 
 prepare writes qdq.onnx, qop.onnx and int.onnx (the QDQ model with uint8 input
 and output) into --out, calibrated on the model's own sample input
@@ -48,12 +54,15 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import qref  # noqa: E402
 import quantize  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests", "mcu"))
+import run_mcu  # noqa: E402  (the bare-metal boards: compile flags, link, qemu-system)
 
 TARGETS = {
     "x86": (["cc"], []),
     "aarch64": (["aarch64-linux-gnu-gcc"], ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"]),
     "riscv": (["riscv64-linux-gnu-gcc"], ["qemu-riscv64", "-L", "/usr/riscv64-linux-gnu"]),
 }
+MCU_TARGETS = tuple(sorted(run_mcu.BOARDS))
 FORMATS = ("qdq", "qop", "int")
 SEED, N_RANDOM = 0, 2
 MAX_STEPS, MIN_IDENTICAL = 1, 0.99
@@ -123,14 +132,29 @@ def prepare(args):
 
 def output_quant(model):
     """(scale, zero point) of the graph's output: the last DequantizeLinear's
-    (float output) or the producing QuantizeLinear's (integer output)."""
+    (float output) or the producing QuantizeLinear's (integer output). A
+    float tail after the last DequantizeLinear (the tiny models' Softmax,
+    which the quantizer leaves float) is walked back through: the step is
+    then the smallest scale of the DequantizeLinears feeding the tail (a
+    Softmax moves by less than one step of its input's scale when an input
+    moves by one)."""
     g = model.graph
     inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
-    out = g.output[0].name
-    for n in g.node:
-        if out in n.output and n.op_type in ("DequantizeLinear", "QuantizeLinear"):
-            return float(inits[n.input[1]]), int(inits[n.input[2]])
-    raise SystemExit("FAIL: output '%s' is not produced by Q/DQ" % out)
+    producer = {o: n for n in g.node for o in n.output}
+    scales, todo, seen = [], [g.output[0].name], set()
+    while todo:
+        t = todo.pop()
+        n = producer.get(t)
+        if n is None or t in seen:
+            continue
+        seen.add(t)
+        if n.op_type in ("DequantizeLinear", "QuantizeLinear"):
+            scales.append((float(inits[n.input[1]]), int(inits[n.input[2]])))
+            continue
+        todo.extend(i for i in n.input if i and i not in inits)
+    if not scales:
+        raise SystemExit("FAIL: output '%s' is not computed from Q/DQ" % g.output[0].name)
+    return min(scales)
 
 
 def input_quant(model):
@@ -166,6 +190,8 @@ def run_mlcc(args, model_path, x, outputs, work):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=3000)
     if p.returncode != 0:
         return None, "mlcc exited %d: %s" % (p.returncode, p.stderr.strip()[:2000])
+    if args.target in MCU_TARGETS:
+        return run_board(args, x, outputs, work)
     cc, runner = TARGETS[args.target]
     if args.qemu_cpu and runner:
         runner = runner[:1] + ["-cpu", args.qemu_cpu] + runner[1:]
@@ -181,6 +207,31 @@ def run_mlcc(args, model_path, x, outputs, work):
     p = subprocess.run(runner + [exe, xin] + youts, capture_output=True, text=True, timeout=3000)
     if p.returncode != 0:
         return None, "harness exited %d: %s" % (p.returncode, p.stderr.strip()[:1000])
+    return {name: np.fromfile(path, dtype=dt) for (name, dt), path in zip(outputs, youts)}, None
+
+
+def run_board(args, x, outputs, work):
+    """The MCU half of run_mlcc: m.h / libm.a in |work| linked with the
+    semihosting harness (input_0.bin in, output_<i>.bin out) and run on the
+    target's qemu-system board."""
+    board = run_mcu.BOARDS[args.target]
+    try:
+        elf = run_mcu.link(board, work, "m", os.path.join(work, "libm.a"))
+    except run_mcu.Failure as e:
+        return None, str(e)
+    np.ascontiguousarray(x).tofile(os.path.join(work, "input_0.bin"))
+    youts = [os.path.join(work, "output_%d.bin" % i) for i in range(len(outputs))]
+    for y in youts:
+        if os.path.exists(y):
+            os.remove(y)
+    try:
+        rc, out, err = run_mcu.run(board["qemu"] + run_mcu.SEMIHOSTING + ["-kernel", elf],
+                                   cwd=work, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return None, "%s did not finish in %d s" % (board["qemu"][0], args.timeout)
+    out += err  # the semihosting console is qemu's stderr
+    if rc != 0 or "harness: PASS" not in out:
+        return None, "the board harness exited %d: %s" % (rc, out.strip()[-1000:])
     return {name: np.fromfile(path, dtype=dt) for (name, dt), path in zip(outputs, youts)}, None
 
 
@@ -323,7 +374,9 @@ def main():
     ap.add_argument("--out", required=True, help="folder of the quantized models")
     ap.add_argument("--mlcc")
     ap.add_argument("--format", choices=FORMATS, default="qdq")
-    ap.add_argument("--target", choices=sorted(TARGETS), default="x86")
+    ap.add_argument("--target", choices=sorted(TARGETS) + list(MCU_TARGETS), default="x86")
+    ap.add_argument("--timeout", type=int, default=600,
+                    help="seconds per qemu-system run (microcontroller targets)")
     ap.add_argument("--mattr", default=None)
     ap.add_argument("--qemu-cpu", default=None)
     ap.add_argument("--mlcc-flag", action="append", default=[], help="extra mlcc flag")
