@@ -33,6 +33,10 @@ extern "C" {
 
 #define MLCC_MAX_RANK 8
 
+// Parameters of one kernel schedule (mlcc_node_t.sched; the meaning of each
+// is its emitter's schedule space, targets/kernels/kernels.h).
+#define MLCC_SCHED_MAX_PARAMS 4
+
 //===----------------------------------------------------------------------===//
 // Types and enums
 //===----------------------------------------------------------------------===//
@@ -138,6 +142,12 @@ struct mlcc_node_t {
   mlcc_attr_t* attrs;
   bool dead;                 // removed by a pass; dropped by compact
   int32_t kernel;            // index into graph->kernels after fusion, else -1
+  // Schedule of the kernel this node anchors (docs/tuning.md): sched[p] is
+  // parameter p of its emitter's schedule space (mlcc_sched_space_t), 0 the
+  // heuristic's choice. All zero (the default, and what passes leave) keeps
+  // the kernel key and the code as without tuning. Set by the driver from
+  // tuning records (driver/tune.h) on anchors only.
+  int32_t sched[MLCC_SCHED_MAX_PARAMS];
 };
 
 // A fused kernel: nodes[0] is the anchor (any op); nodes[1..] are

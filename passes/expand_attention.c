@@ -9,15 +9,26 @@
 //   K' and V' repeated to the query heads      (Reshape, Expand, Reshape; GQA)
 //   s = MatMul(Q, Transpose(K')) * scale
 //   s = softcap * Tanh(s / softcap)            (softcap > 0)
-//   s = s + C, C[i][j] = -inf where j > i + past, else 0   (is_causal)
-//   Y = MatMul(Softmax(s, axis -1), V')         (3-D: Transpose + Reshape)
+//   bias = M + C                               (M: the float attn_mask, or
+//                                              0 / -inf for a bool mask's
+//                                              true / false; C[i][j] = -inf
+//                                              where j > i + past under
+//                                              is_causal, else 0)
+//   s = s + bias
+//   P = Softmax(s, axis -1)
+//   P = Where(ReduceMax(bias, -1) > -inf, P, 0)  (fully masked rows; a
+//                                              constant for a constant mask)
+//   Y = MatMul(P, V')                           (3-D: Transpose + Reshape)
 //
 // the order of att_score in the reference kernel (targets/kernels/attention.c),
-// which the opset-23 cases check against onnxruntime-node. Left to that kernel:
-// attention masks (a row whose keys are all masked is 0 there; Softmax would
-// give NaN), qk_matmul_output, non-float32 inputs, and bare-metal targets,
-// where the [B, H, Sq, T] score tensor would cost SRAM that the streaming
-// kernel does not need.
+// which the opset-23 cases check against onnxruntime-node. A query row whose
+// combined bias is -inf for every key is 0 in Y (ONNX Attention-23, the
+// fully-masked-row errata; Softmax alone would give NaN); the guard is left
+// out when the mask is a constant without such a row. A constant mask is
+// folded into one constant bias here (fold-constants has run already).
+// Left to the reference kernel: qk_matmul_output, non-float32 inputs, and
+// bare-metal targets, where the [B, H, Sq, T] score tensor would cost SRAM
+// that the streaming kernel does not need.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,10 +203,108 @@ static mlcc_status_t causal_bias(xa_t* x, const mlcc_attention_t* a, mlcc_value_
   return s;
 }
 
+// The additive bias of a constant attn_mask (and the causal frontier) as a
+// constant [mb, mh, Sq, T] (mb, mh: B, Hq where the mask has those axes,
+// else 1). When some query row is -inf at every key, |*open| is the bool
+// constant [mb, mh, Sq, 1] that is false on those rows (the zero-row guard),
+// else NULL.
+static mlcc_status_t constant_bias(xa_t* x, const mlcc_attention_t* a, const mlcc_value_t* m,
+                                   mlcc_value_t** out, mlcc_value_t** open) {
+  int64_t mb = a->m_stride[0] ? a->batch : 1, mh = a->m_stride[1] ? a->q_heads : 1;
+  size_t n = (size_t)(mb * mh * a->q_seq * a->total), rows = (size_t)(mb * mh * a->q_seq);
+  float* c = (float*)malloc(n ? n * sizeof(float) : 1);
+  uint8_t* row_ok = (uint8_t*)malloc(rows ? rows : 1);
+  if (c == NULL || row_ok == NULL) {
+    free(c);
+    free(row_ok);
+    return oom();
+  }
+  bool any_row_masked = false;
+  size_t o = 0, r = 0;
+  for (int64_t b = 0; b < mb; ++b) {
+    for (int64_t h = 0; h < mh; ++h) {
+      for (int64_t i = 0; i < a->q_seq; ++i) {
+        bool row_open = false;
+        for (int64_t j = 0; j < a->total; ++j, ++o) {
+          int64_t mi = b * a->m_stride[0] + h * a->m_stride[1] + i * a->m_stride[2] +
+                       j * a->m_stride[3];
+          float v = a->mask_kind == 1 ? (((const uint8_t*)m->data)[mi] ? 0.f : -INFINITY)
+                                      : ((const float*)m->data)[mi];
+          if (a->causal && j > i + a->past) v = -INFINITY;
+          c[o] = v;
+          row_open = row_open || v != -INFINITY;
+        }
+        row_ok[r++] = row_open;
+        any_row_masked = any_row_masked || !row_open;
+      }
+    }
+  }
+  mlcc_shape_t sh = {.rank = 4, .dims = {mb, mh, a->q_seq, a->total}};
+  mlcc_status_t s = const_f32(x, c, &sh, out);
+  *open = NULL;
+  if (s == NULL && any_row_masked) {
+    char name[128];
+    fresh_name(x, name, sizeof(name));
+    mlcc_shape_t rs = {.rank = 4, .dims = {mb, mh, a->q_seq, 1}};
+    s = mlcc_graph_add_constant(x->g, name, MLCC_DTYPE_BOOL, &rs, row_ok, true, open);
+  }
+  free(c);
+  free(row_ok);
+  return s;
+}
+
+// The additive bias of Attention's attn_mask and is_causal (NULL when it
+// has neither) and, when the fully-masked-row guard is needed, the bool
+// tensor [.., Sq, 1] that is false on the rows to zero (NULL otherwise).
+static mlcc_status_t attention_bias(xa_t* x, const mlcc_attention_t* a, mlcc_value_t* m,
+                                    mlcc_value_t** out, mlcc_value_t** open) {
+  *out = NULL;
+  *open = NULL;
+  if (m != NULL && m->kind == MLCC_VALUE_CONSTANT && m->data != NULL) {
+    return constant_bias(x, a, m, out, open);
+  }
+  mlcc_value_t* bias = NULL;
+  if (m != NULL && a->mask_kind == 1) {
+    mlcc_value_t *zero = NULL, *ninf = NULL;
+    MLCC_RETURN_IF_ERROR(scalar_f32(x, 0.f, &zero));
+    MLCC_RETURN_IF_ERROR(scalar_f32(x, -INFINITY, &ninf));
+    mlcc_value_t* ins[3] = {m, zero, ninf};
+    MLCC_RETURN_IF_ERROR(add(x, MLCC_OP_WHERE, 16, ins, 3, NULL, 0, NULL, &bias));
+  } else if (m != NULL) {
+    bias = m;
+  }
+  if (a->causal) {
+    mlcc_value_t* c = NULL;
+    MLCC_RETURN_IF_ERROR(causal_bias(x, a, &c));
+    if (bias == NULL) bias = c;
+    else MLCC_RETURN_IF_ERROR(binary(x, MLCC_OP_ADD, bias, c, NULL, &bias));
+  }
+  *out = bias;
+  // Causality alone leaves key 0 open to every row; a run-time mask may not:
+  // open = ReduceMax(bias, -1) > -inf.
+  if (m == NULL) return mlcc_ok_status();
+  const int64_t last = -1;
+  mlcc_attr_t attrs[2];
+  MLCC_RETURN_IF_ERROR(ints_attr(x, "axes", &last, 1, &attrs[0]));
+  int_attr("keepdims", 1, &attrs[1]);
+  mlcc_value_t *rmax = NULL, *ninf = NULL;
+  MLCC_RETURN_IF_ERROR(add(x, MLCC_OP_REDUCE_MAX, 13, &bias, 1, attrs, 2, NULL, &rmax));
+  MLCC_RETURN_IF_ERROR(scalar_f32(x, -INFINITY, &ninf));
+  return binary(x, MLCC_OP_GREATER, rmax, ninf, NULL, open);
+}
+
+// P with the rows where |open| is false set to 0.
+static mlcc_status_t zero_masked_rows(xa_t* x, mlcc_value_t* open, mlcc_value_t* p,
+                                      mlcc_value_t** out) {
+  mlcc_value_t* zero = NULL;
+  MLCC_RETURN_IF_ERROR(scalar_f32(x, 0.f, &zero));
+  mlcc_value_t* ins[3] = {open, p, zero};
+  return add(x, MLCC_OP_WHERE, 16, ins, 3, NULL, 0, NULL, out);
+}
+
 // True if |node| is an Attention this pass expands.
 static bool expandable(const mlcc_node_t* node, mlcc_attention_t* a) {
   if (node->op != MLCC_OP_ATTENTION) return false;
-  if (node->n_inputs > 3 && node->inputs[3] != NULL) return false;  // attn_mask
   if (node->n_outputs > 3 && node->outputs[3] != NULL) return false;
   if (node->outputs[0] == NULL || node->outputs[0]->dtype != MLCC_DTYPE_F32) return false;
   for (uint32_t i = 0; i < node->n_inputs; ++i) {
@@ -208,7 +317,7 @@ static bool expandable(const mlcc_node_t* node, mlcc_attention_t* a) {
   }
   // Score tensors of 2^28 elements or more stay with the streaming kernel.
   double scores = (double)a->batch * (double)a->q_heads * (double)a->q_seq * (double)a->total;
-  return a->mask_kind == 0 && scores < (double)(1 << 28) && a->q_heads % a->kv_heads == 0;
+  return scores < (double)(1 << 28) && a->q_heads % a->kv_heads == 0;
 }
 
 static mlcc_status_t expand(mlcc_graph_t* g, mlcc_node_t* node, const mlcc_attention_t* a) {
@@ -243,15 +352,14 @@ static mlcc_status_t expand(mlcc_graph_t* g, mlcc_node_t* node, const mlcc_atten
     MLCC_RETURN_IF_ERROR(add(&x, MLCC_OP_TANH, 13, &t, 1, NULL, 0, NULL, &t));
     MLCC_RETURN_IF_ERROR(binary(&x, MLCC_OP_MUL, t, cap, NULL, &s));
   }
-  if (a->causal) {
-    mlcc_value_t* bias = NULL;
-    MLCC_RETURN_IF_ERROR(causal_bias(&x, a, &bias));
-    MLCC_RETURN_IF_ERROR(binary(&x, MLCC_OP_ADD, s, bias, NULL, &s));
-  }
+  mlcc_value_t *bias = NULL, *open = NULL;
+  MLCC_RETURN_IF_ERROR(attention_bias(&x, a, in[3], &bias, &open));
+  if (bias != NULL) MLCC_RETURN_IF_ERROR(binary(&x, MLCC_OP_ADD, s, bias, NULL, &s));
   mlcc_attr_t axis;
   int_attr("axis", -1, &axis);
   mlcc_value_t* p = NULL;
   MLCC_RETURN_IF_ERROR(add(&x, MLCC_OP_SOFTMAX, 13, &s, 1, &axis, 1, NULL, &p));
+  if (open != NULL) MLCC_RETURN_IF_ERROR(zero_masked_rows(&x, open, p, &p));
   mlcc_value_t* pv[2] = {p, ve};
   if (!three_d) return add(&x, MLCC_OP_MATMUL, 13, pv, 2, NULL, 0, y, &y);
   mlcc_value_t *o = NULL, *ot = NULL;

@@ -2,9 +2,18 @@
 // Minimal unit-test helpers shared by every <module>_test.c. Each test file
 // has its own main() that calls RUN(test_fn) for each test and returns
 // TEST_EXIT(). Prints "N passed, M failed" as its last line.
+//
+// One case alone: MLCC_TEST_FILTER selects the cases RUN runs by name, a
+// comma-separated list of patterns; a pattern with * ? or [ is an fnmatch(3)
+// glob over the whole function name, any other pattern a substring of it:
+//   MLCC_TEST_FILTER=conv_depthwise build/compute_test
+//   MLCC_TEST_FILTER='test_gemm_*,argmax' build/compute_test
+// Unset or empty selects every case. A filter that selects nothing fails the
+// executable (exit 1), so a misspelt name never passes silently.
 #ifndef MLCC_TESTS_TEST_H_
 #define MLCC_TESTS_TEST_H_
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +25,28 @@ static int test_failures_ = 0;
 static int test_current_failed_ = 0;
 static int test_passed_ = 0;
 static int test_failed_ = 0;
+static int test_skipped_ = 0;
+
+// True if MLCC_TEST_FILTER (read on every call; see the top of this file)
+// selects the case named |name|.
+static inline int test_selected_(const char* name) {
+  const char* p = getenv("MLCC_TEST_FILTER");
+  if (p == NULL || *p == '\0') return 1;
+  while (*p) {
+    const char* end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    char pat[256];
+    if (n > 0 && n < sizeof(pat)) {
+      memcpy(pat, p, n);
+      pat[n] = '\0';
+      int glob = strpbrk(pat, "*?[") != NULL;
+      if (glob ? fnmatch(pat, name, 0) == 0 : strstr(name, pat) != NULL) return 1;
+    }
+    if (end == NULL) break;
+    p = end + 1;
+  }
+  return 0;
+}
 
 #define CHECK(cond)                                                        \
   do {                                                                     \
@@ -90,8 +121,13 @@ static int test_failed_ = 0;
     mlcc_status_free(s_);                                                  \
   } while (0)
 
+// Runs the case |fn| (a function name) unless MLCC_TEST_FILTER leaves it out.
 #define RUN(fn)                                                            \
   do {                                                                     \
+    if (!test_selected_(#fn)) {                                            \
+      test_skipped_++;                                                     \
+      break;                                                               \
+    }                                                                      \
     test_current_failed_ = 0;                                              \
     fn();                                                                  \
     if (test_current_failed_) {                                            \
@@ -102,8 +138,15 @@ static int test_failed_ = 0;
     }                                                                      \
   } while (0)
 
+// Prints the counts and returns main()'s exit code: 1 if a case failed or if
+// MLCC_TEST_FILTER selected no case at all.
 #define TEST_EXIT()                                                        \
-  (printf("%d passed, %d failed\n", test_passed_, test_failed_),           \
-   test_failed_ ? 1 : 0)
+  (test_skipped_ ? printf("%d skipped by MLCC_TEST_FILTER=%s%s\n",         \
+                          test_skipped_, getenv("MLCC_TEST_FILTER"),       \
+                          test_passed_ + test_failed_ ? ""                 \
+                                                      : " (none selected)") \
+                 : 0,                                                      \
+   printf("%d passed, %d failed\n", test_passed_, test_failed_),           \
+   (test_failed_ || (test_passed_ + test_failed_ == 0 && test_skipped_)) ? 1 : 0)
 
 #endif  // MLCC_TESTS_TEST_H_

@@ -62,10 +62,21 @@ typedef struct mlcc_codegen_options_t {
 // a canonical serialization of everything that changes the kernel's code
 // (format version, mlcc and LLVM versions, triple, CPU, features, opt level,
 // ops, opsets, attributes, dtypes, shapes, fused structure, shape-input
-// values, emit versions), never weights or names.
+// values, emit versions, and the anchor's schedule when it is not the
+// default), never weights or names.
 mlcc_status_t mlcc_codegen_kernel_key(const mlcc_graph_t* graph, uint32_t kernel_index,
                                       const mlcc_codegen_options_t* options,
                                       char out_key_hex[65]);
+
+// Tuning record key of kernel |kernel_index| (docs/tuning.md, driver/tune.h):
+// SHA-256 hex like mlcc_codegen_kernel_key, over the same kernel structure
+// but with the search-space version of the anchor's emitter instead of the
+// mlcc, LLVM and emit versions, and without the schedule, so that records
+// survive an mlcc upgrade that leaves the space unchanged. |with_cpu|: the
+// exact-CPU key; false: the key of the triple and features alone.
+mlcc_status_t mlcc_codegen_tune_key(const mlcc_graph_t* graph, uint32_t kernel_index,
+                                    const mlcc_codegen_options_t* options, bool with_cpu,
+                                    char out_key_hex[65]);
 
 // Symbol of a kernel: "mlcc_k_<first 24 hex of key>". Kernels are emitted
 // weak_odr + hidden so two models sharing a kernel link safely.

@@ -10,10 +10,14 @@
 #include "ir/dtype.h"
 #include "targets/codegen/codegen.h"
 #include "targets/emit/emit.h"
+#include "targets/kernels/kernels.h"
 #include "targets/llvm/llvm_ctx.h"
 
 // Bump whenever the serialization below or the kernel ABI changes.
 #define KEY_FORMAT "mlcc-kernel-key-v4"
+
+// Bump whenever the serialization of the tuning record keys changes.
+#define TUNE_KEY_FORMAT "mlcc-tune-key-v1"
 
 #ifndef MLCC_VERSION
 #define MLCC_VERSION "0.0.0"
@@ -130,14 +134,27 @@ static void put_slot(key_buf_t* b, const mlcc_kernel_t* k, const mlcc_value_t* v
   put_i64(b, value_role(k, v, args, n_args));
 }
 
+// What a serialization is for: the kernel key, or one of the two tuning
+// record keys (mlcc_codegen_tune_key), which leave out mlcc's and LLVM's
+// versions, the emit versions and the schedule, and the CPU for the
+// features-only key.
+typedef enum key_mode_e { KEY_KERNEL = 0, KEY_TUNE_CPU, KEY_TUNE_FEATURES } key_mode_t;
+
 static mlcc_status_t serialize_kernel(const mlcc_kernel_t* k,
-                                      const mlcc_codegen_options_t* options, key_buf_t* b) {
+                                      const mlcc_codegen_options_t* options, key_mode_t mode,
+                                      key_buf_t* b) {
   const mlcc_target_t* t = options->target;
-  put_str(b, KEY_FORMAT);
-  put_str(b, MLCC_VERSION);
-  put_str(b, mlcc_codegen_llvm_version());
+  if (mode == KEY_KERNEL) {
+    put_str(b, KEY_FORMAT);
+    put_str(b, MLCC_VERSION);
+    put_str(b, mlcc_codegen_llvm_version());
+  } else {
+    const mlcc_sched_space_t* sp = mlcc_sched_space(k->nodes[0]);
+    put_str(b, TUNE_KEY_FORMAT);
+    put_i64(b, sp ? sp->version : 0);
+  }
   put_str(b, t->triple);
-  put_str(b, t->cpu);
+  put_str(b, mode == KEY_TUNE_FEATURES ? "" : t->cpu);
   put_str(b, t->features);
   put_i64(b, options->opt_level);
   uint32_t n_args = mlcc_kernel_args(k, NULL, 0);
@@ -158,7 +175,7 @@ static mlcc_status_t serialize_kernel(const mlcc_kernel_t* k,
     put_str(b, d ? d->name : "?");
     put_str(b, d ? d->domain : "?");
     put_i64(b, n->opset);
-    put_i64(b, d ? d->emit_version : 0);
+    put_i64(b, d && mode == KEY_KERNEL ? d->emit_version : 0);
     put_i64(b, i == 0 ? 0 : k->carried_input[i]);
     // Attributes sorted by name.
     const mlcc_attr_t* small[16];
@@ -195,14 +212,21 @@ static mlcc_status_t serialize_kernel(const mlcc_kernel_t* k,
   // An in-place kernel writes its output through the input's pointer
   // (mlcc_kernel_t.inplace_input): other code. Its argument index, else -1.
   put_i64(b, k->inplace_input != NULL ? value_role(k, k->inplace_input, args, n_args) : -1);
+  // The schedule, only when it is not the default: an untuned kernel keeps
+  // the key it had before schedules existed (docs/tuning.md).
+  const int32_t* sched = k->nodes[0]->sched;
+  if (mode == KEY_KERNEL && !mlcc_sched_is_default(sched)) {
+    put_str(b, "sched");
+    for (int p = 0; p < MLCC_SCHED_MAX_PARAMS; ++p) put_i64(b, sched[p]);
+  }
   free(args);
   if (b->oom) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   return mlcc_ok_status();
 }
 
-mlcc_status_t mlcc_codegen_kernel_key(const mlcc_graph_t* graph, uint32_t kernel_index,
-                                      const mlcc_codegen_options_t* options,
-                                      char out_key_hex[65]) {
+static mlcc_status_t digest_kernel(const mlcc_graph_t* graph, uint32_t kernel_index,
+                                   const mlcc_codegen_options_t* options, key_mode_t mode,
+                                   char out_key_hex[65]) {
   memset(out_key_hex, 0, 65);
   if (graph == NULL || options == NULL || options->target == NULL ||
       kernel_index >= graph->n_kernels) {
@@ -214,7 +238,7 @@ mlcc_status_t mlcc_codegen_kernel_key(const mlcc_graph_t* graph, uint32_t kernel
     return mlcc_make_status(MLCC_STATUS_INTERNAL, "kernel %u has no nodes", kernel_index);
   }
   key_buf_t b = {0};
-  mlcc_status_t s = serialize_kernel(k, options, &b);
+  mlcc_status_t s = serialize_kernel(k, options, mode, &b);
   if (!mlcc_status_is_ok(s)) {
     free(b.data);
     return s;
@@ -233,6 +257,19 @@ mlcc_status_t mlcc_codegen_kernel_key(const mlcc_graph_t* graph, uint32_t kernel
   }
   out_key_hex[64] = '\0';
   return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_codegen_kernel_key(const mlcc_graph_t* graph, uint32_t kernel_index,
+                                      const mlcc_codegen_options_t* options,
+                                      char out_key_hex[65]) {
+  return digest_kernel(graph, kernel_index, options, KEY_KERNEL, out_key_hex);
+}
+
+mlcc_status_t mlcc_codegen_tune_key(const mlcc_graph_t* graph, uint32_t kernel_index,
+                                    const mlcc_codegen_options_t* options, bool with_cpu,
+                                    char out_key_hex[65]) {
+  return digest_kernel(graph, kernel_index, options,
+                       with_cpu ? KEY_TUNE_CPU : KEY_TUNE_FEATURES, out_key_hex);
 }
 
 void mlcc_codegen_kernel_symbol(const char key_hex[65], char out_symbol[40]) {

@@ -82,6 +82,7 @@ typedef struct mm_t {
   // Batched products: |batch| points a/b bases and the output at batch |bi|.
   int64_t nbatch;
   void (*batch)(struct mm_t* mm, LLVMValueRef bi);
+  const int32_t* sched;     // the anchor's schedule (mm_make_plan)
 } mm_t;
 
 // Tiling of a product, shared by the emitter and the parallel unit count
@@ -102,8 +103,24 @@ typedef struct mm_plan_t {
   bool parallel;
 } mm_plan_t;
 
+// Schedule parameters (mlcc_emit_matmul_space): 0 = the heuristic's choice.
+enum { kSchedRows = 0, kSchedVectors = 1, kSchedCols = 2 };
+
+// The vector micro-kernel applies (float32, B rows contiguous, n >= lanes):
+// its lanes in |*out_l| and the vector registers in |*out_nregs|.
+static bool mm_vector_path(mlcc_dtype_t dt, int64_t n, int64_t k, int64_t b_cs,
+                           const mlcc_target_t* target, int* out_l, int* out_nregs) {
+  int L = target ? target->vector_bytes / 4 : 0;
+  *out_l = L;
+  *out_nregs = target && target->arch == MLCC_ARCH_X86_64 && L < 16 ? 16 : 32;
+  return dt == MLCC_DTYPE_F32 && b_cs == 1 && L >= 4 && L <= 16 && n >= L && k > 0;
+}
+
+// |sched| (NULL: all default) overrides the heuristic's tile; values out of
+// range are clamped so that no schedule can overflow the tile arrays.
 static void mm_make_plan(mlcc_dtype_t dt, int64_t m, int64_t n, int64_t k, int64_t b_cs,
-                         int64_t nbatch, const mlcc_target_t* target, mm_plan_t* p) {
+                         int64_t nbatch, const mlcc_target_t* target, const int32_t* sched,
+                         mm_plan_t* p) {
   memset(p, 0, sizeof(*p));
   int64_t elem = (int64_t)mlcc_dtype_size(dt);
   int64_t vb = target && target->vector_bytes > 0 ? target->vector_bytes : 16;
@@ -113,18 +130,28 @@ static void mm_make_plan(mlcc_dtype_t dt, int64_t m, int64_t n, int64_t k, int64
   // Strided B columns (transposed B) do not vectorize across j; keep the
   // tile narrow then and block more rows instead.
   if (b_cs != 1 && ct > 8) ct = 8;
+  if (sched != NULL && sched[kSchedCols] > 0) {
+    ct = sched[kSchedCols] > kMaxCols ? kMaxCols : sched[kSchedCols];
+  }
   p->ct = (int)ct;
-  int L = target ? target->vector_bytes / 4 : 0;
-  if (dt == MLCC_DTYPE_F32 && b_cs == 1 && L >= 4 && L <= 16 && n >= L && k > 0) {
-    int nregs = (target->arch == MLCC_ARCH_X86_64 && L < 16) ? 16 : 32;
+  int L = 0, nregs = 0;
+  if (mm_vector_path(dt, n, k, b_cs, target, &L, &nregs)) {
     int64_t nvec = n / L;
     p->vl = L;
     p->nv = nvec >= 4 ? 4 : (int)nvec;
     if (nregs == 16 && p->nv > 2) p->nv = 2;
+    if (sched != NULL && sched[kSchedVectors] > 0) {
+      p->nv = sched[kSchedVectors] > 4 ? 4 : sched[kSchedVectors];
+      if (p->nv > nvec) p->nv = (int)nvec;
+    }
     p->rt = (nregs - p->nv - 2) / p->nv;
     if (p->rt > 8) p->rt = 8;
+    if (sched != NULL && sched[kSchedRows] > 0) p->rt = sched[kSchedRows] > 8 ? 8 : sched[kSchedRows];
   } else {
     p->rt = m >= kMaxRows ? kMaxRows : (m > 0 ? (int)m : 1);
+    if (sched != NULL && sched[kSchedRows] > 0) {
+      p->rt = sched[kSchedRows] > kMaxRows ? kMaxRows : sched[kSchedRows];
+    }
   }
   if (p->rt > m) p->rt = m > 0 ? (int)m : 1;
   if (p->vl == 0 && p->rt > kMaxRows) p->rt = kMaxRows;
@@ -370,7 +397,7 @@ static mlcc_status_t mm_emit(mm_t* mm) {
   mlcc_emit_ctx_t* ctx = mm->ctx;
   if (mm->nbatch <= 0) mm->nbatch = 1;
   mm_plan_t p;
-  mm_make_plan(mm->dt, mm->m, mm->n, mm->k, mm->b.cs, mm->nbatch, ctx->target, &p);
+  mm_make_plan(mm->dt, mm->m, mm->n, mm->k, mm->b.cs, mm->nbatch, ctx->target, mm->sched, &p);
   mm->ct = p.ct;
   mm->rt = p.rt;
   mm->vl = p.vl;
@@ -497,7 +524,7 @@ static mlcc_status_t emit_gemm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     }
   }
   mm_t mm = {.ctx = ctx, .dt = dt, .t = mlcc_emit_type(ctx, dt), .m = m, .n = n, .k = k,
-             .store = gemm_store, .user = &st};
+             .store = gemm_store, .user = &st, .sched = node->sched};
   mm.a = (mm_operand_t){a, c64(ctx, 0), trans_a ? 1 : k, trans_a ? m : 1};
   mm.b = (mm_operand_t){b, c64(ctx, 0), trans_b ? 1 : n, trans_b ? k : 1};
   return mm_emit(&mm);
@@ -620,7 +647,8 @@ static mlcc_status_t emit_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
                        .a = a, .b = b, .ab = ab, .bb = bb, .ob = ob};
   mm_t mm = {.ctx = ctx, .dt = dt, .t = mlcc_emit_type(ctx, dt), .m = m, .n = n, .k = k,
              .store = matmul_store, .store_vec = matmul_store_vec, .user = &st,
-             .nbatch = nbatch, .batch = nbatch > 1 ? matmul_batch : NULL};
+             .nbatch = nbatch, .batch = nbatch > 1 ? matmul_batch : NULL,
+             .sched = node->sched};
   mm.a = (mm_operand_t){a, c64(ctx, 0), k, 1};
   mm.b = (mm_operand_t){b, c64(ctx, 0), n, 1};
   return mm_emit(&mm);
@@ -651,35 +679,102 @@ static bool matmul_dims(const mlcc_node_t* node, int64_t* nbatch, int64_t* m, in
   return true;
 }
 
+// The product a Gemm or MatMul node computes, as mm_make_plan sees it.
+// False if the node is not a well-formed Gemm or MatMul.
+static bool mm_node_dims(const mlcc_node_t* node, int64_t* nbatch, int64_t* m, int64_t* n,
+                         int64_t* k, int64_t* b_cs) {
+  *nbatch = 1;
+  *b_cs = 1;
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  if (y == NULL) return false;
+  if (node->op == MLCC_OP_MATMUL) return matmul_dims(node, nbatch, m, n, k);
+  if (node->op != MLCC_OP_GEMM) return false;
+  const mlcc_value_t* a = mlcc_node_input(node, 0);
+  if (a == NULL || a->shape.rank != 2 || y->shape.rank != 2) return false;
+  int64_t ta = 0, tb = 0;
+  mlcc_status_t s = mlcc_node_attr_int(node, "transA", 0, &ta);
+  if (s == NULL) s = mlcc_node_attr_int(node, "transB", 0, &tb);
+  if (s != NULL) {
+    mlcc_status_free(s);
+    return false;
+  }
+  *m = y->shape.dims[0];
+  *n = y->shape.dims[1];
+  *k = ta ? a->shape.dims[0] : a->shape.dims[1];
+  *b_cs = tb ? *k : 1;
+  return true;
+}
+
 // Gemm and MatMul: one unit per (batch, row tile), or per (batch, row tile, column tile)
 // when there are fewer than 8 row units (M=1 classifier heads).
 static int64_t matmul_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
   int64_t nbatch = 1, m = 0, n = 0, k = 0, b_cs = 1;
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   if (y == NULL || target == NULL) return 0;
-  if (node->op == MLCC_OP_MATMUL) {
-    if (!matmul_dims(node, &nbatch, &m, &n, &k)) return 0;
-  } else if (node->op == MLCC_OP_GEMM) {
-    const mlcc_value_t* a = mlcc_node_input(node, 0);
-    if (a == NULL || a->shape.rank != 2 || y->shape.rank != 2) return 0;
-    int64_t ta = 0, tb = 0;
-    mlcc_status_t s = mlcc_node_attr_int(node, "transA", 0, &ta);
-    if (s == NULL) s = mlcc_node_attr_int(node, "transB", 0, &tb);
-    if (s != NULL) {
-      mlcc_status_free(s);
-      return 0;
-    }
-    m = y->shape.dims[0];
-    n = y->shape.dims[1];
-    k = ta ? a->shape.dims[0] : a->shape.dims[1];
-    b_cs = tb ? k : 1;
-  } else {
-    return 0;
-  }
+  if (!mm_node_dims(node, &nbatch, &m, &n, &k, &b_cs)) return 0;
   mm_plan_t p;
-  mm_make_plan(y->dtype, m, n, k, b_cs, nbatch, target, &p);
+  mm_make_plan(y->dtype, m, n, k, b_cs, nbatch, target, node->sched, &p);
   return p.parallel ? p.units : 0;
 }
+
+// The schedule space (kernels.h, docs/tuning.md): "rows" of the register
+// tile (1..8 on the vector path, 1..4 on the scalar path, at most M),
+// "vectors" of lanes per tile row (vector path: 1..min(4, N/lanes)) and
+// "cols" of the scalar tile (scalar path: 4, 8, 16; 8 at most with
+// transposed B). The vector path keeps rows*vectors accumulators, the B
+// vectors and the A broadcast in registers.
+static uint32_t matmul_sched_values(const mlcc_node_t* node, const mlcc_target_t* target,
+                                    uint32_t param, int32_t* out, uint32_t cap) {
+  int64_t nbatch = 1, m = 0, n = 0, k = 0, b_cs = 1;
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  if (y == NULL || !mm_node_dims(node, &nbatch, &m, &n, &k, &b_cs) || m <= 0 || n <= 0) return 0;
+  int L = 0, nregs = 0;
+  bool vec = mm_vector_path(y->dtype, n, k, b_cs, target, &L, &nregs);
+  uint32_t count = 0;
+  if (param == kSchedRows) {
+    int64_t hi = vec ? 8 : kMaxRows;
+    if (hi > m) hi = m;
+    for (int64_t r = 1; r <= hi; ++r) {
+      if (count < cap) out[count] = (int32_t)r;
+      ++count;
+    }
+  } else if (param == kSchedVectors && vec) {
+    int64_t hi = n / L < 4 ? n / L : 4;
+    for (int64_t v = 1; v <= hi; ++v) {
+      if (count < cap) out[count] = (int32_t)v;
+      ++count;
+    }
+  } else if (param == kSchedCols && !vec) {
+    static const int32_t cols[] = {4, 8, 16};
+    for (int i = 0; i < 3; ++i) {
+      if (cols[i] > 8 && b_cs != 1) continue;
+      if (count < cap) out[count] = cols[i];
+      ++count;
+    }
+  }
+  return count;
+}
+
+static bool matmul_sched_valid(const mlcc_node_t* node, const mlcc_target_t* target,
+                               const int32_t* sched) {
+  int64_t nbatch = 1, m = 0, n = 0, k = 0, b_cs = 1;
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  if (y == NULL || !mm_node_dims(node, &nbatch, &m, &n, &k, &b_cs)) return false;
+  int L = 0, nregs = 0;
+  if (!mm_vector_path(y->dtype, n, k, b_cs, target, &L, &nregs)) return true;
+  // The point as mm_make_plan resolves it: accumulators + B vectors + A.
+  mm_plan_t p;
+  mm_make_plan(y->dtype, m, n, k, b_cs, nbatch, target, sched, &p);
+  return p.rt * p.nv + p.nv + 1 <= nregs;
+}
+
+static const mlcc_sched_space_t mlcc_emit_matmul_space = {
+    .version = 1,
+    .n_params = 3,
+    .names = {"rows", "vectors", "cols"},
+    .values = matmul_sched_values,
+    .valid = matmul_sched_valid,
+};
 
 // FLOPs (kernels.h): 2*K per output element.
 static int64_t matmul_flops(const mlcc_node_t* n) {
@@ -708,9 +803,11 @@ const mlcc_emitter_t mlcc_emit_gemm = {
     .emit = emit_gemm,
     .parallel_units = matmul_parallel_units,
     .flops = gemm_flops,
+    .sched_space = &mlcc_emit_matmul_space,
 };
 const mlcc_emitter_t mlcc_emit_matmul = {
     .emit = emit_matmul,
     .parallel_units = matmul_parallel_units,
     .flops = matmul_flops,
+    .sched_space = &mlcc_emit_matmul_space,
 };

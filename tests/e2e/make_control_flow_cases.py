@@ -14,8 +14,10 @@ import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import helper, numpy_helper, TensorProto
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_case  # noqa: E402
 
 F = TensorProto.FLOAT
 I64 = TensorProto.INT64
@@ -23,10 +25,7 @@ B = TensorProto.BOOL
 rng = np.random.default_rng(5)
 
 
-def vi(name, elem=None, shape=None):
-    if elem is None:
-        return onnx.ValueInfoProto(name=name)
-    return helper.make_tensor_value_info(name, elem, shape)
+vi = onnx_case.value_info
 
 
 def const(name, arr):
@@ -34,18 +33,9 @@ def const(name, arr):
 
 
 def save(out_dir, name, graph, opset, feeds, outputs):
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
-                              producer_name="make_control_flow_cases")
-    model.ir_version = 8
-    d = os.path.join(out_dir, "test_cf_" + name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    onnx.save(model, os.path.join(d, "model.onnx"))
-    for i, (n, a) in enumerate(feeds):
-        with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), "wb") as f:
-            f.write(numpy_helper.from_array(a, n).SerializeToString())
-    for i, (n, a) in enumerate(outputs):
-        with open(os.path.join(d, "test_data_set_0", "output_%d.pb" % i), "wb") as f:
-            f.write(numpy_helper.from_array(a, n).SerializeToString())
+    onnx_case.save_case(os.path.join(out_dir, "test_cf_" + name),
+                        onnx_case.model(graph, opset, 8, producer_name="make_control_flow_cases"),
+                        [(feeds, outputs)])
 
 
 def loop_for(out):

@@ -12,8 +12,10 @@ import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import helper, numpy_helper, TensorProto
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_case  # noqa: E402
 
 def conv_ref(x, w, b, kk, s, pads, d, group=1):
     N, C, H, W = x.shape; M = w.shape[0]
@@ -73,15 +75,11 @@ for name, N, C, H, W, M, k, s, p, d, bias, winit, post, group in cases:
         r = rng.standard_normal((N, M, oh, ow)).astype(np.float32)
         inits.append(numpy_helper.from_array(r, "r")); nodes.append(helper.make_node("Add", ["c", "r"], ["y"])); out = "y"
     g = helper.make_graph(nodes, name, inputs, [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)], inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 7
+    m = onnx_case.model(g, opset=13, ir_version=7)
     ref = conv_ref(x, w, b if bias else None, kk, s, pads, d, group)
     if post == "relu": ref = np.maximum(ref, 0)
     if post == "add": ref = ref + r
     ref = ref.astype(np.float32)
-    dd = os.path.join(sys.argv[1], "conv_" + name); os.makedirs(dd + "/test_data_set_0", exist_ok=True)
-    onnx.save(m, dd + "/model.onnx")
-    for i, (kname, v) in enumerate(feeds.items()):
-        open(dd + "/test_data_set_0/input_%d.pb" % i, "wb").write(numpy_helper.from_array(v, kname).SerializeToString())
-    open(dd + "/test_data_set_0/output_0.pb", "wb").write(numpy_helper.from_array(ref, out).SerializeToString())
+    onnx_case.save_case(os.path.join(sys.argv[1], "conv_" + name), m,
+                        [(list(feeds.items()), [(out, ref)])])
     print(name, ref.shape)

@@ -17,43 +17,22 @@ import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import helper, numpy_helper, TensorProto
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_case  # noqa: E402
+
 rng = np.random.default_rng(5)
-NP2ONNX = {np.dtype(k): v for k, v in {
-    np.float32: TensorProto.FLOAT, np.float16: TensorProto.FLOAT16, np.int32: TensorProto.INT32,
-    np.int64: TensorProto.INT64, np.int8: TensorProto.INT8, np.uint8: TensorProto.UINT8,
-    np.bool_: TensorProto.BOOL}.items()}
-
-
-def vi(name, arr_or_dtype, shape=None):
-    dt = arr_or_dtype.dtype if shape is None else np.dtype(arr_or_dtype)
-    return helper.make_tensor_value_info(name, NP2ONNX[dt], None if shape is None else shape)
-
-
 def write_case(out_dir, name, nodes, inputs, outputs, datasets, opset, inits=()):
     """inputs: [(name, dtype, shape)]; outputs: [(name, dtype)] (shape left
     unknown: it is data-dependent); datasets: [([in arrays], [out arrays])]."""
-    graph = helper.make_graph(
+    graph = onnx_case.graph(
         nodes, name,
-        [helper.make_tensor_value_info(n, NP2ONNX[np.dtype(d)], list(s)) for n, d, s in inputs],
-        [helper.make_tensor_value_info(n, NP2ONNX[np.dtype(d)], None) for n, d in outputs],
-        list(inits))
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 7
-    case = os.path.join(out_dir, name)
-    os.makedirs(case, exist_ok=True)
-    onnx.save(model, os.path.join(case, "model.onnx"))
-    for k, (ins, outs) in enumerate(datasets):
-        ds = os.path.join(case, "test_data_set_%d" % k)
-        os.makedirs(ds, exist_ok=True)
-        for i, a in enumerate(ins):
-            t = numpy_helper.from_array(np.asarray(a), inputs[i][0])
-            open(os.path.join(ds, "input_%d.pb" % i), "wb").write(t.SerializeToString())
-        for i, a in enumerate(outs):
-            t = numpy_helper.from_array(np.asarray(a), outputs[i][0])
-            open(os.path.join(ds, "output_%d.pb" % i), "wb").write(t.SerializeToString())
+        [onnx_case.value_info(n, onnx_case.elem_type(d), list(s)) for n, d, s in inputs],
+        [onnx_case.value_info(n, onnx_case.elem_type(d)) for n, d in outputs], inits)
+    named = lambda arrays, decl: [(decl[i][0], a) for i, a in enumerate(arrays)]
+    onnx_case.save_case(os.path.join(out_dir, name), onnx_case.model(graph, opset, 7),
+                        [(named(ins, inputs), named(outs, outputs)) for ins, outs in datasets])
 
 
 def nonzero_ref(x):

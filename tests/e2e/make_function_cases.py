@@ -31,10 +31,10 @@ import subprocess
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_case  # noqa: E402
 
 RNG = np.random.default_rng(15)
 
@@ -76,25 +76,14 @@ def function(domain, name, inputs, outputs, nodes, opsets, attributes=(), defaul
 
 def model(nodes, inputs, outputs, opsets, functions=(), ir_version=8, inits=()):
     vi = lambda n, a: helper.make_tensor_value_info(n, TensorProto.FLOAT, a.shape)
-    g = helper.make_graph(nodes, "g", [vi(n, a) for n, a in inputs],
-                          [vi(n, a) for n, a in outputs],
-                          initializer=[numpy_helper.from_array(a, n) for n, a in inits])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets])
-    m.ir_version = ir_version
-    for f in functions:
-        m.functions.append(f)
-    return m
+    g = onnx_case.graph(nodes, "g", [vi(n, a) for n, a in inputs], [vi(n, a) for n, a in outputs],
+                        inits)
+    return onnx_case.model(g, ir_version=ir_version, opsets=opsets, functions=functions)
 
 
 def save_case(out, name, m, inputs, outputs):
-    d = os.path.join(out, name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    with open(os.path.join(d, "model.onnx"), "wb") as f:
-        f.write(m.SerializeToString())  # no checker: IR 10/11 fields onnx 1.12 lacks
-    for kind, pairs in (("input", inputs), ("output", outputs)):
-        for i, (n, a) in enumerate(pairs):
-            with open(os.path.join(d, "test_data_set_0", "%s_%d.pb" % (kind, i)), "wb") as f:
-                f.write(numpy_helper.from_array(a, n).SerializeToString())
+    # no checker: IR 10/11 fields onnx 1.12 lacks
+    onnx_case.save_case(os.path.join(out, name), m, [(inputs, outputs)])
 
 
 def scaled_relu():

@@ -13,29 +13,23 @@ import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_case  # noqa: E402
 
 F = TensorProto.FLOAT
 
 
 def write_case(root, name, nodes, inputs, output, feeds, ref, inits=(), opset=6):
-    d = os.path.join(root, "legacy_" + name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
     g = helper.make_graph(
         nodes, name, [helper.make_tensor_value_info(n, F, a.shape) for n, a in inputs],
         [helper.make_tensor_value_info(output, F, ref.shape)], initializer=list(inits))
     # IR 3 (as the opset 1-6 exporters wrote): initializers are also inputs.
     for t in inits:
         g.input.append(helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)))
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 3
-    onnx.save(m, os.path.join(d, "model.onnx"))
-    for i, (n, a) in enumerate(feeds):
-        with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), "wb") as f:
-            f.write(numpy_helper.from_array(a, n).SerializeToString())
-    with open(os.path.join(d, "test_data_set_0", "output_0.pb"), "wb") as f:
-        f.write(numpy_helper.from_array(ref.astype(np.float32), output).SerializeToString())
+    onnx_case.save_case(os.path.join(root, "legacy_" + name), onnx_case.model(g, opset, 3),
+                        [(feeds, [(output, ref.astype(np.float32))])])
 
 
 def main():
@@ -90,20 +84,8 @@ def main():
 def write_sg_case(root, name, graph, datasets, opset=6):
     """A model whose subgraph bodies hold legacy nodes; |datasets| lists
     (feeds, refs) pairs of [(name, array)]."""
-    d = os.path.join(root, "legacy_" + name)
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 3
-    os.makedirs(d, exist_ok=True)
-    onnx.save(m, os.path.join(d, "model.onnx"))
-    for k, (feeds, refs) in enumerate(datasets):
-        dd = os.path.join(d, "test_data_set_%d" % k)
-        os.makedirs(dd, exist_ok=True)
-        for i, (n, a) in enumerate(feeds):
-            with open(os.path.join(dd, "input_%d.pb" % i), "wb") as f:
-                f.write(numpy_helper.from_array(a, n).SerializeToString())
-        for i, (n, a) in enumerate(refs):
-            with open(os.path.join(dd, "output_%d.pb" % i), "wb") as f:
-                f.write(numpy_helper.from_array(a, n).SerializeToString())
+    onnx_case.save_case(os.path.join(root, "legacy_" + name), onnx_case.model(graph, opset, 3),
+                        datasets)
 
 
 def subgraph_cases(root, rng):

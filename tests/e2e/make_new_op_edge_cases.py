@@ -17,10 +17,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-NP2ONNX = {np.dtype(k): v for k, v in {
-    np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE,
-    np.float16: TensorProto.FLOAT16, np.int32: TensorProto.INT32, np.int64: TensorProto.INT64,
-    np.int8: TensorProto.INT8, np.uint8: TensorProto.UINT8, np.bool_: TensorProto.BOOL}.items()}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_case  # noqa: E402
 
 CASES = {}
 rng = np.random.default_rng(11)
@@ -31,30 +29,13 @@ def case(fn):
     return fn
 
 
-def vi(name, a):
-    return helper.make_tensor_value_info(name, NP2ONNX[a.dtype], list(a.shape))
+vi = onnx_case.value_info_of
 
 
 def write(root, name, nodes, feeds, outputs, inits=(), opset=13, datasets=None):
     """feeds/outputs: [(name, array)]; more data sets as [(feeds, outputs)]."""
-    d = os.path.join(root, "ne_" + name)
-    g = helper.make_graph(nodes, name, [vi(n, a) for n, a in feeds],
-                          [vi(n, a) for n, a in outputs],
-                          initializer=[numpy_helper.from_array(np.asarray(a), n)
-                                       for n, a in inits])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 8
-    os.makedirs(d, exist_ok=True)
-    onnx.save(m, os.path.join(d, "model.onnx"))
-    for k, (fs, os_) in enumerate(datasets or [(feeds, outputs)]):
-        ds = os.path.join(d, "test_data_set_%d" % k)
-        os.makedirs(ds, exist_ok=True)
-        for i, (n, a) in enumerate(fs):
-            open(os.path.join(ds, "input_%d.pb" % i), "wb").write(
-                numpy_helper.from_array(np.asarray(a), n).SerializeToString())
-        for i, (n, a) in enumerate(os_):
-            open(os.path.join(ds, "output_%d.pb" % i), "wb").write(
-                numpy_helper.from_array(np.asarray(a), n).SerializeToString())
+    onnx_case.write_case(os.path.join(root, "ne_" + name), nodes, feeds, outputs, inits, opset,
+                         8, datasets, name=name)
 
 
 def node(op, ins, outs, **attrs):
@@ -821,27 +802,18 @@ def bf16_cast_specials(root):
         else:
             ref.append(((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF)
     ref = np.array(ref, np.uint16)
-    d = os.path.join(root, "ne_bf16_cast_specials")
     g = helper.make_graph(
         [node("Cast", ["x"], ["y"], to=TensorProto.BFLOAT16),
          node("Cast", ["y"], ["z"], to=TensorProto.FLOAT)], "bf16_cast_specials",
         [vi("x", x)],
         [helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [len(x)]),
          helper.make_tensor_value_info("z", TensorProto.FLOAT, [len(x)])])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 8
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    onnx.save(m, os.path.join(d, "model.onnx"))
-    ds = os.path.join(d, "test_data_set_0")
-    open(os.path.join(ds, "input_0.pb"), "wb").write(
-        numpy_helper.from_array(x, "x").SerializeToString())
     # ONNX 1.12 stores bfloat16 references as uint16 tensors.
     t = onnx.TensorProto(name="y", data_type=TensorProto.UINT16, dims=[len(x)],
                          raw_data=ref.tobytes())
-    open(os.path.join(ds, "output_0.pb"), "wb").write(t.SerializeToString())
     z = (ref.astype(np.uint32) << 16).view(np.float32)
-    open(os.path.join(ds, "output_1.pb"), "wb").write(
-        numpy_helper.from_array(z, "z").SerializeToString())
+    onnx_case.save_case(os.path.join(root, "ne_bf16_cast_specials"), onnx_case.model(g, 13, 8),
+                        [([("x", x)], [("y", t), ("z", z)])])
 
 
 @case

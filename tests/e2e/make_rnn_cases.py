@@ -16,8 +16,10 @@ import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import helper, numpy_helper, TensorProto
+from onnx import helper, TensorProto
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_case  # noqa: E402
 
 def act(name, x, alpha, beta):
     n = name.lower()
@@ -203,17 +205,8 @@ def main():
             n, TensorProto.INT32 if v.dtype == np.int32 else et, v.shape)
         g = helper.make_graph([node], name, [vi(n, v) for n, v in feeds],
                               [vi(n, v) for n, v in refs])
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-        m.ir_version = 7
-        dd = os.path.join(out_dir, name)
-        os.makedirs(dd + "/test_data_set_0", exist_ok=True)
-        onnx.save(m, dd + "/model.onnx")
-        for i, (n, v) in enumerate(feeds):
-            with open(dd + "/test_data_set_0/input_%d.pb" % i, "wb") as fh:
-                fh.write(numpy_helper.from_array(v, n).SerializeToString())
-        for i, (n, v) in enumerate(refs):
-            with open(dd + "/test_data_set_0/output_%d.pb" % i, "wb") as fh:
-                fh.write(numpy_helper.from_array(v.astype(npt), n).SerializeToString())
+        onnx_case.save_case(os.path.join(out_dir, name), onnx_case.model(g, opset, 7),
+                            [(feeds, [(n, v.astype(npt)) for n, v in refs])])
         print(name, [v.shape for _, v in refs])
 
 if __name__ == "__main__":

@@ -1,8 +1,32 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Writes one test case in the ONNX backend-test layout, for the generators
-tests/e2e/make_*_cases.py: CASE_DIR/model.onnx and CASE_DIR/test_data_set_0/
-input_<i>.pb (graph inputs in order) and output_<i>.pb (references in order),
-read by tests/e2e/run_case.py."""
+"""Writes test cases in the ONNX backend-test layout, the one writer of every
+case generator (tests/e2e/make_*_cases.py, tests/mcu/make_sum_cases.py,
+tests/onnx/opset_cases/make_opset_cases.py):
+
+  CASE_DIR/model.onnx
+  CASE_DIR/test_data_set_<k>/input_<i>.pb    graph inputs in order
+  CASE_DIR/test_data_set_<k>/output_<i>.pb   references in order
+
+read by tests/e2e/run_case.py (every data set of a case runs against one
+compiled library, so data sets whose output shapes differ test the dynamic
+shapes too).
+
+Pieces, from the simplest:
+  write_case(case_dir, nodes, feeds, outputs, ...)   a one-graph model whose
+      input and output types and shapes come from the arrays
+  graph(nodes, name, inputs, outputs, inits)   a GraphProto, for a model or for
+      the body of an If/Loop/Scan: inputs/outputs are value infos or
+      (name, array) pairs, inits arrays or TensorProtos
+  value_info(name, elem, shape) / value_info_of(name, array)
+  model(graph, opset, ir_version, opsets=..., functions=...)   a ModelProto
+  save_case(case_dir, model, datasets)   model.onnx plus the data sets
+  write_data_sets(case_dir, datasets)    the data sets alone
+
+A data set is a (feeds, outputs) pair of [(name, array)] lists. Models are
+written with SerializeToString and never passed through onnx.checker: Debian's
+onnx 1.12 does not know opsets above 17 or IR versions above 8, and some cases
+are meant to be unusual.
+"""
 import os
 
 import numpy as np
@@ -17,20 +41,100 @@ NP2ONNX = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): Tensor
            np.dtype(np.uint32): TensorProto.UINT32, np.dtype(np.uint64): TensorProto.UINT64}
 
 
-def write_case(case_dir, nodes, feeds, outputs, inits=(), opset=13, ir_version=8):
-    """nodes: ONNX NodeProtos; feeds: [(name, array)] graph inputs (one data
-    set); outputs: [(name, reference array)]; inits: [(name, array)]
-    initializers. Types and shapes are declared from the arrays."""
-    os.makedirs(os.path.join(case_dir, "test_data_set_0"), exist_ok=True)
-    vi = lambda n, a: helper.make_tensor_value_info(n, NP2ONNX[a.dtype], a.shape)
-    g = helper.make_graph(nodes, os.path.basename(case_dir), [vi(n, a) for n, a in feeds],
-                          [vi(n, a) for n, a in outputs],
-                          initializer=[numpy_helper.from_array(a, n) for n, a in inits])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+def elem_type(dtype):
+    """The TensorProto element type of a numpy dtype (KeyError if mlcc's
+    cases have no use for it)."""
+    return NP2ONNX[np.dtype(dtype)]
+
+
+def value_info(name, elem=None, shape=None):
+    """A ValueInfoProto: typed (elem, shape; shape None = unknown rank) or, with
+    elem None, a bare name (a subgraph value whose type the importer infers)."""
+    if elem is None:
+        return onnx.ValueInfoProto(name=name)
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def value_info_of(name, array, shape=True):
+    """The value info of |array|: its dtype, and its shape (shape=True), no
+    shape (None: the output shape is data-dependent) or the given dims."""
+    a = np.asarray(array)
+    return value_info(name, elem_type(a.dtype), list(a.shape) if shape is True else shape)
+
+
+def _as_value_infos(items, shape=True):
+    out = []
+    for it in items:
+        if isinstance(it, onnx.ValueInfoProto):
+            out.append(it)
+        else:
+            name, a = it
+            out.append(value_info_of(name, a, shape))
+    return out
+
+
+def tensor(name, array):
+    """A TensorProto named |name| holding |array| (a numpy array or scalar, or
+    a TensorProto made by hand, e.g. a bfloat16 reference stored as uint16)."""
+    if isinstance(array, TensorProto):
+        if array.name == name:
+            return array
+        t = TensorProto()
+        t.CopyFrom(array)
+        t.name = name
+        return t
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def graph(nodes, name, inputs, outputs, inits=(), output_shapes=True):
+    """A GraphProto. inputs/outputs: ValueInfoProtos or (name, array) pairs
+    (typed from the array; output_shapes=False leaves the outputs' shapes
+    unknown); inits: TensorProtos or (name, array) pairs."""
+    return helper.make_graph(
+        list(nodes), name, _as_value_infos(inputs),
+        _as_value_infos(outputs, True if output_shapes else None),
+        initializer=[t if isinstance(t, TensorProto) else tensor(*t) for t in inits])
+
+
+def model(g, opset=13, ir_version=8, opsets=None, functions=(), **kw):
+    """A ModelProto over graph |g| importing the default domain at |opset|, or
+    the (domain, version) pairs |opsets|; |functions| are model-local
+    FunctionProtos; keyword arguments go to helper.make_model (producer_name)."""
+    imports = [helper.make_opsetid(d, v) for d, v in (opsets or [("", opset)])]
+    m = helper.make_model(g, opset_imports=imports, **kw)
     m.ir_version = ir_version
-    onnx.save(m, os.path.join(case_dir, "model.onnx"))
-    for kind, pairs in (("input", feeds), ("output", outputs)):
-        for i, (n, a) in enumerate(pairs):
-            with open(os.path.join(case_dir, "test_data_set_0", "%s_%d.pb" % (kind, i)),
-                      "wb") as f:
-                f.write(numpy_helper.from_array(a, n).SerializeToString())
+    for f in functions:
+        m.functions.append(f)
+    return m
+
+
+def write_data_sets(case_dir, datasets):
+    """Writes CASE_DIR/test_data_set_<k>/{input,output}_<i>.pb for each
+    (feeds, outputs) pair of |datasets|, each a [(name, array)] list."""
+    for k, (feeds, outputs) in enumerate(datasets):
+        ds = os.path.join(case_dir, "test_data_set_%d" % k)
+        os.makedirs(ds, exist_ok=True)
+        for kind, pairs in (("input", feeds), ("output", outputs)):
+            for i, (n, a) in enumerate(pairs):
+                with open(os.path.join(ds, "%s_%d.pb" % (kind, i)), "wb") as f:
+                    f.write(tensor(n, a).SerializeToString())
+
+
+def save_case(case_dir, m, datasets):
+    """Writes CASE_DIR/model.onnx (model |m|, no checker) and |datasets|."""
+    os.makedirs(case_dir, exist_ok=True)
+    with open(os.path.join(case_dir, "model.onnx"), "wb") as f:
+        f.write(m.SerializeToString())
+    write_data_sets(case_dir, datasets)
+
+
+def write_case(case_dir, nodes, feeds, outputs, inits=(), opset=13, ir_version=8,
+               datasets=None, name=None, output_shapes=True):
+    """One graph of |nodes|: feeds [(name, array)] are its inputs (one data
+    set), outputs [(name, reference array)] its outputs, inits [(name, array)]
+    its initializers. Types and shapes are declared from the arrays (outputs
+    without shapes with output_shapes=False). More data sets: |datasets| as
+    [(feeds, outputs)], which replaces (feeds, outputs) as the data. The graph
+    is named |name| or after the case folder."""
+    g = graph(nodes, name or os.path.basename(case_dir), feeds, outputs, inits, output_shapes)
+    save_case(case_dir, model(g, opset, ir_version), datasets or [(feeds, outputs)])

@@ -20,8 +20,10 @@ import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import onnx_case  # noqa: E402
 
 
 def data():
@@ -31,19 +33,11 @@ def data():
 
 
 def write_case(out_dir, name, node, x, y_shape, y):
-    d = os.path.join(out_dir, name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    graph = helper.make_graph(
-        [node], name,
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+    graph = onnx_case.graph(
+        [node], name, [("x", x)],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 7
-    onnx.save(model, os.path.join(d, "model.onnx"))
-    with open(os.path.join(d, "test_data_set_0", "input_0.pb"), "wb") as f:
-        f.write(numpy_helper.from_array(x, "x").SerializeToString())
-    with open(os.path.join(d, "test_data_set_0", "output_0.pb"), "wb") as f:
-        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+    onnx_case.save_case(os.path.join(out_dir, name), onnx_case.model(graph, 13, 7),
+                        [([("x", x)], [("y", y)])])
 
 
 def main():

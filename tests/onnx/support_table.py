@@ -293,6 +293,13 @@ def render():
                 continue
             L.append("| %s | %s | %s | %s |" % (suite, case, o, short_reason(r[case]["detail"])))
     L.append("")
+    # Hand-written sections (IR versions, functions, decomposed forms) are
+    # kept in docs/onnx-support-notes.md and copied in verbatim.
+    notes = os.path.join(ROOT, "docs", "onnx-support-notes.md")
+    if os.path.exists(notes):
+        with open(notes) as f:
+            L.extend(f.read().rstrip("\n").split("\n"))
+        L.append("")
     n_new = sum(1 for op in ops if ops[op][0] >= 18)
     n_26 = sum(1 for op in ops if ops[op][1] >= 26)
     L.append("## Opsets 18-26")

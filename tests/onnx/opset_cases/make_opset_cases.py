@@ -645,6 +645,120 @@ def attention23_past_kv_float_mask_causal():
                 [("y", F32), ("pko", F32), ("pvo", F32)], 23)
 
 
+def attention_ref(q, k, v, mask=None, causal=False, scale=None, softcap=0.0, hq=None, hkv=None,
+                  pk=None, pv=None):
+    """numpy Attention-23 (onnx/defs/nn/old.cc, Attention_ver23_doc): bias =
+    mask (bool: 0 / -inf) + causal frontier; a query row whose bias is -inf at
+    every key is 0 in Y (the fully-masked-row errata)."""
+    three = q.ndim == 3
+    if three:
+        heads = lambda t, h: t.reshape(t.shape[0], t.shape[1], h, -1).transpose(0, 2, 1, 3)
+        q, k, v = heads(q, hq), heads(k, hkv), heads(v, hkv)
+    if pk is not None:
+        k, v = np.concatenate([pk, k], 2), np.concatenate([pv, v], 2)
+    past = 0 if pk is None else pk.shape[2]
+    sq, t = q.shape[2], k.shape[2]
+    scale = 1 / np.sqrt(q.shape[3]) if scale is None else scale
+    rep = q.shape[1] // k.shape[1]
+    k, v = np.repeat(k, rep, 1), np.repeat(v, rep, 1)
+    s = (q.astype(np.float64) @ k.transpose(0, 1, 3, 2).astype(np.float64)) * scale
+    if softcap > 0:
+        s = softcap * np.tanh(s / softcap)
+    bias = np.zeros((sq, t))
+    if mask is not None:
+        bias = bias + (np.where(mask, 0, -np.inf) if mask.dtype == np.bool_ else mask)
+    if causal:
+        bias = bias + np.where(np.arange(t)[None, :] > np.arange(sq)[:, None] + past, -np.inf, 0)
+    bias = np.broadcast_to(bias, s.shape)
+    s = s + bias
+    dead = np.isneginf(bias.max(-1, keepdims=True))
+    mx = np.where(dead, 0, s.max(-1, keepdims=True))
+    e = np.where(dead, 0, np.exp(s - mx))
+    p = e / np.where(dead, 1, e.sum(-1, keepdims=True))
+    y = p @ v
+    if three:
+        y = y.transpose(0, 2, 1, 3).reshape(y.shape[0], sq, -1)
+    return y.astype(np.float32)
+
+
+@case
+def attention23_bool_mask_fully_masked_row():
+    """A constant bool mask [Sq, T] with an all-false row (row 1) and a row
+    open at one key only; MHA 4-D."""
+    r = rng("attention23_fully_masked")
+    q = r.standard_normal((2, 2, 4, 8)).astype(np.float32)
+    k = r.standard_normal((2, 2, 6, 8)).astype(np.float32)
+    v = r.standard_normal((2, 2, 6, 3)).astype(np.float32)
+    mask = r.random((4, 6)) < 0.6
+    mask[0, 0] = True
+    mask[1] = False
+    mask[2] = False
+    mask[2, 5] = True
+    mask[3, 1] = True
+    return Spec([node("Attention", ["q", "k", "v", "m"], ["y"])],
+                [("q", q), ("k", k), ("v", v)], [("y", F32)], 23, [("m", mask)],
+                numpy_ref=lambda f: [attention_ref(f["q"], f["k"], f["v"], mask)])
+
+
+@case
+def attention23_bool_mask_input_causal_gqa():
+    """A bool mask fed at run time [B, 1, Sq, T], causal, 3-D GQA; batch 1
+    row 0 is closed by the mask at key 0, the only key causality leaves it."""
+    r = rng("attention23_mask_input")
+    q = r.standard_normal((2, 4, 4 * 4)).astype(np.float32)
+    k = r.standard_normal((2, 4, 2 * 4)).astype(np.float32)
+    v = r.standard_normal((2, 4, 2 * 5)).astype(np.float32)
+    mask = r.random((2, 1, 4, 4)) < 0.7
+    mask[:, :, :, 0] = True
+    mask[1, 0, 0, 0] = False
+    return Spec([node("Attention", ["q", "k", "v", "m"], ["y"], q_num_heads=4, kv_num_heads=2,
+                      is_causal=1)],
+                [("q", q), ("k", k), ("v", v), ("m", mask)], [("y", F32)], 23,
+                numpy_ref=lambda f: [attention_ref(f["q"], f["k"], f["v"], f["m"], True,
+                                                   hq=4, hkv=2)])
+
+
+@case
+def attention23_float_mask_input_neg_inf_rows():
+    """A float mask fed at run time [Hq, Sq, T] (rank 3, broadcast over B)
+    with -inf entries, one row -inf at every key; softcap and scale."""
+    r = rng("attention23_float_mask_input")
+    q = r.standard_normal((2, 3, 5, 4)).astype(np.float32) * 2
+    k = r.standard_normal((2, 3, 7, 4)).astype(np.float32) * 2
+    v = r.standard_normal((2, 3, 7, 4)).astype(np.float32)
+    mask = (r.standard_normal((3, 5, 7)) * 1.5).astype(np.float32)
+    mask[r.random(mask.shape) < 0.3] = -np.inf
+    mask[:, :, 3] = 0.5
+    mask[1, 2] = -np.inf
+    return Spec([node("Attention", ["q", "k", "v", "m"], ["y"], softcap=4.0, scale=0.4)],
+                [("q", q), ("k", k), ("v", v), ("m", mask)], [("y", F32)], 23,
+                numpy_ref=lambda f: [attention_ref(f["q"], f["k"], f["v"], f["m"], scale=0.4,
+                                                   softcap=4.0)])
+
+
+@case
+def attention23_float_mask_const_causal_past():
+    """A constant float mask [Sq, T] (onnxruntime refuses rank 1 and a
+    broadcast query axis) with causality over a past cache;
+    no row fully masked, so the expansion needs no zero-row guard."""
+    r = rng("attention23_float_mask_const")
+    q = r.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    k = r.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    v = r.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    pk = r.standard_normal((1, 2, 2, 4)).astype(np.float32)
+    pv = r.standard_normal((1, 2, 2, 4)).astype(np.float32)
+    mask = (r.standard_normal((3, 5)) * 2).astype(np.float32)
+    mask[:, 1] = -np.inf
+    return Spec([node("Attention", ["q", "k", "v", "m", "pk", "pv"], ["y", "pko", "pvo"],
+                      is_causal=1)],
+                [("q", q), ("k", k), ("v", v), ("pk", pk), ("pv", pv)],
+                [("y", F32), ("pko", F32), ("pvo", F32)], 23, [("m", mask)],
+                numpy_ref=lambda f: [attention_ref(f["q"], f["k"], f["v"], mask, True,
+                                                   pk=f["pk"], pv=f["pv"]),
+                                     np.concatenate([f["pk"], f["k"]], 2),
+                                     np.concatenate([f["pv"], f["v"]], 2)])
+
+
 # --- A Llama-style transformer block at opset 23 (seeded weights) ----------------
 @case
 def llama_block23():

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests for the schedule spaces (targets/kernels/sched.c, the MatMul/Gemm
+// space of targets/kernels/matmul.c): enumeration, validity, the kernel key
+// (unchanged for the default schedule, different for any other, the tuning
+// key independent of the schedule), and that every point of the space
+// computes what the default schedule computes (host JIT,
+// mlcc_codegen_eval_node) and what a plain C reference computes.
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/graph.h"
+#include "ir/ops.h"
+#include "targets/codegen/codegen.h"
+#include "targets/kernels/kernels.h"
+#include "test.h"
+
+static uint32_t rng_state = 777;
+static float frand(void) {
+  rng_state = rng_state * 1664525u + 1013904223u;
+  return (float)((rng_state >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+// One product: MatMul [batch..., m, k] x [k, n], or Gemm with transB.
+typedef struct mm_case_t {
+  mlcc_op_t op;
+  int64_t batch, m, k, n;
+  int64_t trans_b;  // Gemm only
+} mm_case_t;
+
+typedef struct built_t {
+  mlcc_graph_t* g;
+  mlcc_node_t* node;
+  mlcc_value_t* y;
+  mlcc_kernel_t kernel;
+  mlcc_node_t* nodes[1];
+  uint32_t carried[1];
+} built_t;
+
+// Builds the case's node with constant inputs |a| and |b| (inferred).
+static bool build(const mm_case_t* c, const float* a, const float* b, built_t* out) {
+  memset(out, 0, sizeof(*out));
+  CHECK_OK(mlcc_graph_create(&out->g));
+  if (out->g == NULL) return false;
+  mlcc_shape_t as = {0}, bs = {0};
+  if (c->op == MLCC_OP_MATMUL) {
+    as.rank = c->batch > 1 ? 3 : 2;
+    int r = 0;
+    if (c->batch > 1) as.dims[r++] = c->batch;
+    as.dims[r++] = c->m;
+    as.dims[r++] = c->k;
+    bs.rank = 2;
+    bs.dims[0] = c->k;
+    bs.dims[1] = c->n;
+  } else {
+    as.rank = 2;
+    as.dims[0] = c->m;
+    as.dims[1] = c->k;
+    bs.rank = 2;
+    bs.dims[0] = c->trans_b ? c->n : c->k;
+    bs.dims[1] = c->trans_b ? c->k : c->n;
+  }
+  mlcc_value_t* ins[2] = {NULL, NULL};
+  CHECK_OK(mlcc_graph_add_constant(out->g, "a", MLCC_DTYPE_F32, &as, a, true, &ins[0]));
+  CHECK_OK(mlcc_graph_add_constant(out->g, "b", MLCC_DTYPE_F32, &bs, b, true, &ins[1]));
+  CHECK_OK(mlcc_graph_add_value(out->g, "y", MLCC_VALUE_INTERMEDIATE, &out->y));
+  if (ins[0] == NULL || ins[1] == NULL || out->y == NULL) return false;
+  mlcc_attr_t attr;
+  memset(&attr, 0, sizeof(attr));
+  attr.name = "transB";
+  attr.kind = MLCC_ATTR_INT;
+  attr.i = c->trans_b;
+  bool gemm = c->op == MLCC_OP_GEMM;
+  CHECK_OK(mlcc_graph_add_node(out->g, c->op, 13, "mm", ins, 2, &out->y, 1, gemm ? &attr : NULL,
+                               gemm ? 1 : 0, &out->node));
+  if (out->node == NULL) return false;
+  mlcc_status_t s = mlcc_op_desc(c->op)->infer(out->node);
+  CHECK_OK(s);
+  if (s != NULL) return false;
+  out->nodes[0] = out->node;
+  out->kernel.n_nodes = 1;
+  out->kernel.nodes = out->nodes;
+  out->kernel.carried_input = out->carried;
+  out->g->kernels = &out->kernel;
+  out->g->n_kernels = 1;
+  return true;
+}
+
+static void destroy(built_t* b) {
+  if (b->g == NULL) return;
+  b->g->kernels = NULL;
+  b->g->n_kernels = 0;
+  mlcc_graph_destroy(b->g);
+}
+
+// Y of the case under |sched| through the host JIT; malloc'ed, NULL on failure.
+static float* eval(const mm_case_t* c, const float* a, const float* b,
+                   const int32_t sched[MLCC_SCHED_MAX_PARAMS]) {
+  built_t bt;
+  if (!build(c, a, b, &bt)) {
+    destroy(&bt);
+    return NULL;
+  }
+  memcpy(bt.node->sched, sched, sizeof(bt.node->sched));
+  bt.g->kernels = NULL;
+  bt.g->n_kernels = 0;
+  mlcc_status_t s = mlcc_codegen_eval_node(bt.g, bt.node);
+  CHECK_OK(s);
+  float* y = NULL;
+  size_t n = (size_t)(c->batch * c->m * c->n);
+  if (s == NULL && bt.y->data != NULL) {
+    y = malloc(n * sizeof(float));
+    if (y != NULL) memcpy(y, bt.y->data, n * sizeof(float));
+  }
+  destroy(&bt);
+  return y;
+}
+
+static void reference(const mm_case_t* c, const float* a, const float* b, float* y) {
+  for (int64_t t = 0; t < c->batch; ++t)
+    for (int64_t i = 0; i < c->m; ++i)
+      for (int64_t j = 0; j < c->n; ++j) {
+        double acc = 0;
+        for (int64_t q = 0; q < c->k; ++q) {
+          double bv = c->trans_b ? b[j * c->k + q] : b[q * c->n + j];
+          acc += (double)a[(t * c->m + i) * c->k + q] * bv;
+        }
+        y[(t * c->m + i) * c->n + j] = (float)acc;
+      }
+}
+
+static int mismatches(const float* got, const float* want, int64_t n) {
+  int bad = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double d = fabs((double)got[i] - (double)want[i]);
+    if (!(d <= 1e-5 + 1e-4 * fabs((double)want[i]))) ++bad;
+  }
+  return bad;
+}
+
+// The JIT's target (a baseline x86-64 or the host's default) for the space.
+static mlcc_target_t jit_target(void) {
+  mlcc_target_t t;
+  memset(&t, 0, sizeof(t));
+#if defined(__x86_64__)
+  mlcc_status_t s = mlcc_target_resolve(NULL, "x86-64", NULL, &t);
+#else
+  mlcc_status_t s = mlcc_target_resolve(NULL, NULL, NULL, &t);
+#endif
+  CHECK_OK(s);
+  return t;
+}
+
+enum { kMaxPoints = 512 };
+
+// Enumerates the case's space on the JIT's target; every point is valid,
+// the first is the default, and every point (every |stride|-th, so the test
+// stays short) gives the default's output and the reference's.
+static void space_case(mm_case_t c, uint32_t stride, uint32_t min_points) {
+  int64_t an = c.batch * c.m * c.k, bn = c.k * c.n, yn = c.batch * c.m * c.n;
+  float* a = malloc(sizeof(float) * an);
+  float* b = malloc(sizeof(float) * bn);
+  float* ref = malloc(sizeof(float) * yn);
+  int32_t(*pts)[MLCC_SCHED_MAX_PARAMS] = calloc(kMaxPoints, sizeof(*pts));
+  if (!a || !b || !ref || !pts) {
+    CHECK(false);
+    free(a), free(b), free(ref), free(pts);
+    return;
+  }
+  for (int64_t i = 0; i < an; ++i) a[i] = frand();
+  for (int64_t i = 0; i < bn; ++i) b[i] = frand();
+  reference(&c, a, b, ref);
+  mlcc_target_t t = jit_target();
+  built_t bt;
+  if (build(&c, a, b, &bt)) {
+    uint32_t n = mlcc_sched_enumerate(bt.node, &t, pts, kMaxPoints);
+    CHECK(n >= min_points);
+    CHECK(n <= kMaxPoints);
+    if (n > kMaxPoints) n = kMaxPoints;
+    CHECK(mlcc_sched_is_default(pts[0]));
+    for (uint32_t i = 0; i < n; ++i) CHECK(mlcc_sched_valid(bt.node, &t, pts[i]));
+    int32_t bad[MLCC_SCHED_MAX_PARAMS] = {99, 0, 0, 0};
+    CHECK(!mlcc_sched_valid(bt.node, &t, bad));
+    int32_t bad_param[MLCC_SCHED_MAX_PARAMS] = {0, 0, 0, 1};  // no fourth parameter
+    CHECK(!mlcc_sched_valid(bt.node, &t, bad_param));
+    float* def = eval(&c, a, b, pts[0]);
+    CHECK(def != NULL && mismatches(def, ref, yn) == 0);
+    uint32_t tried = 0;
+    for (uint32_t i = 1; def != NULL && i < n; i += stride) {
+      float* y = eval(&c, a, b, pts[i]);
+      char desc[96];
+      mlcc_sched_format(bt.node, pts[i], desc, sizeof(desc));
+      int bad_ref = y ? mismatches(y, ref, yn) : -1;
+      int bad_def = y ? mismatches(y, def, yn) : -1;
+      if (bad_ref != 0 || bad_def != 0) {
+        fprintf(stderr, "  %s [%lld,%lld,%lld] %s: %d vs reference, %d vs default\n",
+                mlcc_op_name(c.op), (long long)c.m, (long long)c.k, (long long)c.n, desc,
+                bad_ref, bad_def);
+      }
+      CHECK(bad_ref == 0 && bad_def == 0);
+      free(y);
+      ++tried;
+    }
+    CHECK(tried > 0);
+    free(def);
+  }
+  destroy(&bt);
+  free(a), free(b), free(ref), free(pts);
+}
+
+static void test_matmul_space_vector_path(void) {
+  mm_case_t c = {MLCC_OP_MATMUL, 1, 13, 37, 45, 0};
+  space_case(c, 3, 8);
+}
+
+static void test_matmul_space_batched(void) {
+  mm_case_t c = {MLCC_OP_MATMUL, 3, 5, 16, 24, 0};
+  space_case(c, 4, 4);
+}
+
+static void test_gemm_space_transposed_b(void) {
+  mm_case_t c = {MLCC_OP_GEMM, 1, 7, 33, 20, 1};
+  space_case(c, 1, 4);
+}
+
+static void test_gemm_space_plain(void) {
+  mm_case_t c = {MLCC_OP_GEMM, 1, 9, 21, 40, 0};
+  space_case(c, 3, 4);
+}
+
+// The default schedule leaves the kernel key as it is; any other changes it
+// and comes back when reset; the tuning keys ignore the schedule and the
+// exact-CPU key differs from the features-only key.
+static void test_key_default_unchanged(void) {
+  mm_case_t c = {MLCC_OP_MATMUL, 1, 8, 16, 32, 0};
+  float a[8 * 16] = {0}, b[16 * 32] = {0};
+  built_t bt;
+  if (!build(&c, a, b, &bt)) {
+    destroy(&bt);
+    return;
+  }
+  mlcc_target_t t = jit_target();
+  mlcc_codegen_options_t o = {.target = &t, .opt_level = 2, .name = "m"};
+  char k0[65], k1[65], k2[65], tk0[65], tk1[65], tf0[65];
+  CHECK_OK(mlcc_codegen_kernel_key(bt.g, 0, &o, k0));
+  CHECK_OK(mlcc_codegen_tune_key(bt.g, 0, &o, true, tk0));
+  CHECK_OK(mlcc_codegen_tune_key(bt.g, 0, &o, false, tf0));
+  CHECK(strcmp(tk0, tf0) != 0);
+  CHECK(strcmp(k0, tk0) != 0);
+  bt.node->sched[0] = 2;
+  bt.node->sched[1] = 1;
+  CHECK(mlcc_sched_valid(bt.node, &t, bt.node->sched));
+  CHECK_OK(mlcc_codegen_kernel_key(bt.g, 0, &o, k1));
+  CHECK_OK(mlcc_codegen_tune_key(bt.g, 0, &o, true, tk1));
+  CHECK(strcmp(k0, k1) != 0);
+  CHECK_STREQ(tk0, tk1);
+  char desc[64];
+  CHECK_STREQ(mlcc_sched_format(bt.node, bt.node->sched, desc, sizeof(desc)),
+              "rows=2,vectors=1");
+  memset(bt.node->sched, 0, sizeof(bt.node->sched));
+  CHECK_OK(mlcc_codegen_kernel_key(bt.g, 0, &o, k2));
+  CHECK_STREQ(k0, k2);
+  CHECK_STREQ(mlcc_sched_format(bt.node, bt.node->sched, desc, sizeof(desc)), "default");
+  destroy(&bt);
+}
+
+// An op without a space has exactly one point, and only the default is valid.
+static void test_untunable_op(void) {
+  mlcc_graph_t* g = NULL;
+  CHECK_OK(mlcc_graph_create(&g));
+  if (g == NULL) return;
+  float x[4] = {1, -1, 2, -2};
+  mlcc_shape_t s = {.rank = 1, .dims = {4}};
+  mlcc_value_t *in = NULL, *out = NULL;
+  mlcc_node_t* n = NULL;
+  CHECK_OK(mlcc_graph_add_constant(g, "x", MLCC_DTYPE_F32, &s, x, true, &in));
+  CHECK_OK(mlcc_graph_add_value(g, "y", MLCC_VALUE_INTERMEDIATE, &out));
+  CHECK_OK(mlcc_graph_add_node(g, MLCC_OP_RELU, 14, "r", &in, 1, &out, 1, NULL, 0, &n));
+  if (n != NULL) {
+    mlcc_target_t t = jit_target();
+    CHECK(mlcc_sched_space(n) == NULL);
+    CHECK_EQ_INT(mlcc_sched_enumerate(n, &t, NULL, 0), 1);
+    int32_t one[MLCC_SCHED_MAX_PARAMS] = {1, 0, 0, 0};
+    CHECK(!mlcc_sched_valid(n, &t, one));
+    CHECK(mlcc_sched_valid(n, &t, n->sched));
+  }
+  mlcc_graph_destroy(g);
+}
+
+int main(void) {
+  RUN(test_matmul_space_vector_path);
+  RUN(test_matmul_space_batched);
+  RUN(test_gemm_space_transposed_b);
+  RUN(test_gemm_space_plain);
+  RUN(test_key_default_unchanged);
+  RUN(test_untunable_op);
+  return TEST_EXIT();
+}
