@@ -304,45 +304,8 @@ mlcc_status_t mlcc_emit_qgemm_conv_mcu(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
   LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
   LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, imulc(ctx, g_iv, q.cg)), q.h * q.w);
 
-  //--- Pack the KH input rows of output row oh (qgemm.c's layout):
-  // rows[iw'][kh][c] = x[c][ih][iw' - pw] - x_zero_point (0 outside),
-  // colsum[kh][iw'] = sum over c.
-  mlcc_loop_t lkh = mlcc_emit_for(ctx, 0, q.kh, "qmkh");
-  LLVMValueRef ih = iadd(ctx, imulc(ctx, oh_iv, q.sh), iaddc(ctx, imulc(ctx, lkh.iv, q.dh), -q.ph));
-  LLVMValueRef ih_ok = LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q.h), "");
-  LLVMValueRef ihc = LLVMBuildSelect(b, ih_ok, ih, c64(ctx, 0), "");
-  mlcc_loop_t liw = mlcc_emit_for(ctx, 0, q.wp, "qmiw");
-  LLVMValueRef iw = iaddc(ctx, liw.iv, -q.pw);
-  LLVMValueRef ok = LLVMBuildAnd(b, ih_ok, LLVMBuildICmp(b, LLVMIntULT, iw, c64(ctx, q.w), ""), "");
-  LLVMValueRef iwc = LLVMBuildSelect(b, ok, iw, c64(ctx, 0), "");
-  LLVMValueRef x_at = iadd(ctx, x_img, imad(ctx, ihc, q.w, iwc));
-  LLVMValueRef r_at = imulc(ctx, imad(ctx, liw.iv, q.kh, lkh.iv), q.cg);
-  LLVMValueRef sum = mlcc_emit_var(ctx, i32, zero32);
-  mlcc_loop_t lc = mlcc_emit_for(ctx, 0, q.cg, "qmc");
-  LLVMValueRef xv = LLVMBuildSub(b, ld_i32(ctx, x, iadd(ctx, x_at, imulc(ctx, lc.iv, q.h * q.w))),
-                                 xzv, "");
-  xv = LLVMBuildSelect(b, ok, xv, zero32, "");
-  LLVMValueRef st = LLVMBuildStore(b, LLVMBuildTrunc(b, xv, i16, ""),
-                                   gep(ctx, i16, rows, iadd(ctx, r_at, lc.iv)));
-  LLVMSetAlignment(st, 2);
-  acc_add(ctx, sum, xv);
-  mlcc_emit_loop_end(ctx, &lc);
-  LLVMBuildStore(b, LLVMBuildLoad2(b, i32, sum, ""),
-                 gep(ctx, i32, colsum, imad(ctx, lkh.iv, q.wp, liw.iv)));
-  mlcc_emit_loop_end(ctx, &liw);
-  mlcc_emit_loop_end(ctx, &lkh);
-  {  // Window sums per output pixel (for the weight zero point).
-    mlcc_loop_t lo = mlcc_emit_for(ctx, 0, q.ow, "qmps");
-    LLVMValueRef s2 = zero32;
-    for (int64_t a = 0; a < q.kh; ++a) {
-      for (int64_t c = 0; c < q.kw; ++c) {
-        LLVMValueRef at = iaddc(ctx, imulc(ctx, lo.iv, q.sw), a * q.wp + c * q.dw);
-        s2 = LLVMBuildAdd(b, s2, LLVMBuildLoad2(b, i32, gep(ctx, i32, colsum, at), ""), "");
-      }
-    }
-    LLVMBuildStore(b, s2, gep(ctx, i32, pixsum, lo.iv));
-    mlcc_emit_loop_end(ctx, &lo);
-  }
+  //--- Pack the KH input rows of output row oh (qgemm.c's layout).
+  mlcc_qgemm_emit_pack_rows(ctx, &q, x, xzv, rows, colsum, pixsum, x_img, oh_iv);
 
   //--- MCU_MR output channels x MCU_NR pixels per block.
   mlcc_loop_t lm = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, q.mg), MCU_MR, "qmm");

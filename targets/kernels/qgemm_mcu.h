@@ -27,6 +27,16 @@ typedef struct qconv_geom_t {
   int64_t seg_len;  // values per segment: kw * kh * cg (dw == 1) or kh * cg
 } qconv_geom_t;
 
+// Emits the packing of the KH input rows output row |oh_iv| (i64) reads, for
+// the image/group whose channel-0 plane starts at element |x_img| (i64) of
+// |x| (qgemm.c, qgemm.h's form): rows ([wp][kh][cg] int16) = x - |xzv| (i32
+// x zero point), 0 outside the image; colsum ([kh][wp] int32) the column
+// sums; pixsum ([ow] int32) each output pixel's window sum.
+void mlcc_qgemm_emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q,
+                               const mlcc_value_t* x, LLVMValueRef xzv, LLVMValueRef rows,
+                               LLVMValueRef colsum, LLVMValueRef pixsum, LLVMValueRef x_img,
+                               LLVMValueRef oh_iv);
+
 // The inner-loop flavour of |target| for int8 dot products:
 //   MLCC_QMCU_NONE   not a microcontroller target (the other paths run);
 //   MLCC_QMCU_DSP    Arm M-profile with the DSP extension (cortex-m4, -m7,
