@@ -1027,6 +1027,8 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   r.qlinear = qlinear;
   r.wz = mlcc_node_input(node, qlinear ? 5 : 3);
   r.ws = qlinear ? mlcc_node_input(node, 4) : NULL;
+  // quant-fuse's int32 bias (MLCC_QMATMUL_BIAS_ATTR, ir/ops/quant.h): input 8.
+  r.bias = qlinear ? mlcc_node_input(node, 8) : NULL;
   r.wp = mlcc_emit_ptr(ctx, bm);
   if (r.wp == NULL || mlcc_emit_ptr(ctx, a) == NULL) {
     return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: A or B is not a kernel argument",

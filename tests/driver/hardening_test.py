@@ -15,7 +15,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -24,6 +23,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import driver_test as dt  # noqa: E402
+import mlcc_e2e  # noqa: E402  (on the path through driver_test)
 from driver_test import Failure, check, listing, run, tiny_model  # noqa: E402
 
 INT64_MAX = 2**63 - 1
@@ -558,30 +558,13 @@ def case_emit_dot(d):
     check(longest <= 48, f"label lines stay short ({longest} characters)")
 
 
+def set_mlcc(path):
+    dt.MLCC = path
+
+
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    dt.MLCC = os.path.abspath(sys.argv[1])
-    fn = globals().get("case_" + sys.argv[2])
-    if fn is None:
-        print("unknown case " + sys.argv[2])
-        return 2
-    d = tempfile.mkdtemp(prefix="mlcc-hardening-")
-    cache = tempfile.mkdtemp(prefix="mlcc-hardening-cache-")
-    os.environ["MLCC_CACHE_DIR"] = cache
-    os.environ.pop("MLCC_REMOTE_CACHE", None)
-    try:
-        fn(d)
-    except Failure as e:
-        print("FAIL: " + str(e))
-        print("(left " + d + " for inspection)")
-        return 1
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
-    shutil.rmtree(d, ignore_errors=True)
-    print("PASS")
-    return 0
+    return mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-hardening-", set_mlcc,
+                                  private_cache=True)
 
 
 if __name__ == "__main__":
