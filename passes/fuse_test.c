@@ -150,9 +150,62 @@ static void test_fuse_closure_and_alias(void) {
   mlcc_graph_destroy(g);
 }
 
+// A chain longer than a kernel holds (MLCC_KERNEL_MAX_NODES, ir/graph.h)
+// splits there; a chain value that is also a graph output must be
+// materialized, so the chain ends at it (mlcc_kernel_t: every use of an
+// intermediate chain output is inside the chain).
+static void test_fuse_chain_limits(void) {
+  enum { N = MLCC_KERNEL_MAX_NODES + 6 };
+  mlcc_graph_t* g = new_graph();
+  mlcc_shape_t s = shp(2, 3, 5, 0, 0);
+  mlcc_value_t* prev = input(g, "x", s);
+  mlcc_node_t* nodes[N];
+  for (int i = 0; i < N; ++i) {
+    char name[16];
+    snprintf(name, sizeof(name), "r%d", i);
+    mlcc_value_t* out = val(g, name, s);
+    nodes[i] = unary(g, i % 2 ? MLCC_OP_NEG : MLCC_OP_RELU, name, prev, out);
+    prev = out;
+  }
+  mark_output(g, prev);
+  CHECK_OK(run1(g, MLCC_PASS_FUSE, 2));
+  CHECK_EQ_INT(g->n_kernels, 2);
+  if (g->n_kernels == 2) {
+    CHECK_EQ_INT(g->kernels[0].n_nodes, MLCC_KERNEL_MAX_NODES);
+    CHECK_EQ_INT(g->kernels[1].n_nodes, N - MLCC_KERNEL_MAX_NODES);
+    CHECK(g->kernels[1].nodes[0] == nodes[MLCC_KERNEL_MAX_NODES]);
+  }
+  for (int i = 0; i < N; ++i) CHECK_EQ_INT(nodes[i]->kernel, i < MLCC_KERNEL_MAX_NODES ? 0 : 1);
+  mlcc_graph_destroy(g);
+
+  // x -> relu -> neg (also a graph output) -> abs -> exp: [relu, neg], [abs, exp].
+  g = new_graph();
+  mlcc_value_t* x = input(g, "x", s);
+  mlcc_value_t* a = val(g, "a", s);
+  mlcc_value_t* b = val(g, "b", s);
+  mlcc_value_t* c = val(g, "c", s);
+  mlcc_value_t* d = val(g, "d", s);
+  mlcc_node_t* relu = unary(g, MLCC_OP_RELU, "relu", x, a);
+  mlcc_node_t* neg = unary(g, MLCC_OP_NEG, "neg", a, b);
+  mlcc_node_t* abs_ = unary(g, MLCC_OP_ABS, "abs", b, c);
+  mlcc_node_t* exp_ = unary(g, MLCC_OP_EXP, "exp", c, d);
+  mark_output(g, b);
+  mark_output(g, d);
+  CHECK_OK(run1(g, MLCC_PASS_FUSE, 2));
+  CHECK_EQ_INT(g->n_kernels, 2);
+  if (g->n_kernels == 2) {
+    CHECK(g->kernels[0].n_nodes == 2 && g->kernels[0].nodes[0] == relu &&
+          g->kernels[0].nodes[1] == neg);
+    CHECK(g->kernels[1].n_nodes == 2 && g->kernels[1].nodes[0] == abs_ &&
+          g->kernels[1].nodes[1] == exp_);
+  }
+  mlcc_graph_destroy(g);
+}
+
 int main(void) {
   RUN(test_fuse_conv_add_relu);
   RUN(test_fuse_closure_and_alias);
+  RUN(test_fuse_chain_limits);
   RUN(test_fuse_silu_and_late_inputs);
   return TEST_EXIT();
 }

@@ -422,6 +422,78 @@ static void test_plan_memory_inplace_matmul(void) {
   }
 }
 
+// A diamond at -O0: a (1 KiB) is read by Exp and Neg, so Exp's b gets a slot
+// of its own; Neg, a's last reader, writes c in place over a; Add writes the
+// graph output. Live at once: {a, b}, then {b, c}: 2 KiB of 3 KiB.
+static void test_plan_memory_diamond(void) {
+  mlcc_shape_t s = shp(2, 4, 64, 0, 0);  // 1024 bytes
+  mlcc_graph_t* g = new_graph();
+  mlcc_value_t* x = input(g, "x", s);
+  mlcc_value_t* a = val(g, "a", s);
+  mlcc_value_t* b = val(g, "b", s);
+  mlcc_value_t* c = val(g, "c", s);
+  mlcc_value_t* d = val(g, "d", s);
+  unary(g, MLCC_OP_RELU, "relu", x, a);
+  unary(g, MLCC_OP_EXP, "exp", a, b);
+  unary(g, MLCC_OP_NEG, "neg", a, c);
+  binary(g, MLCC_OP_ADD, "add", b, c, d);
+  mark_output(g, d);
+  mlcc_pass_ctx_t ctx = ctx_at(0);
+  mlcc_pass_id_t ids[] = {MLCC_PASS_FUSE, MLCC_PASS_PLAN_MEMORY};
+  CHECK_OK(mlcc_pass_run_pipeline(&ctx, g, ids, 2));
+  CHECK_EQ_INT(g->n_kernels, 4);
+  if (g->n_kernels == 4) {
+    CHECK(g->kernels[1].inplace_input == NULL);  // a is read again by neg
+    CHECK(g->kernels[2].inplace_input == a);
+    CHECK(g->kernels[3].inplace_input == NULL);  // d is a graph output
+  }
+  CHECK(a->ws_offset >= 0 && b->ws_offset >= 0 && a->ws_offset != b->ws_offset);
+  CHECK_EQ_INT(c->ws_offset, a->ws_offset);
+  CHECK_EQ_INT(d->ws_offset, -1);
+  CHECK_EQ_INT(g->workspace_size, 2048);
+  int64_t naive = 0, peak = 0;
+  CHECK_OK(mlcc_pass_plan_memory_stats(g, &naive, &peak));
+  CHECK_EQ_INT(naive, 3072);
+  CHECK_EQ_INT(peak, 2048);
+  check_plan(g);
+  mlcc_graph_destroy(g);
+}
+
+// Slot sizes follow the dtype and round up to 64 bytes: 100 float64 (800 ->
+// 832), 100 int8 (100 -> 128), 100 float16 (200 -> 256); a chain of casts
+// at -O0 where each value dies at the next kernel, and no kernel is in place
+// (the element sizes differ), so two neighbours are live at a time.
+static void test_plan_memory_dtype_sizes(void) {
+  mlcc_shape_t s = shp(1, 100, 0, 0, 0);
+  mlcc_graph_t* g = new_graph();
+  mlcc_value_t* x = input(g, "x", s);
+  mlcc_value_t* f64 = val(g, "f64", s);
+  f64->dtype = MLCC_DTYPE_F64;
+  mlcc_value_t* i8 = val(g, "i8", s);
+  i8->dtype = MLCC_DTYPE_I8;
+  mlcc_value_t* f16 = val(g, "f16", s);
+  f16->dtype = MLCC_DTYPE_F16;
+  mlcc_value_t* y = val(g, "y", s);
+  unary(g, MLCC_OP_CAST, "to_f64", x, f64);
+  unary(g, MLCC_OP_CAST, "to_i8", f64, i8);
+  unary(g, MLCC_OP_CAST, "to_f16", i8, f16);
+  unary(g, MLCC_OP_CAST, "to_f32", f16, y);
+  mark_output(g, y);
+  mlcc_pass_ctx_t ctx = ctx_at(0);
+  ctx.verify_each = false;  // Cast's 'to' attribute is left out: only sizes matter here
+  mlcc_pass_id_t ids[] = {MLCC_PASS_FUSE, MLCC_PASS_PLAN_MEMORY};
+  CHECK_OK(mlcc_pass_run_pipeline(&ctx, g, ids, 2));
+  CHECK_EQ_INT(g->n_kernels, 4);
+  for (uint32_t k = 0; k < g->n_kernels; ++k) CHECK(g->kernels[k].inplace_input == NULL);
+  int64_t naive = 0, peak = 0;
+  CHECK_OK(mlcc_pass_plan_memory_stats(g, &naive, &peak));
+  CHECK_EQ_INT(naive, 832 + 128 + 256);
+  CHECK_EQ_INT(peak, 832 + 128);  // f64 and i8 at to_i8
+  CHECK(g->workspace_size >= peak && g->workspace_size <= naive);
+  check_plan(g);
+  mlcc_graph_destroy(g);
+}
+
 int main(void) {
   RUN(test_plan_memory_chain_reuses);
   RUN(test_plan_memory_liveness);
@@ -429,5 +501,7 @@ int main(void) {
   RUN(test_plan_memory_inplace_elementwise);
   RUN(test_plan_memory_inplace_alias);
   RUN(test_plan_memory_inplace_matmul);
+  RUN(test_plan_memory_diamond);
+  RUN(test_plan_memory_dtype_sizes);
   return TEST_EXIT();
 }

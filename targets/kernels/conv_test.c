@@ -187,6 +187,16 @@ static void test_conv_transpose_stride2(void) {
   mlcc_graph_destroy(g);
 }
 
+// Grouped Conv (4 groups of 3 input and 2 output channels) with dilation 2
+// and stride 2 on a wide row, and batch 3 with uneven pads and no bias:
+// H (9 + 2 + 1 - 2*(3-1) - 1) / 2 + 1 = 4, W (45 + 1 + 2 - 2*(3-1) - 1) / 2 + 1 = 22.
+static void test_conv_grouped_dilated(void) {
+  conv_ref_t p = {.n = 3, .c = 12, .h = 9, .w = 45, .m = 8, .kh = 3, .kw = 3, .group = 4,
+                  .sh = 2, .sw = 2, .dh = 2, .dw = 2, .pt = 2, .pl = 1, .oh = 4, .ow = 22};
+  conv_case(p, 1, 2, false, NULL);
+  conv_case(p, 1, 2, true, NULL);
+}
+
 int main(void) {
   RUN(test_conv_pads_stride_dilation_group);
   RUN(test_conv_3x3_wide);
@@ -194,5 +204,6 @@ int main(void) {
   RUN(test_conv_auto_pad);
   RUN(test_conv_1d_3d);
   RUN(test_conv_transpose_stride2);
+  RUN(test_conv_grouped_dilated);
   return TEST_EXIT();
 }

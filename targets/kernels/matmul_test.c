@@ -117,8 +117,54 @@ static void test_matmul_batched_broadcast(void) {
   mlcc_graph_destroy(g);
 }
 
+// Gemm over sizes around the vector widths and tile edges (1, 3, 8, 17, 33,
+// 65), each transA/transB combination, alpha 1.5, beta 0.25, a [N] bias;
+// double-accumulated reference.
+static void test_gemm_sizes_and_transposes(void) {
+  static const int sizes[][3] = {{1, 1, 1}, {3, 17, 8}, {8, 33, 65}, {17, 8, 3}, {65, 3, 33}};
+  for (unsigned si = 0; si < sizeof(sizes) / sizeof(sizes[0]); ++si) {
+    int M = sizes[si][0], K = sizes[si][1], N = sizes[si][2];
+    for (int ta = 0; ta <= 1; ++ta)
+      for (int tb = 0; tb <= 1; ++tb) {
+        mlcc_graph_t* g = NULL;
+        CHECK_OK(mlcc_graph_create(&g));
+        if (!g) return;
+        float* a = malloc(sizeof(float) * M * K);
+        float* b = malloc(sizeof(float) * K * N);
+        float* c = malloc(sizeof(float) * N);
+        float* ref = malloc(sizeof(float) * M * N);
+        fill(a, (int64_t)M * K);
+        fill(b, (int64_t)K * N);
+        fill(c, N);
+        int64_t ad[2] = {ta ? K : M, ta ? M : K}, bd[2] = {tb ? N : K, tb ? K : N};
+        int64_t cd[1] = {N}, yd[2] = {M, N};
+        mlcc_attr_t at[4] = {a_int("transA", ta), a_int("transB", tb), a_float("alpha", 1.5f),
+                             a_float("beta", 0.25f)};
+        mlcc_value_t* ins[3] = {cstf(g, 2, ad, a), cstf(g, 2, bd, b), cstf(g, 1, cd, c)};
+        const float* y = run1(g, MLCC_OP_GEMM, 13, ins, 3, at, 4, 2, yd);
+        for (int i = 0; i < M; ++i)
+          for (int j = 0; j < N; ++j) {
+            double acc = 0;
+            for (int k = 0; k < K; ++k) {
+              double av = ta ? a[k * M + i] : a[i * K + k];
+              double bv = tb ? b[j * K + k] : b[k * N + j];
+              acc += av * bv;
+            }
+            ref[i * N + j] = (float)(1.5 * acc + 0.25 * c[j]);
+          }
+        CHECK_CLOSE(y, ref, (int64_t)M * N);
+        free(a);
+        free(b);
+        free(c);
+        free(ref);
+        mlcc_graph_destroy(g);
+      }
+  }
+}
+
 int main(void) {
   RUN(test_gemm_transb_bias);
   RUN(test_matmul_batched_broadcast);
+  RUN(test_gemm_sizes_and_transposes);
   return TEST_EXIT();
 }

@@ -3,6 +3,7 @@
 // evaluated by the host JIT (mlcc_codegen_eval_node) and compared with plain C reference loops or
 // literals computed with numpy (kernel_test_util.h).
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -96,9 +97,92 @@ static void test_global_average_pool(void) {
   mlcc_graph_destroy(g);
 }
 
+// A 2-D MaxPool / AveragePool reference for one [N, C, H, W] input: window
+// (kh, kw), strides, dilations, pads (top, left; the output size is given),
+// count_include_pad for the average (padded positions count, positions past
+// the padded input never do). Max also returns the flat argmax index.
+typedef struct pool_ref_t {
+  int64_t n, c, h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oh, ow;
+} pool_ref_t;
+
+static void pool2d_ref(const pool_ref_t* p, const float* x, bool is_max, bool cip, float* y,
+                       int64_t* idx) {
+  for (int64_t nc = 0; nc < p->n * p->c; ++nc)
+    for (int64_t oh = 0; oh < p->oh; ++oh)
+      for (int64_t ow = 0; ow < p->ow; ++ow) {
+        double acc = is_max ? -INFINITY : 0.0;
+        int64_t count = 0, best = -1;
+        for (int64_t kh = 0; kh < p->kh; ++kh)
+          for (int64_t kw = 0; kw < p->kw; ++kw) {
+            int64_t ih = oh * p->sh - p->pt + kh * p->dh;
+            int64_t iw = ow * p->sw - p->pl + kw * p->dw;
+            bool inside = ih >= 0 && ih < p->h && iw >= 0 && iw < p->w;
+            bool in_padded = ih >= -p->pt && ih < p->h + p->pb && iw >= -p->pl &&
+                             iw < p->w + p->pr;
+            if (!inside) {
+              if (cip && in_padded) ++count;
+              continue;
+            }
+            double v = x[(nc * p->h + ih) * p->w + iw];
+            ++count;
+            if (is_max) {
+              if (v > acc) {
+                acc = v;
+                best = (nc * p->h + ih) * p->w + iw;
+              }
+            } else {
+              acc += v;
+            }
+          }
+        int64_t o = (nc * p->oh + oh) * p->ow + ow;
+        y[o] = (float)(is_max ? acc : acc / (double)count);
+        if (idx) idx[o] = best;
+      }
+}
+
+// MaxPool-12 with dilations, strides and uneven pads, values and indices;
+// AveragePool-19 (dilations) with and without count_include_pad. Output
+// sizes: H (7 + 1 + 2 - 2*(3-1) - 1) / 1 + 1 = 6, W (9 + 0 + 1 - 1*(2-1) - 1) / 2 + 1 = 5.
+static void test_pool_dilated_uneven_pads(void) {
+  pool_ref_t p = {.n = 2, .c = 3, .h = 7, .w = 9, .kh = 3, .kw = 2, .sh = 1, .sw = 2,
+                  .dh = 2, .dw = 1, .pt = 1, .pl = 0, .pb = 2, .pr = 1, .oh = 6, .ow = 5};
+  enum { XN = 2 * 3 * 7 * 9, YN = 2 * 3 * 6 * 5 };
+  float x[XN], ref[YN];
+  int64_t refi[YN];
+  fill(x, XN);
+  int64_t xd[4] = {2, 3, 7, 9}, yd[4] = {2, 3, 6, 5}, ks[2] = {3, 2}, st[2] = {1, 2},
+          dl[2] = {2, 1}, pads[4] = {1, 0, 2, 1};
+  mlcc_graph_t* g = NULL;
+  CHECK_OK(mlcc_graph_create(&g));
+  if (!g) return;
+  mlcc_value_t* ins[1] = {cstf(g, 4, xd, x)};
+  mlcc_attr_t at[5] = {a_ints(g, "kernel_shape", 2, ks), a_ints(g, "strides", 2, st),
+                       a_ints(g, "dilations", 2, dl), a_ints(g, "pads", 4, pads),
+                       a_int("count_include_pad", 0)};
+  mlcc_shape_t want[2] = {shp(4, yd), shp(4, yd)};
+  mlcc_dtype_t wdt[2] = {MLCC_DTYPE_F32, MLCC_DTYPE_I64};
+  mlcc_value_t* outs[2];
+  pool2d_ref(&p, x, true, false, ref, refi);
+  if (run(g, MLCC_OP_MAX_POOL, 12, ins, 1, at, 4, 2, want, wdt, outs)) {
+    CHECK_CLOSE((const float*)outs[0]->data, ref, YN);
+    const int64_t* yi = outs[1]->data;
+    int bad = 0;
+    for (int i = 0; i < YN; ++i) bad += yi[i] != refi[i];
+    CHECK_EQ_INT(bad, 0);
+  }
+  for (int cip = 0; cip <= 1; ++cip) {
+    at[4] = a_int("count_include_pad", cip);
+    pool2d_ref(&p, x, false, cip, ref, NULL);
+    const float* y = run1(g, MLCC_OP_AVERAGE_POOL, 19, ins, 1, at, 5, 4, yd);
+    CHECK_CLOSE(y, ref, YN);
+  }
+  mlcc_graph_destroy(g);
+}
+
 int main(void) {
   RUN(test_maxpool_ceil_indices);
   RUN(test_avgpool_count_include_pad);
   RUN(test_global_average_pool);
+  RUN(test_pool_dilated_uneven_pads);
   return TEST_EXIT();
 }
