@@ -883,6 +883,84 @@ static mlcc_status_t load_tuning_file(mlcc_compilation_t* c) {
   return s;
 }
 
+// The remote cache for tuning records (driver/tune.h): its own handle, open
+// only while records are looked up or stored (before the kernels' pool
+// opens its own).
+typedef struct tune_remote_t {
+  mlcc_compilation_t* c;
+  mlcc_remote_cache_t* remote;
+  mlcc_remote_session_t* session;
+  bool tried;
+} tune_remote_t;
+
+static bool tune_remote_open(tune_remote_t* tr) {
+  if (tr->tried) return tr->session != NULL;
+  tr->tried = true;
+  mlcc_compilation_t* c = tr->c;
+  if (!c->use_cache || c->remote_url == NULL) return false;
+  mlcc_status_t s = mlcc_remote_cache_open(c->remote_url, c->remote_read_only, &tr->remote);
+  if (s != NULL) {
+    if (c->options->verbose) {
+      fprintf(c->diag, "mlcc: note: remote tuning records off: %s\n", mlcc_status_message(s));
+    }
+    mlcc_status_free(s);
+    return false;
+  }
+  if (c->remote_key != NULL) mlcc_remote_cache_set_key(tr->remote, c->remote_key);
+  tr->session = mlcc_remote_session_create(tr->remote);
+  return tr->session != NULL;
+}
+
+static void tune_remote_close(tune_remote_t* tr) {
+  mlcc_remote_session_destroy(tr->session);
+  mlcc_remote_cache_close(tr->remote);
+  tr->session = NULL;
+  tr->remote = NULL;
+}
+
+static bool tune_remote_fetch(void* ctx, const char* key_hex, char** out_text, size_t* out_size) {
+  tune_remote_t* tr = ctx;
+  *out_text = NULL;
+  *out_size = 0;
+  if (!tune_remote_open(tr)) return false;
+  char rkey[65];
+  mlcc_tune_remote_key(key_hex, rkey);
+  uint8_t* data = NULL;
+  size_t size = 0;
+  char why[512];
+  mlcc_remote_result_t r = mlcc_remote_cache_get_blob(tr->session, rkey, &data, &size, why,
+                                                      sizeof(why));
+  if (r != MLCC_REMOTE_HIT) {
+    if (r != MLCC_REMOTE_MISS && tr->c->options->explain_cache) {
+      fprintf(tr->c->diag, "mlcc: explain: remote tuning record %.16s: %s\n", key_hex, why);
+    }
+    free(data);
+    return false;
+  }
+  *out_text = (char*)data;
+  *out_size = size;
+  return true;
+}
+
+static void tune_remote_store(tune_remote_t* tr, const mlcc_tune_record_t* rec) {
+  if (!tune_remote_open(tr) || mlcc_remote_cache_read_only(tr->remote)) return;
+  mlcc_tune_records_t one = {(mlcc_tune_record_t*)rec, 1, 1};
+  char* text = mlcc_tune_records_format(&one);
+  if (text == NULL) return;
+  for (int which = 0; which < 2; ++which) {
+    if (which == 1 && rec->features[0] == '\0') break;
+    char rkey[65];
+    mlcc_tune_remote_key(which == 0 ? rec->cpu_key : rec->key, rkey);
+    mlcc_status_t s = mlcc_remote_cache_put(tr->session, rkey, text, strlen(text));
+    if (s != NULL) {
+      fprintf(tr->c->diag, "mlcc: warning: cannot upload a tuning record: %s\n",
+              mlcc_status_message(s));
+      mlcc_status_free(s);
+    }
+  }
+  free(text);
+}
+
 // --tune (driver/tune_run.h): measures, then stores the records in the
 // local cache and adds them to c->tune_file (written back to
 // --tuning-records=FILE when given), where apply_tuning finds them.
@@ -931,6 +1009,11 @@ static mlcc_status_t run_tune(mlcc_compilation_t* c, const mlcc_codegen_options_
       }
     }
   }
+  tune_remote_t tr = {.c = c};
+  for (uint32_t i = 0; s == NULL && i < found.n && c->use_cache && c->remote_url != NULL; ++i) {
+    tune_remote_store(&tr, &found.items[i]);
+  }
+  tune_remote_close(&tr);
   mlcc_tune_records_deinit(&found);
   if (s == NULL && o->tuning_records != NULL) {
     char* text = mlcc_tune_records_format(&c->tune_file);
@@ -948,16 +1031,21 @@ static mlcc_status_t apply_tuning(mlcc_compilation_t* c) {
   if (o->no_tuning_records) return mlcc_ok_status();
   MLCC_RETURN_IF_ERROR(load_tuning_file(c));
   mlcc_codegen_options_t cg = codegen_options(c);
+  tune_remote_t tr = {.c = c};
   mlcc_tune_lookup_t lk = {
       .file = &c->tune_file,
       .cache_dir = c->use_cache ? c->cache_dir : NULL,
       .diag = c->diag,
       .explain = o->explain_cache,
+      .remote_fetch = c->use_cache && c->remote_url != NULL ? tune_remote_fetch : NULL,
+      .remote_ctx = &tr,
   };
   if (o->tune) MLCC_RETURN_IF_ERROR(run_tune(c, &cg));
   uint32_t applied = 0;
   mlcc_tune_records_deinit(&c->tune_used);
-  MLCC_RETURN_IF_ERROR(mlcc_tune_apply(c->graph, &cg, &lk, &c->tune_used, &applied));
+  mlcc_status_t as = mlcc_tune_apply(c->graph, &cg, &lk, &c->tune_used, &applied);
+  tune_remote_close(&tr);
+  MLCC_RETURN_IF_ERROR(as);
   MLCC_RETURN_IF_ERROR(mlcc_tune_records_digest(&c->tune_used, c->tune_digest));
   if (o->verbose && applied > 0) {
     fprintf(c->diag, "mlcc: %u kernel%s tuned by records (digest %.16s)\n", applied,

@@ -464,6 +464,14 @@ static bool read_small(const char* path, size_t max, char** out, size_t* out_siz
   return true;
 }
 
+void mlcc_tune_remote_key(const char* key_hex, char out_hex[65]) {
+  char buf[128];
+  int n = snprintf(buf, sizeof(buf), "mlcc-tuning-record-v1:%s", key_hex);
+  mlcc_status_t s = mlcc_fs_sha256_buffer(buf, (size_t)n, out_hex);
+  if (s != NULL) out_hex[0] = '\0';
+  mlcc_status_free(s);
+}
+
 mlcc_status_t mlcc_tune_cache_store(const char* cache_dir, const mlcc_tune_record_t* record) {
   mlcc_tune_records_t one = {(mlcc_tune_record_t*)record, 1, 1};
   char* text = mlcc_tune_records_format(&one);
@@ -585,6 +593,17 @@ static bool lookup_in(const mlcc_tune_lookup_t* lk, const mlcc_node_t* anchor,
       const char* why = NULL;
       bool got = read_small(path, kMaxRecordFile, &text, &size, &why);
       free(path);
+      bool remote = false;
+      if (!got && strcmp(why, "no record") == 0 && lk->remote_fetch != NULL) {
+        got = lk->remote_fetch(lk->remote_ctx, want, &text, &size);
+        if (!got) why = "no record";
+        if (got && size > kMaxRecordFile) {
+          free(text);
+          got = false;
+          why = "a remote record too big";
+        }
+        remote = got;
+      }
       if (!got) {
         if (lk->explain && strcmp(why, "no record") != 0) {
           fprintf(lk->diag, "mlcc: explain: kernel %u: cache tuning record %s: %s\n",
@@ -608,7 +627,11 @@ static bool lookup_in(const mlcc_tune_lookup_t* lk, const mlcc_node_t* anchor,
       }
       rec = *r;
       mlcc_tune_records_deinit(&one);
-      source = "the kernel cache";
+      source = remote ? "the remote cache" : "the kernel cache";
+      if (remote && lk->cache_dir != NULL) {
+        mlcc_status_t w = mlcc_tune_cache_store(lk->cache_dir, &rec);
+        mlcc_status_free(w);  // a local copy is an optimization
+      }
     }
     const char* why = record_mismatch(&rec, anchor, t, exact);
     if (why != NULL) {

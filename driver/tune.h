@@ -98,6 +98,12 @@ typedef struct mlcc_tune_lookup_t {
   const char* cache_dir;            // the local kernel cache; NULL: no <dir>/tune/
   FILE* diag;                       // warnings and -d explain-cache lines
   bool explain;                     // -d explain-cache: say what each lookup found
+  // The remote cache, after the local one (NULL: none): fetches the record
+  // file stored under |key_hex| (a record key; the callee maps it with
+  // mlcc_tune_remote_key). True with a malloc'ed |*out_text| on a hit. A hit
+  // that parses is also written to the local cache.
+  bool (*remote_fetch)(void* ctx, const char* key_hex, char** out_text, size_t* out_size);
+  void* remote_ctx;
 } mlcc_tune_lookup_t;
 
 // Sets the schedule of every tunable kernel anchor of |graph| (after the
@@ -122,6 +128,11 @@ char* mlcc_tune_cache_path(const char* cache_dir, const char* key_hex);
 // key when the record has features), atomically. Failures are returned
 // (IO) for the caller to warn about; they never fail a build.
 mlcc_status_t mlcc_tune_cache_store(const char* cache_dir, const mlcc_tune_record_t* record);
+
+// The remote cache's /ac/ key of the record file with record key |key_hex|:
+// SHA-256 of "mlcc-tuning-record-v1" and the key, so records have their own
+// namespace beside the kernels' keys.
+void mlcc_tune_remote_key(const char* key_hex, char out_hex[65]);
 
 // Entries under <cache_dir>/tune/ (--cache-stats) and their bytes.
 void mlcc_tune_cache_count(const char* cache_dir, uint64_t* out_entries, uint64_t* out_bytes);
