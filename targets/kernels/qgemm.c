@@ -610,7 +610,7 @@ void mlcc_qgemm_emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q,
                                const mlcc_value_t* x, LLVMValueRef xzv, LLVMValueRef rows,
                                LLVMValueRef colsum, LLVMValueRef pixsum, LLVMValueRef x_img,
                                LLVMValueRef oh_iv) {
-  emit_pack_rows(ctx, q, x, xzv, xzv, false, rows, colsum, pixsum, x_img, oh_iv);
+  emit_pack_rows(ctx, q, x, xzv, xzv, 0, false, rows, colsum, pixsum, x_img, oh_iv);
 }
 
 //===----------------------------------------------------------------------===//
