@@ -17,6 +17,7 @@
 #include "ir/ops/quant.h"
 #include "ir/ops/spatial.h"
 #include "targets/emit/emit_helpers.h"
+#include "targets/kernels/qgemm_mcu.h"
 
 // Stack limit of the packed rows (the same for every target, so the stack
 // bound mlcc_qgemm_conv_stack_bytes is one number).
@@ -26,13 +27,7 @@ enum {
   NR_MAX = 3,  // output pixels per register block (at most)
 };
 
-typedef struct qconv_geom_t {
-  int64_t batch, c, h, w, m, group, cg, mg, kh, kw, sh, sw, dh, dw, ph, pw, oh, ow;
-  int64_t wp;       // padded row width the packed rows hold
-  int64_t k;        // cg * kh * kw
-  int64_t n_seg;    // contiguous segments per window: 1 (dw == 1) or kw
-  int64_t seg_len;  // values per segment: kw * kh * cg (dw == 1) or kh * cg
-} qconv_geom_t;
+// qconv_geom_t: targets/kernels/qgemm_mcu.h.
 
 static bool is_q8(mlcc_dtype_t d) { return d == MLCC_DTYPE_U8 || d == MLCC_DTYPE_I8; }
 
@@ -608,6 +603,13 @@ static void emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const ml
   }
 }
 
+void mlcc_qgemm_emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q,
+                               const mlcc_value_t* x, LLVMValueRef xzv, LLVMValueRef rows,
+                               LLVMValueRef colsum, LLVMValueRef pixsum, LLVMValueRef x_img,
+                               LLVMValueRef oh_iv) {
+  emit_pack_rows(ctx, q, x, xzv, xzv, false, rows, colsum, pixsum, x_img, oh_iv);
+}
+
 //===----------------------------------------------------------------------===//
 // Blocked x86 kernel (MLCC_QBLOCK_ATTR, pack.h): register tiles of QB_NB
 // output channels x QB_NP output pixels, an outer product per pair of k.
@@ -1093,8 +1095,13 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   qconv_geom_t q;
   if (plan_dw(node, &q)) return emit_dw(ctx, node, &q, out_done);
   if (!plan(node, &q)) return mlcc_ok_status();
+  // Dispatch: depthwise (above); the x86 register blocks (their layout is
+  // written on x86 only); microcontrollers; the row kernel below.
   if (qblock_of(node) != 0) return emit_blocked(ctx, node, &q, out_done);
   if (!packed(node, &q)) return mlcc_ok_status();
+  if (mlcc_qgemm_mcu_kind(ctx->target) != MLCC_QMCU_NONE) {
+    return mlcc_emit_qgemm_conv_mcu(ctx, node, &q, out_done);
+  }
   bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
   mlcc_quant_conv_operands_t ops;
   mlcc_quant_conv_operands(node, &ops);
