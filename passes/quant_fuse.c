@@ -31,7 +31,11 @@
 //
 // quant-pack runs after shape inference: it reorders the constant weights
 // of every QLinearConv / ConvInteger that the fast kernel takes into its
-// [M][KW][KH][C/group] order (MLCC_QPACKED_ATTR), still int8/uint8.
+// layout, still int8/uint8: on x86 with AVX2 the blocked kernel's channel
+// blocks of k pairs (MLCC_QBLOCK_ATTR, 1x1 kernels too), elsewhere the row
+// kernel's [M][KW][KH][C/group] order (MLCC_QPACKED_ATTR; 1x1 kernels stay).
+// On x86 with AVX2 it also packs the constant 2-D B of QLinearMatMul /
+// MatMulInteger for the same blocked kernel (mlcc_qgemm_matmul_block).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,24 +319,35 @@ mlcc_status_t mlcc_pass_quant_fuse(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
 // quant-pack
 //===----------------------------------------------------------------------===//
 
-static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node) {
+// Packs |node|'s constant weights: the blocked layout when |nb| > 0
+// (MLCC_QBLOCK_ATTR = nb, |segments| window segments), else the row
+// kernel's [M][KW][KH][C/group] order (MLCC_QPACKED_ATTR = 1).
+static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb,
+                              int64_t segments) {
   uint32_t wi = node->op == MLCC_OP_QLINEAR_CONV ? 3 : 1;
   mlcc_value_t* w = node->inputs[wi];
   int64_t mo = w->shape.dims[0], cg = w->shape.dims[1];
   int64_t kh = w->shape.rank == 4 ? w->shape.dims[2] : 1;
   int64_t kw = w->shape.dims[w->shape.rank - 1];
+  const mlcc_attr_t* ga = mlcc_node_attr(node, "group");
+  int64_t group = ga != NULL && ga->kind == MLCC_ATTR_INT && ga->i > 0 ? ga->i : 1;
   size_t bytes = (size_t)(mo * cg * kh * kw);
   uint8_t* dst = (uint8_t*)mlcc_arena_alloc(&graph->arena, bytes ? bytes : 1, 64);
   mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
       &graph->arena, (node->n_attrs + 1) * sizeof(*attrs), _Alignof(mlcc_attr_t));
   if (dst == NULL || attrs == NULL) return oom();
-  mlcc_qgemm_pack_conv_weights((const uint8_t*)w->data, mo, cg, kh, kw, dst);
+  if (nb > 0) {
+    mlcc_qgemm_pack_conv_blocked((const uint8_t*)w->data, mo, group, cg, kh, kw, segments, nb,
+                                 dst);
+  } else {
+    mlcc_qgemm_pack_conv_weights((const uint8_t*)w->data, mo, cg, kh, kw, dst);
+  }
   const char* base = w->name ? w->name : "w";
   size_t len = strlen(base) + 32;
   char* name = (char*)malloc(len);
   if (name == NULL) return oom();
   for (uint32_t n = 0;; ++n) {
-    snprintf(name, len, "%s_qpacked_%u", base, n);
+    snprintf(name, len, nb > 0 ? "%s_qblock_%u" : "%s_qpacked_%u", base, n);
     if (mlcc_graph_find_value(graph, name) == NULL) break;
   }
   mlcc_value_t* packed = NULL;
@@ -343,9 +358,9 @@ static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node) {
   if (node->n_attrs > 0) memcpy(attrs, node->attrs, node->n_attrs * sizeof(*attrs));
   mlcc_attr_t* a = &attrs[node->n_attrs];
   memset(a, 0, sizeof(*a));
-  a->name = MLCC_QPACKED_ATTR;
+  a->name = nb > 0 ? MLCC_QBLOCK_ATTR : MLCC_QPACKED_ATTR;
   a->kind = MLCC_ATTR_INT;
-  a->i = 1;
+  a->i = nb > 0 ? nb : 1;
   // Splice: nothing below can fail.
   node->attrs = attrs;
   node->n_attrs++;
@@ -353,20 +368,82 @@ static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node) {
   return mlcc_ok_status();
 }
 
+// Packs the constant 2-D B [K, N] of QLinearMatMul / MatMulInteger |node|
+// in the blocked layout (MLCC_QBLOCK_ATTR = nb): B^T [N][K] packed like conv
+// weights of N output channels.
+static mlcc_status_t pack_matmul(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb) {
+  uint32_t bi = node->op == MLCC_OP_QLINEAR_MATMUL ? 3 : 1;
+  mlcc_value_t* bm = node->inputs[bi];
+  int64_t k = bm->shape.dims[0], n = bm->shape.dims[1];
+  size_t bytes = (size_t)(k * n);
+  uint8_t* dst = (uint8_t*)mlcc_arena_alloc(&graph->arena, bytes ? bytes : 1, 64);
+  uint8_t* bt = (uint8_t*)malloc(bytes ? bytes : 1);
+  mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
+      &graph->arena, (node->n_attrs + 1) * sizeof(*attrs), _Alignof(mlcc_attr_t));
+  if (dst == NULL || bt == NULL || attrs == NULL) {
+    free(bt);
+    return oom();
+  }
+  const uint8_t* src = (const uint8_t*)bm->data;
+  for (int64_t r = 0; r < k; ++r) {
+    for (int64_t c = 0; c < n; ++c) bt[c * k + r] = src[r * n + c];
+  }
+  mlcc_qgemm_pack_conv_blocked(bt, n, 1, k, 1, 1, 1, nb, dst);
+  free(bt);
+  const char* base = bm->name ? bm->name : "b";
+  size_t len = strlen(base) + 32;
+  char* name = (char*)malloc(len);
+  if (name == NULL) return oom();
+  for (uint32_t i = 0;; ++i) {
+    snprintf(name, len, "%s_qblock_%u", base, i);
+    if (mlcc_graph_find_value(graph, name) == NULL) break;
+  }
+  mlcc_value_t* packed = NULL;
+  mlcc_status_t s = mlcc_graph_add_constant(graph, name, bm->dtype, &bm->shape, dst, false,
+                                            &packed);
+  free(name);
+  MLCC_RETURN_IF_ERROR(s);
+  if (node->n_attrs > 0) memcpy(attrs, node->attrs, node->n_attrs * sizeof(*attrs));
+  mlcc_attr_t* a = &attrs[node->n_attrs];
+  memset(a, 0, sizeof(*a));
+  a->name = MLCC_QBLOCK_ATTR;
+  a->kind = MLCC_ATTR_INT;
+  a->i = nb;
+  // Splice: nothing below can fail.
+  node->attrs = attrs;
+  node->n_attrs++;
+  node->inputs[bi] = packed;
+  return mlcc_ok_status();
+}
+
 mlcc_status_t mlcc_pass_quant_pack(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
                                    bool* out_changed) {
-  (void)ctx;
   *out_changed = false;
+  const mlcc_target_t* target = ctx != NULL ? ctx->target : NULL;
   for (uint32_t i = 0; i < graph->n_nodes; ++i) {
     mlcc_node_t* n = graph->nodes[i];
-    if (n->dead || (n->op != MLCC_OP_QLINEAR_CONV && n->op != MLCC_OP_CONV_INTEGER)) continue;
+    if (n->dead || mlcc_node_attr(n, MLCC_QBLOCK_ATTR) != NULL) continue;
+    if (n->op == MLCC_OP_QLINEAR_MATMUL || n->op == MLCC_OP_MATMUL_INTEGER) {
+      mlcc_value_t* bm = mlcc_node_input(n, n->op == MLCC_OP_QLINEAR_MATMUL ? 3 : 1);
+      if (!is_const(bm) || !is_q8(bm->dtype) || bm->shape.rank != 2 || bm->data == NULL) continue;
+      int64_t nb = mlcc_qgemm_matmul_block(n, target);
+      if (nb == 0) continue;
+      mlcc_status_t s = pack_matmul(graph, n, nb);
+      if (s != NULL) return mlcc_node_annotate(n, s);
+      *out_changed = true;
+      continue;
+    }
+    if (n->op != MLCC_OP_QLINEAR_CONV && n->op != MLCC_OP_CONV_INTEGER) continue;
     if (mlcc_node_attr(n, MLCC_QPACKED_ATTR) != NULL) continue;
     mlcc_value_t* w = mlcc_node_input(n, n->op == MLCC_OP_QLINEAR_CONV ? 3 : 1);
     if (!is_const(w) || !is_q8(w->dtype) || w->shape.rank < 3 || w->data == NULL) continue;
     int64_t khw = 1;
     for (int32_t d = 2; d < w->shape.rank; ++d) khw *= w->shape.dims[d];
-    if (khw == 1 || !mlcc_qgemm_conv_takes(n)) continue;  // 1x1: ONNX order is the kernel's
-    mlcc_status_t s = pack_one(graph, n);
+    int64_t segments = 1;
+    int64_t nb = mlcc_qgemm_conv_block(n, target, &segments);
+    // The row kernel reads 1x1 weights in ONNX order.
+    if (nb == 0 && (khw == 1 || !mlcc_qgemm_conv_takes(n))) continue;
+    mlcc_status_t s = pack_one(graph, n, nb, segments);
     if (s != NULL) return mlcc_node_annotate(n, s);
     *out_changed = true;
   }

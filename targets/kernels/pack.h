@@ -91,6 +91,43 @@ void mlcc_conv_winograd_pack_weights(const float* w, int64_t mo, int64_t c, int6
 // (mlcc_qgemm_conv_takes), so the reference loops never see packed weights.
 #define MLCC_QPACKED_ATTR "mlcc.qpacked"
 
+// Layout attribute of blocked QLinearConv / ConvInteger weights (INT nb, the
+// channel block; 16 today), written by passes/quant_fuse.c's quant-pack on
+// x86 targets with AVX2 for every node mlcc_qgemm_conv_block takes (1x1
+// kernels too) and read by the blocked kernel (qgemm.c, emit_blocked). With
+// K = C/group * KH * KW in the window order [KW][KH][C/group], split into S
+// equal segments of L = K/S values (S = 1 when the width dilation is 1, else
+// S = KW), the weight constant's bytes hold, for each group g and each block
+// of nb output channels of the group starting at mb (bs = min(nb, M/group -
+// mb) channels), at the block's usual offset (g * M/group + mb) * K: for each
+// segment s, at + s * L * bs, first [L/2][bs][2] int8/uint8 pairs (element
+// (p, c, t) is w[mb + c][s * L + 2p + t]), then, when L is odd, [bs] bytes of
+// k = s * L + L - 1. Shape, dtype and element count stay ONNX's.
+#define MLCC_QBLOCK_ATTR "mlcc.qblock"
+
+// Channel block nb (> 0) of the blocked layout for QLinearConv / ConvInteger
+// |node| on |target| and the window's segment count S (|out_segments|, may be
+// NULL), or 0 when the blocked kernel does not take the node (not x86 with
+// AVX2, or a node the dense fast path declines: mlcc_qgemm_conv_takes). Pure.
+int64_t mlcc_qgemm_conv_block(const mlcc_node_t* node, const mlcc_target_t* target,
+                              int64_t* out_segments);
+
+// Writes ONNX-order weights |src| ([m][cg][kh][kw] int8/uint8, |group|
+// dividing |m|) in the blocked layout (MLCC_QBLOCK_ATTR) for block |nb| and
+// |segments| window segments (dividing cg * kh * kw) into |dst| (the same
+// byte count, not overlapping).
+void mlcc_qgemm_pack_conv_blocked(const uint8_t* src, int64_t m, int64_t group, int64_t cg,
+                                  int64_t kh, int64_t kw, int64_t segments, int64_t nb,
+                                  uint8_t* dst);
+
+// Channel block nb (> 0) of the blocked layout for the B constant of
+// QLinearMatMul / MatMulInteger |node| on |target| (B [K, N] is packed like
+// conv weights of N output channels with K = C/group, one segment: the
+// blocks are of N), or 0 when the blocked matmul does not take the node (not
+// x86 with AVX2, B not 2-D, A's parameters not per-tensor, B's neither
+// per-tensor nor per-column, dtypes). Pure.
+int64_t mlcc_qgemm_matmul_block(const mlcc_node_t* node, const mlcc_target_t* target);
+
 // True when the fast path can take QLinearConv / ConvInteger |node| (shapes,
 // dtypes, per-tensor x parameters, stack limit), whatever its weight layout;
 // it then needs MLCC_QPACKED_ATTR unless the kernel is 1x1. Pure.

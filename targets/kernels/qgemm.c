@@ -131,7 +131,11 @@ bool mlcc_qgemm_conv_takes(const mlcc_node_t* node) {
   return node != NULL && plan(node, &q);
 }
 
+static int64_t qblock_of(const mlcc_node_t* node);
+
+// True when |node|'s weights are in a layout a dense fast kernel reads.
 static bool packed(const mlcc_node_t* node, const qconv_geom_t* q) {
+  if (qblock_of(node) != 0) return true;
   if (q->kh * q->kw == 1) return true;  // [M][1][1][C] is ONNX's order
   const mlcc_attr_t* a = mlcc_node_attr(node, MLCC_QPACKED_ATTR);
   return a != NULL && a->kind == MLCC_ATTR_INT && a->i == 1;
@@ -545,12 +549,550 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   return status;
 }
 
+// Packs the KH input rows output row |oh_iv| reads (qgemm.h's form) for the
+// image/group whose channel-0 plane starts at element |x_img| of |x|:
+// rows[iw'][kh][c] = x[c][ih][iw' - pw] - x_zero_point (0 outside the image),
+// int16; with |dot8|, int8 x - 128 (uint8 x) or x (int8 x), padding holding
+// the zero point shifted alike (|xz8| = x_zero_point - 128 or x_zero_point).
+// colsum[kh][iw'] = sum_c (x - x_zero_point) and pixsum[ow] = the window sum
+// of each output pixel (for the weight zero point).
+static void emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const mlcc_value_t* x,
+                           LLVMValueRef xzv, LLVMValueRef xz8, bool dot8, LLVMValueRef rows,
+                           LLVMValueRef colsum, LLVMValueRef pixsum, LLVMValueRef x_img,
+                           LLVMValueRef oh_iv) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i32 = ctx->t_i32;
+  LLVMTypeRef row_t = dot8 ? ctx->t_i8 : ctx->t_i16;
+  LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
+  LLVMValueRef xshift = LLVMConstInt(i32, x->dtype == MLCC_DTYPE_U8 ? 128 : 0, 0);
+  mlcc_loop_t lkh = mlcc_emit_for(ctx, 0, q->kh, "qgkh");
+  LLVMValueRef ih = iadd(ctx, imulc(ctx, oh_iv, q->sh), iaddc(ctx, imulc(ctx, lkh.iv, q->dh), -q->ph));
+  LLVMValueRef ih_ok = LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q->h), "");
+  LLVMValueRef ihc = LLVMBuildSelect(b, ih_ok, ih, c64(ctx, 0), "");
+  mlcc_loop_t liw = mlcc_emit_for(ctx, 0, q->wp, "qgiw");
+  LLVMValueRef iw = iaddc(ctx, liw.iv, -q->pw);
+  LLVMValueRef ok = LLVMBuildAnd(b, ih_ok, LLVMBuildICmp(b, LLVMIntULT, iw, c64(ctx, q->w), ""), "");
+  LLVMValueRef iwc = LLVMBuildSelect(b, ok, iw, c64(ctx, 0), "");
+  LLVMValueRef x_at = iadd(ctx, x_img, imad(ctx, ihc, q->w, iwc));
+  LLVMValueRef r_at = imulc(ctx, imad(ctx, liw.iv, q->kh, lkh.iv), q->cg);
+  LLVMValueRef sum = mlcc_emit_var(ctx, i32, zero32);
+  mlcc_loop_t lc = mlcc_emit_for(ctx, 0, q->cg, "qgc");
+  LLVMValueRef xraw = ld_i32(ctx, x, iadd(ctx, x_at, imulc(ctx, lc.iv, q->h * q->w)));
+  LLVMValueRef xv = LLVMBuildSub(b, xraw, xzv, "");
+  xv = LLVMBuildSelect(b, ok, xv, zero32, "");
+  LLVMValueRef packed_v = xv;
+  if (dot8) {
+    packed_v = LLVMBuildSelect(b, ok, LLVMBuildSub(b, xraw, xshift, ""), xz8, "");
+  }
+  LLVMValueRef st = LLVMBuildStore(b, LLVMBuildTrunc(b, packed_v, row_t, ""),
+                                   gep(ctx, row_t, rows, iadd(ctx, r_at, lc.iv)));
+  LLVMSetAlignment(st, dot8 ? 1 : 2);
+  LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, i32, sum, ""), xv, ""), sum);
+  mlcc_emit_loop_end(ctx, &lc);
+  LLVMBuildStore(b, LLVMBuildLoad2(b, i32, sum, ""),
+                 gep(ctx, i32, colsum, imad(ctx, lkh.iv, q->wp, liw.iv)));
+  mlcc_emit_loop_end(ctx, &liw);
+  mlcc_emit_loop_end(ctx, &lkh);
+  // Window sums per output pixel (for the weight zero point).
+  {
+    mlcc_loop_t lo = mlcc_emit_for(ctx, 0, q->ow, "qgps");
+    LLVMValueRef s2 = zero32;
+    for (int64_t a = 0; a < q->kh; ++a) {
+      for (int64_t c = 0; c < q->kw; ++c) {
+        LLVMValueRef at = iaddc(ctx, imulc(ctx, lo.iv, q->sw), a * q->wp + c * q->dw);
+        s2 = LLVMBuildAdd(b, s2, LLVMBuildLoad2(b, i32, gep(ctx, i32, colsum, at), ""), "");
+      }
+    }
+    LLVMBuildStore(b, s2, gep(ctx, i32, pixsum, lo.iv));
+    mlcc_emit_loop_end(ctx, &lo);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Blocked x86 kernel (MLCC_QBLOCK_ATTR, pack.h): register tiles of QB_NB
+// output channels x QB_NP output pixels, an outer product per pair of k.
+//===----------------------------------------------------------------------===//
+
+// QB_L int32 lanes per vector (AVX2 ymm), QB_NV vectors of output channels,
+// QB_NP pixels: 12 accumulators + 2 weight vectors + 1 broadcast = 15 of the
+// 16 ymm registers.
+enum { QB_L = 8, QB_NV = 2, QB_NB = QB_L * QB_NV, QB_NP = 6 };
+
+static int64_t qblock_of(const mlcc_node_t* node) {
+  const mlcc_attr_t* a = mlcc_node_attr(node, MLCC_QBLOCK_ATTR);
+  return a != NULL && a->kind == MLCC_ATTR_INT && a->i == QB_NB ? a->i : 0;
+}
+
+int64_t mlcc_qgemm_conv_block(const mlcc_node_t* node, const mlcc_target_t* target,
+                              int64_t* out_segments) {
+  qconv_geom_t q;
+  if (node == NULL || target == NULL || target->arch != MLCC_ARCH_X86_64 ||
+      !x86_has(target, "avx2") || !plan(node, &q)) {
+    return 0;
+  }
+  if (out_segments != NULL) *out_segments = q.n_seg;
+  return QB_NB;
+}
+
+void mlcc_qgemm_pack_conv_blocked(const uint8_t* src, int64_t m, int64_t group, int64_t cg,
+                                  int64_t kh, int64_t kw, int64_t segments, int64_t nb,
+                                  uint8_t* dst) {
+  int64_t mg = m / group, k_len = cg * kh * kw, seg = k_len / segments;
+  for (int64_t o = 0; o < m; ++o) {
+    int64_t g = o / mg, mo = o % mg, mb = mo / nb * nb;
+    int64_t bs = mg - mb < nb ? mg - mb : nb, ci = mo - mb;
+    int64_t base = (g * mg + mb) * k_len;
+    for (int64_t e = 0; e < kw; ++e) {
+      for (int64_t a = 0; a < kh; ++a) {
+        for (int64_t c = 0; c < cg; ++c) {
+          int64_t k = (e * kh + a) * cg + c;  // window order [KW][KH][C/group]
+          int64_t s = k / seg, t = k % seg;
+          int64_t at = base + s * seg * bs;
+          at += t < seg / 2 * 2 ? (t / 2) * 2 * bs + ci * 2 + (t & 1) : seg / 2 * 2 * bs + ci;
+          dst[at] = src[((o * cg + c) * kh + a) * kw + e];
+        }
+      }
+    }
+  }
+}
+
+// acc + pmaddwd(a, b) on <16 x i16> |a|, |b| (<8 x i32> |acc|): adjacent
+// products added in pairs, exact (both below 2^9 in magnitude). AVX2's
+// vpmaddwd, else the same sums spelled out (correct on any target).
+static LLVMValueRef qb_madd(mlcc_emit_ctx_t* ctx, bool avx2, LLVMValueRef acc, LLVMValueRef a,
+                            LLVMValueRef b) {
+  LLVMValueRef p;
+  if (avx2) {
+    LLVMValueRef args[2] = {a, b};
+    p = mlcc_emit_intrinsic(ctx, "llvm.x86.avx2.pmadd.wd", args, 2);
+  } else {
+    LLVMTypeRef wide = LLVMVectorType(ctx->t_i32, 2 * QB_L);
+    LLVMValueRef pr = LLVMBuildMul(ctx->b, LLVMBuildSExt(ctx->b, a, wide, ""),
+                                   LLVMBuildSExt(ctx->b, b, wide, ""), "");
+    p = LLVMBuildAdd(ctx->b, lanes_of(ctx, pr, NULL, 0, 2, QB_L),
+                     lanes_of(ctx, pr, NULL, 1, 2, QB_L), "");
+  }
+  return LLVMBuildAdd(ctx->b, acc, p, "");
+}
+
+// |n| (<= |to|) lanes of |v| followed by zeros: a vector of |to| lanes.
+static LLVMValueRef qb_pad(mlcc_emit_ctx_t* ctx, LLVMValueRef v, unsigned n, unsigned to) {
+  if (n == to) return v;
+  LLVMValueRef idx[64];
+  for (unsigned i = 0; i < to; ++i) idx[i] = LLVMConstInt(ctx->t_i32, i < n ? i : n, 0);
+  return LLVMBuildShuffleVector(ctx->b, v, LLVMConstNull(LLVMTypeOf(v)), LLVMConstVector(idx, to),
+                                "");
+}
+
+// What the blocks of one unit share (emit_blocked, emit_blocked_matmul): a
+// unit is one output row of a convolution (pixels = its OW outputs) or a run
+// of rows of a matmul (pixels = rows of A, channels = columns of B).
+typedef struct qb_unit_t {
+  const mlcc_node_t* node;
+  bool qlinear, w_u8, avx2;
+  const mlcc_value_t *wz, *ws, *bias;  // per-channel or per-tensor; may be NULL
+  LLVMValueRef wp, rows, pixsum;       // weights; packed int16 rows; pixel sums
+  LLVMValueRef ch0;                    // first output channel of the unit's group
+  int64_t k;                           // weight bytes per output channel
+  LLVMValueRef npix;                   // pixels of the unit (i64)
+  int64_t pix_stride;                  // int16 values between pixel windows
+  int64_t n_seg, seg_len, seg_stride;  // window segments, their length and stride
+  LLVMValueRef y_base;                 // output element of pixel 0, channel 0
+  int64_t y_ch, y_pix;                 // output strides of a channel and a pixel
+  LLVMValueRef xsv, ysv, yzf, qlo, qhi;
+  LLVMValueRef acc[QB_NV][QB_NP];  // <QB_L x i32> variables
+} qb_unit_t;
+
+// One block of |bs| (1..QB_NB, a constant) output channels starting at
+// channel |mb| of the group, all pixels of the unit.
+static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef mb, int64_t bs) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i8 = ctx->t_i8, i16 = ctx->t_i16, i32 = ctx->t_i32, f32 = ctx->t_f32;
+  LLVMTypeRef vi = LLVMVectorType(i32, QB_L), vf = LLVMVectorType(f32, QB_L);
+  LLVMTypeRef vw = LLVMVectorType(i16, 2 * QB_L);
+  const mlcc_value_t *wz = r->wz, *ws = r->ws, *bias = r->bias;
+  bool wz_pc = numel_or(wz, 1) != 1, ws_pc = numel_or(ws, 1) != 1;
+  int nv = (int)((bs + QB_L - 1) / QB_L);
+  unsigned cnt[QB_NV];
+  for (int v = 0; v < nv; ++v) cnt[v] = (unsigned)(bs - v * QB_L < QB_L ? bs - v * QB_L : QB_L);
+  LLVMValueRef m0 = iadd(ctx, r->ch0, mb);  // first channel
+  // Per-lane channel parameters (padding lanes: 0; their results are dropped).
+  LLVMValueRef wzv[QB_NV], biasv[QB_NV], multv[QB_NV];
+  for (int v = 0; v < nv; ++v) {
+    wzv[v] = LLVMConstNull(vi);
+    biasv[v] = LLVMConstNull(vi);
+    multv[v] = LLVMConstNull(vf);
+    for (unsigned c = 0; c < cnt[v]; ++c) {
+      LLVMValueRef m = iaddc(ctx, m0, v * QB_L + c);
+      LLVMValueRef li = LLVMConstInt(i32, c, 0);
+      wzv[v] = LLVMBuildInsertElement(b, wzv[v], ld_i32(ctx, wz, wz_pc ? m : c64(ctx, 0)), li, "");
+      if (bias != NULL) biasv[v] = LLVMBuildInsertElement(b, biasv[v], ld_i32(ctx, bias, m), li, "");
+      if (r->qlinear) {
+        LLVMValueRef wsm = ld_f32(ctx, ws, ws_pc ? m : c64(ctx, 0), 1.f);
+        LLVMValueRef mult = LLVMBuildFDiv(b, LLVMBuildFMul(b, r->xsv, wsm, ""), r->ysv, "mult");
+        multv[v] = LLVMBuildInsertElement(b, multv[v], mult, li, "");
+      }
+    }
+  }
+  LLVMValueRef wblk = imulc(ctx, m0, r->k);  // the block's weights (bs * k bytes)
+  int64_t npair = r->seg_len / 2;
+  mlcc_loop_t lj = mlcc_emit_loop_begin(ctx, c64(ctx, 0), r->npix, QB_NP, "qbj");
+  for (int v = 0; v < nv; ++v) {
+    for (int j = 0; j < QB_NP; ++j) LLVMBuildStore(b, LLVMConstNull(vi), r->acc[v][j]);
+  }
+  // Pixel lj + j reads its window at rows[(lj + j) * pix_stride]; past the
+  // last pixel (the last tile) it reads the last pixel's, and its results
+  // are dropped.
+  LLVMValueRef last = iaddc(ctx, r->npix, -1);
+  LLVMValueRef pix[QB_NP], pbase[QB_NP];
+  for (int j = 0; j < QB_NP; ++j) {
+    pix[j] = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, lj.iv, j), last);
+    pbase[j] = imulc(ctx, pix[j], r->pix_stride);
+  }
+  mlcc_loop_t lsg = mlcc_emit_for(ctx, 0, r->n_seg, "qbs");
+  LLVMValueRef xseg[QB_NP];
+  for (int j = 0; j < QB_NP; ++j) xseg[j] = iadd(ctx, pbase[j], imulc(ctx, lsg.iv, r->seg_stride));
+  LLVMValueRef wseg = iadd(ctx, wblk, imulc(ctx, lsg.iv, r->seg_len * bs));
+  if (npair > 0) {
+    mlcc_loop_t lp = mlcc_emit_for(ctx, 0, npair, "qbk");
+    LLVMValueRef wv[QB_NV];
+    LLVMValueRef wat = iadd(ctx, wseg, imulc(ctx, lp.iv, 2 * bs));
+    for (int v = 0; v < nv; ++v) {
+      LLVMValueRef l = vload(ctx, i8, 2 * cnt[v], r->wp, iaddc(ctx, wat, 2 * v * QB_L), 1);
+      wv[v] = ext(ctx, qb_pad(ctx, l, 2 * cnt[v], 2 * QB_L), r->w_u8, vw);
+    }
+    for (int j = 0; j < QB_NP; ++j) {
+      // The pair (x[k], x[k + 1]) as one i32, broadcast (vpbroadcastd).
+      LLVMValueRef at = gep(ctx, i16, r->rows, iadd(ctx, xseg[j], imulc(ctx, lp.iv, 2)));
+      LLVMValueRef pr = LLVMBuildLoad2(b, i32, at, "");
+      LLVMSetAlignment(pr, 2);
+      LLVMValueRef xb = LLVMBuildBitCast(b, splat(ctx, pr, QB_L), vw, "");
+      for (int v = 0; v < nv; ++v) {
+        LLVMValueRef a = LLVMBuildLoad2(b, vi, r->acc[v][j], "");
+        LLVMBuildStore(b, qb_madd(ctx, r->avx2, a, xb, wv[v]), r->acc[v][j]);
+      }
+    }
+    mlcc_emit_loop_end(ctx, &lp);
+    no_unroll(ctx, &lp);
+  }
+  if (r->seg_len % 2 != 0) {  // the segment's last k: bs single bytes
+    LLVMValueRef wt[QB_NV];
+    LLVMValueRef wat = iaddc(ctx, wseg, npair * 2 * bs);
+    for (int v = 0; v < nv; ++v) {
+      LLVMValueRef l = vload(ctx, i8, cnt[v], r->wp, iaddc(ctx, wat, v * QB_L), 1);
+      wt[v] = ext(ctx, qb_pad(ctx, l, cnt[v], QB_L), r->w_u8, vi);
+    }
+    for (int j = 0; j < QB_NP; ++j) {
+      LLVMValueRef at = gep(ctx, i16, r->rows, iaddc(ctx, xseg[j], r->seg_len - 1));
+      LLVMValueRef x1 = LLVMBuildSExt(b, LLVMBuildLoad2(b, i16, at, ""), i32, "");
+      LLVMValueRef xs = splat(ctx, x1, QB_L);
+      for (int v = 0; v < nv; ++v) {
+        LLVMValueRef a = LLVMBuildLoad2(b, vi, r->acc[v][j], "");
+        LLVMBuildStore(b, LLVMBuildAdd(b, a, LLVMBuildMul(b, xs, wt[v], ""), ""), r->acc[v][j]);
+      }
+    }
+  }
+  mlcc_emit_loop_end(ctx, &lsg);
+
+  //--- Epilogue per pixel: zero-point correction, bias, requantization
+  // (qgemm.h) on the channel lanes, then the stores of the valid outputs
+  // (one vector store for 8 adjacent channels, else one per lane).
+  mlcc_status_t status = mlcc_ok_status();
+  for (int j = 0; j < QB_NP && status == NULL; ++j) {
+    LLVMValueRef psv = splat(ctx, LLVMBuildLoad2(b, i32, gep(ctx, i32, r->pixsum, pix[j]), ""),
+                             QB_L);
+    LLVMValueRef outv[QB_NV];
+    for (int v = 0; v < nv; ++v) {
+      LLVMValueRef a = LLVMBuildLoad2(b, vi, r->acc[v][j], "");
+      a = LLVMBuildSub(b, a, LLVMBuildMul(b, wzv[v], psv, ""), "");
+      a = LLVMBuildAdd(b, a, biasv[v], "");
+      outv[v] = a;
+      if (r->qlinear) {
+        LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, a, vf, ""), multv[v], "");
+        f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
+        f = LLVMBuildFAdd(b, f, splat(ctx, r->yzf, QB_L), "");
+        f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, splat(ctx, r->qlo, QB_L));
+        f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, splat(ctx, r->qhi, QB_L));
+        outv[v] = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, vi, ""), LLVMVectorType(i8, QB_L), "");
+      }
+    }
+    LLVMValueRef o = iaddc(ctx, lj.iv, j);
+    mlcc_if_t br;
+    if (j > 0) br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLT, o, r->npix, ""));
+    LLVMValueRef y_at = iadd(ctx, iadd(ctx, r->y_base, imulc(ctx, m0, r->y_ch)),
+                             imulc(ctx, o, r->y_pix));
+    for (int v = 0; v < nv && status == NULL; ++v) {
+      if (r->y_ch == 1 && cnt[v] == QB_L) {
+        status = mlcc_emit_store_output_vec(ctx, r->node, 0, iaddc(ctx, y_at, v * QB_L), outv[v]);
+        continue;
+      }
+      for (unsigned c = 0; c < cnt[v] && status == NULL; ++c) {
+        LLVMValueRef e = LLVMBuildExtractElement(b, outv[v], LLVMConstInt(i32, c, 0), "");
+        status = mlcc_emit_store_output(ctx, r->node, 0,
+                                        iaddc(ctx, y_at, (v * QB_L + c) * r->y_ch), e);
+      }
+    }
+    if (j > 0) mlcc_emit_if_end(ctx, &br);
+  }
+  mlcc_emit_loop_end(ctx, &lj);
+  return status;
+}
+
+// All blocks of the unit |r|: |mg| output channels in blocks of QB_NB (a
+// loop over the full blocks, then one shorter block).
+static mlcc_status_t qb_unit(mlcc_emit_ctx_t* ctx, qb_unit_t* r, int64_t mg) {
+  mlcc_status_t status = mlcc_ok_status();
+  int64_t nfull = mg / QB_NB * QB_NB;
+  if (nfull > 0) {
+    mlcc_loop_t lm = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, nfull), QB_NB, "qbm");
+    status = qb_block(ctx, r, lm.iv, QB_NB);
+    mlcc_emit_loop_end(ctx, &lm);
+  }
+  if (status == NULL && nfull < mg) status = qb_block(ctx, r, c64(ctx, nfull), mg - nfull);
+  return status;
+}
+
+// The blocked kernel of QLinearConv / ConvInteger |node| (weights in the
+// MLCC_QBLOCK_ATTR layout): per (image, group, output row) unit the KH input
+// rows are packed as for the row kernel (emit_pack_rows), then each block of
+// QB_NB output channels runs QB_NP pixels at a time: for each k pair, QB_NV
+// weight vectors ([bs][2] int8 pairs sign- or zero-extended to int16, one
+// load each) times the pixel's (x[k], x[k+1]) int16 pair broadcast to every
+// lane, vpmaddwd into int32 (exact). The zero-point correction, bias and
+// requantization are the row kernel's, on channel lanes.
+static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                  const qconv_geom_t* qp, bool* out_done) {
+  qconv_geom_t q = *qp;
+  mlcc_quant_conv_operands_t ops;
+  mlcc_quant_conv_operands(node, &ops);
+  qb_unit_t r;
+  memset(&r, 0, sizeof(r));
+  r.node = node;
+  r.qlinear = node->op == MLCC_OP_QLINEAR_CONV;
+  const mlcc_value_t *x = ops.x, *w = ops.w, *xz = ops.x_zero;
+  r.wz = ops.w_zero;
+  r.ws = ops.w_scale;
+  r.bias = ops.bias;
+  r.wp = mlcc_emit_ptr(ctx, w);
+  if (r.wp == NULL || mlcc_emit_ptr(ctx, x) == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: data or weights are not kernel arguments",
+                            mlcc_op_name(node->op));
+  }
+  *out_done = true;
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i32 = ctx->t_i32;
+  r.w_u8 = w->dtype == MLCC_DTYPE_U8;
+  r.avx2 = ctx->target != NULL && ctx->target->arch == MLCC_ARCH_X86_64 &&
+           x86_has(ctx->target, "avx2");
+  int64_t col_len = q.kh * q.cg;
+  r.rows = entry_array(ctx, ctx->t_i16, q.wp * col_len);
+  LLVMValueRef colsum = entry_array(ctx, i32, q.kh * q.wp);
+  r.pixsum = entry_array(ctx, i32, q.ow);
+  LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
+  if (r.qlinear) {
+    r.xsv = ld_f32(ctx, ops.x_scale, c64(ctx, 0), 1.f);
+    r.ysv = ld_f32(ctx, ops.y_scale, c64(ctx, 0), 1.f);
+    r.yzf = zp_f32(ctx, ops.y_zero);
+    mlcc_qgemm_act_bounds(ctx, node, ops.y->dtype, r.ysv, r.yzf, &r.qlo, &r.qhi);
+  }
+  LLVMTypeRef vi = LLVMVectorType(i32, QB_L);
+  for (int v = 0; v < QB_NV; ++v) {
+    for (int j = 0; j < QB_NP; ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
+  }
+  r.k = q.k;
+  r.npix = c64(ctx, q.ow);
+  r.pix_stride = q.sw * col_len;
+  r.n_seg = q.n_seg;
+  r.seg_len = q.seg_len;
+  r.seg_stride = q.dw * col_len;
+  r.y_ch = q.oh * q.ow;
+  r.y_pix = 1;
+  // One parallel unit per (image, group, output row): units [rb, re).
+  LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : c64(ctx, 0);
+  LLVMValueRef re = ctx->range_end ? ctx->range_end : c64(ctx, q.batch * q.group * q.oh);
+  mlcc_loop_t lu = mlcc_emit_loop_begin(ctx, rb, re, 1, "qbu");
+  LLVMValueRef n_iv = LLVMBuildUDiv(b, lu.iv, c64(ctx, q.group * q.oh), "");
+  LLVMValueRef g_iv = LLVMBuildURem(b, LLVMBuildUDiv(b, lu.iv, c64(ctx, q.oh), ""),
+                                    c64(ctx, q.group), "");
+  LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
+  LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, imulc(ctx, g_iv, q.cg)), q.h * q.w);
+  emit_pack_rows(ctx, &q, x, xzv, xzv, false, r.rows, colsum, r.pixsum, x_img, oh_iv);
+  r.ch0 = imulc(ctx, g_iv, q.mg);
+  r.y_base = iadd(ctx, imulc(ctx, n_iv, q.m * q.oh * q.ow), imulc(ctx, oh_iv, q.ow));
+  mlcc_status_t status = qb_unit(ctx, &r, q.mg);
+  mlcc_emit_loop_end(ctx, &lu);
+  return status;
+}
+
+//===----------------------------------------------------------------------===//
+// QLinearMatMul / MatMulInteger through the blocked kernel (x86, constant
+// 2-D B in the MLCC_QBLOCK_ATTR layout): columns of B are the channels, rows
+// of A the pixels.
+//===----------------------------------------------------------------------===//
+
+typedef struct qmm_geom_t {
+  int64_t batch, m, k, n;
+  int64_t rows;    // rows of A per unit (packed int16 on the stack)
+  int64_t chunks;  // units per batch item: ceil(m / rows)
+} qmm_geom_t;
+
+// Fills |g| and returns true when the blocked matmul can take |node|: int8 /
+// uint8 A and B with B a 2-D value (its batch not broadcast), per-tensor A
+// parameters, B's per-tensor or per-column ([N]), output int8/uint8
+// (QLinearMatMul) or int32 (MatMulInteger), K pairs of a row within the
+// stack limit. Whatever B's layout.
+static bool plan_matmul(const mlcc_node_t* node, qmm_geom_t* g) {
+  memset(g, 0, sizeof(*g));
+  if (node == NULL || (node->op != MLCC_OP_QLINEAR_MATMUL && node->op != MLCC_OP_MATMUL_INTEGER)) {
+    return false;
+  }
+  bool qlinear = node->op == MLCC_OP_QLINEAR_MATMUL;
+  const mlcc_value_t* a = mlcc_node_input(node, 0);
+  const mlcc_value_t* bm = mlcc_node_input(node, qlinear ? 3 : 1);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  if (a == NULL || bm == NULL || y == NULL || !a->shape_known || !bm->shape_known ||
+      !y->shape_known || bm->shape.rank != 2) {
+    return false;
+  }
+  if (!is_q8(a->dtype) || !is_q8(bm->dtype)) return false;
+  if (qlinear ? !is_q8(y->dtype) : y->dtype != MLCC_DTYPE_I32) return false;
+  mlcc_quant_matmul_t q;
+  mlcc_status_t st = mlcc_quant_matmul_resolve(node, &q);
+  if (st != NULL) {
+    mlcc_status_free(st);
+    return false;
+  }
+  if (numel_or(mlcc_node_input(node, 2), 1) != 1) return false;  // a_zero_point
+  if (qlinear && numel_or(mlcc_node_input(node, 1), 1) != 1) return false;  // a_scale
+  int64_t bzn = numel_or(mlcc_node_input(node, qlinear ? 5 : 3), 1);
+  int64_t bsn = qlinear ? numel_or(mlcc_node_input(node, 4), 1) : 1;
+  if ((bzn != 1 && bzn != q.n) || (bsn != 1 && bsn != q.n)) return false;
+  g->batch = mlcc_shape_numel_unchecked(&q.batch);
+  g->m = q.m;
+  g->k = q.k;
+  g->n = q.n;
+  if (g->batch <= 0 || g->m <= 0 || g->k <= 0 || g->n <= 0) return false;
+  if (2 * g->k > ROWS_MAX_BYTES) return false;
+  int64_t rows = ROWS_MAX_BYTES / (2 * g->k);
+  if (rows >= QB_NP) rows = rows / QB_NP * QB_NP;
+  if (rows > 16 * QB_NP) rows = 16 * QB_NP;  // units for the parallel split
+  if (rows > g->m) rows = g->m;
+  g->rows = rows;
+  g->chunks = (g->m + rows - 1) / rows;
+  return true;
+}
+
+int64_t mlcc_qgemm_matmul_block(const mlcc_node_t* node, const mlcc_target_t* target) {
+  qmm_geom_t g;
+  if (target == NULL || target->arch != MLCC_ARCH_X86_64 || !x86_has(target, "avx2") ||
+      !plan_matmul(node, &g)) {
+    return 0;
+  }
+  return QB_NB;
+}
+
+int64_t mlcc_qgemm_matmul_stack_bytes(const mlcc_node_t* node) {
+  qmm_geom_t g;
+  if (node == NULL || qblock_of(node) == 0 || !plan_matmul(node, &g)) return 0;
+  return 2 * g.rows * g.k + 4 * g.rows + 64;
+}
+
+int64_t mlcc_qgemm_matmul_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
+  (void)target;
+  qmm_geom_t g;
+  if (node == NULL || qblock_of(node) == 0 || !plan_matmul(node, &g)) return 0;
+  int64_t units = g.batch * g.chunks;
+  int64_t macs = g.batch * g.m * g.k * g.n;
+  return units >= 2 && macs >= (1 << 20) ? units : 0;
+}
+
+mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                     bool* out_done) {
+  *out_done = false;
+  if (qblock_of(node) == 0) return mlcc_ok_status();
+  qmm_geom_t g;
+  if (!plan_matmul(node, &g)) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: %s weights the blocked kernel cannot take",
+                            mlcc_op_name(node->op), MLCC_QBLOCK_ATTR);
+  }
+  bool qlinear = node->op == MLCC_OP_QLINEAR_MATMUL;
+  const mlcc_value_t* a = mlcc_node_input(node, 0);
+  const mlcc_value_t* bm = mlcc_node_input(node, qlinear ? 3 : 1);
+  const mlcc_value_t* az = mlcc_node_input(node, 2);
+  qb_unit_t r;
+  memset(&r, 0, sizeof(r));
+  r.node = node;
+  r.qlinear = qlinear;
+  r.wz = mlcc_node_input(node, qlinear ? 5 : 3);
+  r.ws = qlinear ? mlcc_node_input(node, 4) : NULL;
+  r.wp = mlcc_emit_ptr(ctx, bm);
+  if (r.wp == NULL || mlcc_emit_ptr(ctx, a) == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: A or B is not a kernel argument",
+                            mlcc_op_name(node->op));
+  }
+  *out_done = true;
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i32 = ctx->t_i32, i16 = ctx->t_i16;
+  r.w_u8 = bm->dtype == MLCC_DTYPE_U8;
+  r.avx2 = ctx->target != NULL && ctx->target->arch == MLCC_ARCH_X86_64 &&
+           x86_has(ctx->target, "avx2");
+  r.rows = entry_array(ctx, i16, g.rows * g.k);
+  r.pixsum = entry_array(ctx, i32, g.rows);
+  LLVMValueRef azv = ld_i32(ctx, az, c64(ctx, 0));
+  if (qlinear) {
+    r.xsv = ld_f32(ctx, mlcc_node_input(node, 1), c64(ctx, 0), 1.f);
+    r.ysv = ld_f32(ctx, mlcc_node_input(node, 6), c64(ctx, 0), 1.f);
+    r.yzf = zp_f32(ctx, mlcc_node_input(node, 7));
+    mlcc_qgemm_act_bounds(ctx, node, mlcc_node_output(node, 0)->dtype, r.ysv, r.yzf, &r.qlo,
+                          &r.qhi);
+  }
+  LLVMTypeRef vi = LLVMVectorType(i32, QB_L);
+  for (int v = 0; v < QB_NV; ++v) {
+    for (int j = 0; j < QB_NP; ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
+  }
+  r.ch0 = c64(ctx, 0);
+  r.k = g.k;
+  r.pix_stride = g.k;
+  r.n_seg = 1;
+  r.seg_len = g.k;
+  r.seg_stride = 0;
+  r.y_ch = 1;
+  r.y_pix = g.n;
+  // One parallel unit per (batch item, run of g.rows rows of A).
+  LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : c64(ctx, 0);
+  LLVMValueRef re = ctx->range_end ? ctx->range_end : c64(ctx, g.batch * g.chunks);
+  mlcc_loop_t lu = mlcc_emit_loop_begin(ctx, rb, re, 1, "qmu");
+  LLVMValueRef bi = LLVMBuildUDiv(b, lu.iv, c64(ctx, g.chunks), "");
+  LLVMValueRef row0 = imulc(ctx, LLVMBuildURem(b, lu.iv, c64(ctx, g.chunks), ""), g.rows);
+  r.npix = mlcc_emit_min(ctx, MLCC_DTYPE_I64, c64(ctx, g.rows),
+                         LLVMBuildSub(b, c64(ctx, g.m), row0, ""));
+  LLVMValueRef a_at = imulc(ctx, imad(ctx, bi, g.m, row0), g.k);  // first element of the run
+  // Pack: rows[p][k] = A[row0 + p][k] - a_zero_point, pixsum[p] = the row's sum.
+  mlcc_loop_t lp = mlcc_emit_loop_begin(ctx, c64(ctx, 0), r.npix, 1, "qmp");
+  LLVMValueRef sum = mlcc_emit_var(ctx, i32, LLVMConstInt(i32, 0, 0));
+  mlcc_loop_t lk = mlcc_emit_for(ctx, 0, g.k, "qmk");
+  LLVMValueRef at = imad(ctx, lp.iv, g.k, lk.iv);
+  LLVMValueRef xv = LLVMBuildSub(b, ld_i32(ctx, a, iadd(ctx, a_at, at)), azv, "");
+  LLVMValueRef st = LLVMBuildStore(b, LLVMBuildTrunc(b, xv, i16, ""), gep(ctx, i16, r.rows, at));
+  LLVMSetAlignment(st, 2);
+  LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, i32, sum, ""), xv, ""), sum);
+  mlcc_emit_loop_end(ctx, &lk);
+  LLVMBuildStore(b, LLVMBuildLoad2(b, i32, sum, ""), gep(ctx, i32, r.pixsum, lp.iv));
+  mlcc_emit_loop_end(ctx, &lp);
+  r.y_base = imulc(ctx, imad(ctx, bi, g.m, row0), g.n);
+  mlcc_status_t status = qb_unit(ctx, &r, g.n);
+  mlcc_emit_loop_end(ctx, &lu);
+  return status;
+}
+
 mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                    bool* out_done) {
   *out_done = false;
   qconv_geom_t q;
   if (plan_dw(node, &q)) return emit_dw(ctx, node, &q, out_done);
-  if (!plan(node, &q) || !packed(node, &q)) return mlcc_ok_status();
+  if (!plan(node, &q)) return mlcc_ok_status();
+  if (qblock_of(node) != 0) return emit_blocked(ctx, node, &q, out_done);
+  if (!packed(node, &q)) return mlcc_ok_status();
   bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
   mlcc_quant_conv_operands_t ops;
   mlcc_quant_conv_operands(node, &ops);
@@ -633,49 +1175,7 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
   LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, imulc(ctx, g_iv, q.cg)), q.h * q.w);
 
-  //--- Pack the KH input rows of output row oh: rows[iw'][kh][c] =
-  // x[c][ih][iw' - pw] - x_zero_point (0 outside), colsum[kh][iw'] = sum_c.
-  mlcc_loop_t lkh = mlcc_emit_for(ctx, 0, q.kh, "qgkh");
-  LLVMValueRef ih = iadd(ctx, imulc(ctx, oh_iv, q.sh), iaddc(ctx, imulc(ctx, lkh.iv, q.dh), -q.ph));
-  LLVMValueRef ih_ok = LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q.h), "");
-  LLVMValueRef ihc = LLVMBuildSelect(b, ih_ok, ih, c64(ctx, 0), "");
-  mlcc_loop_t liw = mlcc_emit_for(ctx, 0, q.wp, "qgiw");
-  LLVMValueRef iw = iaddc(ctx, liw.iv, -q.pw);
-  LLVMValueRef ok = LLVMBuildAnd(b, ih_ok, LLVMBuildICmp(b, LLVMIntULT, iw, c64(ctx, q.w), ""), "");
-  LLVMValueRef iwc = LLVMBuildSelect(b, ok, iw, c64(ctx, 0), "");
-  LLVMValueRef x_at = iadd(ctx, x_img, imad(ctx, ihc, q.w, iwc));
-  LLVMValueRef r_at = imulc(ctx, imad(ctx, liw.iv, q.kh, lkh.iv), q.cg);
-  LLVMValueRef sum = mlcc_emit_var(ctx, i32, zero32);
-  mlcc_loop_t lc = mlcc_emit_for(ctx, 0, q.cg, "qgc");
-  LLVMValueRef xraw = ld_i32(ctx, x, iadd(ctx, x_at, imulc(ctx, lc.iv, q.h * q.w)));
-  LLVMValueRef xv = LLVMBuildSub(b, xraw, xzv, "");
-  xv = LLVMBuildSelect(b, ok, xv, zero32, "");
-  LLVMValueRef packed_v = xv;
-  if (dot8) {
-    packed_v = LLVMBuildSelect(b, ok, LLVMBuildSub(b, xraw, xshift, ""), xz8, "");
-  }
-  LLVMValueRef st = LLVMBuildStore(b, LLVMBuildTrunc(b, packed_v, row_t, ""),
-                                   gep(ctx, row_t, rows, iadd(ctx, r_at, lc.iv)));
-  LLVMSetAlignment(st, dot8 ? 1 : 2);
-  LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, i32, sum, ""), xv, ""), sum);
-  mlcc_emit_loop_end(ctx, &lc);
-  LLVMBuildStore(b, LLVMBuildLoad2(b, i32, sum, ""),
-                 gep(ctx, i32, colsum, imad(ctx, lkh.iv, q.wp, liw.iv)));
-  mlcc_emit_loop_end(ctx, &liw);
-  mlcc_emit_loop_end(ctx, &lkh);
-  // Window sums per output pixel (for the weight zero point).
-  {
-    mlcc_loop_t lo = mlcc_emit_for(ctx, 0, q.ow, "qgps");
-    LLVMValueRef s2 = zero32;
-    for (int64_t a = 0; a < q.kh; ++a) {
-      for (int64_t c = 0; c < q.kw; ++c) {
-        LLVMValueRef at = iaddc(ctx, imulc(ctx, lo.iv, q.sw), a * q.wp + c * q.dw);
-        s2 = LLVMBuildAdd(b, s2, LLVMBuildLoad2(b, i32, gep(ctx, i32, colsum, at), ""), "");
-      }
-    }
-    LLVMBuildStore(b, s2, gep(ctx, i32, pixsum, lo.iv));
-    mlcc_emit_loop_end(ctx, &lo);
-  }
+  emit_pack_rows(ctx, &q, x, xzv, xz8, dot8, rows, colsum, pixsum, x_img, oh_iv);
 
   //--- Compute: MR output channels x nr pixels per register block.
   mlcc_loop_t lm = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, q.mg), MR, "qgm");

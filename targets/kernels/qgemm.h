@@ -33,6 +33,17 @@
 //   M = (x_scale * w_scale[m]) / y_scale in float32. onnxruntime's
 //   fixed-point requantization can round the other way in rare ties; mlcc
 //   follows the spec.
+// * x86 with AVX2: the blocked kernel instead (weights in the
+//   MLCC_QBLOCK_ATTR layout of pack.h, written by quant-pack, 1x1 kernels
+//   too): the same packed rows, then register tiles of 16 output channels x
+//   6 output pixels as an outer product per pair of k: two weight vectors
+//   (8 channels x (w[k], w[k+1]) int8 pairs, vpmovsxbw/vpmovzxbw) times each
+//   pixel's (x[k], x[k+1]) int16 pair broadcast (vpbroadcastd), vpmaddwd
+//   into 12 int32 accumulators (LLVM fuses multiply and add into AVX-512
+//   VNNI's vpdpwssd where the CPU has it; both exact). No horizontal
+//   reduction; the epilogue works on channel lanes. QLinearMatMul /
+//   MatMulInteger with a constant 2-D B run through the same tiles
+//   (mlcc_emit_qgemm_matmul).
 // * Depthwise convolutions (C/group = 1, any channel multiplier, width
 //   stride <= 4) have their own kernel: packed zero-point-subtracted int16
 //   rows, 8 output pixels per vector, each tap an int32 multiply-add with
@@ -78,6 +89,26 @@ int64_t mlcc_qgemm_conv_parallel_units(const mlcc_node_t* node, const mlcc_targe
 // and the output store (UNIMPLEMENTED / INTERNAL).
 mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                    bool* out_done);
+
+// QLinearMatMul / MatMulInteger |node| through the blocked kernel: sets
+// |*out_done| and emits it when B carries MLCC_QBLOCK_ATTR (quant-pack wrote
+// it: x86 with AVX2, a constant 2-D B), else leaves |*out_done| false and
+// emits nothing (the reference loops of quant.c run). Per unit (batch item,
+// run of rows of A) the rows are packed as int16 with a_zero_point
+// subtracted, then the conv blocked kernel runs with B's columns as the
+// channels (16 per block) and A's rows as the pixels (6 per tile); the
+// b_zero_point correction, bias-free, and the requantization are the conv
+// kernel's (float formula, M = a_scale * b_scale[n] / y_scale). Spec: ONNX
+// QLinearMatMul-10/21, MatMulInteger-10. Errors: INTERNAL when a node with
+// the layout is not one the kernel takes; those of the output store.
+mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                     bool* out_done);
+
+// Stack bytes and parallel units (kernels.h's contracts) of the blocked
+// QLinearMatMul / MatMulInteger |node|: 0 unless it carries MLCC_QBLOCK_ATTR.
+// Pure.
+int64_t mlcc_qgemm_matmul_stack_bytes(const mlcc_node_t* node);
+int64_t mlcc_qgemm_matmul_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
 
 // Integer bounds [*out_lo, *out_hi] (as float) a quantized output of |qdt|
 // is clamped to, with a fused activation of |node| folded in: emits Q(lo) /

@@ -310,6 +310,9 @@ static int64_t quant_conv_stack_bytes(const mlcc_node_t* node, const mlcc_target
 
 static mlcc_status_t emit_quant_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
+  bool done = false;
+  MLCC_RETURN_IF_ERROR(mlcc_emit_qgemm_matmul(ctx, node, &done));
+  if (done) return mlcc_ok_status();
   bool qlinear = node->op == MLCC_OP_QLINEAR_MATMUL;
   mlcc_quant_matmul_t q;
   MLCC_RETURN_IF_ERROR(mlcc_quant_matmul_resolve(node, &q));
@@ -388,4 +391,13 @@ const mlcc_emitter_t mlcc_emit_quant_conv = {
     .parallel_units = mlcc_qgemm_conv_parallel_units,
     .stack_bytes = quant_conv_stack_bytes,
 };
-const mlcc_emitter_t mlcc_emit_quant_matmul = {.emit = emit_quant_matmul};
+static int64_t quant_matmul_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* only) {
+  (void)only;
+  return mlcc_qgemm_matmul_stack_bytes(node);
+}
+
+const mlcc_emitter_t mlcc_emit_quant_matmul = {
+    .emit = emit_quant_matmul,
+    .parallel_units = mlcc_qgemm_matmul_parallel_units,
+    .stack_bytes = quant_matmul_stack_bytes,
+};

@@ -106,6 +106,46 @@ def conv_integer_case(out, name, x, w, xz, wz, pads=(0, 0, 0, 0), strides=(1, 1)
     write_case(os.path.join(out, name), [node], [("x", x)], [("y", acc)], inits, opset=13)
 
 
+def matmul_acc(a, b, az, bz):
+    """int32 (wrapping) (a - az) @ (b - bz) with bz per column ([N]) or scalar."""
+    acc = (a.astype(np.int64) - np.int64(az)) @ (
+        b.astype(np.int64) - np.asarray(bz, np.int64).reshape(1, -1))
+    return ((acc + 2**31) % 2**32 - 2**31).astype(np.int32)
+
+
+def qlinear_matmul_case(out, name, a, b, as_, az, bs, bz, ys, yz, ydt):
+    """QLinearMatMul with a constant B [K, N]; b_scale / b_zero_point scalar or
+    per column ([N]). The spec's float32 requantization per column."""
+    n = b.shape[1]
+    acc = matmul_acc(a, b, int(az), bz)
+    bs_arr = np.asarray(bs, F32).reshape(-1)
+    bz_arr = np.asarray(bz, b.dtype).reshape(-1)
+    if bs_arr.size != bz_arr.size:
+        bs_arr = np.broadcast_to(bs_arr, (n,)).copy()
+        bz_arr = np.broadcast_to(bz_arr, (n,)).copy()
+    mult = (F32(as_) * np.broadcast_to(bs_arr, (n,))) / F32(ys)
+    f = acc.astype(F32) * mult.astype(F32)
+    r = np.rint(f).astype(F32) + F32(yz)
+    lo, hi = (-128, 127) if ydt == np.int8 else (0, 255)
+    y = np.clip(r, lo, hi).astype(ydt)
+    inits = [("as", np.array(as_, F32)), ("az", np.array(az, a.dtype)), ("b", b),
+             ("bs", bs_arr if bs_arr.size > 1 else bs_arr.reshape(())),
+             ("bz", bz_arr if bz_arr.size > 1 else bz_arr.reshape(())),
+             ("ys", np.array(ys, F32)), ("yz", np.array(yz, ydt))]
+    node = helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"],
+                            ["y"])
+    write_case(os.path.join(out, name), [node], [("a", a)], [("y", y)], inits, opset=13)
+
+
+def matmul_integer_case(out, name, a, b, az, bz):
+    acc = matmul_acc(a, b, int(az), bz)
+    bz_arr = np.asarray(bz, b.dtype).reshape(-1)
+    inits = [("b", b), ("az", np.array(az, a.dtype)),
+             ("bz", bz_arr if bz_arr.size > 1 else bz_arr.reshape(()))]
+    node = helper.make_node("MatMulInteger", ["a", "b", "az", "bz"], ["y"])
+    write_case(os.path.join(out, name), [node], [("a", a)], [("y", acc)], inits, opset=13)
+
+
 def quantize(x, s, z, dt):
     """ONNX QuantizeLinear in float32: saturate(round_half_even(x / s) + z)."""
     lo, hi = (-128, 127) if dt == np.int8 else (0, 255)
@@ -249,6 +289,47 @@ def main():
                       77, 200, pads=(1, 1, 1, 1))
     conv_integer_case(out, "qk_convint_s8", s8(rng, (1, 12, 5, 5)), s8(rng, (9, 12, 3, 3)),
                       -3, 2, strides=(2, 2))
+
+    # The blocked x86 kernel (MLCC_QBLOCK_ATTR: 16-channel blocks x 6 pixels,
+    # k pairs): M = 40 (two full blocks and an 8-channel tail), odd K (63:
+    # the single-k step), OW = 14 (a 2-pixel tail tile); a width dilation
+    # (3 segments of odd length 9) with M = 21; groups of 5 channels with
+    # uint8 weights at zero point 255 and int8 x at -128; a huge K (9000) with
+    # M = 17 and sums near 2^28.
+    qlinear_conv_case(out, "qk_blk_m40_odd_k", rng, u8(rng, (1, 7, 9, 14)),
+                      s8(rng, (40, 7, 3, 3)), 0.02, 131, rng.uniform(0.001, 0.01, 40),
+                      rng.integers(-3, 4, 40).astype(np.int8), 0.05, 120, np.uint8,
+                      bias=rng.integers(-3000, 3000, 40), pads=(1, 1, 1, 1))
+    qlinear_conv_case(out, "qk_blk_dilated_odd_seg", rng, u8(rng, (1, 3, 10, 13)),
+                      s8(rng, (21, 3, 3, 3)), 0.03, 0, 0.004, 0, 0.04, 255, np.uint8,
+                      pads=(2, 2, 2, 2), dil=(2, 2))
+    qlinear_conv_case(out, "qk_blk_group_mg5_u8w", rng, s8(rng, (1, 12, 9, 10)),
+                      u8(rng, (15, 4, 3, 3)), 0.05, -128, rng.uniform(0.001, 0.004, 15), 255,
+                      0.3, 127, np.int8, bias=rng.integers(-20000, 20000, 15),
+                      pads=(1, 0, 1, 1), strides=(2, 2), group=3)
+    x = np.where(rng.random((1, 1000, 3, 3)) < 0.5, 255, 0).astype(np.uint8)
+    w = np.where(rng.random((17, 1000, 3, 3)) < 0.8, 127, -128).astype(np.int8)
+    w[3] = -128
+    x[0, :, 1, 1] = 255
+    conv_integer_case(out, "qk_blk_convint_huge_k", x, w, 0, 0)
+
+    # QLinearMatMul / MatMulInteger with a constant B (the blocked kernel on
+    # x86: B's columns in 16-channel blocks, A's rows in 6-row tiles): batch
+    # dims, per-column B parameters, N = 40 and 13 (channel tails), odd K,
+    # zero points at the ends, saturation, K = 1, a huge K, a 1-D A.
+    qlinear_matmul_case(out, "qk_mm_u8s8_percol", u8(rng, (2, 5, 37)), s8(rng, (37, 40)),
+                        0.02, 128, rng.uniform(0.002, 0.01, 40), np.zeros(40, np.int8), 0.05,
+                        120, np.uint8)
+    qlinear_matmul_case(out, "qk_mm_s8_u8w_saturate", s8(rng, (7, 64)), u8(rng, (64, 13)),
+                        0.05, -128, rng.uniform(0.002, 0.01, 13),
+                        rng.integers(0, 256, 13).astype(np.uint8), 0.1, 127, np.int8)
+    qlinear_matmul_case(out, "qk_mm_1d_a", u8(rng, (50,)), s8(rng, (50, 33)), 0.03, 0, 0.004,
+                        -3, 0.02, 255, np.uint8)
+    a = np.where(rng.random((3, 9001)) < 0.5, 255, 0).astype(np.uint8)
+    b = np.where(rng.random((9001, 17)) < 0.8, 127, -128).astype(np.int8)
+    matmul_integer_case(out, "qk_mmint_huge_k", a, b, 0, 0)
+    matmul_integer_case(out, "qk_mmint_k1", u8(rng, (10, 1)), s8(rng, (1, 20)), 3,
+                        rng.integers(-128, 128, 20).astype(np.int8))
 
     # Depthwise (the emit_dw kernel): odd channel counts, widths that fill no
     # vector, stride 2, a channel multiplier of 2, dilation, 1-D.

@@ -1,12 +1,15 @@
 # Integer kernels of issue 16 (targets/kernels/qgemm.c, passes/quant_fuse.c):
 # tests/e2e/make_quant_kernel_cases.py writes hand-made QLinearConv /
-# ConvInteger / QDQ cases with exact numpy int32 references (saturation at both
-# ends, zero points 0/255/-128/127, per-channel weights, uint8 weights, K = 1
-# and K = 8064, odd channel counts, groups, strides, dilations); run_case.py
-# compares the integer outputs exactly on x86, aarch64 (with and without
-# +dotprod) and riscv64 (with and without +v). The rule the cases check: a
-# result never depends on the CPU. Included from tests/CMakeLists.txt after
-# MLCC_RUN_CASE is set.
+# ConvInteger / QLinearMatMul / MatMulInteger / QDQ cases with exact numpy
+# int32 references (saturation at both ends, zero points 0/255/-128/127,
+# per-channel weights, uint8 weights, K = 1 and K = 8064/9000/9001, odd channel
+# counts, groups, strides, dilations; the qk_blk_* and qk_mm* cases aim at the
+# tails of the blocked x86 kernel: channel blocks, pixel tiles, odd K, dilated
+# segments); run_case.py compares the integer outputs exactly on x86 (AVX2,
+# x86-64-v2 and this CPU's -mcpu=native), aarch64 (with and without +dotprod)
+# and riscv64 (with and without +v). The rule the cases check: a result never
+# depends on the CPU. Included from tests/CMakeLists.txt after MLCC_RUN_CASE is
+# set.
 set(MLCC_QUANT_KERNEL_CASES ${CMAKE_CURRENT_BINARY_DIR}/quant_kernel_cases)
 add_test(NAME quant_kernel.generate
   COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/make_quant_kernel_cases.py
@@ -17,14 +20,18 @@ set(MLCC_QUANT_KERNEL_CASE_NAMES
   qk_conv3x3_u8s8_perchannel qk_conv_saturate_u8 qk_conv_saturate_s8 qk_conv_zp_extremes_a
   qk_conv_zp_extremes_b qk_conv_s8x_u8w qk_conv_groups_stride qk_conv_k1 qk_conv1x1_k67
   qk_convint_huge_k qk_convint_u8_zp qk_convint_s8
+  qk_blk_m40_odd_k qk_blk_dilated_odd_seg qk_blk_group_mg5_u8w qk_blk_convint_huge_k
+  qk_mm_u8s8_percol qk_mm_s8_u8w_saturate qk_mm_1d_a qk_mmint_huge_k qk_mmint_k1
   qk_dw3x3_pad qk_dw_stride2_mult2 qk_dw5x5_dilated_u8w qk_convint_dw
   qdq_mobilenet_block qdq_conv_relu_u8 qdq_conv_clip_s8 qdq_conv_float_bias_stride qdq_conv_chain
   qdq_conv_axis1_stays_float)
-foreach(variant x86 x86_v2 aarch64 aarch64_dotprod riscv riscv_v128 riscv_v256)
+foreach(variant x86 x86_v2 x86_native aarch64 aarch64_dotprod riscv riscv_v128 riscv_v256)
   if(variant STREQUAL "x86")
     set(args --target x86)
   elseif(variant STREQUAL "x86_v2")
     set(args --target x86 --mcpu x86-64-v2)
+  elseif(variant STREQUAL "x86_native")  # this CPU's features (VNNI's vpdpwssd where it has it)
+    set(args --target x86 --mcpu native)
   elseif(variant STREQUAL "aarch64")
     set(args --target aarch64)
   elseif(variant STREQUAL "aarch64_dotprod")
