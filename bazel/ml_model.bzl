@@ -103,13 +103,15 @@ def _mlcc_target(cc_toolchain):
     return target
 
 def _mlcc_compile(ctx, mlcc, cc_toolchain, model, data, symbol, cpu, mattr, opts, out_dir,
-                  description = None, kernel_cache = ""):
+                  description = None, kernel_cache = "", tuning_records = None):
     """Registers one mlcc action; returns (target alias, library File, header File).
 
     With `description` (a declared File) mlcc also writes its --describe JSON there and
     archives with its own llvm-ar, as CMake's add_ml_model() does, so a fleet bundle's
     bytes do not depend on the build system (docs/bundle.md); else the toolchain's ar.
     `kernel_cache` is the value of //bazel:kernel_cache ('' = no kernel cache).
+    `tuning_records` (a File or None) is passed as --tuning-records (docs/tuning.md) and is
+    an input of the action, so a new record set reruns it.
     """
     target = _mlcc_target(cc_toolchain)
     library = ctx.actions.declare_file("%s/lib%s.a" % (out_dir, symbol))
@@ -138,6 +140,10 @@ def _mlcc_compile(ctx, mlcc, cc_toolchain, model, data, symbol, cpu, mattr, opts
     else:
         args.add("--no-cache")
     args.add_all(opts)
+    records = []
+    if tuning_records:
+        args.add("--tuning-records=" + tuning_records.path)
+        records = [tuning_records]
 
     # Inputs: the model, its data, and the toolchain's files (its ar). mlcc itself and its
     # runfiles come with `executable`. The archiver is the target toolchain's own.
@@ -150,7 +156,7 @@ def _mlcc_compile(ctx, mlcc, cc_toolchain, model, data, symbol, cpu, mattr, opts
     ctx.actions.run(
         executable = mlcc,
         arguments = [args],
-        inputs = depset([model] + data, transitive = [cc_toolchain.all_files]),
+        inputs = depset([model] + data + records, transitive = [cc_toolchain.all_files]),
         outputs = outputs,
         env = env,
         execution_requirements = execution_requirements,
@@ -184,6 +190,7 @@ def _ml_model_library_impl(ctx):
         opts = ctx.attr.opts,
         out_dir = "_mlcc/" + ctx.label.name,
         kernel_cache = ctx.attr._kernel_cache[KernelCacheInfo].value,
+        tuning_records = ctx.file.tuning_records,
     )
 
     compilation_context = cc_common.create_compilation_context(
@@ -234,6 +241,10 @@ _LIBRARY_ATTRS = {
     "opts": attr.string_list(
         doc = "Extra mlcc options, e.g. [\"-O3\", \"--input-shape=images=1x3x320x320\"].",
     ),
+    "tuning_records": attr.label(
+        allow_single_file = [".json"],
+        doc = "Tuning records for mlcc --tuning-records (docs/tuning.md).",
+    ),
     "cpu": attr.string(doc = "mlcc -mcpu= (default: the target's default CPU)."),
     "mattr": attr.string(doc = "mlcc -mattr= (default: the target's default features)."),
     "symbol": attr.string(
@@ -260,7 +271,8 @@ _ml_model_library = rule(
     doc = "ml_model_library's rule; `features` is Bazel's own attribute, hence `mattr`.",
 )
 
-def ml_model_library(name, model, data = [], opts = [], cpu = "", features = "", symbol = "", **kwargs):
+def ml_model_library(name, model, data = [], opts = [], cpu = "", features = "", symbol = "",
+                     tuning_records = None, **kwargs):
     """Compiles an ONNX model into a static library + header for the target configuration.
 
     Depend on it from cc_library/cc_binary/cc_test like any C library and include
@@ -276,6 +288,8 @@ def ml_model_library(name, model, data = [], opts = [], cpu = "", features = "",
       features: mlcc -mattr=, e.g. "+v" for riscv (default: the target's defaults).
         This is mlcc's feature string; Bazel's own `features` attribute is not forwarded.
       symbol: the C symbol prefix and file names (mlcc --name); default: `name`.
+      tuning_records: a JSON file of tuning records (mlcc --tuning-records, docs/tuning.md);
+        records of other targets or CPUs in it are ignored.
       **kwargs: common attributes (visibility, tags, testonly, ...).
     """
     _ml_model_library(
@@ -286,6 +300,7 @@ def ml_model_library(name, model, data = [], opts = [], cpu = "", features = "",
         cpu = cpu,
         mattr = features,
         symbol = symbol,
+        tuning_records = tuning_records,
         **kwargs
     )
 
@@ -347,6 +362,7 @@ def _ml_model_fleet_impl(ctx):
             out_dir = out_dir,
             description = description,
             kernel_cache = ctx.attr._kernel_cache[KernelCacheInfo].value,
+            tuning_records = ctx.file.tuning_records,
         )
         if target != alias:
             fail("ml_model_fleet: the toolchain for %s targets %s" % (alias, target))
@@ -383,6 +399,7 @@ _ml_model_fleet = rule(
         "opts": attr.string_list(),
         "cpu": attr.string_dict(),
         "mattr": attr.string_dict(),
+        "tuning_records": attr.label(allow_single_file = [".json"]),
         "symbol": attr.string(mandatory = True),
         "_cc_toolchain": attr.label(
             default = Label("@bazel_tools//tools/cpp:current_cc_toolchain"),
@@ -416,6 +433,7 @@ def ml_model_fleet(
         cpu = {},
         features = {},
         symbol = "",
+        tuning_records = None,
         **kwargs):
     """One model compiled for several targets in one build, bundled like the CMake fleet.
 
@@ -433,6 +451,8 @@ def ml_model_fleet(
       cpu: {alias: -mcpu=} for targets that do not use their default CPU.
       features: {alias: -mattr=} for targets that do not use their default features.
       symbol: the C symbol prefix (default: the model file's name without .onnx).
+      tuning_records: a JSON file of tuning records (mlcc --tuning-records, docs/tuning.md);
+        each target uses the records of its own triple and CPU.
       **kwargs: common attributes (visibility, tags, ...).
     """
     if not symbol:
@@ -447,5 +467,6 @@ def ml_model_fleet(
         cpu = cpu,
         mattr = features,
         symbol = symbol,
+        tuning_records = tuning_records,
         **kwargs
     )

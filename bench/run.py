@@ -16,7 +16,13 @@ With --threads 1,2 both mlcc (NAME_run_parallel_v with the pthread pool of
 examples/parallel_for) and ORT (intraOpNumThreads) run at each thread count.
 --peak-gflops (per core, default 260) gives the % of peak column.
 
+With --tune SECONDS each model is also built with `mlcc --tune --tune-time=SECONDS`
+(docs/tuning.md; records in a scratch file, the tuning wall time is reported) and the
+tuned library runs in the same rounds, between the default library and ORT: the
+table then has default, tuned and ORT side by side.
+
 Usage: bench/run.py --mlcc build/mlcc [--runs 20] [--threads 1,2] [--stat min] [--rt]
+                    [--tune SECONDS [--tune-trials N]]
 """
 import argparse
 import json
@@ -72,6 +78,9 @@ def main():
                          "on a shared machine)")
     ap.add_argument("--ort-dir", default="/tmp/mlcc-bench-ort")
     ap.add_argument("--no-ort", action="store_true")
+    ap.add_argument("--tune", type=float, default=0,
+                    help="also build with mlcc --tune --tune-time=SECONDS and run it side by side")
+    ap.add_argument("--tune-trials", type=int, default=12)
     args = ap.parse_args()
 
     manifest = json.load(open(os.path.join(args.models, "manifest.json")))["models"]
@@ -86,6 +95,18 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print()
+    if args.tune:
+        print("| model | threads | tuning (s) | default (ms) | tuned (ms) | tuned/default | "
+              "ORT (ms) | default/ORT | tuned/ORT | tuned max err / max|ref| |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            o = r["ort_ms"]
+            print("| %s | %d | %.1f | %.4f | %.4f | %.2f | %s | %s | %s | %.2g |" % (
+                r["name"], r["threads"], r["tune_s"], r["mlcc_ms"], r["tuned_ms"],
+                r["tuned_ms"] / r["mlcc_ms"], "%.4f" % o if o else "-",
+                "%.2f" % (r["mlcc_ms"] / o) if o else "-",
+                "%.2f" % (r["tuned_ms"] / o) if o else "-", r["tuned_err"]))
+        print()
     print("| model | threads | MACs | compile (s) | mlcc (ms) | ORT (ms) | mlcc/ORT | mlcc GFLOP/s | % of peak | ORT GFLOP/s | workspace (KiB) | max err / max|ref| mlcc | ORT |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
@@ -111,11 +132,29 @@ def bench_one(args, name, meta, work, node_path, threads):
     ws = int(re.search(r"WORKSPACE_SIZE (\d+)", header).group(1))
     exe = os.path.join(work, "bench_" + name)
     pfor_dir = os.path.join(ROOT, "examples", "parallel_for")
-    subprocess.run(["cc", "-O2", "-include", os.path.join(work, name + ".h"),
-                    "-DMLCC_INFO=%s_info" % name,
-                    "-DMLCC_RUN_PARALLEL_V=%s_run_parallel_v" % name, "-I", pfor_dir,
-                    os.path.join(HERE, "bench_main.c"), os.path.join(pfor_dir, "mlcc_pthread_pfor.c"),
-                    lib, "-lm", "-lpthread", "-o", exe], check=True)
+
+    def link(hdr, library, out_exe):
+        subprocess.run(["cc", "-O2", "-include", hdr,
+                        "-DMLCC_INFO=%s_info" % name,
+                        "-DMLCC_RUN_PARALLEL_V=%s_run_parallel_v" % name, "-I", pfor_dir,
+                        os.path.join(HERE, "bench_main.c"),
+                        os.path.join(pfor_dir, "mlcc_pthread_pfor.c"),
+                        library, "-lm", "-lpthread", "-o", out_exe], check=True)
+
+    link(os.path.join(work, name + ".h"), lib, exe)
+    tuned_exe, tune_s = None, 0.0
+    if args.tune:
+        tdir = os.path.join(work, "tuned_" + name)
+        os.makedirs(tdir, exist_ok=True)
+        tlib = os.path.join(tdir, "lib%s.a" % name)
+        t0 = time.monotonic()
+        subprocess.run([args.mlcc, model, "-o", tlib, "--name=" + name, "-mcpu=native", "--tune",
+                        "--tune-time=%g" % args.tune, "--tune-trials=%d" % args.tune_trials,
+                        "--no-cache", "--tuning-records=" + os.path.join(tdir, "records.json")],
+                       check=True)
+        tune_s = time.monotonic() - t0
+        tuned_exe = os.path.join(work, "bench_tuned_" + name)
+        link(os.path.join(tdir, name + ".h"), tlib, tuned_exe)
     x = load_pb(os.path.join(mdir, "test_data_set_0", "input_0.pb")).astype(np.float32)
     ref = load_pb(os.path.join(mdir, "test_data_set_0", "output_0.pb"))
     inp = os.path.join(work, name + ".in")
@@ -128,14 +167,20 @@ def bench_one(args, name, meta, work, node_path, threads):
     agg = statistics.median if args.stat == "median" else min
     rows = []
     for nt in threads:
-        mlcc_t, ort_t = [], []
+        mlcc_t, ort_t, tuned_t = [], [], []
         env = dict(os.environ, MLCC_BENCH_OUT=out, MLCC_BENCH_THREADS=str(nt))
+        tuned_out = out + ".tuned"
+        tenv = dict(env, MLCC_BENCH_OUT=tuned_out)
         for _ in range(args.rounds):
             rt = ["chrt", "-f", "10"] if args.rt else []
             r = subprocess.run(rt + [exe, str(per_round), inp], check=True, capture_output=True,
                                text=True, env=env)
             col = 0 if args.stat == "median" else 1
             mlcc_t.append(float(r.stdout.split()[col]))
+            if tuned_exe:
+                r = subprocess.run(rt + [tuned_exe, str(per_round), inp], check=True,
+                                   capture_output=True, text=True, env=tenv)
+                tuned_t.append(float(r.stdout.split()[col]))
             if node_path:
                 r = subprocess.run(rt + ["node", os.path.join(HERE, "ort_bench.js"), model, inp,
                                     str(nt), str(per_round), ort_out], check=True,
@@ -150,7 +195,13 @@ def bench_one(args, name, meta, work, node_path, threads):
             yo = np.fromfile(ort_out, dtype=np.float32)
             if yo.size == ref.size:
                 ort_err = float(np.max(np.abs(yo.reshape(ref.shape) - ref)) / scale)
+        tuned_err = None
+        if tuned_exe:
+            yt = np.fromfile(tuned_out, dtype=np.float32).reshape(ref.shape)
+            tuned_err = float(np.max(np.abs(yt - ref)) / scale)
         row = {"name": name, "threads": nt, "macs": meta["macs"], "compile_s": compile_s,
+               "tuned_ms": agg(tuned_t) if tuned_t else None, "tune_s": tune_s,
+               "tuned_err": tuned_err,
                "mlcc_ms": agg(mlcc_t),
                "ort_ms": agg(ort_t) if ort_t else None, "workspace": ws,
                "err": err, "ort_err": ort_err}

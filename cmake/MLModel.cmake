@@ -24,6 +24,7 @@ add_ml_model
     [OPT_LEVEL 0|1|2|3]              # -O<n> (default: mlcc's -O2)
     [OPTIONS <mlcc flag>...]         # passed through, e.g. --input-shape=x=1x3x224x224
     [DEPENDS <file>...]              # extra files whose change reruns mlcc
+    [TUNING_RECORDS <file.json>]     # --tuning-records (docs/tuning.md); a dependency
     [EXCLUDE_FROM_ALL])              # do not build the variants by default
 
 ``<name>`` is both the CMake target name and the C symbol prefix
@@ -252,7 +253,7 @@ function(_mlcc_per_alias prefix keyword aliases)
 endfunction()
 
 function(add_ml_model name model)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "EXCLUDE_FROM_ALL" "OPT_LEVEL"
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "EXCLUDE_FROM_ALL" "OPT_LEVEL;TUNING_RECORDS"
     "TARGETS;CPU;FEATURES;OPTIONS;DEPENDS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "add_ml_model(${name}): unexpected arguments: ${ARG_UNPARSED_ARGUMENTS}")
@@ -302,13 +303,25 @@ function(add_ml_model name model)
     list(APPEND common -O${ARG_OPT_LEVEL})
   endif()
   list(APPEND common ${ARG_OPTIONS})
+  # Tuning records (docs/tuning.md): each variant uses the records of its own
+  # triple and CPU from the one file; mlcc's depfile lists the file too.
+  set(records_dep "")
+  if(DEFINED ARG_TUNING_RECORDS)
+    cmake_path(ABSOLUTE_PATH ARG_TUNING_RECORDS BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+      NORMALIZE OUTPUT_VARIABLE records_abs)
+    if(NOT EXISTS "${records_abs}")
+      message(FATAL_ERROR "add_ml_model(${name}): TUNING_RECORDS '${records_abs}' does not exist")
+    endif()
+    list(APPEND common "--tuning-records=${records_abs}")
+    set(records_dep "${records_abs}")
+  endif()
 
   _mlcc_tool(mlcc mlcc_dep)
   set(all_flag ALL)
   if(ARG_EXCLUDE_FROM_ALL)
     set(all_flag "")
   endif()
-  set(depends "${model_abs}" ${mlcc_dep})
+  set(depends "${model_abs}" ${mlcc_dep} ${records_dep})
   foreach(d IN LISTS ARG_DEPENDS)
     cmake_path(ABSOLUTE_PATH d BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
     list(APPEND depends "${d}")

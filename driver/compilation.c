@@ -27,6 +27,8 @@
 #include "driver/remote_cache.h"
 #include "driver/remote_sign.h"
 #include "driver/strbuf.h"
+#include "driver/tune.h"
+#include "driver/tune_run.h"
 #include "ir/graph.h"
 #include "ir/onnx/onnx_import.h"
 #include "ir/print.h"
@@ -99,6 +101,11 @@ struct mlcc_compilation_t {
   char* created_dirs[32];         // output folders made by this run (mkdir -p)
   uint32_t n_created_dirs;
   bool committed;                 // outputs published: keep created_dirs
+  // Tuning records (driver/tune.h): --tuning-records' set, the records this
+  // build applied and their digest (--describe).
+  mlcc_tune_records_t tune_file;
+  mlcc_tune_records_t tune_used;
+  char tune_digest[65];
 };
 
 static mlcc_status_t oom(void) {
@@ -846,6 +853,213 @@ static mlcc_status_t run_import_with(mlcc_compilation_t* c, const mlcc_input_val
   return mlcc_status_annotate(s, "%s", c->input);
 }
 
+static mlcc_codegen_options_t codegen_options(const mlcc_compilation_t* c);
+
+// --tuning-records=FILE: read once. A missing file is an error unless --tune
+// will write it; a malformed one is a warning and no records (a checked-in
+// or shared file must not break builds).
+static mlcc_status_t load_tuning_file(mlcc_compilation_t* c) {
+  const char* path = c->options->tuning_records;
+  if (path == NULL || c->options->no_tuning_records) return mlcc_ok_status();
+  uint8_t* data = NULL;
+  size_t size = 0;
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    if (c->options->tune && errno == ENOENT) return mlcc_ok_status();
+    return mlcc_make_status(MLCC_STATUS_NOT_FOUND, "cannot read the tuning records '%s': %s",
+                            path, strerror(errno));
+  }
+  mlcc_status_t s = mlcc_fs_check_regular_file(path);
+  if (s == NULL) s = mlcc_fs_read_file(path, &data, &size);
+  if (s != NULL) return s;
+  s = mlcc_tune_records_parse((const char*)data, size, &c->tune_file);
+  free(data);
+  if (s != NULL && mlcc_status_code(s) == MLCC_STATUS_INVALID_MODEL) {
+    fprintf(c->diag, "mlcc: warning: %s: %s; no tuning records used from it\n", path,
+            mlcc_status_message(s));
+    mlcc_status_free(s);
+    s = mlcc_ok_status();
+  }
+  return s;
+}
+
+// The remote cache for tuning records (driver/tune.h): its own handle, open
+// only while records are looked up or stored (before the kernels' pool
+// opens its own).
+typedef struct tune_remote_t {
+  mlcc_compilation_t* c;
+  mlcc_remote_cache_t* remote;
+  mlcc_remote_session_t* session;
+  bool tried;
+} tune_remote_t;
+
+static bool tune_remote_open(tune_remote_t* tr) {
+  if (tr->tried) return tr->session != NULL;
+  tr->tried = true;
+  mlcc_compilation_t* c = tr->c;
+  if (!c->use_cache || c->remote_url == NULL) return false;
+  mlcc_status_t s = mlcc_remote_cache_open(c->remote_url, c->remote_read_only, &tr->remote);
+  if (s != NULL) {
+    if (c->options->verbose) {
+      fprintf(c->diag, "mlcc: note: remote tuning records off: %s\n", mlcc_status_message(s));
+    }
+    mlcc_status_free(s);
+    return false;
+  }
+  if (c->remote_key != NULL) mlcc_remote_cache_set_key(tr->remote, c->remote_key);
+  tr->session = mlcc_remote_session_create(tr->remote);
+  return tr->session != NULL;
+}
+
+static void tune_remote_close(tune_remote_t* tr) {
+  mlcc_remote_session_destroy(tr->session);
+  mlcc_remote_cache_close(tr->remote);
+  tr->session = NULL;
+  tr->remote = NULL;
+}
+
+static bool tune_remote_fetch(void* ctx, const char* key_hex, char** out_text, size_t* out_size) {
+  tune_remote_t* tr = ctx;
+  *out_text = NULL;
+  *out_size = 0;
+  if (!tune_remote_open(tr)) return false;
+  char rkey[65];
+  mlcc_tune_remote_key(key_hex, rkey);
+  uint8_t* data = NULL;
+  size_t size = 0;
+  char why[512];
+  mlcc_remote_result_t r = mlcc_remote_cache_get_blob(tr->session, rkey, &data, &size, why,
+                                                      sizeof(why));
+  if (r != MLCC_REMOTE_HIT) {
+    if (r != MLCC_REMOTE_MISS && tr->c->options->explain_cache) {
+      fprintf(tr->c->diag, "mlcc: tuning: remote tuning record %.16s: %s\n", key_hex, why);
+    }
+    free(data);
+    return false;
+  }
+  *out_text = (char*)data;
+  *out_size = size;
+  return true;
+}
+
+static void tune_remote_store(tune_remote_t* tr, const mlcc_tune_record_t* rec) {
+  if (!tune_remote_open(tr) || mlcc_remote_cache_read_only(tr->remote)) return;
+  mlcc_tune_records_t one = {(mlcc_tune_record_t*)rec, 1, 1};
+  char* text = mlcc_tune_records_format(&one);
+  if (text == NULL) return;
+  for (int which = 0; which < 2; ++which) {
+    if (which == 1 && rec->features[0] == '\0') break;
+    char rkey[65];
+    mlcc_tune_remote_key(which == 0 ? rec->cpu_key : rec->key, rkey);
+    mlcc_status_t s = mlcc_remote_cache_put(tr->session, rkey, text, strlen(text));
+    if (s != NULL) {
+      fprintf(tr->c->diag, "mlcc: warning: cannot upload a tuning record: %s\n",
+              mlcc_status_message(s));
+      mlcc_status_free(s);
+    }
+  }
+  free(text);
+}
+
+// --tune (driver/tune_run.h): measures, then stores the records in the
+// local cache and adds them to c->tune_file (written back to
+// --tuning-records=FILE when given), where apply_tuning finds them.
+static mlcc_status_t run_tune(mlcc_compilation_t* c, const mlcc_codegen_options_t* cg) {
+  const mlcc_options_t* o = c->options;
+  const char* args[136];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < c->jobs.n_jobs; ++i) {
+    const mlcc_job_t* j = &c->jobs.jobs[i];
+    if (j->kind != MLCC_JOB_IMPORT) continue;
+    for (uint32_t a = 3; a < j->argc && n < 128; ++a) {
+      if (strncmp(j->argv[a], "--input-", 8) == 0) args[n++] = j->argv[a];
+    }
+  }
+  if (o->passes != NULL) args[n++] = arena_printf(&c->arena, "--passes=%s", o->passes);
+  if (o->winograd_given) args[n++] = o->no_winograd ? "-fno-winograd" : "-fwinograd";
+  for (uint32_t i = 0; i < n; ++i) {
+    if (args[i] == NULL) return oom();
+  }
+  mlcc_tempdir_t work = {0};
+  MLCC_RETURN_IF_ERROR(mlcc_tempdir_create(mlcc_fs_temp_root(), &work));
+  mlcc_tune_config_t cfg = {
+      .input = c->input,
+      .build_args = args,
+      .n_build_args = n,
+      .cache_dir = c->use_cache ? c->cache_dir : NULL,
+      .runner = o->tune_runner,
+      .trials = o->tune_trials > 0 ? o->tune_trials : 12,
+      .seconds = o->tune_time > 0 ? o->tune_time : 300,
+      .jobs = o->jobs > 0 ? o->jobs : 2,
+      .verbose = o->verbose,
+      .diag = c->diag,
+      .work_dir = work.path,
+  };
+  mlcc_tune_records_t found = {0};
+  mlcc_status_t s = mlcc_tune_search(c->graph, cg, &cfg, &found);
+  mlcc_tempdir_remove(&work);
+  for (uint32_t i = 0; s == NULL && i < found.n; ++i) {
+    s = mlcc_tune_records_add(&c->tune_file, &found.items[i]);
+    if (s == NULL && c->use_cache && !c->cache_config.read_only) {
+      mlcc_status_t w = mlcc_tune_cache_store(c->cache_dir, &found.items[i]);
+      if (w != NULL) {
+        fprintf(c->diag, "mlcc: warning: cannot store a tuning record in %s: %s\n",
+                c->cache_dir, mlcc_status_message(w));
+        mlcc_status_free(w);
+      }
+    }
+  }
+  tune_remote_t tr = {.c = c};
+  for (uint32_t i = 0; s == NULL && i < found.n && c->use_cache && c->remote_url != NULL; ++i) {
+    tune_remote_store(&tr, &found.items[i]);
+  }
+  tune_remote_close(&tr);
+  mlcc_tune_records_deinit(&found);
+  if (s == NULL && o->tuning_records != NULL) {
+    char* text = mlcc_tune_records_format(&c->tune_file);
+    if (text == NULL) return oom();
+    s = mlcc_fs_write_atomic(o->tuning_records, text, strlen(text));
+    free(text);
+  }
+  return s;
+}
+
+// Gives the tunable kernels their recorded schedules (driver/tune.h); never
+// measures anything, so ordinary builds stay reproducible.
+static mlcc_status_t apply_tuning(mlcc_compilation_t* c) {
+  const mlcc_options_t* o = c->options;
+  if (o->no_tuning_records) return mlcc_ok_status();
+  MLCC_RETURN_IF_ERROR(load_tuning_file(c));
+  mlcc_codegen_options_t cg = codegen_options(c);
+  // The remote is asked for records only on request: each tunable kernel
+  // costs a request, which a build that never tunes should not pay.
+  const char* env = getenv("MLCC_REMOTE_TUNING_RECORDS");
+  bool remote_records = c->use_cache && c->remote_url != NULL &&
+                        (o->remote_tuning_records ||
+                         (env != NULL && env[0] != '\0' && strcmp(env, "0") != 0));
+  tune_remote_t tr = {.c = c};
+  mlcc_tune_lookup_t lk = {
+      .file = &c->tune_file,
+      .cache_dir = c->use_cache ? c->cache_dir : NULL,
+      .diag = c->diag,
+      .explain = o->explain_cache,
+      .remote_fetch = remote_records ? tune_remote_fetch : NULL,
+      .remote_ctx = &tr,
+  };
+  if (o->tune) MLCC_RETURN_IF_ERROR(run_tune(c, &cg));
+  uint32_t applied = 0;
+  mlcc_tune_records_deinit(&c->tune_used);
+  mlcc_status_t as = mlcc_tune_apply(c->graph, &cg, &lk, &c->tune_used, &applied);
+  tune_remote_close(&tr);
+  MLCC_RETURN_IF_ERROR(as);
+  MLCC_RETURN_IF_ERROR(mlcc_tune_records_digest(&c->tune_used, c->tune_digest));
+  if (o->verbose && applied > 0) {
+    fprintf(c->diag, "mlcc: %u kernel%s tuned by records (digest %.16s)\n", applied,
+            applied == 1 ? "" : "s", c->tune_digest);
+  }
+  return mlcc_ok_status();
+}
+
 static mlcc_status_t run_optimize(mlcc_compilation_t* c) {
   mlcc_pass_ctx_t ctx;
   memset(&ctx, 0, sizeof(ctx));
@@ -866,6 +1080,7 @@ static mlcc_status_t run_optimize(mlcc_compilation_t* c) {
   if (s == NULL && (emits_objects(c->options->emit) || c->options->emit == MLCC_EMIT_HEADER)) {
     s = mlcc_graph_verify(c->graph, true);
   }
+  if (s == NULL && c->graph->n_kernels > 0) s = apply_tuning(c);
   return mlcc_status_annotate(s, "%s", c->input);
 }
 
@@ -1705,6 +1920,7 @@ static mlcc_status_t run_describe(mlcc_compilation_t* c) {
       .n_options = n,
       .library_sha256 = lib_sha,
       .header_sha256 = c->header_sha256,
+      .tuning_records_sha256 = c->tune_digest,
   };
   memory_figures_t mem;
   if (!memory_figures(c, &mem)) {
@@ -1723,9 +1939,13 @@ static mlcc_status_t run_describe(mlcc_compilation_t* c) {
 }
 
 static mlcc_status_t run_depfile(mlcc_compilation_t* c) {
-  const char* deps[kMaxDeps + 1];
+  const char* deps[kMaxDeps + 2];
   deps[0] = c->input;
   for (uint32_t i = 0; i < c->n_deps; ++i) deps[i + 1] = c->deps[i];
+  uint32_t n_deps = c->n_deps + 1;
+  // The records file changes the code: a new record set rebuilds the library.
+  const char* records = c->options->tuning_records;
+  if (records != NULL && !c->options->no_tuning_records) deps[n_deps++] = records;
   // -MT/-MQ in command-line order, else the output (escaped), as gcc does.
   const mlcc_options_t* o = c->options;
   mlcc_depfile_target_t one = {c->output, true};
@@ -1742,7 +1962,7 @@ static mlcc_status_t run_depfile(mlcc_compilation_t* c) {
     n_targets = o->n_dep_targets;
   }
   char* text = NULL;
-  MLCC_RETURN_IF_ERROR(mlcc_depfile_render_rule(targets, n_targets, deps, c->n_deps + 1,
+  MLCC_RETURN_IF_ERROR(mlcc_depfile_render_rule(targets, n_targets, deps, n_deps,
                                                 o->dep_phony, &text));
   mlcc_status_t s = stage(c, c->depfile_path, text, strlen(text));
   free(text);
@@ -1930,6 +2150,8 @@ mlcc_status_t mlcc_compilation_execute(mlcc_compilation_t* c) {
 
 void mlcc_compilation_destroy(mlcc_compilation_t* c) {
   if (c == NULL) return;
+  mlcc_tune_records_deinit(&c->tune_file);
+  mlcc_tune_records_deinit(&c->tune_used);
   mlcc_cache_close(c->cache);  // a failed run: still count its lookups
   mlcc_remote_key_destroy(c->remote_key);
   for (uint32_t i = 0; i < c->n_staged; ++i) {

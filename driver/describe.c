@@ -125,7 +125,9 @@ mlcc_status_t mlcc_describe_render(const mlcc_graph_t* graph, const mlcc_describ
   append_key(&sb, "library_sha256", info->library_sha256, false);
   snprintf(path, sizeof(path), "%s/include/%s.h", t->triple, info->name);
   append_key(&sb, "header", path, false);
-  append_key(&sb, "header_sha256", info->header_sha256, true);
+  bool tuned = info->tuning_records_sha256 != NULL && info->tuning_records_sha256[0] != '\0';
+  append_key(&sb, "header_sha256", info->header_sha256, !tuned);
+  if (tuned) append_key(&sb, "tuning_records_sha256", info->tuning_records_sha256, true);
   mlcc_strbuf_append(&sb, "  }\n}\n");
   s = mlcc_strbuf_status(&sb);
   if (s != NULL) {

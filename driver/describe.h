@@ -49,6 +49,10 @@ typedef struct mlcc_describe_info_t {
   uint64_t code_size;
   uint64_t ram_size;
   uint64_t flash_size;
+  // SHA-256 of the tuning records the build applied (mlcc_tune_records_digest,
+  // docs/tuning.md): a "tuning_records_sha256" key after "header_sha256";
+  // NULL or "": no key (no record applied).
+  const char* tuning_records_sha256;
 } mlcc_describe_info_t;
 
 // Renders the description of |graph| (after the passes: inputs/outputs with

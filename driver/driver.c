@@ -9,6 +9,7 @@
 
 #include "driver/build_id.h"
 #include "driver/cache.h"
+#include "driver/tune.h"
 #include "driver/cleanup.h"
 #include "driver/compilation.h"
 #include "driver/options.h"
@@ -99,6 +100,12 @@ static mlcc_status_t cache_command(const mlcc_options_t* o, cache_phase_t phase)
       if (s == NULL) {
         printf("Cleared the kernel cache %s (%llu entr%s removed)\n", dir,
                (unsigned long long)removed, removed == 1 ? "y" : "ies");
+        // Tuning records (driver/tune.h) are measurements, also cleared.
+        uint64_t records = mlcc_tune_cache_clear(dir);
+        if (records != 0) {
+          printf("Cleared %llu tuning record file%s\n", (unsigned long long)records,
+                 records == 1 ? "" : "s");
+        }
       }
     }
   } else {
@@ -125,7 +132,15 @@ static mlcc_status_t cache_command(const mlcc_options_t* o, cache_phase_t phase)
       }
     }
     if (s == NULL && o->show_config) mlcc_cache_config_print(&config, dir, stdout);
-    if (s == NULL && o->cache_stats) s = mlcc_cache_print_stats(dir, config.max_size, stdout);
+    if (s == NULL && o->cache_stats) {
+      s = mlcc_cache_print_stats(dir, config.max_size, stdout);
+      uint64_t records = 0, bytes = 0;
+      mlcc_tune_cache_count(dir, &records, &bytes);
+      if (s == NULL && records != 0) {
+        printf("Tuning records:     %llu files (%llu bytes)\n", (unsigned long long)records,
+               (unsigned long long)bytes);
+      }
+    }
     if (s == NULL && o->print_stats) {
       s = mlcc_cache_print_stats_tsv(dir, config.max_size, stdout);
     }

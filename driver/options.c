@@ -455,6 +455,31 @@ static mlcc_status_t apply(mlcc_options_t* o, mlcc_option_id_t id, const char* v
       if (*value == '\0') return usage("empty file name in '%s'%s", arg, "");
       o->remote_cache_key = value;
       break;
+    case MLCC_OPT_TUNE: o->tune = true; break;
+    case MLCC_OPT_TUNE_TRIALS:
+      if (!parse_i64(value, 1, 10000, &v)) {
+        return usage("invalid value '%s' in '%s'; expected a trial count from 1 to 10000", value,
+                     arg);
+      }
+      o->tune_trials = (int)v;
+      break;
+    case MLCC_OPT_TUNE_TIME:
+      if (!parse_i64(value, 1, 86400, &v)) {
+        return usage("invalid value '%s' in '%s'; expected whole seconds from 1 to 86400", value,
+                     arg);
+      }
+      o->tune_time = (double)v;
+      break;
+    case MLCC_OPT_TUNE_RUNNER:
+      if (*value == '\0') return usage("empty command in '%s'%s", arg, "");
+      o->tune_runner = value;
+      break;
+    case MLCC_OPT_TUNING_RECORDS:
+      if (*value == '\0') return usage("empty file name in '%s'%s", arg, "");
+      o->tuning_records = value;
+      break;
+    case MLCC_OPT_NO_TUNING_RECORDS: o->no_tuning_records = true; break;
+    case MLCC_OPT_REMOTE_TUNING_RECORDS: o->remote_tuning_records = true; break;
     case MLCC_OPT_DEBUG:
       if (strcmp(value, "explain-cache") != 0) {
         return usage("invalid value '%s' in '%s'; expected '-d explain-cache'", value, arg);

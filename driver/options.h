@@ -83,6 +83,14 @@ typedef struct mlcc_options_t {
   bool remote_cache_readonly;     // --remote-cache-readonly
   const char* remote_cache_key;   // --remote-cache-key; NULL = $MLCC_REMOTE_CACHE_KEY
   bool no_cache, cache_stats, cache_clear, explain_cache;
+  // Tuning (driver/tune.h, docs/tuning.md).
+  bool tune;                      // --tune
+  int tune_trials;                // --tune-trials; 0 = the default
+  double tune_time;               // --tune-time seconds; 0 = the default
+  const char* tune_runner;        // --tune-runner; NULL = run directly
+  const char* tuning_records;     // --tuning-records FILE; NULL = the cache's records only
+  bool no_tuning_records;         // --no-tuning-records
+  bool remote_tuning_records;     // --remote-tuning-records
   // Cache administration (driver/cache.h): --print-stats, -z, --cleanup,
   // --show-config, and the --set-config assignments in command-line order.
   bool print_stats, zero_stats, cache_cleanup, show_config;

@@ -508,9 +508,25 @@ static bool contains(const uint8_t* hay, size_t n, const char* needle) {
 
 #endif  // MLCC_HAVE_CURL
 
+static mlcc_remote_result_t get_entry(mlcc_remote_session_t* session, const char* key,
+                                      const char* symbol, bool object, uint8_t** out_data,
+                                      size_t* out_size, char* why, size_t why_size);
+
 mlcc_remote_result_t mlcc_remote_cache_get(mlcc_remote_session_t* session, const char* key,
                                            const char* symbol, uint8_t** out_data,
                                            size_t* out_size, char* why, size_t why_size) {
+  return get_entry(session, key, symbol, true, out_data, out_size, why, why_size);
+}
+
+mlcc_remote_result_t mlcc_remote_cache_get_blob(mlcc_remote_session_t* session, const char* key,
+                                                uint8_t** out_data, size_t* out_size, char* why,
+                                                size_t why_size) {
+  return get_entry(session, key, NULL, false, out_data, out_size, why, why_size);
+}
+
+static mlcc_remote_result_t get_entry(mlcc_remote_session_t* session, const char* key,
+                                      const char* symbol, bool object, uint8_t** out_data,
+                                      size_t* out_size, char* why, size_t why_size) {
   *out_data = NULL;
   *out_size = 0;
   why[0] = '\0';
@@ -518,6 +534,7 @@ mlcc_remote_result_t mlcc_remote_cache_get(mlcc_remote_session_t* session, const
   (void)session;
   (void)key;
   (void)symbol;
+  (void)object;
   snprintf(why, why_size, "built without libcurl");
   return MLCC_REMOTE_ERROR;
 #else
@@ -577,7 +594,7 @@ mlcc_remote_result_t mlcc_remote_cache_get(mlcc_remote_session_t* session, const
                "%.16s...): rejected",
                cas_url, blob.size, actual, (unsigned long long)size, hash);
       res = MLCC_REMOTE_REJECTED;
-    } else if (blob.size < 4 || memcmp(blob.data, "\x7f" "ELF", 4) != 0) {
+    } else if (object && (blob.size < 4 || memcmp(blob.data, "\x7f" "ELF", 4) != 0)) {
       snprintf(why, why_size, "%s is not an object file: rejected", cas_url);
       res = MLCC_REMOTE_REJECTED;
     } else if (symbol != NULL && !contains(blob.data, blob.size, symbol)) {

@@ -112,6 +112,13 @@ mlcc_remote_result_t mlcc_remote_cache_get(mlcc_remote_session_t* session, const
                                            const char* symbol, uint8_t** out_data,
                                            size_t* out_size, char* why, size_t why_size);
 
+// As mlcc_remote_cache_get for an entry that is not a kernel object (tuning
+// records, driver/tune.h): the blob must match its digest (and the
+// signature, with a key), but its content is the caller's to check.
+mlcc_remote_result_t mlcc_remote_cache_get_blob(mlcc_remote_session_t* session, const char* key,
+                                                uint8_t** out_data, size_t* out_size, char* why,
+                                                size_t why_size);
+
 // Uploads |data| under |key| (CAS blob, then action result). A no-op in
 // read-only mode. IO naming the URL and HTTP status on failure.
 mlcc_status_t mlcc_remote_cache_put(mlcc_remote_session_t* session, const char* key,

@@ -8,56 +8,7 @@
 #include "ir/graph.h"
 #include "ir/verify.h"
 #include "passes/pass.h"
-#include "test.h"
-
-static mlcc_shape_t shp(int32_t rank, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
-  mlcc_shape_t s;
-  memset(&s, 0, sizeof(s));
-  s.rank = rank;
-  int64_t d[4] = {d0, d1, d2, d3};
-  for (int32_t i = 0; i < rank && i < 4; ++i) s.dims[i] = d[i];
-  return s;
-}
-
-static mlcc_value_t* input(mlcc_graph_t* g, const char* name, mlcc_shape_t s) {
-  mlcc_value_t* v = NULL;
-  CHECK_OK(mlcc_graph_add_value(g, name, MLCC_VALUE_INPUT, &v));
-  if (v == NULL) return NULL;
-  v->dtype = MLCC_DTYPE_F32;
-  v->shape = s;
-  v->shape_known = true;
-  mlcc_value_t** ins = (mlcc_value_t**)mlcc_arena_alloc(
-      &g->arena, (g->n_inputs + 1) * sizeof(*ins), _Alignof(mlcc_value_t*));
-  if (g->n_inputs) memcpy(ins, g->inputs, g->n_inputs * sizeof(*ins));
-  ins[g->n_inputs++] = v;
-  g->inputs = ins;
-  return v;
-}
-
-static mlcc_value_t* val(mlcc_graph_t* g, const char* name, mlcc_shape_t s) {
-  mlcc_value_t* v = NULL;
-  CHECK_OK(mlcc_graph_add_value(g, name, MLCC_VALUE_INTERMEDIATE, &v));
-  if (v == NULL) return NULL;
-  v->dtype = MLCC_DTYPE_F32;
-  v->shape = s;
-  v->shape_known = true;
-  return v;
-}
-
-static mlcc_value_t* cst(mlcc_graph_t* g, const char* name, mlcc_shape_t s, const float* d) {
-  mlcc_value_t* v = NULL;
-  CHECK_OK(mlcc_graph_add_constant(g, name, MLCC_DTYPE_F32, &s, d, true, &v));
-  return v;
-}
-
-static void mark_output(mlcc_graph_t* g, mlcc_value_t* v) {
-  mlcc_value_t** outs = (mlcc_value_t**)mlcc_arena_alloc(
-      &g->arena, (g->n_outputs + 1) * sizeof(*outs), _Alignof(mlcc_value_t*));
-  if (g->n_outputs) memcpy(outs, g->outputs, g->n_outputs * sizeof(*outs));
-  outs[g->n_outputs++] = v;
-  g->outputs = outs;
-  v->is_output = true;
-}
+#include "passes/pass_test_util.h"
 
 static mlcc_node_t* node_a(mlcc_graph_t* g, mlcc_op_t op, const char* name,
                            mlcc_value_t* const* ins, uint32_t n_in, mlcc_value_t* out,

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/ops/quant.h"
 #include "passes/pass.h"
 #include "targets/kernels/pack.h"
 
@@ -169,8 +170,9 @@ static bool match_qconv(mlcc_node_t* q, qconv_match_t* m) {
 
 // The int32 bias of the fused node in |*out_bias| (NULL when the Conv has
 // none); false when the bias is not a form this pass folds.
-static mlcc_status_t fold_bias(mlcc_graph_t* graph, const qconv_match_t* m, bool* out_ok,
-                               mlcc_value_t** out_bias) {
+// |mo| is the output channel count (a MatMul / Gemm: N).
+static mlcc_status_t fold_bias(mlcc_graph_t* graph, const qconv_match_t* m, int64_t mo,
+                               bool* out_ok, mlcc_value_t** out_bias) {
   *out_ok = false;
   *out_bias = NULL;
   mlcc_value_t* b = mlcc_node_input(m->conv, 2);
@@ -178,9 +180,7 @@ static mlcc_status_t fold_bias(mlcc_graph_t* graph, const qconv_match_t* m, bool
     *out_ok = true;
     return mlcc_ok_status();
   }
-  const mlcc_value_t* wq = m->dq_w->inputs[0];
   const mlcc_value_t* ws = m->dq_w->inputs[1];
-  int64_t mo = wq->shape.dims[0];
   float xs = (float)mlcc_value_const_f64(m->dq_x->inputs[1], 0);
   const mlcc_node_t* dq_b = dq_of(b);
   const mlcc_value_t* raw = dq_b != NULL ? dq_b->inputs[0] : b;
@@ -246,7 +246,7 @@ static mlcc_status_t rewrite_qconv(mlcc_graph_t* graph, const qconv_match_t* m,
   *out_done = false;
   bool ok = false;
   mlcc_value_t* bias = NULL;
-  MLCC_RETURN_IF_ERROR(fold_bias(graph, m, &ok, &bias));
+  MLCC_RETURN_IF_ERROR(fold_bias(graph, m, m->dq_w->inputs[0]->shape.dims[0], &ok, &bias));
   if (!ok) return mlcc_ok_status();
   uint32_t n_extra = m->act_kind == 0 ? 0 : m->act_kind == 1 ? 1 : 3;
   uint32_t n_attrs = m->conv->n_attrs + n_extra;
@@ -291,6 +291,299 @@ static mlcc_status_t rewrite_qconv(mlcc_graph_t* graph, const qconv_match_t* m,
   return mlcc_ok_status();
 }
 
+//===----------------------------------------------------------------------===//
+// QDQ MatMul / Gemm (issue 16 item 1)
+//===----------------------------------------------------------------------===//
+static bool plain_q(const mlcc_node_t* q);
+//
+//   QuantizeLinear(act(MatMul|Gemm(DequantizeLinear(aq, as, az),
+//                                  DequantizeLinear(bq, bs, bz), bias?)), ys, yz)
+//     -> QLinearMatMul(aq, as, az, bq', bs, bz, ys, yz, bias_int32?)
+//
+// with act none / Relu / Clip (MLCC_QACT_* attributes, as for QLinearConv)
+// and the int32 bias as a 9th input flagged by MLCC_QMATMUL_BIAS_ATTR (ONNX
+// QLinearMatMul has 8 inputs; ir/ops/quant.c accepts the 9th only with the
+// flag). The kernel (targets/kernels/quant.c) computes
+// y = saturate(round_half_even(float32(acc + bias) * M) + yz),
+// M = float32(as * bs[n]) / ys, acc the exact int32 sum of
+// (a - az) * (b - bz[n]). Conditions: a, y per tensor; b per tensor (any
+// shape; MatMul's B need not be constant) or per column: a constant 2-D B
+// with axis 1 (MatMul, Gemm transB = 0) or axis 0 (Gemm transB = 1, whose
+// constant B is transposed to [K, N] here); Gemm with transA = 0, alpha =
+// beta = 1 and a bias of shape [N] or [1, N] (Gemm's C) folded to int32 like
+// QLinearConv's (fold_bias); every intermediate read only by the chain.
+// Anything else stays float, as the graph says.
+
+// Fills |m| (m->conv is the MatMul / Gemm) when |q| roots a fusable chain;
+// |*out_n| is N when known (-1 for a per-tensor non-constant B).
+static bool match_qmatmul(mlcc_node_t* q, qconv_match_t* m, int64_t* out_n) {
+  memset(m, 0, sizeof(*m));
+  *out_n = -1;
+  if (!plain_q(q)) return false;
+  m->q = q;
+  mlcc_value_t* v = q->inputs[0];
+  mlcc_node_t* p = sole_producer(v, MLCC_OP_RELU);
+  if (p != NULL) {
+    m->act = p;
+    m->act_kind = 1;
+  } else if ((p = sole_producer(v, MLCC_OP_CLIP)) != NULL) {
+    if (!clip_bounds(p, m)) return false;
+    m->act = p;
+  }
+  if (m->act != NULL) v = m->act->inputs[0];
+  mlcc_node_t* mm = sole_producer(v, MLCC_OP_MATMUL);
+  if (mm == NULL) mm = sole_producer(v, MLCC_OP_GEMM);
+  if (mm == NULL || mm->n_outputs != 1 || mm->n_inputs < 2) return false;
+  bool gemm = mm->op == MLCC_OP_GEMM;
+  int64_t trans_a = 0, trans_b = 0;
+  float alpha = 1.f, beta = 1.f;
+  if (gemm && (mlcc_node_attr_int(mm, "transA", 0, &trans_a) != NULL ||
+               mlcc_node_attr_int(mm, "transB", 0, &trans_b) != NULL ||
+               mlcc_node_attr_float(mm, "alpha", 1.f, &alpha) != NULL ||
+               mlcc_node_attr_float(mm, "beta", 1.f, &beta) != NULL)) {
+    return false;
+  }
+  if (trans_a != 0 || alpha != 1.f || beta != 1.f) return false;
+  m->conv = mm;
+  m->dq_x = dq_of(mm->inputs[0]);
+  m->dq_w = dq_of(mm->inputs[1]);
+  if (m->dq_x == NULL || m->dq_w == NULL || !per_tensor_q8(m->dq_x)) return false;
+  const mlcc_value_t* bq = m->dq_w->inputs[0];
+  const mlcc_value_t* bz = mlcc_node_input(m->dq_w, 2);
+  if (bz == NULL || !is_const(bz) || !is_q8(bz->dtype)) return false;
+  bool b_const = is_const(bq) && bq->data != NULL;
+  if (b_const && (!is_q8(bq->dtype) || bq->dtype != bz->dtype)) return false;
+  if (b_const && bq->shape.rank == 2) *out_n = bq->shape.dims[trans_b ? 0 : 1];
+  if (gemm && (!b_const || bq->shape.rank != 2)) return false;
+  int64_t ns = numel(m->dq_w->inputs[1]);
+  if (ns != 1) {
+    int64_t axis = 1;
+    if (!b_const || bq->shape.rank != 2) return false;
+    if (mlcc_node_attr_int(m->dq_w, "axis", 1, &axis) != NULL) return false;
+    if (axis < 0) axis += 2;
+    if (axis != (trans_b ? 0 : 1) || ns != *out_n) return false;
+  }
+  mlcc_value_t* c = mlcc_node_input(mm, 2);
+  if (c != NULL) {
+    // Gemm's C broadcasts along rows only when it is [N] or [1, N].
+    const mlcc_node_t* dq_c = dq_of(c);
+    const mlcc_value_t* raw = dq_c != NULL ? dq_c->inputs[0] : c;
+    if (*out_n < 0 || !is_const(raw) || numel(raw) != *out_n) return false;
+    if (raw->shape.rank > 2 || (raw->shape.rank == 2 && raw->shape.dims[0] != 1)) return false;
+  }
+  return true;
+}
+
+// |bq| [N, K] transposed into a new [K, N] constant in |*out|.
+static mlcc_status_t transpose_const(mlcc_graph_t* graph, const mlcc_value_t* bq,
+                                     mlcc_value_t** out) {
+  int64_t n = bq->shape.dims[0], k = bq->shape.dims[1];
+  uint8_t* dst = (uint8_t*)mlcc_arena_alloc(&graph->arena, (size_t)(n * k > 0 ? n * k : 1), 64);
+  if (dst == NULL) return oom();
+  const uint8_t* src = (const uint8_t*)bq->data;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < k; ++j) dst[j * n + i] = src[i * k + j];
+  }
+  const char* base = bq->name ? bq->name : "b";
+  size_t len = strlen(base) + 32;
+  char* name = (char*)malloc(len);
+  if (name == NULL) return oom();
+  for (uint32_t u = 0;; ++u) {
+    snprintf(name, len, "%s_qT_%u", base, u);
+    if (mlcc_graph_find_value(graph, name) == NULL) break;
+  }
+  mlcc_shape_t shape = {.rank = 2, .dims = {k, n}};
+  mlcc_status_t s = mlcc_graph_add_constant(graph, name, bq->dtype, &shape, dst, false, out);
+  free(name);
+  return s;
+}
+
+static mlcc_status_t rewrite_qmatmul(mlcc_graph_t* graph, const qconv_match_t* m, int64_t n,
+                                     bool* out_done) {
+  *out_done = false;
+  bool ok = true;
+  mlcc_value_t* bias = NULL;
+  if (mlcc_node_input(m->conv, 2) != NULL) {
+    MLCC_RETURN_IF_ERROR(fold_bias(graph, m, n, &ok, &bias));
+  }
+  if (!ok) return mlcc_ok_status();
+  mlcc_value_t* b = m->dq_w->inputs[0];
+  int64_t trans_b = 0;
+  if (m->conv->op == MLCC_OP_GEMM) {
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(m->conv, "transB", 0, &trans_b));
+  }
+  if (trans_b != 0) MLCC_RETURN_IF_ERROR(transpose_const(graph, m->dq_w->inputs[0], &b));
+  uint32_t n_attrs = (m->act_kind == 0 ? 0 : m->act_kind == 1 ? 1 : 3) + (bias != NULL);
+  mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
+      &graph->arena, (n_attrs ? n_attrs : 1) * sizeof(mlcc_attr_t), _Alignof(mlcc_attr_t));
+  if (attrs == NULL) return oom();
+  memset(attrs, 0, (n_attrs ? n_attrs : 1) * sizeof(mlcc_attr_t));
+  uint32_t na = 0;
+  if (m->act_kind != 0) {
+    attrs[na].name = MLCC_QACT_ATTR;
+    attrs[na].kind = MLCC_ATTR_INT;
+    attrs[na++].i = m->act_kind;
+  }
+  if (m->act_kind == 2) {
+    attrs[na].name = MLCC_QACT_LO_ATTR;
+    attrs[na].kind = MLCC_ATTR_FLOAT;
+    attrs[na++].f = m->act_lo;
+    attrs[na].name = MLCC_QACT_HI_ATTR;
+    attrs[na].kind = MLCC_ATTR_FLOAT;
+    attrs[na++].f = m->act_hi;
+  }
+  if (bias != NULL) {
+    attrs[na].name = MLCC_QMATMUL_BIAS_ATTR;
+    attrs[na].kind = MLCC_ATTR_INT;
+    attrs[na++].i = 1;
+  }
+  mlcc_value_t* ins[9] = {m->dq_x->inputs[0], m->dq_x->inputs[1], m->dq_x->inputs[2],
+                          b,                  m->dq_w->inputs[1], m->dq_w->inputs[2],
+                          m->q->inputs[1],    m->q->inputs[2],    bias};
+  mlcc_value_t* y = m->q->outputs[0];
+  m->q->dead = true;
+  m->conv->dead = true;
+  if (m->act != NULL) m->act->dead = true;
+  mlcc_node_t* fused = NULL;
+  mlcc_status_t s = mlcc_graph_add_node(graph, MLCC_OP_QLINEAR_MATMUL, 10, m->conv->name, ins,
+                                        bias != NULL ? 9 : 8, &y, 1, attrs, na, &fused);
+  if (s != NULL) {
+    m->q->dead = false;
+    m->conv->dead = false;
+    if (m->act != NULL) m->act->dead = false;
+    y->producer = m->q;
+    return s;
+  }
+  *out_done = true;
+  return mlcc_ok_status();
+}
+
+//===----------------------------------------------------------------------===//
+// int8 data movement (issue 16 item 1)
+//===----------------------------------------------------------------------===//
+//
+//   QuantizeLinear(op(DequantizeLinear(xq, s, z), rest...), s, z) -> op(xq, rest...)
+//
+// for op one of MaxPool (no Indices output), Reshape, Flatten, Transpose,
+// Squeeze, Unsqueeze, Identity, DepthToSpace, SpaceToDepth and Concat (every
+// data input a DequantizeLinear), when every DequantizeLinear and the
+// QuantizeLinear have the same per-tensor parameters (the scale's float32
+// bits, the zero point's dtype and value). Exact, per the ONNX specs: these
+// ops only move or select elements, MaxPool's max commutes with
+// DequantizeLinear (x -> (x - z) * s is non-decreasing for s > 0), and
+// Q(DQ(q)) = q for equal parameters: float32((q - z) * s) / s is within
+// 2^-15 of the integer q - z (|q - z| <= 255), so round_half_even returns it
+// and the result lies in the dtype's range. The same identity removes a
+// QuantizeLinear of a DequantizeLinear with equal parameters (its readers
+// read xq), unless its output is a graph output. The DequantizeLinear stays
+// while other nodes read it (dce removes it otherwise).
+
+// True when DQ/Q nodes |a| and |b| have equal per-tensor int8/uint8 params.
+static bool same_qparams(const mlcc_node_t* a, const mlcc_node_t* b) {
+  if (!per_tensor_q8(a) || !per_tensor_q8(b)) return false;
+  const mlcc_value_t *az = a->inputs[2], *bz = b->inputs[2];
+  if (az->dtype != bz->dtype || mlcc_value_const_i64(az, 0) != mlcc_value_const_i64(bz, 0)) {
+    return false;
+  }
+  float as = (float)mlcc_value_const_f64(a->inputs[1], 0);
+  float bs = (float)mlcc_value_const_f64(b->inputs[1], 0);
+  return memcmp(&as, &bs, sizeof(as)) == 0;
+}
+
+// A QuantizeLinear that yields exactly its zero point's dtype from a float32
+// input (no block quantization, no output_dtype other than the zero point's,
+// saturate default).
+static bool plain_q(const mlcc_node_t* q) {
+  if (q->n_inputs < 3 || q->n_outputs != 1 || q->outputs[0] == NULL || !per_tensor_q8(q)) {
+    return false;
+  }
+  const mlcc_attr_t* blk = mlcc_node_attr(q, "block_size");
+  if (blk != NULL && (blk->kind != MLCC_ATTR_INT || blk->i != 0)) return false;
+  const mlcc_attr_t* odt = mlcc_node_attr(q, "output_dtype");
+  if (odt != NULL && (odt->kind != MLCC_ATTR_INT || odt->i != 0)) {
+    int32_t want = q->inputs[2]->dtype == MLCC_DTYPE_U8 ? 2 : 3;  // TensorProto UINT8 / INT8
+    if (odt->i != want) return false;
+  }
+  return true;
+}
+
+// Ops that only move elements (any dtype in mlcc's kernels) and the number
+// of leading data inputs (-1: all inputs). 0 when |op| is not one.
+static int32_t qmove_data_inputs(const mlcc_node_t* n) {
+  switch (n->op) {
+    case MLCC_OP_MAX_POOL:
+      return n->n_outputs == 1 || n->outputs[1] == NULL ? 1 : 0;
+    case MLCC_OP_RESHAPE:
+    case MLCC_OP_FLATTEN:
+    case MLCC_OP_TRANSPOSE:
+    case MLCC_OP_SQUEEZE:
+    case MLCC_OP_UNSQUEEZE:
+    case MLCC_OP_IDENTITY:
+    case MLCC_OP_DEPTH_TO_SPACE:
+    case MLCC_OP_SPACE_TO_DEPTH:
+      return 1;
+    case MLCC_OP_CONCAT:
+      return -1;
+    default:
+      return 0;
+  }
+}
+
+// Rewrites QuantizeLinear |q| over a data-movement op when the chain
+// qualifies (see above); *out_done says whether it did.
+static mlcc_status_t rewrite_qmove(mlcc_graph_t* graph, mlcc_node_t* q, bool* out_done) {
+  *out_done = false;
+  if (!plain_q(q)) return mlcc_ok_status();
+  mlcc_value_t* v = q->inputs[0];
+  if (v == NULL || v->kind != MLCC_VALUE_INTERMEDIATE || v->is_output || v->n_uses != 1) {
+    return mlcc_ok_status();
+  }
+  mlcc_node_t* op = v->producer;
+  if (op == NULL || op->dead || op->n_outputs < 1 || op->outputs[0] != v) return mlcc_ok_status();
+  int32_t nd = qmove_data_inputs(op);
+  if (nd == 0 || op->n_inputs == 0) return mlcc_ok_status();
+  uint32_t n_data = nd < 0 ? op->n_inputs : (uint32_t)nd;
+  mlcc_value_t** ins = (mlcc_value_t**)malloc(op->n_inputs * sizeof(*ins));
+  if (ins == NULL) return oom();
+  for (uint32_t i = 0; i < op->n_inputs; ++i) {
+    ins[i] = op->inputs[i];
+    if (i >= n_data) continue;
+    mlcc_node_t* dq = dq_of(op->inputs[i]);
+    if (dq == NULL || !same_qparams(dq, q)) {
+      free(ins);
+      return mlcc_ok_status();
+    }
+    ins[i] = dq->inputs[0];
+  }
+  mlcc_value_t* y = q->outputs[0];
+  q->dead = true;
+  op->dead = true;
+  mlcc_node_t* moved = NULL;
+  mlcc_status_t s = mlcc_graph_add_node(graph, op->op, op->opset, op->name, ins, op->n_inputs,
+                                        &y, 1, op->attrs, op->n_attrs, &moved);
+  free(ins);
+  if (s != NULL) {
+    q->dead = false;
+    op->dead = false;
+    y->producer = q;
+    return s;
+  }
+  *out_done = true;
+  return mlcc_ok_status();
+}
+
+// QuantizeLinear(DequantizeLinear(xq)) with equal parameters: readers of the
+// QuantizeLinear's output read xq. *out_done says whether it did.
+static void rewrite_q_of_dq(mlcc_graph_t* graph, mlcc_node_t* q, bool* out_done) {
+  *out_done = false;
+  if (!plain_q(q) || q->outputs[0]->is_output) return;
+  mlcc_node_t* dq = dq_of(q->inputs[0]);
+  if (dq == NULL || !same_qparams(dq, q)) return;
+  mlcc_graph_replace_uses(graph, q->outputs[0], dq->inputs[0]);
+  q->dead = true;
+  *out_done = true;
+}
+
 mlcc_status_t mlcc_pass_quant_fuse(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
                                    bool* out_changed) {
   (void)ctx;
@@ -301,10 +594,17 @@ mlcc_status_t mlcc_pass_quant_fuse(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
   for (uint32_t i = 0; i < n0 && st == NULL; ++i) {
     mlcc_node_t* n = graph->nodes[i];
     if (n->dead || n->op != MLCC_OP_QUANTIZE_LINEAR) continue;
-    qconv_match_t m;
-    if (!match_qconv(n, &m)) continue;
     bool done = false;
-    st = rewrite_qconv(graph, &m, &done);
+    qconv_match_t m;
+    int64_t mm_n = -1;
+    if (match_qconv(n, &m)) {
+      st = rewrite_qconv(graph, &m, &done);
+    } else if (match_qmatmul(n, &m, &mm_n)) {
+      st = rewrite_qmatmul(graph, &m, mm_n, &done);
+    } else {
+      rewrite_q_of_dq(graph, n, &done);
+      if (!done) st = rewrite_qmove(graph, n, &done);
+    }
     if (st != NULL) st = mlcc_node_annotate(n, st);
     if (done) *out_changed = true;
   }
@@ -320,10 +620,11 @@ mlcc_status_t mlcc_pass_quant_fuse(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
 //===----------------------------------------------------------------------===//
 
 // Packs |node|'s constant weights: the blocked layout when |nb| > 0
-// (MLCC_QBLOCK_ATTR = nb, |segments| window segments), else the row
+// (MLCC_QBLOCK_ATTR = nb, |segments| window segments, k in groups of |kg|:
+// MLCC_QBLOCK_K_ATTR = 4 for quads), else the row
 // kernel's [M][KW][KH][C/group] order (MLCC_QPACKED_ATTR = 1).
 static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb,
-                              int64_t segments) {
+                              int64_t segments, int64_t kg) {
   uint32_t wi = node->op == MLCC_OP_QLINEAR_CONV ? 3 : 1;
   mlcc_value_t* w = node->inputs[wi];
   int64_t mo = w->shape.dims[0], cg = w->shape.dims[1];
@@ -333,12 +634,13 @@ static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb
   int64_t group = ga != NULL && ga->kind == MLCC_ATTR_INT && ga->i > 0 ? ga->i : 1;
   size_t bytes = (size_t)(mo * cg * kh * kw);
   uint8_t* dst = (uint8_t*)mlcc_arena_alloc(&graph->arena, bytes ? bytes : 1, 64);
+  uint32_t n_new = kg == 4 ? 2 : 1;  // the layout (+ MLCC_QBLOCK_K_ATTR for quads)
   mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
-      &graph->arena, (node->n_attrs + 1) * sizeof(*attrs), _Alignof(mlcc_attr_t));
+      &graph->arena, (node->n_attrs + n_new) * sizeof(*attrs), _Alignof(mlcc_attr_t));
   if (dst == NULL || attrs == NULL) return oom();
   if (nb > 0) {
     mlcc_qgemm_pack_conv_blocked((const uint8_t*)w->data, mo, group, cg, kh, kw, segments, nb,
-                                 dst);
+                                 kg, dst);
   } else {
     mlcc_qgemm_pack_conv_weights((const uint8_t*)w->data, mo, cg, kh, kw, dst);
   }
@@ -361,9 +663,15 @@ static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb
   a->name = nb > 0 ? MLCC_QBLOCK_ATTR : MLCC_QPACKED_ATTR;
   a->kind = MLCC_ATTR_INT;
   a->i = nb > 0 ? nb : 1;
+  if (n_new == 2) {
+    memset(a + 1, 0, sizeof(*a));
+    a[1].name = MLCC_QBLOCK_K_ATTR;
+    a[1].kind = MLCC_ATTR_INT;
+    a[1].i = 4;
+  }
   // Splice: nothing below can fail.
   node->attrs = attrs;
-  node->n_attrs++;
+  node->n_attrs += n_new;
   node->inputs[wi] = packed;
   return mlcc_ok_status();
 }
@@ -388,7 +696,7 @@ static mlcc_status_t pack_matmul(mlcc_graph_t* graph, mlcc_node_t* node, int64_t
   for (int64_t r = 0; r < k; ++r) {
     for (int64_t c = 0; c < n; ++c) bt[c * k + r] = src[r * n + c];
   }
-  mlcc_qgemm_pack_conv_blocked(bt, n, 1, k, 1, 1, 1, nb, dst);
+  mlcc_qgemm_pack_conv_blocked(bt, n, 1, k, 1, 1, 1, nb, 2, dst);
   free(bt);
   const char* base = bm->name ? bm->name : "b";
   size_t len = strlen(base) + 32;
@@ -440,10 +748,11 @@ mlcc_status_t mlcc_pass_quant_pack(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
     int64_t khw = 1;
     for (int32_t d = 2; d < w->shape.rank; ++d) khw *= w->shape.dims[d];
     int64_t segments = 1;
-    int64_t nb = mlcc_qgemm_conv_block(n, target, &segments);
+    int64_t kg = 2;
+    int64_t nb = mlcc_qgemm_conv_block(n, target, &segments, &kg);
     // The row kernel reads 1x1 weights in ONNX order.
     if (nb == 0 && (khw == 1 || !mlcc_qgemm_conv_takes(n))) continue;
-    mlcc_status_t s = pack_one(graph, n, nb, segments);
+    mlcc_status_t s = pack_one(graph, n, nb, segments, kg);
     if (s != NULL) return mlcc_node_annotate(n, s);
     *out_changed = true;
   }

@@ -6,8 +6,8 @@
 // One case alone: MLCC_TEST_FILTER selects the cases RUN runs by name, a
 // comma-separated list of patterns; a pattern with * ? or [ is an fnmatch(3)
 // glob over the whole function name, any other pattern a substring of it:
-//   MLCC_TEST_FILTER=conv_depthwise build/compute_test
-//   MLCC_TEST_FILTER='test_gemm_*,argmax' build/compute_test
+//   MLCC_TEST_FILTER=conv_depthwise build/conv_test
+//   MLCC_TEST_FILTER='test_conv_1d_*,depthwise' build/conv_test
 // Unset or empty selects every case. A filter that selects nothing fails the
 // executable (exit 1), so a misspelt name never passes silently.
 #ifndef MLCC_TESTS_TEST_H_

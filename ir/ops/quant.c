@@ -466,6 +466,25 @@ mlcc_status_t mlcc_quant_matmul_resolve(const mlcc_node_t* node, mlcc_quant_matm
   return mlcc_ok_status();
 }
 
+// The 9th input of an mlcc-internal QLinearMatMul (MLCC_QMATMUL_BIAS_ATTR):
+// int32 with N elements, and only with the attribute.
+static mlcc_status_t check_matmul_bias(const mlcc_node_t* node, const mlcc_quant_matmul_t* q) {
+  const mlcc_value_t* bias = node->inputs[8];
+  const mlcc_attr_t* flag = mlcc_node_attr(node, MLCC_QMATMUL_BIAS_ATTR);
+  if (flag == NULL || flag->kind != MLCC_ATTR_INT || flag->i != 1) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s (opset %d) has 8 inputs; got %u",
+                            mlcc_infer_op(node), (int)node->opset, (unsigned)node->n_inputs);
+  }
+  if (bias == NULL || bias->dtype != MLCC_DTYPE_I32 ||
+      mlcc_infer_numel(&bias->shape) != q->n) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s: the bias (input 8) must be int32 with N = %lld elements",
+                            mlcc_infer_op(node), (long long)q->n);
+  }
+  return mlcc_ok_status();
+}
+
 // QLinearMatMul: y of y_zero_point's type; MatMulInteger: int32. Shapes as
 // numpy.matmul.
 mlcc_status_t mlcc_infer_quant_matmul(mlcc_node_t* node) {
@@ -494,6 +513,7 @@ mlcc_status_t mlcc_infer_quant_matmul(mlcc_node_t* node) {
     MLCC_RETURN_IF_ERROR(check_one(node, ys, "y_scale"));
     MLCC_RETURN_IF_ERROR(check_one(node, yz, "y_zero_point"));
     y_dtype = yz->dtype;
+    if (node->n_inputs > 8) MLCC_RETURN_IF_ERROR(check_matmul_bias(node, &q));
   }
   return mlcc_infer_set_output(node, 0, y_dtype, &q.out);
 }

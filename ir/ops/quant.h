@@ -65,6 +65,13 @@ typedef struct mlcc_quant_matmul_t {
   mlcc_shape_t a_param, b_param;
 } mlcc_quant_matmul_t;
 
+// An mlcc-internal QLinearMatMul (written by passes/quant_fuse.c) has a 9th
+// input, an int32 bias of N elements added to the int32 accumulator before
+// requantization (like QLinearConv's B), and this INT attribute set to 1.
+// An ONNX QLinearMatMul has 8 inputs: shape inference refuses a 9th input
+// without the attribute.
+#define MLCC_QMATMUL_BIAS_ATTR "mlcc.qbias"
+
 // Resolves |node| (QLinearMatMul or MatMulInteger). A's parameters may be
 // one element, an [M] vector (A of rank 2) or A's shape with the last dim 1;
 // B's one element, an [N] vector (B of rank 2) or B's shape with dim -2 of 1.

@@ -324,6 +324,7 @@ static mlcc_status_t emit_quant_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
   const mlcc_value_t* bs = qlinear ? mlcc_node_input(node, 4) : NULL;
   const mlcc_value_t* ys = qlinear ? mlcc_node_input(node, 6) : NULL;
   const mlcc_value_t* yz = qlinear ? mlcc_node_input(node, 7) : NULL;
+  const mlcc_value_t* bias = qlinear && node->n_inputs > 8 ? node->inputs[8] : NULL;
   const mlcc_value_t* y = mlcc_node_output(node, 0);
   int64_t nb = mlcc_shape_numel_unchecked(&q.batch);
   if (nb * q.m * q.n == 0) return mlcc_ok_status();
@@ -353,7 +354,8 @@ static mlcc_status_t emit_quant_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
   LLVMValueRef bp = bcast_offset(ctx, &q.b_param, coord, nc);
   LLVMValueRef bzv = load_i32(ctx, bz, bp);
   LLVMValueRef acc = mlcc_emit_var(ctx, ctx->t_i32, NULL);
-  LLVMBuildStore(b, LLVMConstInt(ctx->t_i32, 0, 0), acc);
+  LLVMBuildStore(b, bias != NULL ? load_i32(ctx, bias, ln.iv) : LLVMConstInt(ctx->t_i32, 0, 0),
+                 acc);
   LLVMValueRef a_row = iadd(ctx, a_base, imulc(ctx, lm.iv, q.k));
   LLVMValueRef b_col = iadd(ctx, b_base, ln.iv);
   mlcc_loop_t lk = mlcc_emit_for(ctx, 0, q.k, "qmk");

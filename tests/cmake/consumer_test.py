@@ -50,43 +50,15 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+from mlcc_e2e import (Failure, Skip, check, cmake_build_cmd, cmake_configure,  # noqa: E402
+                      sha256, sh)
+
 ARGS = None
 
 # ELF e_machine values
 MACHINE = {"x86": 62, "aarch64": 183, "riscv": 243}
 TRIPLE = {"x86": "x86_64-linux-gnu", "aarch64": "aarch64-linux-gnu", "riscv": "riscv64-linux-gnu"}
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
-    print("  ok: " + what)
-
-
-def sh(cmd, cwd=None, env=None, ok=True, timeout=1800):
-    full_env = dict(os.environ)
-    full_env.pop("MAKEFLAGS", None)
-    full_env.pop("MFLAGS", None)
-    if env:
-        full_env.update(env)
-    t0 = time.time()
-    p = subprocess.run(cmd, cwd=cwd, env=full_env, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, timeout=timeout)
-    out = p.stdout.decode(errors="replace")
-    print("$ %s  -> %d (%.1fs)" % (" ".join(cmd), p.returncode, time.time() - t0))
-    if ok and p.returncode != 0:
-        print(out[-6000:])
-        raise Failure("command failed: " + " ".join(cmd))
-    return p.returncode, out
-
-
-def sha256(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
 
 
 def elf_machine(path):
@@ -112,18 +84,11 @@ def write_tiny_model(d):
     """tiny.onnx: y = Relu(x @ W + b), x [2,4]; W [4,3] in the external file
     tiny_weights.bin, W[i][j] = (i - 2j)/4 + 1/8; b[j] = 1/2 - 3j/4 (see consumer/main.c)."""
     import numpy as np
-    import onnx
     from onnx import TensorProto, helper, numpy_helper
+    import onnx_case  # tests/e2e, on the path beside mlcc_e2e
     w = np.array([[(i - 2 * j) * 0.25 + 0.125 for j in range(3)] for i in range(4)], np.float32)
     b = np.array([0.5 - 0.75 * j for j in range(3)], np.float32)
-    wt = numpy_helper.from_array(w, "W")
-    wt.ClearField("raw_data")
-    wt.data_location = TensorProto.EXTERNAL
-    for k, v in (("location", "tiny_weights.bin"), ("offset", "0"), ("length", str(w.nbytes))):
-        e = wt.external_data.add()
-        e.key, e.value = k, v
-    with open(os.path.join(d, "tiny_weights.bin"), "wb") as f:
-        f.write(w.tobytes())
+    wt = onnx_case.external_tensor(d, "W", w, "tiny_weights.bin")
     graph = helper.make_graph(
         [helper.make_node("MatMul", ["x", "W"], ["m"]),
          helper.make_node("Add", ["m", "b"], ["a"]),
@@ -216,13 +181,6 @@ def check_variants(bld, current):
     check(all(h == headers[0] for h in headers), "the header is the same for every target")
 
 
-def build_cmd(bld, gen, target=None):
-    cmd = ["cmake", "--build", bld, "-j2"]
-    if target:
-        cmd += ["--target", target]
-    return cmd
-
-
 def check_bundle(bld, src, current, name="fleet"):
     """The bundle's manifest (docs/bundle.md, format 2) against the build, the
     model and mlcc; returns the tarball's sha256."""
@@ -298,17 +256,13 @@ def bundle_files(bld, name="fleet"):
 
 # --- cases -------------------------------------------------------------------------
 
-def configure(src, bld, gen, extra):
-    sh(["cmake", "-S", src, "-B", bld, "-G", gen] + extra)
-
-
 def case_native(work, gen):
     src = consumer_copy(work)
     bld = os.path.join(work, "build")
     wrapper, log = mlcc_wrapper(work)
-    configure(src, bld, gen, ["-DMLCC_SOURCE_DIR=" + ARGS.source,
+    cmake_configure(src, bld, gen, ["-DMLCC_SOURCE_DIR=" + ARGS.source,
                               "-DMLCC_EXECUTABLE=" + wrapper])
-    sh(build_cmd(bld, gen))
+    sh(cmake_build_cmd(bld))
     got, n = compiles_since(log, 0)
     check(got == ["aarch64", "riscv", "x86"], "first build: mlcc once per target (%s)" % got)
     _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure"])
@@ -317,7 +271,7 @@ def case_native(work, gen):
 
     def check_noop(what):
         nonlocal n
-        rc, out = sh(build_cmd(bld, gen))
+        rc, out = sh(cmake_build_cmd(bld))
         got, n = compiles_since(log, n)
         check(got == [], "%s: rebuild runs no mlcc" % what)
         check("mlcc tiny.onnx" not in out, "%s: no model rule in the build output" % what)
@@ -339,7 +293,7 @@ def case_native(work, gen):
         touch(os.path.join(src, f))
         before = stamps()
         kernels_compiled(work)
-        _, out = sh(build_cmd(bld, gen))
+        _, out = sh(cmake_build_cmd(bld))
         got, n = compiles_since(log, n)
         check(got == ["aarch64", "riscv", "x86"], "touch %s: mlcc reruns once per target (%s)" % (f, got))
         k = kernels_compiled(work)
@@ -370,7 +324,7 @@ def case_native(work, gen):
             open(os.path.join(src, "tiny.onnx"), "wb").write(m.SerializeToString())
         before = stamps()
         kernels_compiled(work)
-        sh(build_cmd(bld, gen))
+        sh(cmake_build_cmd(bld))
         got, n = compiles_since(log, n)
         check(got == ["aarch64", "riscv", "x86"], "new %s: mlcc reruns once per target" % what)
         k = kernels_compiled(work)
@@ -382,24 +336,24 @@ def case_native(work, gen):
         check_noop("after new " + what)
     for f, data in saved.items():
         open(os.path.join(src, f), "wb").write(data)
-    sh(build_cmd(bld, gen))
+    sh(cmake_build_cmd(bld))
     got, n = compiles_since(log, n)
     _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure"])
     check("100% tests passed" in out, "weights restored: the app's values match again")
 
     # Fleet bundle: byte-identical when rebuilt from scratch.
-    sh(build_cmd(bld, gen, "fleet"))
+    sh(cmake_build_cmd(bld, "fleet"))
     first = check_bundle(bld, src, "x86")
     got, n = compiles_since(log, n)
     check(got == [], "the bundle reuses the built libraries")
-    sh(build_cmd(bld, gen, "fleet"))
+    sh(cmake_build_cmd(bld, "fleet"))
     got, n = compiles_since(log, n)
     check(got == [], "bundle up to date: nothing reruns")
     shutil.rmtree(bld)
     time.sleep(1.1)   # a different wall clock for every file of the rebuild
-    configure(src, bld, gen, ["-DMLCC_SOURCE_DIR=" + ARGS.source,
+    cmake_configure(src, bld, gen, ["-DMLCC_SOURCE_DIR=" + ARGS.source,
                               "-DMLCC_EXECUTABLE=" + wrapper])
-    sh(build_cmd(bld, gen, "fleet"))
+    sh(cmake_build_cmd(bld, "fleet"))
     second = sha256(os.path.join(bld, "fleet.tar.gz"))
     print("  bundle sha256: %s / %s" % (first, second))
     check(first == second, "fleet.tar.gz is byte-identical after a rebuild from scratch")
@@ -410,10 +364,10 @@ def case_toolchain(work, arch):
     src = consumer_copy(work)
     bld = os.path.join(work, "build")
     tc = os.path.join(ARGS.source, "toolchains", arch + "-linux-gnu.cmake")
-    configure(src, bld, "Ninja", ["-DMLCC_SOURCE_DIR=" + ARGS.source,
+    cmake_configure(src, bld, "Ninja", ["-DMLCC_SOURCE_DIR=" + ARGS.source,
                                   "-DMLCC_EXECUTABLE=" + ARGS.mlcc,
                                   "-DCMAKE_TOOLCHAIN_FILE=" + tc])
-    sh(build_cmd(bld, "Ninja"))
+    sh(cmake_build_cmd(bld))
     check(elf_machine(os.path.join(bld, "app")) == MACHINE[alias], "the app is %s code" % arch)
     check(elf_machine(os.path.join(bld, "mlcc", "tiny", alias, "libtiny.a")) == MACHINE[alias],
           "`tiny` is the %s variant" % alias)
@@ -439,10 +393,10 @@ def case_bundle_identity(work):
                           ("aarch64-toolchain", ["-DCMAKE_TOOLCHAIN_FILE=" + os.path.join(
                               ARGS.source, "toolchains", "aarch64-linux-gnu.cmake")])):
         bld = os.path.join(work, "build-" + config)
-        sh(["cmake", "-S", src, "-B", bld, "-G", "Ninja", "-DMLCC_SOURCE_DIR=" + ARGS.source,
-            "-DMLCC_EXECUTABLE=" + wrapper] + extra, env=env)
+        cmake_configure(src, bld, "Ninja", ["-DMLCC_SOURCE_DIR=" + ARGS.source,
+                                            "-DMLCC_EXECUTABLE=" + wrapper] + extra, env=env)
         kernels_compiled(work)
-        sh(build_cmd(bld, "Ninja", "fleet"), env=env)
+        sh(cmake_build_cmd(bld, "fleet"), env=env)
         k = kernels_compiled(work)
         print("  %s: kernels compiled per variant %s" % (config, k))
         if config != "host":
@@ -488,9 +442,9 @@ def case_mcu_fleet(work):
     write_tiny_model(src)
     bld = os.path.join(work, "build")
     wrapper, log = mlcc_wrapper(work)
-    configure(src, bld, "Ninja", ["-DMLCC_SOURCE_DIR=" + ARGS.source,
+    cmake_configure(src, bld, "Ninja", ["-DMLCC_SOURCE_DIR=" + ARGS.source,
                                   "-DMLCC_EXECUTABLE=" + wrapper])
-    sh(build_cmd(bld, "Ninja"))
+    sh(cmake_build_cmd(bld))
     got, n = compiles_since(log, 0)
     want = sorted(["aarch64", "riscv", "rv32", "thumbv7em-none-eabihf", "x86"])
     check(got == want, "one build: mlcc once per target (%s)" % got)
@@ -512,7 +466,7 @@ def case_mcu_fleet(work):
         link = [l for l in cmds.splitlines() if "app_%s.elf" % a in l and " -o " in l][-1]
         check(" -lm" not in link and "-T" in link and "semihost.c" in link,
               "%s: the board link has the linker script and start-up, no -lm" % a)
-    sh(build_cmd(bld, "Ninja", "fleet"))
+    sh(cmake_build_cmd(bld, "fleet"))
     manifest = json.load(open(os.path.join(bld, "fleet", "manifest.json")))
     check(manifest["format"] == 2, "manifest: format 2")
     (m,) = manifest["models"]
@@ -565,7 +519,7 @@ def case_install(work):
             ("aarch64", ["-DCMAKE_TOOLCHAIN_FILE=" + os.path.join(
                 prefix, "share/mlcc/toolchains/aarch64-linux-gnu.cmake")], "aarch64")):
         bld = os.path.join(work, "build-" + name)
-        configure(src, bld, "Ninja", ["-DCMAKE_PREFIX_PATH=" + prefix] + extra)
+        cmake_configure(src, bld, "Ninja", ["-DCMAKE_PREFIX_PATH=" + prefix] + extra)
         cache = open(os.path.join(bld, "CMakeCache.txt")).read()
         check("mlcc_DIR:PATH=%s/lib/cmake/mlcc" % prefix in cache,
               "%s: find_package(mlcc) found the installed package" % name)
@@ -576,12 +530,12 @@ def case_install(work):
         mlcc_cmds = [l for l in out.splitlines() if "tiny.onnx" in l and "-MD" in l]
         check(len(mlcc_cmds) == 3 and all(("%s/bin/mlcc" % prefix) in l for l in mlcc_cmds),
               "%s: the three model commands run the installed mlcc" % name)
-        sh(build_cmd(bld, "Ninja"))
+        sh(cmake_build_cmd(bld))
         _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure"])
         check("100% tests passed" in out, "%s: ctest passes" % name)
         check(elf_machine(os.path.join(bld, "app")) == MACHINE[alias], "%s: app is %s code"
               % (name, alias))
-        sh(build_cmd(bld, "Ninja", "fleet"))
+        sh(cmake_build_cmd(bld, "fleet"))
         check_bundle(bld, src, alias)
     # A bare-metal consumer of the installed package: the installed rv32 toolchain file,
     # find_package(mlcc) (a 32-bit configuration), the board files from share/mlcc/mcu,
@@ -598,9 +552,9 @@ def case_install(work):
                 "MODELS tiny)\nenable_testing()\nadd_test(NAME app COMMAND app)\n"
                 "set_tests_properties(app PROPERTIES PASS_REGULAR_EXPRESSION \"tiny: ok\")\n")
     mbld = os.path.join(work, "build-rv32")
-    configure(msrc, mbld, "Ninja", ["-DCMAKE_PREFIX_PATH=" + prefix, "-DCMAKE_TOOLCHAIN_FILE=" +
-                                    os.path.join(prefix, "share/mlcc/toolchains/riscv32-unknown-elf.cmake")])
-    sh(build_cmd(mbld, "Ninja"))
+    cmake_configure(msrc, mbld, "Ninja", ["-DCMAKE_PREFIX_PATH=" + prefix, "-DCMAKE_TOOLCHAIN_FILE=" +
+                    os.path.join(prefix, "share/mlcc/toolchains/riscv32-unknown-elf.cmake")])
+    sh(cmake_build_cmd(mbld))
     _, out = sh(["ctest", "--test-dir", mbld, "--output-on-failure", "-V"])
     check("100% tests passed" in out and "qemu-system-riscv32" in out
           and os.path.join(prefix, "share/mlcc/mcu") in open(os.path.join(mbld, "build.ninja")).read(),
@@ -609,9 +563,9 @@ def case_install(work):
 
 def case_example(work):
     bld = os.path.join(work, "build")
-    sh(["cmake", "-S", os.path.join(ARGS.source, "examples", "detector"), "-B", bld, "-G",
-        "Ninja", "-DMLCC_EXECUTABLE=" + ARGS.mlcc])
-    sh(build_cmd(bld, "Ninja"))
+    cmake_configure(os.path.join(ARGS.source, "examples", "detector"), bld, "Ninja",
+                    ["-DMLCC_EXECUTABLE=" + ARGS.mlcc])
+    sh(cmake_build_cmd(bld))
     _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure", "-V"])
     check("100% tests passed" in out, "ctest: the detector app passes on every target")
     boxes = {}
@@ -628,10 +582,6 @@ def case_example(work):
           "the same top boxes on x86, aarch64 and riscv")
 
 
-class Skip(Exception):
-    pass
-
-
 def case_example_kws(work):
     """examples/kws (the README quick start's fleet with microcontrollers): x86, aarch64,
     riscv, cortex-m4 and rv32 in one build; ctest runs each app (natively, qemu-user,
@@ -641,9 +591,9 @@ def case_example_kws(work):
     if not os.path.exists(os.path.join(model_dir, "model.onnx")):
         raise Skip("%s not found (the shared tiny models are not here)" % model_dir)
     bld = os.path.join(work, "build")
-    sh(["cmake", "-S", os.path.join(ARGS.source, "examples", "kws"), "-B", bld, "-G",
-        "Ninja", "-DMLCC_EXECUTABLE=" + ARGS.mlcc, "-DKWS_MODEL_DIR=" + model_dir])
-    sh(build_cmd(bld, "Ninja"))
+    cmake_configure(os.path.join(ARGS.source, "examples", "kws"), bld, "Ninja",
+                    ["-DMLCC_EXECUTABLE=" + ARGS.mlcc, "-DKWS_MODEL_DIR=" + model_dir])
+    sh(cmake_build_cmd(bld))
     _, out = sh(["ctest", "--test-dir", bld, "--output-on-failure", "-V"])
     print(out[-4000:])
     check("100% tests passed" in out and "out of 6" in out,
@@ -691,8 +641,8 @@ def case_errors(work):
         with open(os.path.join(d, "CMakeLists.txt"), "w") as f:
             f.write("cmake_minimum_required(VERSION 3.20)\nproject(bad LANGUAGES C)\n"
                     "include(%s/cmake/MLModel.cmake)\n%s\n" % (ARGS.source, call.replace("\\n", "\n")))
-        rc, out = sh(["cmake", "-S", d, "-B", os.path.join(d, "b"), "-G", "Ninja",
-                      "-DMLCC_EXECUTABLE=" + ARGS.mlcc], ok=False)
+        rc, out = cmake_configure(d, os.path.join(d, "b"), "Ninja",
+                                  ["-DMLCC_EXECUTABLE=" + ARGS.mlcc], ok=False)
         flat = " ".join(out.split())
         check(rc != 0 and msg in flat, "%s -> configure fails: %s" % (call, msg))
 

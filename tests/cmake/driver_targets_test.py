@@ -20,14 +20,17 @@ Exit 0 = pass, 1 = fail.
 """
 import re
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import mlcc_e2e  # noqa: E402
+import onnx_case  # noqa: E402
+from mlcc_e2e import check, listing  # noqa: E402
 
 MLCC = None
 
@@ -43,43 +46,14 @@ TABLE = [  # DESIGN.md section 4
 ]
 
 
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
-    print("  ok: " + what)
-
-
 def run(*args, cwd=None):
-    p = subprocess.run([MLCC, *args], cwd=cwd, stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
-    out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
-    print("$ mlcc %s  -> %d" % (" ".join(args), p.returncode))
-    for name, text in (("stdout", out), ("stderr", err)):
-        if text:
-            print("  %s: %s" % (name, text[:1500].replace("\n", "\n          ")))
-    return p.returncode, out, err
-
-
-def listing(d):
-    return sorted(os.path.relpath(os.path.join(r, f), d)
-                  for r, ds, fs in os.walk(d) for f in fs + ds)
+    return mlcc_e2e.run_mlcc(MLCC, args, cwd=cwd, echo_chars=1500)
 
 
 def tiny_with_external_data(d):
     """y = Relu(x @ W) with W in the external file 'w.bin'."""
     w = np.arange(12, dtype=np.float32).reshape(4, 3) / 8
-    wt = numpy_helper.from_array(w, "W")
-    wt.ClearField("raw_data")
-    wt.data_location = TensorProto.EXTERNAL
-    for k, v in (("location", "w.bin"), ("offset", "0"), ("length", str(w.nbytes))):
-        e = wt.external_data.add()
-        e.key, e.value = k, v
-    with open(os.path.join(d, "w.bin"), "wb") as f:
-        f.write(w.tobytes())
+    wt = onnx_case.external_tensor(d, "W", w, "w.bin")
     graph = helper.make_graph(
         [helper.make_node("MatMul", ["x", "W"], ["m"]), helper.make_node("Relu", ["m"], ["y"])],
         "tiny", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
@@ -362,26 +336,13 @@ def case_describe(d):
               "%s --describe: usage error, nothing written" % flags[0])
 
 
-def main():
+def set_mlcc(path):
     global MLCC
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    MLCC = os.path.abspath(sys.argv[1])
-    fn = globals().get("case_" + sys.argv[2])
-    if not fn:
-        print("unknown case " + sys.argv[2])
-        return 2
-    d = tempfile.mkdtemp(prefix="mlcc-targets-")
-    try:
-        fn(d)
-    except Failure as e:
-        print("FAIL: " + str(e))
-        print("(left %s for inspection)" % d)
-        return 1
-    shutil.rmtree(d, ignore_errors=True)
-    print("PASS")
-    return 0
+    MLCC = path
+
+
+def main():
+    return mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-targets-", set_mlcc)
 
 
 if __name__ == "__main__":

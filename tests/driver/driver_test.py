@@ -13,43 +13,23 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import mlcc_e2e  # noqa: E402
+import onnx_case  # noqa: E402
+from mlcc_e2e import Failure, check, listing  # noqa: E402,F401  (hardening_test uses them)
+
 MLCC = None
 
 
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
-
-
 def run(*args, cwd=None, env=None, stdin=subprocess.DEVNULL):
-    full_env = dict(os.environ)
-    if env:
-        full_env.update(env)
-    p = subprocess.run([MLCC, *args], cwd=cwd, env=full_env, stdin=stdin,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
-    out = p.stdout.decode(errors="replace")
-    err = p.stderr.decode(errors="replace")
-    print("$ mlcc " + " ".join(args) + f"  -> {p.returncode}")
-    if out:
-        print("  stdout: " + out[:2000].replace("\n", "\n          "))
-    if err:
-        print("  stderr: " + err[:2000].replace("\n", "\n          "))
-    return p.returncode, out, err
-
-
-def listing(d):
-    return sorted(os.path.relpath(os.path.join(r, f), d)
-                  for r, ds, fs in os.walk(d) for f in fs + ds)
+    """mlcc |args| (env entries added to os.environ); (rc, stdout, stderr)."""
+    return mlcc_e2e.run_mlcc(MLCC, args, cwd=cwd, env=dict(os.environ, **env) if env else None,
+                             stdin=stdin)
 
 
 # --- models --------------------------------------------------------------------
@@ -537,12 +517,7 @@ def case_input_value(d):
     with open(os.path.join(d, "k.pb"), "wb") as f:
         f.write(numpy_helper.from_array(np.array([2], np.int64), "k").SerializeToString())
     # k's value as a .pb whose data lives in an external file (for -MD).
-    kx = numpy_helper.from_array(np.array([2], np.int64), "k")
-    with open(os.path.join(d, "k.bin"), "wb") as f:
-        f.write(kx.raw_data)
-    kx.ClearField("raw_data")
-    kx.data_location = TensorProto.EXTERNAL
-    kx.external_data.add(key="location", value="k.bin")
+    kx = onnx_case.external_tensor(d, "k", np.array([2], np.int64), "k.bin", offsets=False)
     with open(os.path.join(d, "kx.pb"), "wb") as f:
         f.write(kx.SerializeToString())
     with open(os.path.join(d, "kf.pb"), "wb") as f:
@@ -604,33 +579,14 @@ int main(void) {
           "TopK(Reshape(x, [3,4]) * 0.5, 2) matches numpy (0.5 wins over the default 2.0)")
 
 
-def main():
+def set_mlcc(path):
     global MLCC
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    MLCC = os.path.abspath(sys.argv[1])
-    fn = globals().get("case_" + sys.argv[2])
-    if fn is None:
-        print("unknown case " + sys.argv[2])
-        return 2
-    d = tempfile.mkdtemp(prefix="mlcc-driver-")
-    # A private kernel cache per case: reruns see the same cold cache, and
-    # the user's ~/.cache/mlcc is never touched (tests/e2e/cache/ tests the cache).
-    cache = tempfile.mkdtemp(prefix="mlcc-driver-cache-")
-    os.environ["MLCC_CACHE_DIR"] = cache
-    os.environ.pop("MLCC_REMOTE_CACHE", None)
-    try:
-        fn(d)
-    except Failure as e:
-        print("FAIL: " + str(e))
-        print("(left " + d + " for inspection)")
-        return 1
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
-    shutil.rmtree(d, ignore_errors=True)
-    print("PASS")
-    return 0
+    MLCC = path
+
+
+def main():
+    return mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-driver-", set_mlcc,
+                                  private_cache=True)
 
 
 if __name__ == "__main__":

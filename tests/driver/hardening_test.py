@@ -15,7 +15,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -24,6 +23,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import driver_test as dt  # noqa: E402
+import mlcc_e2e  # noqa: E402  (on the path through driver_test)
+import onnx_case  # noqa: E402
 from driver_test import Failure, check, listing, run, tiny_model  # noqa: E402
 
 INT64_MAX = 2**63 - 1
@@ -135,11 +136,8 @@ def case_output_is_input(d):
           helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
          os.path.join(d, "iv.onnx"))
-    kx = numpy_helper.from_array(np.array([3, 4], np.int64), "shape")
-    open(os.path.join(d, "k.bin"), "wb").write(kx.raw_data)
-    kx.ClearField("raw_data")
-    kx.data_location = TensorProto.EXTERNAL
-    kx.external_data.add(key="location", value="k.bin")
+    kx = onnx_case.external_tensor(d, "shape", np.array([3, 4], np.int64), "k.bin",
+                                   offsets=False)
     open(os.path.join(d, "k.pb"), "wb").write(kx.SerializeToString())
     iv = ["iv.onnx", "--input-value=shape=@k.pb"]
     snapshot = {n: open(os.path.join(d, n), "rb").read() for n in os.listdir(d)}
@@ -558,30 +556,13 @@ def case_emit_dot(d):
     check(longest <= 48, f"label lines stay short ({longest} characters)")
 
 
+def set_mlcc(path):
+    dt.MLCC = path
+
+
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    dt.MLCC = os.path.abspath(sys.argv[1])
-    fn = globals().get("case_" + sys.argv[2])
-    if fn is None:
-        print("unknown case " + sys.argv[2])
-        return 2
-    d = tempfile.mkdtemp(prefix="mlcc-hardening-")
-    cache = tempfile.mkdtemp(prefix="mlcc-hardening-cache-")
-    os.environ["MLCC_CACHE_DIR"] = cache
-    os.environ.pop("MLCC_REMOTE_CACHE", None)
-    try:
-        fn(d)
-    except Failure as e:
-        print("FAIL: " + str(e))
-        print("(left " + d + " for inspection)")
-        return 1
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
-    shutil.rmtree(d, ignore_errors=True)
-    print("PASS")
-    return 0
+    return mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-hardening-", set_mlcc,
+                                  private_cache=True)
 
 
 if __name__ == "__main__":

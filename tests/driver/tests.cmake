@@ -27,3 +27,10 @@ foreach(case warm poisoned assembles)
     COMMAND /usr/bin/python3 ${MLCC_TEXT_OUTPUT_TEST} $<TARGET_FILE:mlcc> ${case})
   set_tests_properties(driver.text_${case} PROPERTIES LABELS driver TIMEOUT 300)
 endforeach()
+# Issue 18: measured tuning and tuning records (docs/tuning.md).
+set(MLCC_TUNE_TEST ${CMAKE_CURRENT_LIST_DIR}/tune_test.py)
+foreach(case roundtrip other_cpu bad_records cache_admin runner_qemu cmake remote)
+  add_test(NAME driver.tune_${case}
+    COMMAND /usr/bin/python3 ${MLCC_TUNE_TEST} $<TARGET_FILE:mlcc> ${case})
+  set_tests_properties(driver.tune_${case} PROPERTIES LABELS driver TIMEOUT 900)
+endforeach()

@@ -11,7 +11,7 @@ Usage: text_output_test.py MLCC CASE. Cases:
               output never carries the planted line
   assembles   the joined assembly for x86-64, aarch64 and riscv64 assembles
               with the target's gcc and defines every symbol the library does
-Each case prints "PASS" or the first mismatch and exits 1.
+Each case prints "PASS" (exit 0) or "FAIL: " and the first mismatch (exit 1).
 """
 import hashlib
 import os
@@ -20,23 +20,24 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import mlcc_e2e  # noqa: E402
+from mlcc_e2e import Failure  # noqa: E402
+
 MLCC = None
 
 
 def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+    raise Failure(msg)
 
 
 def check(cond, msg):
-    if not cond:
-        fail(msg)
+    mlcc_e2e.check(cond, msg, say_ok=False)
 
 
 def model(path, seed):
@@ -101,7 +102,6 @@ def case_warm(d):
     # -c and the library share nothing with the texts, but reuse their own entries.
     p = mlcc(d, "m.onnx", "-o", "libt.a", "-v")
     check(p.returncode == 0 and compiled(p.stderr) == 3, "library after texts: %s" % p.stderr)
-    print("PASS")
 
 
 def cache_entries(d):
@@ -159,7 +159,6 @@ def case_poisoned(d):
             check(out == good, "%s: the output after a rejected entry differs (%r)" % (kind, plant))
             check(b"incbin" not in out and b"evil" not in out and b"system_hook" not in out,
                   "%s: the planted text reached the output" % kind)
-    print("PASS")
 
 
 def case_assembles(d):
@@ -184,19 +183,16 @@ def case_assembles(d):
         check(defined("t.o") == defined("libt.a"),
               "%s: the assembled text defines %s, the library %s"
               % (target, defined("t.o"), defined("libt.a")))
-    print("PASS")
+
+
+def set_mlcc(path):
+    global MLCC
+    MLCC = path
 
 
 def main():
-    global MLCC
-    MLCC = os.path.abspath(sys.argv[1])
-    fn = globals()["case_" + sys.argv[2]]
-    d = tempfile.mkdtemp(prefix="mlcc-text-")
-    try:
-        fn(d)
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
+    return mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-text-", set_mlcc)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -72,3 +72,17 @@ add_test(NAME quant_kernel.requantized_zero_kernels
           $<TARGET_FILE:mlcc>)
 set_tests_properties(quant_kernel.requantized_zero_kernels PROPERTIES
   LABELS quant_kernel TIMEOUT 600)
+# The same cases on the microcontroller boards (issue 17; tests/mcu/run_mcu.py
+# under qemu-system, integer outputs compared exactly): the dense kernels run
+# targets/kernels/qgemm_mcu.c's inner loops, SMLAD on cortex-m4, Helium
+# VMLADAVA on cortex-m55, plain 32-bit code on rv32 (rv32f runs the same
+# integer code as rv32).
+foreach(target cortex-m4 cortex-m55 rv32)
+  foreach(case ${MLCC_QUANT_KERNEL_CASE_NAMES})
+    add_test(NAME quant_kernel.${case}.${target}
+      COMMAND ${MLCC_PYTHON} ${MLCC_RUN_MCU} --mlcc $<TARGET_FILE:mlcc>
+              --case ${MLCC_QUANT_KERNEL_CASES}/${case} --target ${target})
+    set_tests_properties(quant_kernel.${case}.${target} PROPERTIES
+      FIXTURES_REQUIRED quant_kernel_cases LABELS "quant_kernel;mcu" TIMEOUT 600)
+  endforeach()
+endforeach()

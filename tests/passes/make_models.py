@@ -545,6 +545,55 @@ def qdq_not_fused():
                 quant_params() + inits)
 
 
+@model
+def qdq_move():
+    # int8 data movement: MaxPool, Transpose, Concat between DQ and Q with the
+    # same parameters run on the uint8 tensor; Q(DQ(q)) of equal parameters is q;
+    # a Reshape whose Q has another zero point stays float.
+    p = [const("s", [], value=0.02), const("z", [], value=128, dtype=np.uint8),
+         const("z2", [], value=7, dtype=np.uint8), const("shp", [2], value=[4, 25], dtype=np.int64)]
+    nodes = [node("DequantizeLinear", ["x", "s", "z"], ["dx"]),
+             node("MaxPool", ["dx"], ["mp"], kernel_shape=[2, 2], pads=[1, 1, 1, 1]),
+             node("QuantizeLinear", ["mp", "s", "z"], ["qmp"]),
+             node("DequantizeLinear", ["qmp", "s", "z"], ["dmp"]),
+             node("Transpose", ["dmp"], ["t"], perm=[0, 1, 3, 2]),
+             node("QuantizeLinear", ["t", "s", "z"], ["qt"]),
+             node("DequantizeLinear", ["qt", "s", "z"], ["dt"]),
+             node("QuantizeLinear", ["dt", "s", "z"], ["qq"]),
+             node("DequantizeLinear", ["qq", "s", "z"], ["dq2"]),
+             node("Concat", ["dq2", "dmp"], ["cat"], axis=1),
+             node("QuantizeLinear", ["cat", "s", "z"], ["y"]),
+             node("Reshape", ["dx", "shp"], ["r"]),
+             node("QuantizeLinear", ["r", "s", "z2"], ["y2"])]
+    return make("qdq_move", nodes, [vi("x", [1, 4, 5, 5], TensorProto.UINT8)],
+                [vi("y", [1, 8, 6, 6], TensorProto.UINT8), vi("y2", [4, 25], TensorProto.UINT8)], p)
+
+
+@model
+def qdq_gemm():
+    # QDQ Gemm (transB = 1, per-row int8 weights, int32 bias of scale xs * ws) -> Relu ->
+    # QuantizeLinear becomes QLinearMatMul with the transposed weights, the bias as a 9th
+    # input (mlcc.qbias) and the Relu as mlcc.qact; the Gemm with alpha = 2 stays float.
+    rng = np.random.default_rng(18)
+    ws = np.full(3, 0.01, np.float32)
+    p = quant_params() + [
+        const("w", [3, 5], value=rng.integers(-127, 128, (3, 5)), dtype=np.int8),
+        const("ws", [3], value=ws), const("wz", [3], value=np.zeros(3), dtype=np.int8),
+        const("b", [3], value=rng.integers(-100, 100, 3), dtype=np.int32),
+        const("bs", [3], value=ws * np.float32(0.02)),
+        const("bz", [3], value=np.zeros(3), dtype=np.int32)]
+    nodes = [node("DequantizeLinear", ["x", "xs", "xz"], ["dx"]),
+             node("DequantizeLinear", ["w", "ws", "wz"], ["dw"], axis=0),
+             node("DequantizeLinear", ["b", "bs", "bz"], ["db"], axis=0),
+             node("Gemm", ["dx", "dw", "db"], ["g"], transB=1),
+             node("Relu", ["g"], ["r"]),
+             node("QuantizeLinear", ["r", "ys", "yz"], ["y"]),
+             node("Gemm", ["dx", "dw", "db"], ["g2"], transB=1, alpha=2.0),
+             node("QuantizeLinear", ["g2", "ys", "yz"], ["y2"])]
+    return make("qdq_gemm", nodes, [vi("x", [2, 5], TensorProto.UINT8)],
+                [vi("y", [2, 3], TensorProto.UINT8), vi("y2", [2, 3], TensorProto.UINT8)], p)
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
         print("\n".join(sorted(MODELS)))

@@ -18,7 +18,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -54,14 +53,7 @@ def build(model, out_dir, cache, extra=(), extra_env=None, timeout=120, name="m"
                             "--name=" + name, "-v", "-j2", *extra], cache, extra_env, timeout)
     if rc != 0:
         raise Failure("build exited %d:\n%s" % (rc, err[-3000:]))
-    kernels = {}
-    for line in err.splitlines():
-        if line.startswith("mlcc: kernel ") and ": " in line[13:]:
-            head, how = line[13:].split(": ", 1)
-            parts = head.split()
-            if len(parts) == 2 and parts[1].startswith("mlcc_k_"):
-                kernels[parts[1]] = how
-    return kernels, err, secs
+    return ct.mlcc_e2e.kernel_lines(err), err, secs
 
 
 def small_model(d, name="small.onnx", **kw):
@@ -665,29 +657,13 @@ def case_explain(d):
     check(not os.path.exists(os.path.join(cache, "explain")), "a read-only cache gets no records")
 
 
+def set_mlcc(path):
+    ct.MLCC = path
+
+
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    ct.MLCC = os.path.abspath(sys.argv[1])
-    fn = globals().get("case_" + sys.argv[2])
-    if fn is None:
-        print("unknown case " + sys.argv[2])
-        return 2
-    d = tempfile.mkdtemp(prefix="mlcc-admin-test-")
-    try:
-        fn(d)
-    except Skip as e:
-        print("SKIP: " + str(e))
-        shutil.rmtree(d, ignore_errors=True)
-        return 77
-    except (Failure, AssertionError, subprocess.CalledProcessError) as e:
-        print("FAIL: " + str(e))
-        print("(left " + d + " for inspection)")
-        return 1
-    shutil.rmtree(d, ignore_errors=True)
-    print("PASS")
-    return 0
+    return ct.mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-admin-test-", set_mlcc,
+                                     ct.FAILURES)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -31,41 +30,24 @@ DETECTOR = os.path.join(ROOT, "examples", "detector")
 HARNESS = os.path.join(ROOT, "tests", "e2e", "harness.c")
 MLCC = None
 
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+import mlcc_e2e  # noqa: E402
+from mlcc_e2e import Failure, Skip, check, same_bytes  # noqa: E402,F401  (the scripts beside use them)
 
-class Failure(Exception):
-    pass
-
-
-class Skip(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
-    print("  ok: " + what)
+# What fails a case: a check, an assertion or a helper command (cc, the harness).
+FAILURES = (Failure, AssertionError, subprocess.CalledProcessError)
 
 
 def base_env(cache):
-    env = dict(os.environ)
-    for k in ("MLCC_REMOTE_CACHE", "MLCC_REMOTE_CACHE_READONLY", "MLCC_CACHE_MAXSIZE",
-              "http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        env.pop(k, None)
-    env["MLCC_CACHE_DIR"] = cache
-    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
-    return env
+    return mlcc_e2e.clean_env(cache)
 
 
 def mlcc(args, cache, extra_env=None, check_rc=True):
-    env = base_env(cache)
-    if extra_env:
-        env.update(extra_env)
-    p = subprocess.run([MLCC, *args], env=env, stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=900)
-    out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
-    if check_rc and p.returncode != 0:
-        raise Failure("mlcc %s exited %d:\n%s" % (" ".join(args), p.returncode, err[-3000:]))
-    return p.returncode, out, err
+    rc, out, err = mlcc_e2e.run_mlcc(MLCC, args, env=mlcc_e2e.clean_env(cache, extra_env),
+                                     timeout=900, echo=False)
+    if check_rc and rc != 0:
+        raise Failure("mlcc %s exited %d:\n%s" % (" ".join(args), rc, err[-3000:]))
+    return rc, out, err
 
 
 def build(model, out_dir, cache, name="m", extra=(), extra_env=None):
@@ -74,15 +56,7 @@ def build(model, out_dir, cache, name="m", extra=(), extra_env=None):
     os.makedirs(out_dir, exist_ok=True)
     lib = os.path.join(out_dir, "lib%s.a" % name)
     _, _, err = mlcc([model, "-o", lib, "--name=" + name, "-v", *extra], cache, extra_env)
-    kernels = {}
-    for line in err.splitlines():
-        # mlcc: kernel 3 mlcc_k_<24 hex>: compiled
-        if line.startswith("mlcc: kernel ") and ": " in line[13:]:
-            head, how = line[13:].split(": ", 1)
-            parts = head.split()
-            if len(parts) == 2 and parts[1].startswith("mlcc_k_"):
-                kernels[parts[1]] = how
-    return kernels, err
+    return mlcc_e2e.kernel_lines(err), err
 
 
 def compiled(kernels):
@@ -91,11 +65,6 @@ def compiled(kernels):
 
 def hits(kernels):
     return sorted(k for k, v in kernels.items() if v.startswith("hit"))
-
-
-def same_bytes(a, b):
-    with open(a, "rb") as fa, open(b, "rb") as fb:
-        return fa.read() == fb.read()
 
 
 def run_lib(out_dir, name, inputs, n_outputs):
@@ -791,30 +760,14 @@ def case_remote(d):
     check(rc == 2 and "invalid remote cache URL" in err, "a bad URL is a usage error")
 
 
-def main():
+def set_mlcc(path):
     global MLCC
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    MLCC = os.path.abspath(sys.argv[1])
-    fn = globals().get("case_" + sys.argv[2])
-    if fn is None:
-        print("unknown case " + sys.argv[2])
-        return 2
-    d = tempfile.mkdtemp(prefix="mlcc-cache-test-")
-    try:
-        fn(d)
-    except Skip as e:
-        print("SKIP: " + str(e))
-        shutil.rmtree(d, ignore_errors=True)
-        return 77
-    except (Failure, AssertionError, subprocess.CalledProcessError) as e:
-        print("FAIL: " + str(e))
-        print("(left " + d + " for inspection)")
-        return 1
-    shutil.rmtree(d, ignore_errors=True)
-    print("PASS")
-    return 0
+    MLCC = path
+
+
+def main():
+    return mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-cache-test-", set_mlcc,
+                                  FAILURES)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -471,33 +470,13 @@ def case_hostile_headers(d):
           "the library is identical to a --no-cache build")
 
 
-def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    ct.MLCC = os.path.abspath(sys.argv[1])
-    fn = globals().get("case_" + sys.argv[2])
-    if fn is None:
-        print("unknown case " + sys.argv[2])
-        return 2
-    d = tempfile.mkdtemp(prefix="mlcc-trust-test-")
-    cwd = os.getcwd()
-    os.chdir(d)  # a forged object that ran would leave PWNED here
-    try:
-        fn(d)
-    except Skip as e:
-        print("SKIP: " + str(e))
-        os.chdir(cwd)
-        shutil.rmtree(d, ignore_errors=True)
-        return 77
-    except (Failure, AssertionError, subprocess.CalledProcessError) as e:
-        print("FAIL: " + str(e))
-        print("(left " + d + " for inspection)")
-        return 1
-    os.chdir(cwd)
-    shutil.rmtree(d, ignore_errors=True)
-    print("PASS")
-    return 0
+def set_mlcc(path):
+    ct.MLCC = path
+
+
+def main():  # a forged object that ran would leave PWNED in the case folder
+    return ct.mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-trust-test-", set_mlcc,
+                                     ct.FAILURES, chdir=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,23 @@
+# Quantized regions of issue 16 (passes/quant_fuse.c: int8 data movement, QDQ
+# MatMul / Gemm): tests/e2e/make_quant_graph_cases.py writes QDQ graphs with
+# exact numpy references (ONNX Q/DQ in float32, int32 accumulation, the spec's
+# requantization); run_case.py compares the integer outputs exactly on x86,
+# aarch64 and riscv64. Included from tests/CMakeLists.txt after MLCC_RUN_CASE.
+set(MLCC_QUANT_GRAPH_CASES ${CMAKE_CURRENT_BINARY_DIR}/quant_graph_cases)
+add_test(NAME quant_graph.generate
+  COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/make_quant_graph_cases.py
+          ${MLCC_QUANT_GRAPH_CASES})
+set_tests_properties(quant_graph.generate PROPERTIES
+  FIXTURES_SETUP quant_graph_cases LABELS quant_graph)
+set(MLCC_QUANT_GRAPH_CASE_NAMES qg_move_u8 qg_move_s8_zp127 qg_move_s8_zpm128
+  qg_matmul_percol qg_matmul_batched_relu qg_gemm_transb_bias_clip qg_gemm_float_bias_s8
+  qg_matmul_saturate_u8w qg_gemm_k1000_zp0 qg_gemm_transa_float qg_gemm_alpha_float)
+foreach(variant x86 aarch64 riscv)
+  foreach(case ${MLCC_QUANT_GRAPH_CASE_NAMES})
+    add_test(NAME quant_graph.${case}.${variant}
+      COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc>
+              --case ${MLCC_QUANT_GRAPH_CASES}/${case} --target ${variant})
+    set_tests_properties(quant_graph.${case}.${variant} PROPERTIES
+      FIXTURES_REQUIRED quant_graph_cases LABELS quant_graph TIMEOUT 600)
+  endforeach()
+endforeach()
