@@ -620,10 +620,11 @@ mlcc_status_t mlcc_pass_quant_fuse(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
 //===----------------------------------------------------------------------===//
 
 // Packs |node|'s constant weights: the blocked layout when |nb| > 0
-// (MLCC_QBLOCK_ATTR = nb, |segments| window segments), else the row
+// (MLCC_QBLOCK_ATTR = nb, |segments| window segments, k in groups of |kg|:
+// MLCC_QBLOCK_K_ATTR = 4 for quads), else the row
 // kernel's [M][KW][KH][C/group] order (MLCC_QPACKED_ATTR = 1).
 static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb,
-                              int64_t segments) {
+                              int64_t segments, int64_t kg) {
   uint32_t wi = node->op == MLCC_OP_QLINEAR_CONV ? 3 : 1;
   mlcc_value_t* w = node->inputs[wi];
   int64_t mo = w->shape.dims[0], cg = w->shape.dims[1];
@@ -633,12 +634,13 @@ static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb
   int64_t group = ga != NULL && ga->kind == MLCC_ATTR_INT && ga->i > 0 ? ga->i : 1;
   size_t bytes = (size_t)(mo * cg * kh * kw);
   uint8_t* dst = (uint8_t*)mlcc_arena_alloc(&graph->arena, bytes ? bytes : 1, 64);
+  uint32_t n_new = kg == 4 ? 2 : 1;  // the layout (+ MLCC_QBLOCK_K_ATTR for quads)
   mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
-      &graph->arena, (node->n_attrs + 1) * sizeof(*attrs), _Alignof(mlcc_attr_t));
+      &graph->arena, (node->n_attrs + n_new) * sizeof(*attrs), _Alignof(mlcc_attr_t));
   if (dst == NULL || attrs == NULL) return oom();
   if (nb > 0) {
     mlcc_qgemm_pack_conv_blocked((const uint8_t*)w->data, mo, group, cg, kh, kw, segments, nb,
-                                 dst);
+                                 kg, dst);
   } else {
     mlcc_qgemm_pack_conv_weights((const uint8_t*)w->data, mo, cg, kh, kw, dst);
   }
@@ -661,9 +663,15 @@ static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb
   a->name = nb > 0 ? MLCC_QBLOCK_ATTR : MLCC_QPACKED_ATTR;
   a->kind = MLCC_ATTR_INT;
   a->i = nb > 0 ? nb : 1;
+  if (n_new == 2) {
+    memset(a + 1, 0, sizeof(*a));
+    a[1].name = MLCC_QBLOCK_K_ATTR;
+    a[1].kind = MLCC_ATTR_INT;
+    a[1].i = 4;
+  }
   // Splice: nothing below can fail.
   node->attrs = attrs;
-  node->n_attrs++;
+  node->n_attrs += n_new;
   node->inputs[wi] = packed;
   return mlcc_ok_status();
 }
@@ -688,7 +696,7 @@ static mlcc_status_t pack_matmul(mlcc_graph_t* graph, mlcc_node_t* node, int64_t
   for (int64_t r = 0; r < k; ++r) {
     for (int64_t c = 0; c < n; ++c) bt[c * k + r] = src[r * n + c];
   }
-  mlcc_qgemm_pack_conv_blocked(bt, n, 1, k, 1, 1, 1, nb, dst);
+  mlcc_qgemm_pack_conv_blocked(bt, n, 1, k, 1, 1, 1, nb, 2, dst);
   free(bt);
   const char* base = bm->name ? bm->name : "b";
   size_t len = strlen(base) + 32;
@@ -740,10 +748,11 @@ mlcc_status_t mlcc_pass_quant_pack(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
     int64_t khw = 1;
     for (int32_t d = 2; d < w->shape.rank; ++d) khw *= w->shape.dims[d];
     int64_t segments = 1;
-    int64_t nb = mlcc_qgemm_conv_block(n, target, &segments);
+    int64_t kg = 2;
+    int64_t nb = mlcc_qgemm_conv_block(n, target, &segments, &kg);
     // The row kernel reads 1x1 weights in ONNX order.
     if (nb == 0 && (khw == 1 || !mlcc_qgemm_conv_takes(n))) continue;
-    mlcc_status_t s = pack_one(graph, n, nb, segments);
+    mlcc_status_t s = pack_one(graph, n, nb, segments, kg);
     if (s != NULL) return mlcc_node_annotate(n, s);
     *out_changed = true;
   }

@@ -103,22 +103,28 @@ void mlcc_conv_winograd_pack_weights(const float* w, int64_t mo, int64_t c, int6
 // segment s, at + s * L * bs, first [L/2][bs][2] int8/uint8 pairs (element
 // (p, c, t) is w[mb + c][s * L + 2p + t]), then, when L is odd, [bs] bytes of
 // k = s * L + L - 1. Shape, dtype and element count stay ONNX's.
+// With MLCC_QBLOCK_K_ATTR = 4 (x86 with AVX-512 VNNI and int8 weights: the
+// vpdpbusd form) the groups are quads instead of pairs: per segment
+// [L/4][bs][4] (element (p, c, t) is w[mb + c][s * L + 4p + t]), then
+// [L % 4][bs] (the remaining k, each bs bytes).
 #define MLCC_QBLOCK_ATTR "mlcc.qblock"
+#define MLCC_QBLOCK_K_ATTR "mlcc.qblock_k"
 
 // Channel block nb (> 0) of the blocked layout for QLinearConv / ConvInteger
-// |node| on |target| and the window's segment count S (|out_segments|, may be
-// NULL), or 0 when the blocked kernel does not take the node (not x86 with
+// |node| on |target|, the window's segment count S (|out_segments|, may be
+// NULL) and the k group (|out_kg|, may be NULL: 4 for the VNNI form, else 2),
+// or 0 when the blocked kernel does not take the node (not x86 with
 // AVX2, or a node the dense fast path declines: mlcc_qgemm_conv_takes). Pure.
 int64_t mlcc_qgemm_conv_block(const mlcc_node_t* node, const mlcc_target_t* target,
-                              int64_t* out_segments);
+                              int64_t* out_segments, int64_t* out_kg);
 
 // Writes ONNX-order weights |src| ([m][cg][kh][kw] int8/uint8, |group|
-// dividing |m|) in the blocked layout (MLCC_QBLOCK_ATTR) for block |nb| and
-// |segments| window segments (dividing cg * kh * kw) into |dst| (the same
-// byte count, not overlapping).
+// dividing |m|) in the blocked layout (MLCC_QBLOCK_ATTR) for block |nb|,
+// |segments| window segments (dividing cg * kh * kw) and k group |kg| (2 or
+// 4) into |dst| (the same byte count, not overlapping).
 void mlcc_qgemm_pack_conv_blocked(const uint8_t* src, int64_t m, int64_t group, int64_t cg,
                                   int64_t kh, int64_t kw, int64_t segments, int64_t nb,
-                                  uint8_t* dst);
+                                  int64_t kg, uint8_t* dst);
 
 // Channel block nb (> 0) of the blocked layout for the B constant of
 // QLinearMatMul / MatMulInteger |node| on |target| (B [K, N] is packed like

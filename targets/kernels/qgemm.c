@@ -548,18 +548,21 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
 // image/group whose channel-0 plane starts at element |x_img| of |x|:
 // rows[iw'][kh][c] = x[c][ih][iw' - pw] - x_zero_point (0 outside the image),
 // int16; with |dot8|, int8 x - 128 (uint8 x) or x (int8 x), padding holding
-// the zero point shifted alike (|xz8| = x_zero_point - 128 or x_zero_point).
+// the zero point shifted alike (|xz8| = x_zero_point - |xshift_c|; the row
+// kernel's sdot form shifts by 128 for uint8 x and 0 for int8 x, the blocked
+// VNNI form by 0 and -128, making the bytes uint8).
 // colsum[kh][iw'] = sum_c (x - x_zero_point) and pixsum[ow] = the window sum
 // of each output pixel (for the weight zero point).
 static void emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const mlcc_value_t* x,
-                           LLVMValueRef xzv, LLVMValueRef xz8, bool dot8, LLVMValueRef rows,
+                           LLVMValueRef xzv, LLVMValueRef xz8, int64_t xshift_c, bool dot8,
+                           LLVMValueRef rows,
                            LLVMValueRef colsum, LLVMValueRef pixsum, LLVMValueRef x_img,
                            LLVMValueRef oh_iv) {
   LLVMBuilderRef b = ctx->b;
   LLVMTypeRef i32 = ctx->t_i32;
   LLVMTypeRef row_t = dot8 ? ctx->t_i8 : ctx->t_i16;
   LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
-  LLVMValueRef xshift = LLVMConstInt(i32, x->dtype == MLCC_DTYPE_U8 ? 128 : 0, 0);
+  LLVMValueRef xshift = LLVMConstInt(i32, (unsigned long long)xshift_c, 1);
   mlcc_loop_t lkh = mlcc_emit_for(ctx, 0, q->kh, "qgkh");
   LLVMValueRef ih = iadd(ctx, imulc(ctx, oh_iv, q->sh), iaddc(ctx, imulc(ctx, lkh.iv, q->dh), -q->ph));
   LLVMValueRef ih_ok = LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q->h), "");
@@ -607,7 +610,7 @@ void mlcc_qgemm_emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q,
                                const mlcc_value_t* x, LLVMValueRef xzv, LLVMValueRef rows,
                                LLVMValueRef colsum, LLVMValueRef pixsum, LLVMValueRef x_img,
                                LLVMValueRef oh_iv) {
-  emit_pack_rows(ctx, q, x, xzv, xzv, false, rows, colsum, pixsum, x_img, oh_iv);
+  emit_pack_rows(ctx, q, x, xzv, xzv, 0, false, rows, colsum, pixsum, x_img, oh_iv);
 }
 
 //===----------------------------------------------------------------------===//
@@ -625,20 +628,50 @@ static int64_t qblock_of(const mlcc_node_t* node) {
   return a != NULL && a->kind == MLCC_ATTR_INT && a->i == QB_NB ? a->i : 0;
 }
 
+// k per weight group of |node|'s blocked layout: 4 with MLCC_QBLOCK_K_ATTR = 4
+// (vpdpbusd quads), else 2 (vpmaddwd pairs).
+static int qblock_kg(const mlcc_node_t* node) {
+  const mlcc_attr_t* a = mlcc_node_attr(node, MLCC_QBLOCK_K_ATTR);
+  return a != NULL && a->kind == MLCC_ATTR_INT && a->i == 4 ? 4 : 2;
+}
+
+// True if the x86 |target| has AVX-512 VNNI with 256-bit forms (vpdpbusd on
+// ymm): "+avx512vnni" and "+avx512vl" in its features (the last mention
+// wins; -mcpu=native lists them), else a CPU that has both.
+static bool x86_vnni(const mlcc_target_t* t) {
+  int vnni = -1, vl = -1;
+  for (const char* p = t->features; p != NULL && *p;) {
+    const char* comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == 11 && strncmp(p + 1, "avx512vnni", 10) == 0) vnni = p[0] == '+';
+    if (len == 9 && strncmp(p + 1, "avx512vl", 8) == 0) vl = p[0] == '+';
+    p = comma ? comma + 1 : NULL;
+  }
+  static const char* const cpus[] = {
+      "cascadelake", "cooperlake", "icelake-client", "icelake-server", "tigerlake",
+      "sapphirerapids", "rocketlake", "znver4", "graniterapids", "emeraldrapids"};
+  bool cpu = false;
+  for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); ++i) cpu |= strcmp(t->cpu, cpus[i]) == 0;
+  return (vnni < 0 ? cpu : vnni == 1) && (vl < 0 ? cpu : vl == 1);
+}
+
 int64_t mlcc_qgemm_conv_block(const mlcc_node_t* node, const mlcc_target_t* target,
-                              int64_t* out_segments) {
+                              int64_t* out_segments, int64_t* out_kg) {
   qconv_geom_t q;
   if (node == NULL || target == NULL || target->arch != MLCC_ARCH_X86_64 ||
       !x86_has(target, "avx2") || !plan(node, &q)) {
     return 0;
   }
   if (out_segments != NULL) *out_segments = q.n_seg;
+  // vpdpbusd multiplies uint8 by int8: int8 weights only.
+  const mlcc_value_t* w = mlcc_node_input(node, node->op == MLCC_OP_QLINEAR_CONV ? 3 : 1);
+  if (out_kg != NULL) *out_kg = x86_vnni(target) && w->dtype == MLCC_DTYPE_I8 ? 4 : 2;
   return QB_NB;
 }
 
 void mlcc_qgemm_pack_conv_blocked(const uint8_t* src, int64_t m, int64_t group, int64_t cg,
                                   int64_t kh, int64_t kw, int64_t segments, int64_t nb,
-                                  uint8_t* dst) {
+                                  int64_t kg, uint8_t* dst) {
   int64_t mg = m / group, k_len = cg * kh * kw, seg = k_len / segments;
   for (int64_t o = 0; o < m; ++o) {
     int64_t g = o / mg, mo = o % mg, mb = mo / nb * nb;
@@ -650,7 +683,8 @@ void mlcc_qgemm_pack_conv_blocked(const uint8_t* src, int64_t m, int64_t group, 
           int64_t k = (e * kh + a) * cg + c;  // window order [KW][KH][C/group]
           int64_t s = k / seg, t = k % seg;
           int64_t at = base + s * seg * bs;
-          at += t < seg / 2 * 2 ? (t / 2) * 2 * bs + ci * 2 + (t & 1) : seg / 2 * 2 * bs + ci;
+          int64_t full = seg / kg * kg;  // k in whole groups; the rest: [seg % kg][bs]
+          at += t < full ? (t / kg) * kg * bs + ci * kg + t % kg : full * bs + (t - full) * bs + ci;
           dst[at] = src[((o * cg + c) * kh + a) * kw + e];
         }
       }
@@ -686,12 +720,23 @@ static LLVMValueRef qb_pad(mlcc_emit_ctx_t* ctx, LLVMValueRef v, unsigned n, uns
                                 "");
 }
 
+// acc + vpdpbusd(a, b): per int32 lane the four products of the uint8 bytes
+// of |a| and the int8 bytes of |b| (<8 x i32> each), exact and wrapping
+// (the non-saturating form).
+static LLVMValueRef qb_dpbusd(mlcc_emit_ctx_t* ctx, LLVMValueRef acc, LLVMValueRef a,
+                              LLVMValueRef b) {
+  LLVMValueRef args[3] = {acc, a, b};
+  return mlcc_emit_intrinsic(ctx, "llvm.x86.avx512.vpdpbusd.256", args, 3);
+}
+
 // What the blocks of one unit share (emit_blocked, emit_blocked_matmul): a
 // unit is one output row of a convolution (pixels = its OW outputs) or a run
 // of rows of a matmul (pixels = rows of A, channels = columns of B).
 typedef struct qb_unit_t {
   const mlcc_node_t* node;
   bool qlinear, w_u8, avx2;
+  int kg;                              // k per weight group: 2 (vpmaddwd) or 4 (vpdpbusd)
+  LLVMValueRef xz8;                    // kg 4: x_zero_point of the uint8 rows
   const mlcc_value_t *wz, *ws, *bias;  // per-channel or per-tensor; may be NULL
   LLVMValueRef wp, rows, pixsum;       // weights; packed int16 rows; pixel sums
   LLVMValueRef ch0;                    // first output channel of the unit's group
@@ -703,6 +748,7 @@ typedef struct qb_unit_t {
   int64_t y_ch, y_pix;                 // output strides of a channel and a pixel
   LLVMValueRef xsv, ysv, yzf, qlo, qhi;
   LLVMValueRef acc[QB_NV][QB_NP];  // <QB_L x i32> variables
+  LLVMValueRef wsum[QB_NV];        // kg 4: per-lane sum of the weights (<QB_L x i32>)
 } qb_unit_t;
 
 // One block of |bs| (1..QB_NB, a constant) output channels starting at
@@ -738,6 +784,37 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
   }
   LLVMValueRef wblk = imulc(ctx, m0, r->k);  // the block's weights (bs * k bytes)
   int64_t npair = r->seg_len / 2;
+  if (r->kg == 4) {
+    // The block's weight sums for the x zero point: wsum = vpdpbusd(1 1 1 1, w)
+    // over the quads, plus the remaining k of each segment.
+    int64_t nq = r->seg_len / 4, rest = r->seg_len % 4;
+    LLVMValueRef ones = splat(ctx, LLVMConstInt(i32, 0x01010101u, 0), QB_L);
+    for (int v = 0; v < nv; ++v) LLVMBuildStore(b, LLVMConstNull(vi), r->wsum[v]);
+    mlcc_loop_t ls = mlcc_emit_for(ctx, 0, r->n_seg * nq, "qbws");
+    LLVMValueRef wat = iadd(ctx, wblk, imulc(ctx, ls.iv, 4 * bs));
+    if (rest > 0) {  // skip the rest rows of the segments before
+      LLVMValueRef seg = LLVMBuildUDiv(b, ls.iv, c64(ctx, nq), "");
+      wat = iadd(ctx, wat, imulc(ctx, seg, rest * bs));
+    }
+    for (int v = 0; v < nv; ++v) {
+      LLVMValueRef l = vload(ctx, i8, 4 * cnt[v], r->wp, iaddc(ctx, wat, 4 * v * QB_L), 1);
+      LLVMValueRef wq = LLVMBuildBitCast(b, qb_pad(ctx, l, 4 * cnt[v], 4 * QB_L), vi, "");
+      LLVMValueRef ws0 = LLVMBuildLoad2(b, vi, r->wsum[v], "");
+      LLVMBuildStore(b, qb_dpbusd(ctx, ws0, ones, wq), r->wsum[v]);
+    }
+    mlcc_emit_loop_end(ctx, &ls);
+    for (int64_t sg = 0; sg < r->n_seg; ++sg) {
+      for (int64_t t = 0; t < rest; ++t) {
+        LLVMValueRef wat2 = iaddc(ctx, wblk, sg * r->seg_len * bs + (nq * 4 + t) * bs);
+        for (int v = 0; v < nv; ++v) {
+          LLVMValueRef l = vload(ctx, i8, cnt[v], r->wp, iaddc(ctx, wat2, v * QB_L), 1);
+          LLVMValueRef wt = LLVMBuildSExt(b, qb_pad(ctx, l, cnt[v], QB_L), vi, "");
+          LLVMValueRef ws0 = LLVMBuildLoad2(b, vi, r->wsum[v], "");
+          LLVMBuildStore(b, LLVMBuildAdd(b, ws0, wt, ""), r->wsum[v]);
+        }
+      }
+    }
+  }
   mlcc_loop_t lj = mlcc_emit_loop_begin(ctx, c64(ctx, 0), r->npix, QB_NP, "qbj");
   for (int v = 0; v < nv; ++v) {
     for (int j = 0; j < QB_NP; ++j) LLVMBuildStore(b, LLVMConstNull(vi), r->acc[v][j]);
@@ -755,42 +832,87 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
   LLVMValueRef xseg[QB_NP];
   for (int j = 0; j < QB_NP; ++j) xseg[j] = iadd(ctx, pbase[j], imulc(ctx, lsg.iv, r->seg_stride));
   LLVMValueRef wseg = iadd(ctx, wblk, imulc(ctx, lsg.iv, r->seg_len * bs));
-  if (npair > 0) {
-    mlcc_loop_t lp = mlcc_emit_for(ctx, 0, npair, "qbk");
-    LLVMValueRef wv[QB_NV];
-    LLVMValueRef wat = iadd(ctx, wseg, imulc(ctx, lp.iv, 2 * bs));
-    for (int v = 0; v < nv; ++v) {
-      LLVMValueRef l = vload(ctx, i8, 2 * cnt[v], r->wp, iaddc(ctx, wat, 2 * v * QB_L), 1);
-      wv[v] = ext(ctx, qb_pad(ctx, l, 2 * cnt[v], 2 * QB_L), r->w_u8, vw);
-    }
-    for (int j = 0; j < QB_NP; ++j) {
-      // The pair (x[k], x[k + 1]) as one i32, broadcast (vpbroadcastd).
-      LLVMValueRef at = gep(ctx, i16, r->rows, iadd(ctx, xseg[j], imulc(ctx, lp.iv, 2)));
-      LLVMValueRef pr = LLVMBuildLoad2(b, i32, at, "");
-      LLVMSetAlignment(pr, 2);
-      LLVMValueRef xb = LLVMBuildBitCast(b, splat(ctx, pr, QB_L), vw, "");
+  if (r->kg == 4) {
+    // Quads: bytes x' (uint8) times int8 w, vpdpbusd.
+    int64_t nq = r->seg_len / 4, rest = r->seg_len % 4;
+    if (nq > 0) {
+      mlcc_loop_t lq = mlcc_emit_for(ctx, 0, nq, "qbq");
+      LLVMValueRef wv[QB_NV];
+      LLVMValueRef wat = iadd(ctx, wseg, imulc(ctx, lq.iv, 4 * bs));
       for (int v = 0; v < nv; ++v) {
-        LLVMValueRef a = LLVMBuildLoad2(b, vi, r->acc[v][j], "");
-        LLVMBuildStore(b, qb_madd(ctx, r->avx2, a, xb, wv[v]), r->acc[v][j]);
+        LLVMValueRef l = vload(ctx, i8, 4 * cnt[v], r->wp, iaddc(ctx, wat, 4 * v * QB_L), 1);
+        wv[v] = LLVMBuildBitCast(b, qb_pad(ctx, l, 4 * cnt[v], 4 * QB_L), vi, "");
+      }
+      for (int j = 0; j < QB_NP; ++j) {
+        // The quad x'[k..k+3] as one i32, broadcast (vpbroadcastd).
+        LLVMValueRef at = gep(ctx, i8, r->rows, iadd(ctx, xseg[j], imulc(ctx, lq.iv, 4)));
+        LLVMValueRef qd = LLVMBuildLoad2(b, i32, at, "");
+        LLVMSetAlignment(qd, 1);
+        LLVMValueRef xb = splat(ctx, qd, QB_L);
+        for (int v = 0; v < nv; ++v) {
+          LLVMValueRef a = LLVMBuildLoad2(b, vi, r->acc[v][j], "");
+          LLVMBuildStore(b, qb_dpbusd(ctx, a, xb, wv[v]), r->acc[v][j]);
+        }
+      }
+      mlcc_emit_loop_end(ctx, &lq);
+      no_unroll(ctx, &lq);
+    }
+    for (int64_t t = 0; t < rest; ++t) {  // the segment's last k: bs bytes each
+      LLVMValueRef wt[QB_NV];
+      LLVMValueRef wat = iaddc(ctx, wseg, (nq * 4 + t) * bs);
+      for (int v = 0; v < nv; ++v) {
+        LLVMValueRef l = vload(ctx, i8, cnt[v], r->wp, iaddc(ctx, wat, v * QB_L), 1);
+        wt[v] = LLVMBuildSExt(b, qb_pad(ctx, l, cnt[v], QB_L), vi, "");
+      }
+      for (int j = 0; j < QB_NP; ++j) {
+        LLVMValueRef at = gep(ctx, i8, r->rows, iaddc(ctx, xseg[j], nq * 4 + t));
+        LLVMValueRef x1 = LLVMBuildZExt(b, LLVMBuildLoad2(b, i8, at, ""), i32, "");
+        LLVMValueRef xs = splat(ctx, x1, QB_L);
+        for (int v = 0; v < nv; ++v) {
+          LLVMValueRef a = LLVMBuildLoad2(b, vi, r->acc[v][j], "");
+          LLVMBuildStore(b, LLVMBuildAdd(b, a, LLVMBuildMul(b, xs, wt[v], ""), ""),
+                         r->acc[v][j]);
+        }
       }
     }
-    mlcc_emit_loop_end(ctx, &lp);
-    no_unroll(ctx, &lp);
-  }
-  if (r->seg_len % 2 != 0) {  // the segment's last k: bs single bytes
-    LLVMValueRef wt[QB_NV];
-    LLVMValueRef wat = iaddc(ctx, wseg, npair * 2 * bs);
-    for (int v = 0; v < nv; ++v) {
-      LLVMValueRef l = vload(ctx, i8, cnt[v], r->wp, iaddc(ctx, wat, v * QB_L), 1);
-      wt[v] = ext(ctx, qb_pad(ctx, l, cnt[v], QB_L), r->w_u8, vi);
-    }
-    for (int j = 0; j < QB_NP; ++j) {
-      LLVMValueRef at = gep(ctx, i16, r->rows, iaddc(ctx, xseg[j], r->seg_len - 1));
-      LLVMValueRef x1 = LLVMBuildSExt(b, LLVMBuildLoad2(b, i16, at, ""), i32, "");
-      LLVMValueRef xs = splat(ctx, x1, QB_L);
+  } else {
+    if (npair > 0) {
+      mlcc_loop_t lp = mlcc_emit_for(ctx, 0, npair, "qbk");
+      LLVMValueRef wv[QB_NV];
+      LLVMValueRef wat = iadd(ctx, wseg, imulc(ctx, lp.iv, 2 * bs));
       for (int v = 0; v < nv; ++v) {
-        LLVMValueRef a = LLVMBuildLoad2(b, vi, r->acc[v][j], "");
-        LLVMBuildStore(b, LLVMBuildAdd(b, a, LLVMBuildMul(b, xs, wt[v], ""), ""), r->acc[v][j]);
+        LLVMValueRef l = vload(ctx, i8, 2 * cnt[v], r->wp, iaddc(ctx, wat, 2 * v * QB_L), 1);
+        wv[v] = ext(ctx, qb_pad(ctx, l, 2 * cnt[v], 2 * QB_L), r->w_u8, vw);
+      }
+      for (int j = 0; j < QB_NP; ++j) {
+        // The pair (x[k], x[k + 1]) as one i32, broadcast (vpbroadcastd).
+        LLVMValueRef at = gep(ctx, i16, r->rows, iadd(ctx, xseg[j], imulc(ctx, lp.iv, 2)));
+        LLVMValueRef pr = LLVMBuildLoad2(b, i32, at, "");
+        LLVMSetAlignment(pr, 2);
+        LLVMValueRef xb = LLVMBuildBitCast(b, splat(ctx, pr, QB_L), vw, "");
+        for (int v = 0; v < nv; ++v) {
+          LLVMValueRef a = LLVMBuildLoad2(b, vi, r->acc[v][j], "");
+          LLVMBuildStore(b, qb_madd(ctx, r->avx2, a, xb, wv[v]), r->acc[v][j]);
+        }
+      }
+      mlcc_emit_loop_end(ctx, &lp);
+      no_unroll(ctx, &lp);
+    }
+    if (r->seg_len % 2 != 0) {  // the segment's last k: bs single bytes
+      LLVMValueRef wt[QB_NV];
+      LLVMValueRef wat = iaddc(ctx, wseg, npair * 2 * bs);
+      for (int v = 0; v < nv; ++v) {
+        LLVMValueRef l = vload(ctx, i8, cnt[v], r->wp, iaddc(ctx, wat, v * QB_L), 1);
+        wt[v] = ext(ctx, qb_pad(ctx, l, cnt[v], QB_L), r->w_u8, vi);
+      }
+      for (int j = 0; j < QB_NP; ++j) {
+        LLVMValueRef at = gep(ctx, i16, r->rows, iaddc(ctx, xseg[j], r->seg_len - 1));
+        LLVMValueRef x1 = LLVMBuildSExt(b, LLVMBuildLoad2(b, i16, at, ""), i32, "");
+        LLVMValueRef xs = splat(ctx, x1, QB_L);
+        for (int v = 0; v < nv; ++v) {
+          LLVMValueRef a = LLVMBuildLoad2(b, vi, r->acc[v][j], "");
+          LLVMBuildStore(b, LLVMBuildAdd(b, a, LLVMBuildMul(b, xs, wt[v], ""), ""), r->acc[v][j]);
+        }
       }
     }
   }
@@ -807,6 +929,10 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
     for (int v = 0; v < nv; ++v) {
       LLVMValueRef a = LLVMBuildLoad2(b, vi, r->acc[v][j], "");
       a = LLVMBuildSub(b, a, LLVMBuildMul(b, wzv[v], psv, ""), "");
+      if (r->kg == 4) {  // - x_zero_point' * sum_k w
+        LLVMValueRef wsv = LLVMBuildLoad2(b, vi, r->wsum[v], "");
+        a = LLVMBuildSub(b, a, LLVMBuildMul(b, splat(ctx, r->xz8, QB_L), wsv, ""), "");
+      }
       a = LLVMBuildAdd(b, a, biasv[v], "");
       outv[v] = a;
       if (r->qlinear) {
@@ -887,10 +1013,16 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   r.avx2 = ctx->target != NULL && ctx->target->arch == MLCC_ARCH_X86_64 &&
            x86_has(ctx->target, "avx2");
   int64_t col_len = q.kh * q.cg;
-  r.rows = entry_array(ctx, ctx->t_i16, q.wp * col_len);
+  r.kg = qblock_kg(node);
+  // VNNI: uint8 bytes x - xshift (x, or x + 128 for int8 x); 3 bytes of
+  // slack for the last quad of a window (their weights are not read).
+  r.rows = r.kg == 4 ? entry_array(ctx, ctx->t_i8, q.wp * col_len + 4)
+                     : entry_array(ctx, ctx->t_i16, q.wp * col_len);
   LLVMValueRef colsum = entry_array(ctx, i32, q.kh * q.wp);
   r.pixsum = entry_array(ctx, i32, q.ow);
   LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
+  int64_t xshift = x->dtype == MLCC_DTYPE_U8 ? 0 : -128;
+  r.xz8 = LLVMBuildSub(b, xzv, LLVMConstInt(i32, (unsigned long long)xshift, 1), "");
   if (r.qlinear) {
     r.xsv = ld_f32(ctx, ops.x_scale, c64(ctx, 0), 1.f);
     r.ysv = ld_f32(ctx, ops.y_scale, c64(ctx, 0), 1.f);
@@ -900,6 +1032,7 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   LLVMTypeRef vi = LLVMVectorType(i32, QB_L);
   for (int v = 0; v < QB_NV; ++v) {
     for (int j = 0; j < QB_NP; ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
+    r.wsum[v] = mlcc_emit_var(ctx, vi, NULL);
   }
   r.k = q.k;
   r.npix = c64(ctx, q.ow);
@@ -918,7 +1051,8 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                     c64(ctx, q.group), "");
   LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
   LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, imulc(ctx, g_iv, q.cg)), q.h * q.w);
-  emit_pack_rows(ctx, &q, x, xzv, xzv, false, r.rows, colsum, r.pixsum, x_img, oh_iv);
+  emit_pack_rows(ctx, &q, x, xzv, r.xz8, r.kg == 4 ? xshift : 0, r.kg == 4, r.rows, colsum,
+                 r.pixsum, x_img, oh_iv);
   r.ch0 = imulc(ctx, g_iv, q.mg);
   r.y_base = iadd(ctx, imulc(ctx, n_iv, q.m * q.oh * q.ow), imulc(ctx, oh_iv, q.ow));
   mlcc_status_t status = qb_unit(ctx, &r, q.mg);
@@ -1054,6 +1188,7 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   for (int v = 0; v < QB_NV; ++v) {
     for (int j = 0; j < QB_NP; ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
   }
+  r.kg = 2;
   r.ch0 = c64(ctx, 0);
   r.k = g.k;
   r.pix_stride = g.k;
@@ -1184,7 +1319,7 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
   LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, imulc(ctx, g_iv, q.cg)), q.h * q.w);
 
-  emit_pack_rows(ctx, &q, x, xzv, xz8, dot8, rows, colsum, pixsum, x_img, oh_iv);
+  emit_pack_rows(ctx, &q, x, xzv, xz8, x_u8 ? 128 : 0, dot8, rows, colsum, pixsum, x_img, oh_iv);
 
   //--- Compute: MR output channels x nr pixels per register block.
   mlcc_loop_t lm = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, q.mg), MR, "qgm");

@@ -40,7 +40,14 @@
 //   (8 channels x (w[k], w[k+1]) int8 pairs, vpmovsxbw/vpmovzxbw) times each
 //   pixel's (x[k], x[k+1]) int16 pair broadcast (vpbroadcastd), vpmaddwd
 //   into 12 int32 accumulators (LLVM fuses multiply and add into AVX-512
-//   VNNI's vpdpwssd where the CPU has it; both exact). No horizontal
+//   VNNI's vpdpwssd where the CPU has it; both exact). With AVX-512 VNNI and
+//   int8 weights (MLCC_QBLOCK_K_ATTR = 4) the rows hold uint8 bytes
+//   x' = x (uint8 x) or x + 128 (int8 x), padding x_zero_point' alike, and
+//   each step is vpdpbusd of a broadcast quad of x' with [8 channels][4]
+//   int8 weights (exact, non-saturating, 32 MACs per ymm instruction); the
+//   epilogue subtracts x_zero_point' * sum_k w (per block, by vpdpbusd with
+//   1 1 1 1) and w_zero_point * sum_k (x - x_zero_point), all int32 and
+//   wrapping: bit-identical to the other forms. No horizontal
 //   reduction; the epilogue works on channel lanes. QLinearMatMul /
 //   MatMulInteger with a constant 2-D B run through the same tiles
 //   (mlcc_emit_qgemm_matmul).

@@ -84,18 +84,11 @@ def write_tiny_model(d):
     """tiny.onnx: y = Relu(x @ W + b), x [2,4]; W [4,3] in the external file
     tiny_weights.bin, W[i][j] = (i - 2j)/4 + 1/8; b[j] = 1/2 - 3j/4 (see consumer/main.c)."""
     import numpy as np
-    import onnx
     from onnx import TensorProto, helper, numpy_helper
+    import onnx_case  # tests/e2e, on the path beside mlcc_e2e
     w = np.array([[(i - 2 * j) * 0.25 + 0.125 for j in range(3)] for i in range(4)], np.float32)
     b = np.array([0.5 - 0.75 * j for j in range(3)], np.float32)
-    wt = numpy_helper.from_array(w, "W")
-    wt.ClearField("raw_data")
-    wt.data_location = TensorProto.EXTERNAL
-    for k, v in (("location", "tiny_weights.bin"), ("offset", "0"), ("length", str(w.nbytes))):
-        e = wt.external_data.add()
-        e.key, e.value = k, v
-    with open(os.path.join(d, "tiny_weights.bin"), "wb") as f:
-        f.write(w.tobytes())
+    wt = onnx_case.external_tensor(d, "W", w, "tiny_weights.bin")
     graph = helper.make_graph(
         [helper.make_node("MatMul", ["x", "W"], ["m"]),
          helper.make_node("Add", ["m", "b"], ["a"]),

@@ -29,6 +29,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
 import mlcc_e2e  # noqa: E402
+import onnx_case  # noqa: E402
 from mlcc_e2e import check, listing  # noqa: E402
 
 MLCC = None
@@ -52,14 +53,7 @@ def run(*args, cwd=None):
 def tiny_with_external_data(d):
     """y = Relu(x @ W) with W in the external file 'w.bin'."""
     w = np.arange(12, dtype=np.float32).reshape(4, 3) / 8
-    wt = numpy_helper.from_array(w, "W")
-    wt.ClearField("raw_data")
-    wt.data_location = TensorProto.EXTERNAL
-    for k, v in (("location", "w.bin"), ("offset", "0"), ("length", str(w.nbytes))):
-        e = wt.external_data.add()
-        e.key, e.value = k, v
-    with open(os.path.join(d, "w.bin"), "wb") as f:
-        f.write(w.tobytes())
+    wt = onnx_case.external_tensor(d, "W", w, "w.bin")
     graph = helper.make_graph(
         [helper.make_node("MatMul", ["x", "W"], ["m"]), helper.make_node("Relu", ["m"], ["y"])],
         "tiny", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],

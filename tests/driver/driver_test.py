@@ -20,6 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
 import mlcc_e2e  # noqa: E402
+import onnx_case  # noqa: E402
 from mlcc_e2e import Failure, check, listing  # noqa: E402,F401  (hardening_test uses them)
 
 MLCC = None
@@ -516,12 +517,7 @@ def case_input_value(d):
     with open(os.path.join(d, "k.pb"), "wb") as f:
         f.write(numpy_helper.from_array(np.array([2], np.int64), "k").SerializeToString())
     # k's value as a .pb whose data lives in an external file (for -MD).
-    kx = numpy_helper.from_array(np.array([2], np.int64), "k")
-    with open(os.path.join(d, "k.bin"), "wb") as f:
-        f.write(kx.raw_data)
-    kx.ClearField("raw_data")
-    kx.data_location = TensorProto.EXTERNAL
-    kx.external_data.add(key="location", value="k.bin")
+    kx = onnx_case.external_tensor(d, "k", np.array([2], np.int64), "k.bin", offsets=False)
     with open(os.path.join(d, "kx.pb"), "wb") as f:
         f.write(kx.SerializeToString())
     with open(os.path.join(d, "kf.pb"), "wb") as f:

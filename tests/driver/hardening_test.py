@@ -24,6 +24,7 @@ from onnx import TensorProto, helper, numpy_helper
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import driver_test as dt  # noqa: E402
 import mlcc_e2e  # noqa: E402  (on the path through driver_test)
+import onnx_case  # noqa: E402
 from driver_test import Failure, check, listing, run, tiny_model  # noqa: E402
 
 INT64_MAX = 2**63 - 1
@@ -135,11 +136,8 @@ def case_output_is_input(d):
           helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
          os.path.join(d, "iv.onnx"))
-    kx = numpy_helper.from_array(np.array([3, 4], np.int64), "shape")
-    open(os.path.join(d, "k.bin"), "wb").write(kx.raw_data)
-    kx.ClearField("raw_data")
-    kx.data_location = TensorProto.EXTERNAL
-    kx.external_data.add(key="location", value="k.bin")
+    kx = onnx_case.external_tensor(d, "shape", np.array([3, 4], np.int64), "k.bin",
+                                   offsets=False)
     open(os.path.join(d, "k.pb"), "wb").write(kx.SerializeToString())
     iv = ["iv.onnx", "--input-value=shape=@k.pb"]
     snapshot = {n: open(os.path.join(d, n), "rb").read() for n in os.listdir(d)}

@@ -18,6 +18,7 @@ Pieces, from the simplest:
       the body of an If/Loop/Scan: inputs/outputs are value infos or
       (name, array) pairs, inits arrays or TensorProtos
   value_info(name, elem, shape) / value_info_of(name, array)
+  tensor(name, array), external_tensor(folder, name, array, location)
   model(graph, opset, ir_version, opsets=..., functions=...)   a ModelProto
   save_case(case_dir, model, datasets)   model.onnx plus the data sets
   write_data_sets(case_dir, datasets)    the data sets alone
@@ -84,6 +85,24 @@ def tensor(name, array):
         t.name = name
         return t
     return numpy_helper.from_array(np.asarray(array), name)
+
+
+def external_tensor(folder, name, array, location, offsets=True):
+    """A TensorProto named |name| whose bytes (|array|'s, little-endian raw
+    data) are written to folder/location and referenced as ONNX external data:
+    location, then offset 0 and the length with |offsets| (else location
+    alone)."""
+    t = tensor(name, array)
+    with open(os.path.join(folder, location), "wb") as f:
+        f.write(t.raw_data)
+    n = len(t.raw_data)
+    t.ClearField("raw_data")
+    t.data_location = TensorProto.EXTERNAL
+    keys = (("location", location), ("offset", "0"), ("length", str(n))) if offsets else \
+        (("location", location),)
+    for k, v in keys:
+        t.external_data.add(key=k, value=v)
+    return t
 
 
 def graph(nodes, name, inputs, outputs, inits=(), output_shapes=True):

@@ -42,8 +42,8 @@ foreach(target aarch64 riscv)
   endforeach()
 endforeach()
 # The integer fast-path feature sets (issue 16): aarch64 +dotprod (qemu's default
-# "max" CPU has it) and x86 AVX-512 VNNI (skipped on CPUs without it). Today they
-# run the same scalar integer loops. Not riscv64 +v yet: the QOperator
+# "max" CPU has it) and x86 AVX-512 VNNI (skipped on CPUs without it; the
+# blocked kernel's vpdpbusd form). Not riscv64 +v yet: the QOperator
 # squeezenet1_1 built with -mattr=+v stops Debian's qemu-riscv64 7.2 with
 # "translate.c:213: decode_save_opc: Assertion `ctx->insn_start != NULL'
 # failed" (a qemu abort, not a wrong value) while translating the
@@ -66,6 +66,19 @@ foreach(variant aarch64_dotprod x86_avx512vnni)
             --out ${MLCC_QUANT_DIR}/squeezenet1_1 --format qop ${args})
   set_tests_properties(quant.squeezenet1_1.qop.${variant} PROPERTIES
     FIXTURES_REQUIRED quant_squeezenet1_1 LABELS "${labels}" SKIP_RETURN_CODE 77 TIMEOUT 1800)
+endforeach()
+# The blocked kernel's VNNI form (vpdpbusd quads, mlcc.qblock_k=4) on whole
+# models, natively (skipped on CPUs without avx512_vnni).
+foreach(pair resnet18:qdq mobilenet_v2:qdq detector:qop)
+  string(REPLACE ":" ";" mf ${pair})
+  list(GET mf 0 model)
+  list(GET mf 1 format)
+  add_test(NAME quant.${model}.${format}.x86_avx512vnni
+    COMMAND ${MLCC_PYTHON} ${MLCC_QUANT_RUN} run --mlcc $<TARGET_FILE:mlcc>
+            --out ${MLCC_QUANT_DIR}/${model} --format ${format} --target x86
+            --mattr=+avx512f,+avx512bw,+avx512vl,+avx512vnni --require-cpu-flag avx512_vnni)
+  set_tests_properties(quant.${model}.${format}.x86_avx512vnni PROPERTIES
+    FIXTURES_REQUIRED quant_${model} LABELS quant SKIP_RETURN_CODE 77 TIMEOUT 1800)
 endforeach()
 # The header and --describe text of integer inputs/outputs.
 add_test(NAME quant.header
