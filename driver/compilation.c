@@ -932,7 +932,7 @@ static bool tune_remote_fetch(void* ctx, const char* key_hex, char** out_text, s
                                                       sizeof(why));
   if (r != MLCC_REMOTE_HIT) {
     if (r != MLCC_REMOTE_MISS && tr->c->options->explain_cache) {
-      fprintf(tr->c->diag, "mlcc: explain: remote tuning record %.16s: %s\n", key_hex, why);
+      fprintf(tr->c->diag, "mlcc: tuning: remote tuning record %.16s: %s\n", key_hex, why);
     }
     free(data);
     return false;
@@ -1031,13 +1031,19 @@ static mlcc_status_t apply_tuning(mlcc_compilation_t* c) {
   if (o->no_tuning_records) return mlcc_ok_status();
   MLCC_RETURN_IF_ERROR(load_tuning_file(c));
   mlcc_codegen_options_t cg = codegen_options(c);
+  // The remote is asked for records only on request: each tunable kernel
+  // costs a request, which a build that never tunes should not pay.
+  const char* env = getenv("MLCC_REMOTE_TUNING_RECORDS");
+  bool remote_records = c->use_cache && c->remote_url != NULL &&
+                        (o->remote_tuning_records ||
+                         (env != NULL && env[0] != '\0' && strcmp(env, "0") != 0));
   tune_remote_t tr = {.c = c};
   mlcc_tune_lookup_t lk = {
       .file = &c->tune_file,
       .cache_dir = c->use_cache ? c->cache_dir : NULL,
       .diag = c->diag,
       .explain = o->explain_cache,
-      .remote_fetch = c->use_cache && c->remote_url != NULL ? tune_remote_fetch : NULL,
+      .remote_fetch = remote_records ? tune_remote_fetch : NULL,
       .remote_ctx = &tr,
   };
   if (o->tune) MLCC_RETURN_IF_ERROR(run_tune(c, &cg));

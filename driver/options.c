@@ -479,6 +479,7 @@ static mlcc_status_t apply(mlcc_options_t* o, mlcc_option_id_t id, const char* v
       o->tuning_records = value;
       break;
     case MLCC_OPT_NO_TUNING_RECORDS: o->no_tuning_records = true; break;
+    case MLCC_OPT_REMOTE_TUNING_RECORDS: o->remote_tuning_records = true; break;
     case MLCC_OPT_DEBUG:
       if (strcmp(value, "explain-cache") != 0) {
         return usage("invalid value '%s' in '%s'; expected '-d explain-cache'", value, arg);

@@ -90,6 +90,7 @@ typedef struct mlcc_options_t {
   const char* tune_runner;        // --tune-runner; NULL = run directly
   const char* tuning_records;     // --tuning-records FILE; NULL = the cache's records only
   bool no_tuning_records;         // --no-tuning-records
+  bool remote_tuning_records;     // --remote-tuning-records
   // Cache administration (driver/cache.h): --print-stats, -z, --cleanup,
   // --show-config, and the --set-config assignments in command-line order.
   bool print_stats, zero_stats, cache_cleanup, show_config;

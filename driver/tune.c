@@ -606,7 +606,7 @@ static bool lookup_in(const mlcc_tune_lookup_t* lk, const mlcc_node_t* anchor,
       }
       if (!got) {
         if (lk->explain && strcmp(why, "no record") != 0) {
-          fprintf(lk->diag, "mlcc: explain: kernel %u: cache tuning record %s: %s\n",
+          fprintf(lk->diag, "mlcc: tuning: kernel %u: cache tuning record %s: %s\n",
                   kernel_index, want, why);
         }
         continue;
@@ -618,7 +618,7 @@ static bool lookup_in(const mlcc_tune_lookup_t* lk, const mlcc_node_t* anchor,
           s == NULL ? mlcc_tune_records_find(&one, exact ? cpu_key : "", key, !exact) : NULL;
       if (s != NULL || r == NULL) {
         if (lk->explain) {
-          fprintf(lk->diag, "mlcc: explain: kernel %u: cache tuning record %s is damaged (%s)\n",
+          fprintf(lk->diag, "mlcc: tuning: kernel %u: cache tuning record %s is damaged (%s)\n",
                   kernel_index, want, s ? mlcc_status_message(s) : "another key");
         }
         mlcc_status_free(s);
@@ -639,7 +639,7 @@ static bool lookup_in(const mlcc_tune_lookup_t* lk, const mlcc_node_t* anchor,
       mlcc_node_describe(anchor, desc, sizeof(desc));
       if (file != NULL || lk->explain) {
         fprintf(lk->diag, "mlcc: %s: kernel %u %s: tuning record from %s ignored: %s (CPU %s, "
-                "space version %u)%s\n", lk->explain ? "explain" : "warning", kernel_index, desc,
+                "space version %u)%s\n", lk->explain ? "tuning" : "warning", kernel_index, desc,
                 source, why, rec.cpu, rec.space_version, exact ? "" : " [features key]");
       }
       continue;
@@ -678,11 +678,11 @@ mlcc_status_t mlcc_tune_apply(mlcc_graph_t* graph, const mlcc_codegen_options_t*
       const mlcc_tune_record_t* other =
           lookup->file != NULL ? mlcc_tune_records_find(lookup->file, "", key, true) : NULL;
       if (other != NULL && lookup->explain) {
-        fprintf(lookup->diag, "mlcc: explain: kernel %u (%s): the tuning record for CPU %s is "
+        fprintf(lookup->diag, "mlcc: tuning: kernel %u (%s): the tuning record for CPU %s is "
                 "not applied to CPU %s\n", k, mlcc_op_name(anchor->op), other->cpu, t->cpu);
       }
       if (lookup->explain) {
-        fprintf(lookup->diag, "mlcc: explain: kernel %u (%s): no tuning record (key %.16s): "
+        fprintf(lookup->diag, "mlcc: tuning: kernel %u (%s): no tuning record (key %.16s): "
                 "default schedule\n", k, mlcc_op_name(anchor->op), cpu_key);
       }
       continue;
@@ -690,7 +690,7 @@ mlcc_status_t mlcc_tune_apply(mlcc_graph_t* graph, const mlcc_codegen_options_t*
     memcpy(anchor->sched, rec.sched, sizeof(anchor->sched));
     if (lookup->explain) {
       char desc[96];
-      fprintf(lookup->diag, "mlcc: explain: kernel %u (%s): tuning record %.16s: %s\n", k,
+      fprintf(lookup->diag, "mlcc: tuning: kernel %u (%s): tuning record %.16s: %s\n", k,
               mlcc_op_name(anchor->op), rec.cpu_key,
               mlcc_sched_format(anchor, rec.sched, desc, sizeof(desc)));
     }

@@ -33,22 +33,6 @@ static inline mlcc_graph_t* new_graph(void) {
   return g;
 }
 
-// An input value with dtype/shape set (as the importer would).
-static inline mlcc_value_t* input(mlcc_graph_t* g, const char* name, mlcc_shape_t s) {
-  mlcc_value_t* v = NULL;
-  CHECK_OK(mlcc_graph_add_value(g, name, MLCC_VALUE_INPUT, &v));
-  if (v == NULL) return NULL;
-  v->dtype = MLCC_DTYPE_F32;
-  v->shape = s;
-  v->shape_known = true;
-  mlcc_value_t** ins = (mlcc_value_t**)mlcc_arena_alloc(
-      &g->arena, (g->n_inputs + 1) * sizeof(*ins), _Alignof(mlcc_value_t*));
-  if (g->n_inputs) memcpy(ins, g->inputs, g->n_inputs * sizeof(*ins));
-  ins[g->n_inputs++] = v;
-  g->inputs = ins;
-  return v;
-}
-
 // An intermediate value with dtype/shape set (as infer-shapes would).
 static inline mlcc_value_t* val(mlcc_graph_t* g, const char* name, mlcc_shape_t s) {
   mlcc_value_t* v = NULL;
@@ -57,6 +41,20 @@ static inline mlcc_value_t* val(mlcc_graph_t* g, const char* name, mlcc_shape_t 
   v->dtype = MLCC_DTYPE_F32;
   v->shape = s;
   v->shape_known = true;
+  return v;
+}
+
+// A graph input with dtype/shape set (as the importer would), appended to
+// graph->inputs.
+static inline mlcc_value_t* input(mlcc_graph_t* g, const char* name, mlcc_shape_t s) {
+  mlcc_value_t* v = val(g, name, s);
+  if (v == NULL) return NULL;
+  v->kind = MLCC_VALUE_INPUT;
+  mlcc_value_t** ins = (mlcc_value_t**)mlcc_arena_alloc(
+      &g->arena, (g->n_inputs + 1) * sizeof(*ins), _Alignof(mlcc_value_t*));
+  if (g->n_inputs) memcpy(ins, g->inputs, g->n_inputs * sizeof(*ins));
+  ins[g->n_inputs++] = v;
+  g->inputs = ins;
   return v;
 }
 

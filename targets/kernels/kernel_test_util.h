@@ -51,30 +51,15 @@ static inline mlcc_value_t* cstf(mlcc_graph_t* g, int rank, const int64_t* dims,
   return cst(g, MLCC_DTYPE_F32, rank, dims, data);
 }
 
+// Attributes by kind (the name and string are borrowed, not copied).
 static inline mlcc_attr_t a_int(const char* name, int64_t v) {
-  mlcc_attr_t a;
-  memset(&a, 0, sizeof(a));
-  a.name = name;
-  a.kind = MLCC_ATTR_INT;
-  a.i = v;
-  return a;
+  return (mlcc_attr_t){.name = name, .kind = MLCC_ATTR_INT, .i = v};
 }
 static inline mlcc_attr_t a_float(const char* name, float v) {
-  mlcc_attr_t a;
-  memset(&a, 0, sizeof(a));
-  a.name = name;
-  a.kind = MLCC_ATTR_FLOAT;
-  a.f = v;
-  return a;
+  return (mlcc_attr_t){.name = name, .kind = MLCC_ATTR_FLOAT, .f = v};
 }
 static inline mlcc_attr_t a_str(const char* name, const char* v) {
-  mlcc_attr_t a;
-  memset(&a, 0, sizeof(a));
-  a.name = name;
-  a.kind = MLCC_ATTR_STRING;
-  a.s = v;
-  a.s_len = strlen(v);
-  return a;
+  return (mlcc_attr_t){.name = name, .kind = MLCC_ATTR_STRING, .s = v, .s_len = strlen(v)};
 }
 static inline mlcc_attr_t a_ints(mlcc_graph_t* g, const char* name, uint32_t n, const int64_t* v) {
   mlcc_attr_t a;

@@ -383,7 +383,11 @@ def case_remote(d):
             # An ActionResult naming the blob (the encoder of cache_test).
             with open(os.path.join(ac, key), "wb") as f:
                 f.write(trust_test.action_result(blob, len(body)))
-        build(d, "r/libtunable.a", "--cache-dir=c2", "--remote-cache=" + ng.url())
+        build(d, "r0/libtunable.a", "--cache-dir=c2", "--remote-cache=" + ng.url())
+        check(read(d, "r0/libtunable.a") != read(d, "want/libtunable.a"),
+              "without --remote-tuning-records the remote is not asked for records")
+        build(d, "r/libtunable.a", "--cache-dir=c2", "--remote-cache=" + ng.url(),
+              "--remote-tuning-records")
         check(read(d, "r/libtunable.a") == read(d, "want/libtunable.a"),
               "an empty local cache: the remote records are used")
         check(os.path.isdir(os.path.join(d, "c2", "tune")), "and copied to the local cache")
@@ -395,7 +399,8 @@ def case_remote(d):
             if data.startswith(b"{"):
                 with open(path, "wb") as f:
                     f.write(data.replace(b'"sched": [2', b'"sched": [3'))
-        build(d, "p/libtunable.a", "--cache-dir=c3", "--remote-cache=" + ng.url())
+        build(d, "p/libtunable.a", "--cache-dir=c3", "--remote-cache=" + ng.url(),
+              "--remote-tuning-records")
         build(d, "p0/libtunable.a", "--no-cache")
         check(read(d, "p/libtunable.a") == read(d, "p0/libtunable.a"),
               "a poisoned remote record is ignored")
