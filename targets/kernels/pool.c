@@ -161,7 +161,8 @@ static void plane_range(mlcc_emit_ctx_t* ctx, int64_t units, LLVMValueRef* rb, L
 
 // Lanes of the vector paths for |dt| (0: scalar only).
 static int pool_lanes(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt) {
-  if ((dt != MLCC_DTYPE_F32 && dt != MLCC_DTYPE_F64) || ctx->target == NULL) return 0;
+  bool q8 = dt == MLCC_DTYPE_I8 || dt == MLCC_DTYPE_U8;  // int8 MaxPool (quant-fuse)
+  if ((dt != MLCC_DTYPE_F32 && dt != MLCC_DTYPE_F64 && !q8) || ctx->target == NULL) return 0;
   int lanes = ctx->target->vector_bytes / (int)mlcc_dtype_size(dt);
   return lanes >= 2 ? lanes : 0;
 }
@@ -272,7 +273,9 @@ static mlcc_status_t emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   // checks, the window unrolled; the generic nest below skips them.
   int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
   bool interior = !ind && g.out[0] == 1 && g.in[0] == 1 && g.k[0] == 1 &&
-                  (dt == MLCC_DTYPE_F32 || dt == MLCC_DTYPE_F64) && g.k[1] * g.k[2] <= 64;
+                  (dt == MLCC_DTYPE_F32 || dt == MLCC_DTYPE_F64 ||
+                   (is_max && (dt == MLCC_DTYPE_I8 || dt == MLCC_DTYPE_U8))) &&
+                  g.k[1] * g.k[2] <= 64;
   for (int j = 1; j < 3 && interior; ++j) {
     lo[j] = mlcc_ceil_div_nonneg(g.pb[j], g.s[j]);
     int64_t num = g.in[j] - 1 - (g.k[j] - 1) * g.d[j] + g.pb[j];

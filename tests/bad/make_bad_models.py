@@ -691,6 +691,20 @@ def long_chain():
     return m
 
 
+@case
+def qlinear_matmul_9_inputs():
+    # ONNX QLinearMatMul has 8 inputs; the 9th (int32 bias) is mlcc-internal
+    # (quant-fuse, attribute mlcc.qbias) and refused in a model.
+    inits = [numpy_helper.from_array(np.array(0.1, np.float32), "s"),
+             numpy_helper.from_array(np.array(3, np.uint8), "z"),
+             numpy_helper.from_array(np.ones((4, 2), np.int8), "b"),
+             numpy_helper.from_array(np.array(0, np.int8), "bz"),
+             numpy_helper.from_array(np.zeros(2, np.int32), "bias")]
+    n = helper.make_node("QLinearMatMul", ["x", "s", "z", "b", "s", "bz", "s", "z", "bias"], ["y"])
+    return model([n], [vi("x", TensorProto.UINT8, [3, 4])], [vi("y", TensorProto.UINT8, [3, 2])],
+                 inits=inits)
+
+
 def main():
     with open(os.path.join(HERE, "ext_weights.bin"), "wb") as f:
         f.write(struct.pack("<4f", 1, 2, 3, 4))
