@@ -677,9 +677,11 @@ static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb
 }
 
 // Packs the constant 2-D B [K, N] of QLinearMatMul / MatMulInteger |node|
-// in the blocked layout (MLCC_QBLOCK_ATTR = nb): B^T [N][K] packed like conv
-// weights of N output channels.
-static mlcc_status_t pack_matmul(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb) {
+// in the blocked layout (MLCC_QBLOCK_ATTR = nb, k groups of |kg|: 4 adds
+// MLCC_QBLOCK_K_ATTR): B^T [N][K] packed like conv weights of N output
+// channels.
+static mlcc_status_t pack_matmul(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb,
+                                 int64_t kg) {
   uint32_t bi = node->op == MLCC_OP_QLINEAR_MATMUL ? 3 : 1;
   mlcc_value_t* bm = node->inputs[bi];
   int64_t k = bm->shape.dims[0], n = bm->shape.dims[1];
@@ -687,7 +689,8 @@ static mlcc_status_t pack_matmul(mlcc_graph_t* graph, mlcc_node_t* node, int64_t
   uint8_t* dst = (uint8_t*)mlcc_arena_alloc(&graph->arena, bytes ? bytes : 1, 64);
   uint8_t* bt = (uint8_t*)malloc(bytes ? bytes : 1);
   mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
-      &graph->arena, (node->n_attrs + 1) * sizeof(*attrs), _Alignof(mlcc_attr_t));
+      &graph->arena, (node->n_attrs + (kg == 4 ? 2 : 1)) * sizeof(*attrs),
+      _Alignof(mlcc_attr_t));
   if (dst == NULL || bt == NULL || attrs == NULL) {
     free(bt);
     return oom();
@@ -696,7 +699,7 @@ static mlcc_status_t pack_matmul(mlcc_graph_t* graph, mlcc_node_t* node, int64_t
   for (int64_t r = 0; r < k; ++r) {
     for (int64_t c = 0; c < n; ++c) bt[c * k + r] = src[r * n + c];
   }
-  mlcc_qgemm_pack_conv_blocked(bt, n, 1, k, 1, 1, 1, nb, 2, dst);
+  mlcc_qgemm_pack_conv_blocked(bt, n, 1, k, 1, 1, 1, nb, kg, dst);
   free(bt);
   const char* base = bm->name ? bm->name : "b";
   size_t len = strlen(base) + 32;
@@ -717,9 +720,15 @@ static mlcc_status_t pack_matmul(mlcc_graph_t* graph, mlcc_node_t* node, int64_t
   a->name = MLCC_QBLOCK_ATTR;
   a->kind = MLCC_ATTR_INT;
   a->i = nb;
+  if (kg == 4) {
+    memset(a + 1, 0, sizeof(*a));
+    a[1].name = MLCC_QBLOCK_K_ATTR;
+    a[1].kind = MLCC_ATTR_INT;
+    a[1].i = 4;
+  }
   // Splice: nothing below can fail.
   node->attrs = attrs;
-  node->n_attrs++;
+  node->n_attrs += kg == 4 ? 2 : 1;
   node->inputs[bi] = packed;
   return mlcc_ok_status();
 }
@@ -734,9 +743,10 @@ mlcc_status_t mlcc_pass_quant_pack(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
     if (n->op == MLCC_OP_QLINEAR_MATMUL || n->op == MLCC_OP_MATMUL_INTEGER) {
       mlcc_value_t* bm = mlcc_node_input(n, n->op == MLCC_OP_QLINEAR_MATMUL ? 3 : 1);
       if (!is_const(bm) || !is_q8(bm->dtype) || bm->shape.rank != 2 || bm->data == NULL) continue;
-      int64_t nb = mlcc_qgemm_matmul_block(n, target);
+      int64_t kg = 2;
+      int64_t nb = mlcc_qgemm_matmul_block(n, target, &kg);
       if (nb == 0) continue;
-      mlcc_status_t s = pack_matmul(graph, n, nb);
+      mlcc_status_t s = pack_matmul(graph, n, nb, kg);
       if (s != NULL) return mlcc_node_annotate(n, s);
       *out_changed = true;
       continue;

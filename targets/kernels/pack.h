@@ -131,8 +131,10 @@ void mlcc_qgemm_pack_conv_blocked(const uint8_t* src, int64_t m, int64_t group, 
 // conv weights of N output channels with K = C/group, one segment: the
 // blocks are of N), or 0 when the blocked matmul does not take the node (not
 // x86 with AVX2, B not 2-D, A's parameters not per-tensor, B's neither
-// per-tensor nor per-column, dtypes). Pure.
-int64_t mlcc_qgemm_matmul_block(const mlcc_node_t* node, const mlcc_target_t* target);
+// per-tensor nor per-column, dtypes). |out_kg| (may be NULL): the k group, 4
+// (VNNI quads, int8 B) or 2, as for mlcc_qgemm_conv_block. Pure.
+int64_t mlcc_qgemm_matmul_block(const mlcc_node_t* node, const mlcc_target_t* target,
+                                int64_t* out_kg);
 
 // True when the fast path can take QLinearConv / ConvInteger |node| (shapes,
 // dtypes, per-tensor x parameters, stack limit), whatever its weight layout;

@@ -1118,12 +1118,15 @@ static bool plan_matmul(const mlcc_node_t* node, qmm_geom_t* g) {
   return true;
 }
 
-int64_t mlcc_qgemm_matmul_block(const mlcc_node_t* node, const mlcc_target_t* target) {
+int64_t mlcc_qgemm_matmul_block(const mlcc_node_t* node, const mlcc_target_t* target,
+                                int64_t* out_kg) {
   qmm_geom_t g;
   if (target == NULL || target->arch != MLCC_ARCH_X86_64 || !x86_has(target, "avx2") ||
       !plan_matmul(node, &g)) {
     return 0;
   }
+  const mlcc_value_t* bm = mlcc_node_input(node, node->op == MLCC_OP_QLINEAR_MATMUL ? 3 : 1);
+  if (out_kg != NULL) *out_kg = x86_vnni(target) && bm->dtype == MLCC_DTYPE_I8 ? 4 : 2;
   return QB_NB;
 }
 
@@ -1174,9 +1177,16 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   r.w_u8 = bm->dtype == MLCC_DTYPE_U8;
   r.avx2 = ctx->target != NULL && ctx->target->arch == MLCC_ARCH_X86_64 &&
            x86_has(ctx->target, "avx2");
-  r.rows = entry_array(ctx, i16, g.rows * g.k);
+  r.kg = qblock_kg(node);
+  // VNNI (kg 4): uint8 bytes a - ashift (a, or a + 128 for int8 A), 4 bytes
+  // of slack for the last quad.
+  r.rows = r.kg == 4 ? entry_array(ctx, ctx->t_i8, g.rows * g.k + 4)
+                     : entry_array(ctx, i16, g.rows * g.k);
   r.pixsum = entry_array(ctx, i32, g.rows);
   LLVMValueRef azv = ld_i32(ctx, az, c64(ctx, 0));
+  int64_t ashift = a->dtype == MLCC_DTYPE_U8 ? 0 : -128;
+  LLVMValueRef ashiftv = LLVMConstInt(i32, (unsigned long long)ashift, 1);
+  r.xz8 = LLVMBuildSub(b, azv, ashiftv, "");
   if (qlinear) {
     r.xsv = ld_f32(ctx, mlcc_node_input(node, 1), c64(ctx, 0), 1.f);
     r.ysv = ld_f32(ctx, mlcc_node_input(node, 6), c64(ctx, 0), 1.f);
@@ -1187,8 +1197,8 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   LLVMTypeRef vi = LLVMVectorType(i32, QB_L);
   for (int v = 0; v < QB_NV; ++v) {
     for (int j = 0; j < QB_NP; ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
+    r.wsum[v] = mlcc_emit_var(ctx, vi, NULL);
   }
-  r.kg = 2;
   r.ch0 = c64(ctx, 0);
   r.k = g.k;
   r.pix_stride = g.k;
@@ -1211,9 +1221,17 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   LLVMValueRef sum = mlcc_emit_var(ctx, i32, LLVMConstInt(i32, 0, 0));
   mlcc_loop_t lk = mlcc_emit_for(ctx, 0, g.k, "qmk");
   LLVMValueRef at = imad(ctx, lp.iv, g.k, lk.iv);
-  LLVMValueRef xv = LLVMBuildSub(b, ld_i32(ctx, a, iadd(ctx, a_at, at)), azv, "");
-  LLVMValueRef st = LLVMBuildStore(b, LLVMBuildTrunc(b, xv, i16, ""), gep(ctx, i16, r.rows, at));
-  LLVMSetAlignment(st, 2);
+  LLVMValueRef araw = ld_i32(ctx, a, iadd(ctx, a_at, at));
+  LLVMValueRef xv = LLVMBuildSub(b, araw, azv, "");
+  LLVMValueRef st;
+  if (r.kg == 4) {
+    st = LLVMBuildStore(b, LLVMBuildTrunc(b, LLVMBuildSub(b, araw, ashiftv, ""), ctx->t_i8, ""),
+                        gep(ctx, ctx->t_i8, r.rows, at));
+    LLVMSetAlignment(st, 1);
+  } else {
+    st = LLVMBuildStore(b, LLVMBuildTrunc(b, xv, i16, ""), gep(ctx, i16, r.rows, at));
+    LLVMSetAlignment(st, 2);
+  }
   LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, i32, sum, ""), xv, ""), sum);
   mlcc_emit_loop_end(ctx, &lk);
   LLVMBuildStore(b, LLVMBuildLoad2(b, i32, sum, ""), gep(ctx, i32, r.pixsum, lp.iv));

@@ -69,7 +69,7 @@ foreach(variant aarch64_dotprod x86_avx512vnni)
 endforeach()
 # The blocked kernel's VNNI form (vpdpbusd quads, mlcc.qblock_k=4) on whole
 # models, natively (skipped on CPUs without avx512_vnni).
-foreach(pair resnet18:qdq mobilenet_v2:qdq detector:qop)
+foreach(pair resnet18:qdq mobilenet_v2:qdq detector:qop transformer:qop)
   string(REPLACE ":" ";" mf ${pair})
   list(GET mf 0 model)
   list(GET mf 1 format)
