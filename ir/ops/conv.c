@@ -137,7 +137,8 @@ mlcc_status_t mlcc_spatial_resolve(const mlcc_node_t* node, mlcc_spatial_t* out)
   memset(out, 0, sizeof(*out));
   bool is_conv = node->op == MLCC_OP_CONV, is_convt = node->op == MLCC_OP_CONV_TRANSPOSE;
   bool is_max = node->op == MLCC_OP_MAX_POOL, is_avg = node->op == MLCC_OP_AVERAGE_POOL;
-  if (!is_conv && !is_convt && !is_max && !is_avg) {
+  bool is_lp = node->op == MLCC_OP_LP_POOL;
+  if (!is_conv && !is_convt && !is_max && !is_avg && !is_lp) {
     return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
                             "mlcc_spatial_resolve called on %s", mlcc_infer_op(node));
   }
@@ -254,8 +255,9 @@ mlcc_status_t mlcc_spatial_resolve(const mlcc_node_t* node, mlcc_spatial_t* out)
   MLCC_RETURN_IF_ERROR(read_ints(node, "strides", (uint32_t)n, 1, 1, g.strides, NULL));
   bool have_dil = false;
   MLCC_RETURN_IF_ERROR(read_ints(node, "dilations", (uint32_t)n, 1, 1, g.dilations, &have_dil));
-  // MaxPool has 'dilations' from opset 10, AveragePool from 19.
-  if (have_dil && ((is_avg && node->opset < 19) || (is_max && node->opset < 10))) {
+  // MaxPool has 'dilations' from opset 10, LpPool from 18, AveragePool from 19.
+  if (have_dil && ((is_avg && node->opset < 19) || (is_max && node->opset < 10) ||
+                   (is_lp && node->opset < 18))) {
     for (int32_t i = 0; i < n; ++i) {
       if (g.dilations[i] != 1) {
         return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
@@ -275,7 +277,17 @@ mlcc_status_t mlcc_spatial_resolve(const mlcc_node_t* node, mlcc_spatial_t* out)
   auto_pad_t pad = PAD_NOTSET;
   MLCC_RETURN_IF_ERROR(read_auto_pad(node, &pad));
 
-  if (is_max || is_avg) {
+  if (is_lp) {
+    // LpPool-2..26: integer p (LpPool-1's float p is not implemented).
+    int64_t p = 2;
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "p", 2, &p));
+    if (p < 1 || p > 64) {
+      return mlcc_make_status(p < 1 ? MLCC_STATUS_INVALID_MODEL : MLCC_STATUS_UNIMPLEMENTED,
+                              "LpPool attribute 'p' must be in [1, 64] here; got %lld",
+                              (long long)p);
+    }
+  }
+  if (is_max || is_avg || is_lp) {
     int64_t ceil_mode = 0;
     MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "ceil_mode", 0, &ceil_mode));
     if (ceil_mode != 0 && ceil_mode != 1) {
@@ -283,10 +295,10 @@ mlcc_status_t mlcc_spatial_resolve(const mlcc_node_t* node, mlcc_spatial_t* out)
                               "%s attribute 'ceil_mode' must be 0 or 1; got %lld",
                               mlcc_infer_op(node), (long long)ceil_mode);
     }
-    if (ceil_mode && node->opset < 10) {
+    if (ceil_mode && node->opset < (is_lp ? 18 : 10)) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                              "%s has no 'ceil_mode' before opset 10; the node has opset %d",
-                              mlcc_infer_op(node), (int)node->opset);
+                              "%s has no 'ceil_mode' before opset %d; the node has opset %d",
+                              mlcc_infer_op(node), is_lp ? 18 : 10, (int)node->opset);
     }
     g.ceil_mode = ceil_mode != 0;
     if (is_avg) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Kernel emitters for MaxPool, AveragePool, GlobalAveragePool and
+// Kernel emitters for MaxPool, AveragePool, LpPool, GlobalAveragePool and
 // GlobalMaxPool (1-D to 3-D spatial). Windows are walked per output element
 // with per-row bounds checks; each output element is stored once. Float 2-D
 // pools compute their interior (windows wholly inside the input) on vectors
@@ -240,7 +240,8 @@ static mlcc_status_t pool_vec_tile(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
 
 // MaxPool (optional int64 Indices over the flattened NCHW input, storage_order
 // 0) and AveragePool (count_include_pad, ceil_mode via the inferred output
-// shape) for ONNX opsets 1-17.
+// shape) for ONNX opsets 1-17, and LpPool 2-26 ((sum of |x|^p)^(1/p) over
+// the in-bounds positions of the window, the generic nest only).
 static mlcc_status_t emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   pool_geom_t g;
   const mlcc_value_t* x = mlcc_node_input(node, 0);
@@ -248,7 +249,9 @@ static mlcc_status_t emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* ind = mlcc_node_output(node, 1);
   if (!x || !y) return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "pool needs X and Y");
   MLCC_RETURN_IF_ERROR(pool_geom(node, &g));
-  bool is_max = node->op == MLCC_OP_MAX_POOL;
+  bool is_max = node->op == MLCC_OP_MAX_POOL, is_lp = node->op == MLCC_OP_LP_POOL;
+  int64_t p = 2;
+  if (is_lp) MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "p", 2, &p));
   mlcc_dtype_t dt = y->dtype;
   bool ok_dtype = dt == MLCC_DTYPE_F32 || dt == MLCC_DTYPE_F64 ||
                   (is_max && (dt == MLCC_DTYPE_I8 || dt == MLCC_DTYPE_U8));
@@ -259,6 +262,7 @@ static mlcc_status_t emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   int64_t storage_order = 0, count_include_pad = 0;
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "storage_order", 0, &storage_order));
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "count_include_pad", 0, &count_include_pad));
+  if (is_lp) count_include_pad = 0;  // LpPool has no such attribute: padding adds 0
   if (storage_order != 0 && storage_order != 1) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                             "MaxPool: storage_order must be 0 or 1; got %lld",
@@ -272,7 +276,7 @@ static mlcc_status_t emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   // positions whose whole window is inside the input run without bounds
   // checks, the window unrolled; the generic nest below skips them.
   int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
-  bool interior = !ind && g.out[0] == 1 && g.in[0] == 1 && g.k[0] == 1 &&
+  bool interior = !ind && !is_lp && g.out[0] == 1 && g.in[0] == 1 && g.k[0] == 1 &&
                   (dt == MLCC_DTYPE_F32 || dt == MLCC_DTYPE_F64 ||
                    (is_max && (dt == MLCC_DTYPE_I8 || dt == MLCC_DTYPE_U8))) &&
                   g.k[1] * g.k[2] <= 64;
@@ -355,7 +359,8 @@ static mlcc_status_t emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   // double (a serial chain either way); shorter windows in float.
   // Without double-precision hardware (mlcc_target_wide_sums) such a window
   // sums in compensated float instead (mlcc_fsum_t).
-  bool long_sum = !is_max && dt == MLCC_DTYPE_F32 && g.k[0] * g.k[1] * g.k[2] > kPoolScalarSumMax;
+  bool long_sum = !is_max && !is_lp && dt == MLCC_DTYPE_F32 &&
+                  g.k[0] * g.k[1] * g.k[2] > kPoolScalarSumMax;
   bool wide = long_sum && mlcc_target_wide_sums(ctx->target);
   bool kahan = long_sum && !wide;
   LLVMTypeRef at = wide ? ctx->t_f64 : ft;
@@ -435,6 +440,11 @@ static mlcc_status_t emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
     LLVMValueRef cn = LLVMBuildLoad2(ctx->b, ctx->t_i64, count, "");
     LLVMBuildStore(ctx->b, iaddc(ctx, cn, 1), count);
     LLVMValueRef v = mlcc_emit_load(ctx, x, xi);
+    if (is_lp) {  // |x|^p by repeated multiplication (p <= 64, checked at inference)
+      LLVMValueRef a = mlcc_emit_intrinsic(ctx, "llvm.fabs", &v, 1);
+      v = a;
+      for (int64_t i = 1; i < p; ++i) v = LLVMBuildFMul(ctx->b, v, a, "");
+    }
     if (kahan) {
       mlcc_emit_fsum_add(ctx, &ksum, v);
     } else {
@@ -451,7 +461,15 @@ static mlcc_status_t emit_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   yi = imad(ctx, yi, g.out[1], l_oh.iv);
   yi = imad(ctx, yi, g.out[2], l_ow.iv);
   LLVMValueRef result = kahan ? mlcc_emit_fsum_value(ctx, &ksum) : LLVMBuildLoad2(ctx->b, at, acc, "");
-  if (!is_max) {
+  if (is_lp) {
+    // The p-th root: sqrt for 2, exp(log(sum) / p) above (a zero sum gives 0).
+    if (p == 2) {
+      result = mlcc_emit_intrinsic(ctx, "llvm.sqrt", &result, 1);
+    } else if (p > 2) {
+      result = libm_dt(ctx, dt, "exp", LLVMBuildFDiv(ctx->b, libm_dt(ctx, dt, "log", result),
+                                                     mlcc_emit_const(ctx, dt, (double)p), ""));
+    }
+  } else if (!is_max) {
     LLVMValueRef cn = LLVMBuildLoad2(ctx->b, ctx->t_i64, count, "");
     // An empty window (possible only with ceil_mode) yields 0/1 -> 0 rather
     // than NaN... ONNX leaves it undefined; avoid dividing by zero.

@@ -180,6 +180,95 @@ def averagepool22_ceil_window_in_right_pad():
                      pads=[0, 0, 2, 2], ceil_mode=1, count_include_pad=0)
 
 
+# --- LpPool 2/11/18/22: (sum over the window of |x|^p)^(1/p); 18: ceil_mode, dilations
+def lppool_ref(x, kernel, strides=None, pads=None, dilations=None, p=2, ceil_mode=0,
+               auto_pad="NOTSET"):
+    """numpy LpPool (onnx/defs/nn/defs.cc, LpPool-18): padding contributes 0;
+    auto_pad SAME_* gives ceil(in / stride) outputs; ceil_mode drops a last
+    window that would start in the right padding (as MaxPool/AveragePool)."""
+    n = len(kernel)
+    strides = strides or [1] * n
+    dilations = dilations or [1] * n
+    pads = list(pads or [0] * (2 * n))
+    out = []
+    for i in range(n):
+        din, dk = x.shape[2 + i], (kernel[i] - 1) * dilations[i] + 1
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            o = -(-din // strides[i])
+            total = max(0, (o - 1) * strides[i] + dk - din)
+            pads[i] = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+            pads[i + n] = total - pads[i]
+        elif auto_pad == "VALID":
+            pads[i] = pads[i + n] = 0
+            o = (din - dk) // strides[i] + 1
+        else:
+            span = din + pads[i] + pads[i + n] - dk
+            o = span // strides[i] + 1
+            if ceil_mode and span % strides[i]:
+                o += 1
+                if (o - 1) * strides[i] >= din + pads[i]:
+                    o -= 1
+        out.append(o)
+    xa = np.abs(x.astype(np.float64)) ** p
+    y = np.zeros(x.shape[:2] + tuple(out))
+    for idx in np.ndindex(*out):
+        sl = []
+        for i in range(n):
+            pos = [idx[i] * strides[i] - pads[i] + k * dilations[i] for k in range(kernel[i])]
+            sl.append([q for q in pos if 0 <= q < x.shape[2 + i]])
+        sub = xa[(slice(None), slice(None)) + np.ix_(*sl)] if all(sl) else np.zeros(x.shape[:2])
+        y[(slice(None), slice(None)) + idx] = sub.reshape(x.shape[:2] + (-1,)).sum(-1) \
+            if all(sl) else 0
+    return (y ** (1.0 / p)).astype(np.float32)
+
+
+def lppool_case(name, opset, shape, **attrs):
+    x = rng(name).standard_normal(shape).astype(np.float32)
+    kw = dict(kernel=attrs["kernel_shape"], strides=attrs.get("strides"), pads=attrs.get("pads"),
+              dilations=attrs.get("dilations"), p=attrs.get("p", 2),
+              ceil_mode=attrs.get("ceil_mode", 0), auto_pad=attrs.get("auto_pad", "NOTSET"))
+    return Spec([node("LpPool", ["x"], ["y"], **attrs)], [("x", x)], [("y", F32)], opset,
+                numpy_ref=lambda f: [lppool_ref(f["x"], **kw)])
+
+
+@case
+def lppool2_p2_default_2d_pads():
+    return lppool_case("lppool2_p2_default_2d_pads", 2, (1, 3, 5, 6), kernel_shape=[2, 3],
+                       pads=[1, 0, 0, 1])
+
+
+@case
+def lppool11_p1_same_upper_strides():
+    return lppool_case("lppool11_p1_same_upper_strides", 11, (2, 2, 7, 5), kernel_shape=[3, 2],
+                       strides=[2, 2], auto_pad="SAME_UPPER", p=1)
+
+
+@case
+def lppool18_ceil_mode_dilations_p3():
+    return lppool_case("lppool18_ceil_mode_dilations_p3", 18, (1, 2, 8, 7), kernel_shape=[2, 2],
+                       strides=[3, 2], dilations=[2, 2], pads=[1, 0, 1, 1], ceil_mode=1, p=3)
+
+
+@case
+def lppool18_ceil_window_in_right_pad():
+    # padded 8, kernel 3, stride 3: the third ceil window would start in the
+    # right padding and is dropped
+    return lppool_case("lppool18_ceil_window_in_right_pad", 18, (1, 2, 6, 6),
+                       kernel_shape=[3, 3], strides=[3, 3], pads=[0, 0, 2, 2], ceil_mode=1)
+
+
+@case
+def lppool22_1d_valid_p4():
+    return lppool_case("lppool22_1d_valid_p4", 22, (2, 3, 9), kernel_shape=[3], strides=[2],
+                       auto_pad="VALID", p=4)
+
+
+@case
+def lppool22_3d_same_lower():
+    return lppool_case("lppool22_3d_same_lower", 22, (1, 2, 4, 5, 3), kernel_shape=[2, 3, 2],
+                       auto_pad="SAME_LOWER")
+
+
 @case
 def averagepool19_dilations_count_include_pad():
     return pool_case("AveragePool", 19, kernel_shape=[2, 3], strides=[1, 2],
