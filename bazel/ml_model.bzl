@@ -37,6 +37,9 @@ _CPU_TO_TARGET = {
     "riscv64": "riscv",
     # Bare metal (toolchains/bazel: arm-none-eabi-gcc for the qemu mps2-an386 board).
     "cortex-m4": "cortex-m4",
+    "cortex-m55": "cortex-m55",
+    "rv32": "rv32",
+    "rv32f": "rv32f",
 }
 
 # mlcc aliases whose code calls no libm (docs/mcu.md): their libraries add no -lm.
@@ -50,13 +53,16 @@ _TARGET_CONFIGS = {
     "aarch64": ("aarch64", str(Label("//toolchains/bazel:toolchain"))),
     "riscv": ("riscv64", str(Label("//toolchains/bazel:toolchain"))),
     "cortex-m4": ("cortex-m4", str(Label("//toolchains/bazel:toolchain"))),
+    "cortex-m55": ("cortex-m55", str(Label("//toolchains/bazel:toolchain"))),
+    "rv32": ("rv32", str(Label("//toolchains/bazel:toolchain"))),
+    "rv32f": ("rv32f", str(Label("//toolchains/bazel:toolchain"))),
 }
 
 MlModelInfo = provider(
     doc = "One compiled model, for rules that package or describe it (ml_model_library provides it).",
     fields = {
         "symbol": "the C symbol prefix (--name)",
-        "target": "mlcc's target alias: x86 | aarch64 | riscv | cortex-m4",
+        "target": "mlcc's target alias: x86 | aarch64 | riscv | cortex-m4 | cortex-m55 | rv32 | rv32f",
         "cpu": "the -mcpu= given to mlcc, or '' for the target's default",
         "features": "the -mattr= given to mlcc, or '' for the target's default",
         "model": "the model File",
@@ -445,7 +451,7 @@ def ml_model_fleet(
     Args:
       name: the bundle's name.
       model: the ONNX model.
-      targets: mlcc target aliases: x86, aarch64, riscv, cortex-m4.
+      targets: mlcc target aliases: x86, aarch64, riscv, cortex-m4, cortex-m55, rv32, rv32f.
       data: files the model reads (ONNX external data).
       opts: extra mlcc options for every target.
       cpu: {alias: -mcpu=} for targets that do not use their default CPU.

@@ -518,7 +518,8 @@ def act_is_saturation(act, yparams, inits):
 
 def integer_io(qdq, params):
     """The QDQ model with uint8 graph input/output: drops the input's
-    QuantizeLinear and the output's DequantizeLinear."""
+    QuantizeLinear and the output's DequantizeLinear. An output computed by
+    float ops after its last DequantizeLinear (a float Softmax) stays float."""
     m = onnx.ModelProto()
     m.CopyFrom(qdq)
     g = m.graph
@@ -526,12 +527,14 @@ def integer_io(qdq, params):
     outs = {o.name: o for o in g.output}
     keep = []
     ren = {}
+    dropped = set()
     for n in g.node:
         if n.op_type == "QuantizeLinear" and n.input[0] in ins:
             ren[n.output[0]] = n.input[0]
             continue
         if n.op_type == "DequantizeLinear" and n.output[0] in outs:
             ren[n.input[0]] = n.output[0]  # the uint8 tensor takes the output's name
+            dropped.add(n.output[0])
             continue
         keep.append(n)
     for n in keep:
@@ -545,7 +548,8 @@ def integer_io(qdq, params):
         if i.name in params:
             i.type.tensor_type.elem_type = TensorProto.UINT8
     for o in g.output:
-        o.type.tensor_type.elem_type = TensorProto.UINT8
+        if o.name in dropped:
+            o.type.tensor_type.elem_type = TensorProto.UINT8
     return m
 
 

@@ -5,7 +5,8 @@
 #   2. the consumer workspace here (mlcc as external repository @mlcc): `bazel test` for the
 #      host, --config=aarch64 and --config=riscv64 (under qemu); tiny_test checks values
 #      against a numpy reference, detector_test's outputs must agree across the targets;
-#      and --config=cortex-m4: tiny_test on qemu-system-arm's mps2-an386 board;
+#      and --config=cortex-m4: tiny_test on qemu-system-arm's mps2-an386 board (and
+#      --config=cortex-m55 / rv32 / rv32f: tiny_test on mps3-an547 and riscv32 virt);
 #   3. ml_model_fleet: the bundle's layout and manifest.json, for x86, aarch64 and riscv, and
 #      the same bytes (files and tarball) as CMake's ml_model_bundle() (docs/bundle.md);
 #   4. the objects (archive members) and the header from Bazel equal those of mlcc run
@@ -136,7 +137,9 @@ for config in host aarch64 riscv64; do
     aarch64) want="AArch64" ;;
     riscv64) want="RISC-V" ;;
   esac
-  readelf -h "$bin/tiny_test" | grep -q "Machine:.*$want" || fail "$bin/tiny_test is not a $want binary"
+  # grep without -q reads all of readelf's output (pipefail: no SIGPIPE on readelf)
+  readelf -h "$bin/tiny_test" | grep "Machine:.*$want" >/dev/null ||
+    fail "$bin/tiny_test is not a $want binary"
   mkdir -p "$work/lib-$config"
   cp "$bin/_mlcc/detector/libdetector.a" "$bin/_mlcc/detector/detector.h" "$work/lib-$config/"
   done_step
@@ -166,9 +169,20 @@ logs="$(cd "$here" && bazel "${startup[@]}" info "${flags[@]}" bazel-testlogs 2>
 grep -h '^tiny: 5/5' "$logs/tiny_test/test.log" | sed 's/^/   /' ||
   fail "tiny_test on cortex-m4 printed no '5/5 outputs match' ($logs/tiny_test/test.log)"
 bin="$(cd "$here" && bazel "${startup[@]}" info "${flags[@]}" bazel-bin 2>/dev/null)"
-readelf -h "$bin/tiny_test" | grep -q "Machine:.*ARM" || fail "$bin/tiny_test is not an Arm binary"
-readelf -h "$bin/_mlcc/tiny/libtiny.a" | grep -q "Machine:.*ARM" ||
+readelf -h "$bin/tiny_test" | grep "Machine:.*ARM" >/dev/null || fail "$bin/tiny_test is not an Arm binary"
+readelf -h "$bin/_mlcc/tiny/libtiny.a" | grep "Machine:.*ARM" >/dev/null ||
   fail "the cortex-m4 libtiny.a is not Arm code"
+# The other boards: tiny_test on cortex-m55 (mps3-an547), rv32 and rv32f (virt).
+for cfg in cortex-m55 rv32 rv32f; do
+  flags=("${common[@]}" --config=$cfg)
+  bazel_in "$here" "$work/test-$cfg.log" test "${flags[@]}" --nocache_test_results \
+    --build_tests_only //:tiny_test
+  grep -E '^//:.*(PASSED|FAILED|SKIPPED)' "$work/test-$cfg.log" | sed "s/^/   $cfg /"
+  grep -q '^//:tiny_test .*PASSED' "$work/test-$cfg.log" || fail "tiny_test did not pass on $cfg"
+  logs="$(cd "$here" && bazel "${startup[@]}" info "${flags[@]}" bazel-testlogs 2>/dev/null)"
+  grep -h '^tiny: 5/5' "$logs/tiny_test/test.log" | sed "s/^/   $cfg /" ||
+    fail "tiny_test on $cfg printed no '5/5 outputs match' ($logs/tiny_test/test.log)"
+done
 # ml_model_fleet with the microcontroller: its manifest's RAM/flash figures against mlcc -v
 # on the same model and target.
 bazel_in "$here" "$work/tiny-fleet.log" build "${common[@]}" //:tiny_fleet

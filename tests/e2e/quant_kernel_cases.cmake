@@ -86,3 +86,20 @@ foreach(target cortex-m4 cortex-m55 rv32)
       FIXTURES_REQUIRED quant_kernel_cases LABELS "quant_kernel;mcu" TIMEOUT 600)
   endforeach()
 endforeach()
+# The other two inner loops on Arm: the plain one on a Cortex-M4 without DSP
+# (-mattr=-dsp) and SMLAD on a Cortex-M55 without Helium (-mattr=-mve.fp,-mve).
+foreach(variant cortex-m4_nodsp cortex-m55_dsp)
+  if(variant STREQUAL "cortex-m4_nodsp")
+    set(args --target cortex-m4 --mlcc-flag=-mattr=-dsp)
+  else()
+    set(args --target cortex-m55 --mlcc-flag=-mattr=-mve.fp,-mve)
+  endif()
+  foreach(case qk_conv3x3_u8s8_perchannel qk_conv_s8x_u8w qk_conv1x1_k67 qk_convint_huge_k
+               qk_conv_zp_extremes_a qdq_conv_chain)
+    add_test(NAME quant_kernel.${case}.${variant}
+      COMMAND ${MLCC_PYTHON} ${MLCC_RUN_MCU} --mlcc $<TARGET_FILE:mlcc>
+              --case ${MLCC_QUANT_KERNEL_CASES}/${case} ${args})
+    set_tests_properties(quant_kernel.${case}.${variant} PROPERTIES
+      FIXTURES_REQUIRED quant_kernel_cases LABELS "quant_kernel;mcu" TIMEOUT 600)
+  endforeach()
+endforeach()

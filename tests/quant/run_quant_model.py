@@ -278,7 +278,11 @@ def run(args):
     _, x = quantize.load_pb(os.path.join(args.out, "input_0.pb"))
     x = x.astype(np.float32)
     integer = args.format == "int"
-    if integer:
+    int_in = integer
+    # A float tail after the last DequantizeLinear keeps a float output.
+    out_type = model.graph.output[0].type.tensor_type.elem_type
+    integer = integer and out_type == onnx.TensorProto.UINT8
+    if int_in:
         s_in, z_in = input_quant(model)
         x = np.clip(np.rint(x.astype(np.float64) / np.float64(np.float32(s_in))) + z_in,
                     0, 255).astype(np.uint8)
