@@ -521,6 +521,8 @@ static mlcc_status_t collect_kernels(tuner_t* t) {
     t->group_of[k] = UINT32_MAX;
     const mlcc_kernel_t* kern = &g->kernels[k];
     if (kern->n_nodes == 0 || mlcc_sched_space(kern->nodes[0]) == NULL) continue;
+    // A space of one point (a Conv that is not depthwise, say): nothing to measure.
+    if (mlcc_sched_enumerate(kern->nodes[0], t->cg->target, NULL, 0) <= 1) continue;
     char cpu_key[65], key[65];
     MLCC_RETURN_IF_ERROR(mlcc_codegen_tune_key(g, k, t->cg, true, cpu_key));
     MLCC_RETURN_IF_ERROR(mlcc_codegen_tune_key(g, k, t->cg, false, key));

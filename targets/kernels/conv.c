@@ -1129,7 +1129,13 @@ static bool dw_tile_clean(const conv_geom_t* g, int64_t ow0, int w) {
   return first >= 0 && last < g->in[2];
 }
 
-// False if the depthwise kernel does not apply.
+// Schedule parameters of the depthwise kernel (mlcc_emit_conv_space): 0 =
+// the heuristic's choice.
+enum { kDwSchedWidth = 0, kDwSchedRows = 1 };
+
+// False if the depthwise kernel does not apply. The tile width is the
+// target's lanes L, or node->sched[kDwSchedWidth] when that is a power of
+// two from 4 to L.
 static bool dw_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
                          const mlcc_target_t* target, dw_plan_t* p) {
   memset(p, 0, sizeof(*p));
@@ -1141,6 +1147,8 @@ static bool dw_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
   if (L < 4 || L > 16) return false;
   if (g->k[1] * g->k[2] > kDwMaxTaps || g->s[2] > kDwMaxStride) return false;
   if (g->in[1] * g->in[2] >= ((int64_t)1 << 40)) return false;
+  int32_t sw = node->sched[kDwSchedWidth];
+  if (sw >= 4 && sw < L && (sw & (sw - 1)) == 0) L = sw;
   // Tiles: full-width L, then the row's tail in halving widths (at least 4),
   // the last one partial.
   int64_t ow = 0, ow_n = g->out[2];
@@ -1354,6 +1362,9 @@ static mlcc_status_t emit_conv_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   if (oh_hi > g->out[1]) oh_hi = g->out[1];
   if (oh_lo > oh_hi) oh_lo = oh_hi;
   int nr = g->s[1] == 1 ? kDwMaxRows : 2;
+  if (node->sched[kDwSchedRows] > 0 && node->sched[kDwSchedRows] < nr) {
+    nr = node->sched[kDwSchedRows];
+  }
   int64_t nblk = (oh_hi - oh_lo) / nr;
   struct {
     int64_t from, count, step;
@@ -1746,6 +1757,56 @@ static int64_t conv_stack_bytes_any(const mlcc_node_t* node, const mlcc_target_t
   return best;
 }
 
+// The schedule space (kernels.h, docs/tuning.md): today the depthwise
+// kernel's only: "width" of its column tiles (powers of two from 4 to the
+// target's lanes, those whose row still fits kDwMaxTiles tiles) and "rows"
+// of output rows sharing input rows (1..4 with vertical stride 1, 1..2
+// otherwise). Neither changes the parallel units (the (n, c) planes), the
+// stack (none) or the weights' layout, and a valid point always keeps the
+// depthwise kernel. Other Conv kernels (Winograd, the vector and scalar
+// direct kernels) have no parameter yet: only their default is valid.
+static uint32_t conv_sched_values(const mlcc_node_t* node, const mlcc_target_t* target,
+                                  uint32_t param, int32_t* out, uint32_t cap) {
+  if (node == NULL || node->op != MLCC_OP_CONV || target == NULL ||
+      mlcc_conv_is_winograd(node)) {
+    return 0;
+  }
+  mlcc_node_t probe = *node;
+  memset(probe.sched, 0, sizeof(probe.sched));
+  conv_geom_t g;
+  mlcc_status_t s = conv_geom(&probe, false, &g);
+  if (!mlcc_status_is_ok(s)) {
+    mlcc_status_free(s);
+    return 0;
+  }
+  dw_plan_t p;
+  if (!dw_make_plan(&probe, &g, target, &p)) return 0;
+  uint32_t count = 0;
+  if (param == kDwSchedWidth) {
+    for (int32_t w = 4; w <= p.L; w *= 2) {
+      probe.sched[kDwSchedWidth] = w;
+      dw_plan_t q;
+      if (!dw_make_plan(&probe, &g, target, &q)) continue;
+      if (count < cap) out[count] = w;
+      ++count;
+    }
+  } else if (param == kDwSchedRows) {
+    int hi = g.s[1] == 1 ? kDwMaxRows : 2;
+    for (int32_t r = 1; r <= hi; ++r) {
+      if (count < cap) out[count] = r;
+      ++count;
+    }
+  }
+  return count;
+}
+
+static const mlcc_sched_space_t mlcc_emit_conv_space = {
+    .version = 1,
+    .n_params = 2,
+    .names = {"width", "rows"},
+    .values = conv_sched_values,
+};
+
 //===----------------------------------------------------------------------===//
 // Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
 //===----------------------------------------------------------------------===//
@@ -1755,5 +1816,6 @@ const mlcc_emitter_t mlcc_emit_conv = {
     .parallel_units = conv_parallel_units,
     .stack_bytes = conv_stack_bytes_any,
     .flops = conv_flops,
+    .sched_space = &mlcc_emit_conv_space,
 };
 const mlcc_emitter_t mlcc_emit_conv_transpose = {.emit = emit_conv_transpose, .flops = conv_flops};

@@ -230,6 +230,119 @@ static void test_gemm_space_plain(void) {
   space_case(c, 3, 4);
 }
 
+
+// Depthwise Conv [1, C, H, W] with 3x3 kernels, pads 1, stride |s|: every
+// point of the Conv space gives the default's output and a C reference's.
+static float* eval_dw(int64_t c, int64_t h, int64_t w, int64_t st, const float* x,
+                      const float* wt, const float* b, const int32_t* sched, int64_t* out_n,
+                      uint32_t* out_points, int32_t (*pts)[MLCC_SCHED_MAX_PARAMS]) {
+  mlcc_graph_t* g = NULL;
+  CHECK_OK(mlcc_graph_create(&g));
+  if (g == NULL) return NULL;
+  mlcc_shape_t xs = {.rank = 4, .dims = {1, c, h, w}}, ws = {.rank = 4, .dims = {c, 1, 3, 3}},
+               bs = {.rank = 1, .dims = {c}};
+  mlcc_value_t* ins[3] = {NULL, NULL, NULL};
+  mlcc_value_t* y = NULL;
+  CHECK_OK(mlcc_graph_add_constant(g, "x", MLCC_DTYPE_F32, &xs, x, true, &ins[0]));
+  CHECK_OK(mlcc_graph_add_constant(g, "w", MLCC_DTYPE_F32, &ws, wt, true, &ins[1]));
+  CHECK_OK(mlcc_graph_add_constant(g, "b", MLCC_DTYPE_F32, &bs, b, true, &ins[2]));
+  CHECK_OK(mlcc_graph_add_value(g, "y", MLCC_VALUE_INTERMEDIATE, &y));
+  static const int64_t k33[2] = {3, 3}, pads[4] = {1, 1, 1, 1};
+  int64_t strides[2] = {st, st};
+  mlcc_attr_t attrs[4];
+  memset(attrs, 0, sizeof(attrs));
+  attrs[0].name = "group";
+  attrs[0].kind = MLCC_ATTR_INT;
+  attrs[0].i = c;
+  attrs[1].name = "kernel_shape";
+  attrs[1].kind = MLCC_ATTR_INTS;
+  attrs[1].count = 2;
+  attrs[1].ints = k33;
+  attrs[2].name = "pads";
+  attrs[2].kind = MLCC_ATTR_INTS;
+  attrs[2].count = 4;
+  attrs[2].ints = pads;
+  attrs[3].name = "strides";
+  attrs[3].kind = MLCC_ATTR_INTS;
+  attrs[3].count = 2;
+  attrs[3].ints = strides;
+  mlcc_node_t* n = NULL;
+  CHECK_OK(mlcc_graph_add_node(g, MLCC_OP_CONV, 11, "dw", ins, 3, &y, 1, attrs, 4, &n));
+  float* out = NULL;
+  if (n != NULL && ins[0] && ins[1] && ins[2]) {
+    CHECK_OK(mlcc_op_desc(MLCC_OP_CONV)->infer(n));
+    if (out_points != NULL) {
+      mlcc_target_t t = jit_target();
+      *out_points = mlcc_sched_enumerate(n, &t, pts, kMaxPoints);
+      for (uint32_t i = 0; i < *out_points && i < kMaxPoints; ++i) {
+        CHECK(mlcc_sched_valid(n, &t, pts[i]));
+      }
+    }
+    memcpy(n->sched, sched, sizeof(n->sched));
+    mlcc_status_t es = mlcc_codegen_eval_node(g, n);
+    CHECK_OK(es);
+    *out_n = mlcc_shape_numel_unchecked(&y->shape);
+    if (es == NULL && y->data != NULL) {
+      out = malloc((size_t)*out_n * sizeof(float));
+      if (out != NULL) memcpy(out, y->data, (size_t)*out_n * sizeof(float));
+    }
+  }
+  mlcc_graph_destroy(g);
+  return out;
+}
+
+static void dw_case(int64_t c, int64_t h, int64_t w, int64_t st, uint32_t min_points) {
+  float* x = malloc(sizeof(float) * c * h * w);
+  float* wt = malloc(sizeof(float) * c * 9);
+  float* b = malloc(sizeof(float) * c);
+  int32_t(*pts)[MLCC_SCHED_MAX_PARAMS] = calloc(kMaxPoints, sizeof(*pts));
+  if (!x || !wt || !b || !pts) {
+    CHECK(false);
+    free(x), free(wt), free(b), free(pts);
+    return;
+  }
+  for (int64_t i = 0; i < c * h * w; ++i) x[i] = frand();
+  for (int64_t i = 0; i < c * 9; ++i) wt[i] = frand();
+  for (int64_t i = 0; i < c; ++i) b[i] = frand();
+  int64_t oh = (h + 2 - 3) / st + 1, ow = (w + 2 - 3) / st + 1;
+  float* ref = malloc(sizeof(float) * c * oh * ow);
+  for (int64_t ch = 0; ch < c && ref; ++ch)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        double acc = b[ch];
+        for (int64_t ki = 0; ki < 3; ++ki)
+          for (int64_t kj = 0; kj < 3; ++kj) {
+            int64_t ii = i * st - 1 + ki, jj = j * st - 1 + kj;
+            if (ii < 0 || ii >= h || jj < 0 || jj >= w) continue;
+            acc += (double)x[(ch * h + ii) * w + jj] * wt[ch * 9 + ki * 3 + kj];
+          }
+        ref[(ch * oh + i) * ow + j] = (float)acc;
+      }
+  int32_t zero[MLCC_SCHED_MAX_PARAMS] = {0};
+  int64_t n = 0;
+  uint32_t npts = 0;
+  float* def = eval_dw(c, h, w, st, x, wt, b, zero, &n, &npts, pts);
+  CHECK(npts >= min_points);
+  CHECK(def != NULL && ref != NULL && n == c * oh * ow && mismatches(def, ref, n) == 0);
+  for (uint32_t i = 1; def != NULL && i < npts && i < kMaxPoints; ++i) {
+    int64_t n2 = 0;
+    float* y = eval_dw(c, h, w, st, x, wt, b, pts[i], &n2, NULL, NULL);
+    int bad = y && n2 == n ? mismatches(y, def, n) + mismatches(y, ref, n) : -1;
+    if (bad != 0) {
+      fprintf(stderr, "  depthwise point width=%d rows=%d: %d mismatches\n", (int)pts[i][0],
+              (int)pts[i][1], bad);
+    }
+    CHECK(bad == 0);
+    free(y);
+  }
+  free(def), free(ref), free(x), free(wt), free(b), free(pts);
+}
+
+static void test_conv_depthwise_space(void) {
+  dw_case(6, 11, 37, 1, 5);  // widths 4, 8 on the x86-64 JIT (SSE lanes: 4 only) x rows 1..4
+  dw_case(5, 12, 30, 2, 3);
+}
+
 // The default schedule leaves the kernel key as it is; any other changes it
 // and comes back when reset; the tuning keys ignore the schedule and the
 // exact-CPU key differs from the features-only key.
@@ -294,6 +407,7 @@ int main(void) {
   RUN(test_matmul_space_batched);
   RUN(test_gemm_space_transposed_b);
   RUN(test_gemm_space_plain);
+  RUN(test_conv_depthwise_space);
   RUN(test_key_default_unchanged);
   RUN(test_untunable_op);
   return TEST_EXIT();
