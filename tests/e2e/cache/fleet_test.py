@@ -38,7 +38,6 @@ detector example (for measurements). Exit 0 pass, 1 fail, 77 skip.
 """
 import argparse
 import glob
-import hashlib
 import os
 import re
 import shutil
@@ -59,24 +58,12 @@ SUBNET = "10.123.45"
 PORT = 8080
 ARGS = None
 
-
-class Failure(Exception):
-    pass
-
-
-class Skip(Exception):
-    pass
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+import mlcc_e2e  # noqa: E402
+from mlcc_e2e import Failure, Skip, check  # noqa: E402
 
 
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
-    print("  ok: " + what)
-
-
-def sha(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+sha = mlcc_e2e.sha256
 
 
 def run(argv, env=None, timeout=600, cwd=None, netns=None):
@@ -97,12 +84,8 @@ def must(argv, what, **kw):
 
 
 def mlcc_env(cache):
-    env = dict(os.environ)
-    for k in ("MLCC_REMOTE_CACHE", "MLCC_REMOTE_CACHE_READONLY", "MLCC_CACHE_MAXSIZE",
-              "MLCC_CACHE_COMPILER_CHECK", "http_proxy", "HTTP_PROXY", "https_proxy",
-              "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        env.pop(k, None)
-    env["MLCC_CACHE_DIR"] = cache
+    env = mlcc_e2e.clean_env(cache)
+    env.pop("MLCC_CACHE_COMPILER_CHECK", None)
     return env
 
 
