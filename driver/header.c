@@ -154,31 +154,92 @@ static bool read_quant(const mlcc_node_t* node, uint32_t si, bool has_axis,
   return true;
 }
 
+// Ops whose integer output 0 holds elements of their data inputs, moved or
+// selected but not computed (quant-fuse's int8 data movement; MaxPool too, as
+// max commutes with the non-decreasing (q - z) * s), and how many leading
+// inputs are data (-1: all of them, Concat). 0 for any other op.
+static int32_t moved_data_inputs(const mlcc_node_t* n) {
+  switch (n->op) {
+    case MLCC_OP_RESHAPE:
+    case MLCC_OP_FLATTEN:
+    case MLCC_OP_TRANSPOSE:
+    case MLCC_OP_SQUEEZE:
+    case MLCC_OP_UNSQUEEZE:
+    case MLCC_OP_IDENTITY:
+    case MLCC_OP_DEPTH_TO_SPACE:
+    case MLCC_OP_SPACE_TO_DEPTH:
+    case MLCC_OP_MAX_POOL:
+    case MLCC_OP_GLOBAL_MAX_POOL:
+      return 1;
+    case MLCC_OP_CONCAT:
+      return -1;
+    default:
+      return 0;
+  }
+}
+
+// A walk through value-moving ops longer than this shows no quantization.
+enum { kMaxMoveDepth = 64 };
+
+// The quantization of |v| from its producer: a QuantizeLinear, QLinearConv or
+// QLinearMatMul, or a value-moving op all of whose data inputs have the same
+// per-tensor quantization (an axis would not survive a reshape or transpose).
+static bool produced_quant(const mlcc_value_t* v, int depth, mlcc_header_quant_t* out) {
+  const mlcc_node_t* p = v->producer;
+  if (p == NULL || p->dead || mlcc_node_output(p, 0) != v) return false;
+  if (p->op == MLCC_OP_QUANTIZE_LINEAR) return read_quant(p, 1, true, v, out);
+  if (p->op == MLCC_OP_QLINEAR_CONV || p->op == MLCC_OP_QLINEAR_MATMUL) {
+    return read_quant(p, 6, false, v, out);
+  }
+  int32_t n_data = moved_data_inputs(p);
+  uint32_t n = n_data < 0 ? p->n_inputs : (uint32_t)n_data;
+  if (n == 0 || depth >= kMaxMoveDepth) return false;
+  for (uint32_t i = 0; i < n; ++i) {
+    const mlcc_value_t* in = mlcc_node_input(p, i);
+    mlcc_header_quant_t q;
+    if (in == NULL || in->dtype != v->dtype || !produced_quant(in, depth + 1, &q) ||
+        q.axis >= 0 || (i > 0 && (q.scale != out->scale || q.zero_point != out->zero_point))) {
+      memset(out, 0, sizeof(*out));
+      return false;
+    }
+    *out = q;
+  }
+  return true;
+}
+
+// The quantization of |v| from its first live reader in node order: a
+// DequantizeLinear, QLinearConv or QLinearMatMul, or a one-input value-moving
+// op whose output has one (per tensor).
+static bool read_by_quant(const mlcc_graph_t* graph, const mlcc_value_t* v, int depth,
+                          mlcc_header_quant_t* out) {
+  for (uint32_t i = 0; i < graph->n_nodes; ++i) {
+    const mlcc_node_t* n = graph->nodes[i];
+    if (n->dead) continue;
+    if (n->op == MLCC_OP_DEQUANTIZE_LINEAR && mlcc_node_input(n, 0) == v) {
+      return read_quant(n, 1, true, v, out);
+    }
+    if (n->op == MLCC_OP_QLINEAR_CONV || n->op == MLCC_OP_QLINEAR_MATMUL) {
+      if (mlcc_node_input(n, 0) == v) return read_quant(n, 1, false, v, out);
+      if (mlcc_node_input(n, 3) == v) return read_quant(n, 4, false, v, out);
+    }
+    if (moved_data_inputs(n) == 1 && mlcc_node_input(n, 0) == v && depth < kMaxMoveDepth) {
+      const mlcc_value_t* o = mlcc_node_output(n, 0);
+      if (o == NULL || o->dtype != v->dtype) return false;
+      if (!read_by_quant(graph, o, depth + 1, out) || out->axis >= 0) {
+        memset(out, 0, sizeof(*out));
+        return false;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
 bool mlcc_header_io_quant(const mlcc_graph_t* graph, const mlcc_value_t* v, bool is_input,
                           mlcc_header_quant_t* out_quant) {
   memset(out_quant, 0, sizeof(*out_quant));
   if (v == NULL || !mlcc_dtype_is_int(v->dtype)) return false;
-  if (!is_input) {
-    const mlcc_node_t* p = v->producer;
-    if (p == NULL || p->dead || mlcc_node_output(p, 0) != v) return false;
-    if (p->op == MLCC_OP_QUANTIZE_LINEAR) return read_quant(p, 1, true, v, out_quant);
-    if (p->op == MLCC_OP_QLINEAR_CONV || p->op == MLCC_OP_QLINEAR_MATMUL) {
-      return read_quant(p, 6, false, v, out_quant);
-    }
-    return false;
-  }
-  for (uint32_t i = 0; i < graph->n_nodes; ++i) {  // the first reader in node order
-    const mlcc_node_t* n = graph->nodes[i];
-    if (n->dead) continue;
-    if (n->op == MLCC_OP_DEQUANTIZE_LINEAR && mlcc_node_input(n, 0) == v) {
-      return read_quant(n, 1, true, v, out_quant);
-    }
-    if (n->op == MLCC_OP_QLINEAR_CONV || n->op == MLCC_OP_QLINEAR_MATMUL) {
-      if (mlcc_node_input(n, 0) == v) return read_quant(n, 1, false, v, out_quant);
-      if (mlcc_node_input(n, 3) == v) return read_quant(n, 4, false, v, out_quant);
-    }
-  }
-  return false;
+  return is_input ? read_by_quant(graph, v, 0, out_quant) : produced_quant(v, 0, out_quant);
 }
 
 // Checks an input/output value and appends its comment line.

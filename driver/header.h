@@ -49,7 +49,11 @@ typedef struct mlcc_header_quant_t {
 // |graph| after passes, with an integer dtype: for an input, the first live
 // DequantizeLinear, QLinearConv or QLinearMatMul (in node order) that reads it;
 // for an output, its producer when that is a QuantizeLinear, QLinearConv or
-// QLinearMatMul. The scale and zero point must be constants. Returns false
+// QLinearMatMul. Ops that only move elements (Reshape, Flatten, Transpose,
+// Squeeze, Unsqueeze, Identity, DepthToSpace, SpaceToDepth, MaxPool,
+// GlobalMaxPool; Concat of inputs with equal parameters), as quant-fuse's int8
+// data movement leaves them, are followed when the quantization is per tensor.
+// The scale and zero point must be constants. Returns false
 // (|*out_quant| zeroed) for a float value or when no such node exists.
 bool mlcc_header_io_quant(const mlcc_graph_t* graph, const mlcc_value_t* v, bool is_input,
                           mlcc_header_quant_t* out_quant);
