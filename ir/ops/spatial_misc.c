@@ -155,6 +155,41 @@ mlcc_status_t mlcc_infer_roi_align(mlcc_node_t* node) {
 }
 
 //===----------------------------------------------------------------------===//
+// MaxRoiPool 1/22
+//===----------------------------------------------------------------------===//
+
+// MaxRoiPool: Y [R, C, ph, pw] from X [N,C,H,W] float and rois [R,5] of X's
+// type; pooled_shape (2 ints >= 1) required, spatial_scale finite.
+mlcc_status_t mlcc_infer_max_roi_pool(mlcc_node_t* node) {
+  mlcc_value_t *x = NULL, *rois = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "rois", true, &rois));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "X", MLCC_INFER_DT_FLOAT));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "X", rois, "rois"));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_rank(node, x, "X", 4));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_rank(node, rois, "rois", 2));
+  if (rois->shape.dims[1] != 5) return bad(node, "needs rois of shape [R, 5]");
+  const int64_t* ps = NULL;
+  uint32_t n_ps = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, "pooled_shape", &ps, &n_ps));
+  if (n_ps != 2 || ps[0] < 1 || ps[1] < 1 || ps[0] > 65536 || ps[1] > 65536) {
+    return bad(node, "needs attribute 'pooled_shape' of 2 values in 1..65536");
+  }
+  float scale = 1.0f;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "spatial_scale", 1.0f, &scale));
+  if (!isfinite(scale)) return bad(node, "attribute 'spatial_scale' must be finite");
+  if (rois->shape.dims[0] > 0 && (x->shape.dims[0] == 0 || x->shape.dims[2] == 0 ||
+                                  x->shape.dims[3] == 0)) {
+    return bad(node, "needs a non-empty X [N,C,H,W] to pool rois");
+  }
+  mlcc_shape_t y = x->shape;
+  y.dims[0] = rois->shape.dims[0];
+  y.dims[2] = ps[0];
+  y.dims[3] = ps[1];
+  return mlcc_infer_set_output(node, 0, x->dtype, &y);
+}
+
+//===----------------------------------------------------------------------===//
 // MaxUnpool 9/11
 //===----------------------------------------------------------------------===//
 

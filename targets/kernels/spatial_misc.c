@@ -477,6 +477,78 @@ static mlcc_status_t emit_roi_align(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
 }
 
 //===----------------------------------------------------------------------===//
+// MaxRoiPool 1/22
+//===----------------------------------------------------------------------===//
+
+// X [N,C,H,W], rois [R,5] -> [R,C,ph,pw], the Caffe/onnxruntime rule: roi
+// corners round(v * spatial_scale), extent max(end - start + 1, 1), bin
+// [floor(i * ext / ph), ceil((i + 1) * ext / ph)) + start clipped to the
+// image; the max of the bin, 0 for an empty bin. Batch ids are clamped into
+// [0, N), coordinates into +-2^30 (NaN -> -2^30).
+static mlcc_status_t emit_max_roi_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* rois = mlcc_node_input(node, 1);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  float scale = 1.0f;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "spatial_scale", 1.0f, &scale));
+  if (numel(&y->shape) == 0) return mlcc_ok_status();
+  const int64_t N = x->shape.dims[0], C = x->shape.dims[1], H = x->shape.dims[2],
+                W = x->shape.dims[3], R = y->shape.dims[0], PH = y->shape.dims[2],
+                PW = y->shape.dims[3];
+  mlcc_dtype_t ct_dt = x->dtype == MLCC_DTYPE_F64 ? MLCC_DTYPE_F64 : MLCC_DTYPE_F32;
+  LLVMTypeRef t = mlcc_emit_type(ctx, ct_dt);
+  mlcc_loop_t lr = mlcc_emit_for(ctx, 0, R, "roi");
+  LLVMValueRef bf = load_as(ctx, rois, imulc(ctx, lr.iv, 5), ct_dt);
+  LLVMValueRef b = iclamp(ctx, to_i64(ctx, fclamp(ctx, bf, 0, (double)(N - 1))), 0, N - 1);
+  LLVMValueRef c4[4];
+  for (int k = 0; k < 4; ++k) {
+    LLVMValueRef v = load_as(ctx, rois, imad(ctx, lr.iv, 5, c64(ctx, k + 1)), ct_dt);
+    v = intr1(ctx, "llvm.round", fp_mul(ctx, v, fc(t, scale)));
+    c4[k] = to_i64(ctx, fclamp(ctx, v, -(double)(1 << 30), (double)(1 << 30)));
+  }
+  LLVMValueRef sw = c4[0], sh = c4[1];
+  LLVMValueRef rw = iaddc(ctx, isub(ctx, c4[2], sw), 1), rh = iaddc(ctx, isub(ctx, c4[3], sh), 1);
+  rw = sel(ctx, icmp(ctx, LLVMIntSLT, rw, c64(ctx, 1)), c64(ctx, 1), rw);
+  rh = sel(ctx, icmp(ctx, LLVMIntSLT, rh, c64(ctx, 1)), c64(ctx, 1), rh);
+  LLVMValueRef bin_h = fp_div(ctx, to_fp(ctx, rh, t), fc(t, (double)PH));
+  LLVMValueRef bin_w = fp_div(ctx, to_fp(ctx, rw, t), fc(t, (double)PW));
+  mlcc_loop_t lc = mlcc_emit_for(ctx, 0, C, "c");
+  LLVMValueRef plane = imulc(ctx, imad(ctx, b, C, lc.iv), H * W);
+  mlcc_loop_t lph = mlcc_emit_for(ctx, 0, PH, "ph");
+  mlcc_loop_t lpw = mlcc_emit_for(ctx, 0, PW, "pw");
+  LLVMValueRef fh = to_fp(ctx, lph.iv, t), fw = to_fp(ctx, lpw.iv, t);
+  LLVMValueRef hs = to_i64(ctx, intr1(ctx, "llvm.floor", fp_mul(ctx, fh, bin_h)));
+  LLVMValueRef he = to_i64(ctx, intr1(ctx, "llvm.ceil", fp_mul(ctx, fp_add(ctx, fh, fc(t, 1)), bin_h)));
+  LLVMValueRef ws = to_i64(ctx, intr1(ctx, "llvm.floor", fp_mul(ctx, fw, bin_w)));
+  LLVMValueRef we = to_i64(ctx, intr1(ctx, "llvm.ceil", fp_mul(ctx, fp_add(ctx, fw, fc(t, 1)), bin_w)));
+  hs = iclamp(ctx, iadd(ctx, hs, sh), 0, H);
+  he = iclamp(ctx, iadd(ctx, he, sh), 0, H);
+  ws = iclamp(ctx, iadd(ctx, ws, sw), 0, W);
+  we = iclamp(ctx, iadd(ctx, we, sw), 0, W);
+  LLVMValueRef acc = mlcc_emit_var(ctx, t, fc(t, -INFINITY));
+  LLVMBuildStore(ctx->b, fc(t, -INFINITY), acc);
+  mlcc_loop_t lh = mlcc_emit_loop_begin(ctx, hs, he, 1, "h");
+  mlcc_loop_t lw = mlcc_emit_loop_begin(ctx, ws, we, 1, "w");
+  LLVMValueRef v = load_as(ctx, x, iadd(ctx, plane, imad(ctx, lh.iv, W, lw.iv)), ct_dt);
+  LLVMValueRef cur = load_var(ctx, t, acc);
+  LLVMBuildStore(ctx->b, sel(ctx, fcmp(ctx, LLVMRealOGT, v, cur), v, cur), acc);
+  mlcc_emit_loop_end(ctx, &lw);
+  mlcc_emit_loop_end(ctx, &lh);
+  LLVMValueRef empty = LLVMBuildOr(ctx->b, icmp(ctx, LLVMIntSLE, he, hs),
+                                   icmp(ctx, LLVMIntSLE, we, ws), "");
+  LLVMValueRef res = sel(ctx, empty, fc(t, 0), load_var(ctx, t, acc));
+  LLVMValueRef oidx = imad(ctx, imad(ctx, imad(ctx, lr.iv, C, lc.iv), PH, lph.iv), PW, lpw.iv);
+  mlcc_status_t st =
+      mlcc_emit_store_output(ctx, node, 0, oidx, mlcc_emit_convert(ctx, res, ct_dt, y->dtype));
+  mlcc_emit_loop_end(ctx, &lpw);
+  mlcc_emit_loop_end(ctx, &lph);
+  mlcc_emit_loop_end(ctx, &lc);
+  mlcc_emit_loop_end(ctx, &lr);
+  return st;
+}
+
+//===----------------------------------------------------------------------===//
 // MaxUnpool 9/11
 //===----------------------------------------------------------------------===//
 
@@ -900,6 +972,7 @@ static mlcc_status_t emit_misc_affine_grid(mlcc_emit_ctx_t* ctx, const mlcc_node
 
 const mlcc_emitter_t mlcc_emit_grid_sample = {.emit = emit_grid_sample};
 const mlcc_emitter_t mlcc_emit_roi_align = {.emit = emit_roi_align};
+const mlcc_emitter_t mlcc_emit_max_roi_pool = {.emit = emit_max_roi_pool};
 const mlcc_emitter_t mlcc_emit_max_unpool = {.emit = emit_max_unpool};
 const mlcc_emitter_t mlcc_emit_upsample = {.emit = emit_upsample};
 const mlcc_emitter_t mlcc_emit_reverse_sequence = {.emit = emit_reverse_sequence};

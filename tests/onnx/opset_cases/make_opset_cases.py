@@ -269,6 +269,29 @@ def lppool22_3d_same_lower():
                        auto_pad="SAME_LOWER")
 
 
+# --- MaxRoiPool 1/22 -------------------------------------------------------------
+def max_roi_pool_case(name, opset, scale):
+    r = rng(name)
+    x = r.standard_normal((2, 3, 8, 10)).astype(np.float32)
+    rois = np.array([[0, 0, 0, 9, 7], [1, 2.4, 1.6, 6.5, 5.2], [0, 8, 6, 20, 12],
+                     [1, 5, 5, 4, 4], [0, -3, -2, 3, 2]], np.float32)
+    rois[:, 1:] /= scale
+    return Spec([node("MaxRoiPool", ["x", "rois"], ["y"], pooled_shape=[3, 2],
+                      spatial_scale=scale)], [("x", x), ("rois", rois)], [("y", F32)], opset)
+
+
+@case
+def maxroipool1_scale_half():
+    """Rois inside, partly outside, reversed and at the edge of the image."""
+    return max_roi_pool_case("maxroipool1_scale_half", 1, 0.5)
+
+
+@case
+def maxroipool21_scale_one():
+    # MaxRoiPool-22 adds types only; onnxruntime-node 1.30 has no MaxRoiPool-22 kernel
+    return max_roi_pool_case("maxroipool21_scale_one", 21, 1.0)
+
+
 @case
 def averagepool19_dilations_count_include_pad():
     return pool_case("AveragePool", 19, kernel_shape=[2, 3], strides=[1, 2],
