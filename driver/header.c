@@ -8,6 +8,7 @@
 
 #include "driver/fsutil.h"
 #include "driver/strbuf.h"
+#include "ir/ops/quant.h"
 #include "targets/codegen/codegen.h"
 #include "targets/codegen/stack.h"
 
@@ -154,30 +155,6 @@ static bool read_quant(const mlcc_node_t* node, uint32_t si, bool has_axis,
   return true;
 }
 
-// Ops whose integer output 0 holds elements of their data inputs, moved or
-// selected but not computed (quant-fuse's int8 data movement; MaxPool too, as
-// max commutes with the non-decreasing (q - z) * s), and how many leading
-// inputs are data (-1: all of them, Concat). 0 for any other op.
-static int32_t moved_data_inputs(const mlcc_node_t* n) {
-  switch (n->op) {
-    case MLCC_OP_RESHAPE:
-    case MLCC_OP_FLATTEN:
-    case MLCC_OP_TRANSPOSE:
-    case MLCC_OP_SQUEEZE:
-    case MLCC_OP_UNSQUEEZE:
-    case MLCC_OP_IDENTITY:
-    case MLCC_OP_DEPTH_TO_SPACE:
-    case MLCC_OP_SPACE_TO_DEPTH:
-    case MLCC_OP_MAX_POOL:
-    case MLCC_OP_GLOBAL_MAX_POOL:
-      return 1;
-    case MLCC_OP_CONCAT:
-      return -1;
-    default:
-      return 0;
-  }
-}
-
 // A walk through value-moving ops longer than this shows no quantization.
 enum { kMaxMoveDepth = 64 };
 
@@ -191,7 +168,7 @@ static bool produced_quant(const mlcc_value_t* v, int depth, mlcc_header_quant_t
   if (p->op == MLCC_OP_QLINEAR_CONV || p->op == MLCC_OP_QLINEAR_MATMUL) {
     return read_quant(p, 6, false, v, out);
   }
-  int32_t n_data = moved_data_inputs(p);
+  int32_t n_data = mlcc_quant_moved_data_inputs(p);
   uint32_t n = n_data < 0 ? p->n_inputs : (uint32_t)n_data;
   if (n == 0 || depth >= kMaxMoveDepth) return false;
   for (uint32_t i = 0; i < n; ++i) {
@@ -222,7 +199,7 @@ static bool read_by_quant(const mlcc_graph_t* graph, const mlcc_value_t* v, int 
       if (mlcc_node_input(n, 0) == v) return read_quant(n, 1, false, v, out);
       if (mlcc_node_input(n, 3) == v) return read_quant(n, 4, false, v, out);
     }
-    if (moved_data_inputs(n) == 1 && mlcc_node_input(n, 0) == v && depth < kMaxMoveDepth) {
+    if (mlcc_quant_moved_data_inputs(n) == 1 && mlcc_node_input(n, 0) == v && depth < kMaxMoveDepth) {
       const mlcc_value_t* o = mlcc_node_output(n, 0);
       if (o == NULL || o->dtype != v->dtype) return false;
       if (!read_by_quant(graph, o, depth + 1, out) || out->axis >= 0) {

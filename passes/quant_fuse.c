@@ -241,6 +241,31 @@ static mlcc_status_t fold_bias(mlcc_graph_t* graph, const qconv_match_t* m, int6
   return mlcc_ok_status();
 }
 
+// Replaces the matched chain (|m|'s anchor, activation and QuantizeLinear) by
+// one |op| node (opset 10) with inputs |ins| and attributes |attrs| that
+// writes the QuantizeLinear's output; on failure the chain is left as it was.
+static mlcc_status_t replace_chain(mlcc_graph_t* graph, const qconv_match_t* m, mlcc_op_t op,
+                                   mlcc_value_t** ins, uint32_t n_ins, const mlcc_attr_t* attrs,
+                                   uint32_t n_attrs, bool* out_done) {
+  mlcc_value_t* y = m->q->outputs[0];
+  // Kill first so |y|'s producer becomes the new node.
+  m->q->dead = true;
+  m->conv->dead = true;
+  if (m->act != NULL) m->act->dead = true;
+  mlcc_node_t* fused = NULL;
+  mlcc_status_t s =
+      mlcc_graph_add_node(graph, op, 10, m->conv->name, ins, n_ins, &y, 1, attrs, n_attrs, &fused);
+  if (s != NULL) {
+    m->q->dead = false;
+    m->conv->dead = false;
+    if (m->act != NULL) m->act->dead = false;
+    y->producer = m->q;
+    return s;
+  }
+  *out_done = true;
+  return mlcc_ok_status();
+}
+
 static mlcc_status_t rewrite_qconv(mlcc_graph_t* graph, const qconv_match_t* m,
                                    bool* out_done) {
   *out_done = false;
@@ -272,23 +297,8 @@ static mlcc_status_t rewrite_qconv(mlcc_graph_t* graph, const qconv_match_t* m,
   mlcc_value_t* ins[9] = {m->dq_x->inputs[0], m->dq_x->inputs[1], m->dq_x->inputs[2],
                           m->dq_w->inputs[0], m->dq_w->inputs[1], m->dq_w->inputs[2],
                           m->q->inputs[1],    m->q->inputs[2],    bias};
-  mlcc_value_t* y = m->q->outputs[0];
-  // Kill first so |y|'s producer becomes the new node.
-  m->q->dead = true;
-  m->conv->dead = true;
-  if (m->act != NULL) m->act->dead = true;
-  mlcc_node_t* fused = NULL;
-  mlcc_status_t s = mlcc_graph_add_node(graph, MLCC_OP_QLINEAR_CONV, 10, m->conv->name, ins,
-                                        bias != NULL ? 9 : 8, &y, 1, attrs, n_attrs, &fused);
-  if (s != NULL) {
-    m->q->dead = false;
-    m->conv->dead = false;
-    if (m->act != NULL) m->act->dead = false;
-    y->producer = m->q;
-    return s;
-  }
-  *out_done = true;
-  return mlcc_ok_status();
+  return replace_chain(graph, m, MLCC_OP_QLINEAR_CONV, ins, bias != NULL ? 9 : 8, attrs, n_attrs,
+                       out_done);
 }
 
 //===----------------------------------------------------------------------===//
@@ -440,22 +450,8 @@ static mlcc_status_t rewrite_qmatmul(mlcc_graph_t* graph, const qconv_match_t* m
   mlcc_value_t* ins[9] = {m->dq_x->inputs[0], m->dq_x->inputs[1], m->dq_x->inputs[2],
                           b,                  m->dq_w->inputs[1], m->dq_w->inputs[2],
                           m->q->inputs[1],    m->q->inputs[2],    bias};
-  mlcc_value_t* y = m->q->outputs[0];
-  m->q->dead = true;
-  m->conv->dead = true;
-  if (m->act != NULL) m->act->dead = true;
-  mlcc_node_t* fused = NULL;
-  mlcc_status_t s = mlcc_graph_add_node(graph, MLCC_OP_QLINEAR_MATMUL, 10, m->conv->name, ins,
-                                        bias != NULL ? 9 : 8, &y, 1, attrs, na, &fused);
-  if (s != NULL) {
-    m->q->dead = false;
-    m->conv->dead = false;
-    if (m->act != NULL) m->act->dead = false;
-    y->producer = m->q;
-    return s;
-  }
-  *out_done = true;
-  return mlcc_ok_status();
+  return replace_chain(graph, m, MLCC_OP_QLINEAR_MATMUL, ins, bias != NULL ? 9 : 8, attrs, na,
+                       out_done);
 }
 
 //===----------------------------------------------------------------------===//
@@ -507,28 +503,6 @@ static bool plain_q(const mlcc_node_t* q) {
   return true;
 }
 
-// Ops that only move elements (any dtype in mlcc's kernels) and the number
-// of leading data inputs (-1: all inputs). 0 when |op| is not one.
-static int32_t qmove_data_inputs(const mlcc_node_t* n) {
-  switch (n->op) {
-    case MLCC_OP_MAX_POOL:
-      return n->n_outputs == 1 || n->outputs[1] == NULL ? 1 : 0;
-    case MLCC_OP_RESHAPE:
-    case MLCC_OP_FLATTEN:
-    case MLCC_OP_TRANSPOSE:
-    case MLCC_OP_SQUEEZE:
-    case MLCC_OP_UNSQUEEZE:
-    case MLCC_OP_IDENTITY:
-    case MLCC_OP_DEPTH_TO_SPACE:
-    case MLCC_OP_SPACE_TO_DEPTH:
-      return 1;
-    case MLCC_OP_CONCAT:
-      return -1;
-    default:
-      return 0;
-  }
-}
-
 // Rewrites QuantizeLinear |q| over a data-movement op when the chain
 // qualifies (see above); *out_done says whether it did.
 static mlcc_status_t rewrite_qmove(mlcc_graph_t* graph, mlcc_node_t* q, bool* out_done) {
@@ -540,7 +514,7 @@ static mlcc_status_t rewrite_qmove(mlcc_graph_t* graph, mlcc_node_t* q, bool* ou
   }
   mlcc_node_t* op = v->producer;
   if (op == NULL || op->dead || op->n_outputs < 1 || op->outputs[0] != v) return mlcc_ok_status();
-  int32_t nd = qmove_data_inputs(op);
+  int32_t nd = mlcc_quant_moved_data_inputs(op);
   if (nd == 0 || op->n_inputs == 0) return mlcc_ok_status();
   uint32_t n_data = nd < 0 ? op->n_inputs : (uint32_t)nd;
   mlcc_value_t** ins = (mlcc_value_t**)malloc(op->n_inputs * sizeof(*ins));

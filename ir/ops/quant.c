@@ -517,3 +517,23 @@ mlcc_status_t mlcc_infer_quant_matmul(mlcc_node_t* node) {
   }
   return mlcc_infer_set_output(node, 0, y_dtype, &q.out);
 }
+
+int32_t mlcc_quant_moved_data_inputs(const mlcc_node_t* node) {
+  switch (node->op) {
+    case MLCC_OP_MAX_POOL:
+      return node->n_outputs == 1 || node->outputs[1] == NULL ? 1 : 0;
+    case MLCC_OP_RESHAPE:
+    case MLCC_OP_FLATTEN:
+    case MLCC_OP_TRANSPOSE:
+    case MLCC_OP_SQUEEZE:
+    case MLCC_OP_UNSQUEEZE:
+    case MLCC_OP_IDENTITY:
+    case MLCC_OP_DEPTH_TO_SPACE:
+    case MLCC_OP_SPACE_TO_DEPTH:
+      return 1;
+    case MLCC_OP_CONCAT:
+      return -1;
+    default:
+      return 0;
+  }
+}

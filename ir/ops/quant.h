@@ -79,6 +79,17 @@ typedef struct mlcc_quant_matmul_t {
 // otherwise, naming the parameter and both shapes.
 mlcc_status_t mlcc_quant_matmul_resolve(const mlcc_node_t* node, mlcc_quant_matmul_t* out);
 
+// Ops whose output 0 only holds elements of their data inputs, moved or
+// selected, never computed: Reshape, Flatten, Transpose, Squeeze, Unsqueeze,
+// Identity, DepthToSpace, SpaceToDepth, MaxPool without its Indices output
+// (max commutes with DequantizeLinear's non-decreasing (q - z) * s), and
+// Concat. So a per-tensor quantization of the data inputs (all equal) holds
+// for the output (ONNX QuantizeLinear/DequantizeLinear, opset 10-26). Returns
+// the number of leading data inputs, -1 for all of them (Concat), 0 when
+// |node| is not such an op. Used by quant-fuse's int8 data movement and the
+// header's quantization comments.
+int32_t mlcc_quant_moved_data_inputs(const mlcc_node_t* node);
+
 #ifdef __cplusplus
 }
 #endif
