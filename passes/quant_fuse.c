@@ -129,6 +129,21 @@ static bool clip_bounds(const mlcc_node_t* clip, qconv_match_t* m) {
   return true;
 }
 
+// Records in |m| a fusable Relu or Clip producing |v| (the QuantizeLinear's
+// input) and returns the activation's input, or |v| when there is none; NULL
+// for a Clip whose bounds cannot be fused.
+static mlcc_value_t* match_act(mlcc_value_t* v, qconv_match_t* m) {
+  mlcc_node_t* p = sole_producer(v, MLCC_OP_RELU);
+  if (p != NULL) {
+    m->act = p;
+    m->act_kind = 1;
+  } else if ((p = sole_producer(v, MLCC_OP_CLIP)) != NULL) {
+    if (!clip_bounds(p, m)) return NULL;
+    m->act = p;
+  }
+  return m->act != NULL ? m->act->inputs[0] : v;
+}
+
 static bool match_qconv(mlcc_node_t* q, qconv_match_t* m) {
   memset(m, 0, sizeof(*m));
   if (q->n_inputs < 3 || q->n_outputs != 1 || q->outputs[0] == NULL) return false;
@@ -136,16 +151,8 @@ static bool match_qconv(mlcc_node_t* q, qconv_match_t* m) {
   const mlcc_attr_t* blk = mlcc_node_attr(q, "block_size");
   if (blk != NULL && (blk->kind != MLCC_ATTR_INT || blk->i != 0)) return false;
   m->q = q;
-  mlcc_value_t* v = q->inputs[0];
-  mlcc_node_t* p = sole_producer(v, MLCC_OP_RELU);
-  if (p != NULL) {
-    m->act = p;
-    m->act_kind = 1;
-  } else if ((p = sole_producer(v, MLCC_OP_CLIP)) != NULL) {
-    if (!clip_bounds(p, m)) return false;
-    m->act = p;
-  }
-  if (m->act != NULL) v = m->act->inputs[0];
+  mlcc_value_t* v = match_act(q->inputs[0], m);
+  if (v == NULL) return false;
   mlcc_node_t* conv = sole_producer(v, MLCC_OP_CONV);
   if (conv == NULL || conv->n_outputs != 1 || conv->n_inputs < 2) return false;
   m->conv = conv;
@@ -331,16 +338,8 @@ static bool match_qmatmul(mlcc_node_t* q, qconv_match_t* m, int64_t* out_n) {
   *out_n = -1;
   if (!plain_q(q)) return false;
   m->q = q;
-  mlcc_value_t* v = q->inputs[0];
-  mlcc_node_t* p = sole_producer(v, MLCC_OP_RELU);
-  if (p != NULL) {
-    m->act = p;
-    m->act_kind = 1;
-  } else if ((p = sole_producer(v, MLCC_OP_CLIP)) != NULL) {
-    if (!clip_bounds(p, m)) return false;
-    m->act = p;
-  }
-  if (m->act != NULL) v = m->act->inputs[0];
+  mlcc_value_t* v = match_act(q->inputs[0], m);
+  if (v == NULL) return false;
   mlcc_node_t* mm = sole_producer(v, MLCC_OP_MATMUL);
   if (mm == NULL) mm = sole_producer(v, MLCC_OP_GEMM);
   if (mm == NULL || mm->n_outputs != 1 || mm->n_inputs < 2) return false;

@@ -376,7 +376,9 @@ void mlcc_emit_store(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value, LLVMValueR
   LLVMSetAlignment(s, (unsigned)mlcc_dtype_size(value->dtype));
 }
 
-LLVMValueRef mlcc_emit_var(mlcc_emit_ctx_t* ctx, LLVMTypeRef type, LLVMValueRef init) {
+// An alloca of |type| named |name| at the end of the entry block; the
+// builder returns to where it was.
+static LLVMValueRef entry_alloca(mlcc_emit_ctx_t* ctx, LLVMTypeRef type, const char* name) {
   LLVMBasicBlockRef cur = LLVMGetInsertBlock(ctx->b);
   // The entry block holds only allocas until the codegen terminates it with a
   // branch to the body, so appending keeps them together.
@@ -386,9 +388,21 @@ LLVMValueRef mlcc_emit_var(mlcc_emit_ctx_t* ctx, LLVMTypeRef type, LLVMValueRef 
   } else {
     LLVMPositionBuilderAtEnd(ctx->b, ctx->entry_bb);
   }
-  LLVMValueRef a = LLVMBuildAlloca(ctx->b, type, "var");
+  LLVMValueRef a = LLVMBuildAlloca(ctx->b, type, name);
   LLVMPositionBuilderAtEnd(ctx->b, cur);
+  return a;
+}
+
+LLVMValueRef mlcc_emit_var(mlcc_emit_ctx_t* ctx, LLVMTypeRef type, LLVMValueRef init) {
+  LLVMValueRef a = entry_alloca(ctx, type, "var");
   if (init != NULL) LLVMBuildStore(ctx->b, init, a);
+  return a;
+}
+
+LLVMValueRef mlcc_emit_entry_array(mlcc_emit_ctx_t* ctx, LLVMTypeRef type, int64_t n,
+                                   unsigned align, const char* name) {
+  LLVMValueRef a = entry_alloca(ctx, LLVMArrayType(type, (unsigned)n), name);
+  LLVMSetAlignment(a, align);
   return a;
 }
 

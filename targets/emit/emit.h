@@ -164,6 +164,12 @@ mlcc_status_t mlcc_emit_store_output_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t
 // at the current position. Use LLVMBuildLoad2/LLVMBuildStore on it.
 LLVMValueRef mlcc_emit_var(mlcc_emit_ctx_t* ctx, LLVMTypeRef type, LLVMValueRef init);
 
+// A stack array of |n| elements of |type| (n >= 1), an alloca named |name| in
+// the entry block with alignment |align| bytes; the builder stays where it was.
+// The array's bytes count toward the kernel's stack (stack.c's bound).
+LLVMValueRef mlcc_emit_entry_array(mlcc_emit_ctx_t* ctx, LLVMTypeRef type, int64_t n,
+                                   unsigned align, const char* name);
+
 //===----------------------------------------------------------------------===//
 // Control flow
 //===----------------------------------------------------------------------===//

@@ -186,19 +186,9 @@ static void no_unroll(mlcc_emit_ctx_t* ctx, const mlcc_loop_t* loop) {
                   LLVMMetadataAsValue(ctx->llctx, self));
 }
 
-// An |n|-element array of |t| on the stack, allocated in the entry block.
+// An |n|-element array of |t| in the entry block (64-byte aligned).
 static LLVMValueRef entry_array(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, int64_t n) {
-  LLVMBasicBlockRef cur = LLVMGetInsertBlock(ctx->b);
-  LLVMValueRef term = LLVMGetBasicBlockTerminator(ctx->entry_bb);
-  if (term != NULL) {
-    LLVMPositionBuilderBefore(ctx->b, term);
-  } else {
-    LLVMPositionBuilderAtEnd(ctx->b, ctx->entry_bb);
-  }
-  LLVMValueRef a = LLVMBuildAlloca(ctx->b, LLVMArrayType(t, (unsigned)n), "qtile");
-  LLVMSetAlignment(a, 64);
-  LLVMPositionBuilderAtEnd(ctx->b, cur);
-  return a;
+  return mlcc_emit_entry_array(ctx, t, n, 64, "qtile");
 }
 
 static LLVMValueRef gep(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, LLVMValueRef base,

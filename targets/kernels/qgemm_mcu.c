@@ -93,19 +93,9 @@ static LLVMValueRef load_al(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, LLVMValueRef p,
   return l;
 }
 
-// An |n|-element array of |t| on the stack, allocated in the entry block.
+// An |n|-element array of |t| in the entry block (16-byte aligned).
 static LLVMValueRef entry_array(mlcc_emit_ctx_t* ctx, LLVMTypeRef t, int64_t n) {
-  LLVMBasicBlockRef cur = LLVMGetInsertBlock(ctx->b);
-  LLVMValueRef term = LLVMGetBasicBlockTerminator(ctx->entry_bb);
-  if (term != NULL) {
-    LLVMPositionBuilderBefore(ctx->b, term);
-  } else {
-    LLVMPositionBuilderAtEnd(ctx->b, ctx->entry_bb);
-  }
-  LLVMValueRef a = LLVMBuildAlloca(ctx->b, LLVMArrayType(t, (unsigned)n), "qmtile");
-  LLVMSetAlignment(a, 16);
-  LLVMPositionBuilderAtEnd(ctx->b, cur);
-  return a;
+  return mlcc_emit_entry_array(ctx, t, n, 16, "qmtile");
 }
 
 // Element |idx| of integer |v| widened to i32, or 0 when |v| is NULL.
