@@ -111,7 +111,7 @@ def main():
             for target in args.target or TARGETS:
                 r = figures(args.mlcc, args.models, model, target, args.flag, case)
                 used = r["stack_used"]
-                used_s = ("<512" if used is not None and used <= 512 else str(used))
+                used_s = str(used) if used is not None else "?"
                 ram = r["workspace"] + used if used is not None else None
                 minsn = "%.1f" % r["minsn"] if r["minsn"] is not None else "-"
                 live = r["live"] if r["live"] is not None else "?"
