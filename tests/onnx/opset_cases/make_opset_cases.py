@@ -1011,6 +1011,112 @@ def col2im18_3d_defaults():
                 [("img", np.array([3, 4, 3], np.int64)), ("blk", np.array([2, 2, 2], np.int64))])
 
 
+# --- DeformConv 19/22 (2-D) ----------------------------------------------------
+def bilinear_zero_ref(img, h, w):
+    """Bilinear sample of the 2-D |img| at (h, w), 0 outside (DeformConv's rule:
+    a point with h <= -1, h >= H, w <= -1 or w >= W samples 0; taps outside
+    the image weigh 0)."""
+    H, W = img.shape
+    if not (-1 < h < H and -1 < w < W):
+        return 0.0
+    h0, w0 = int(np.floor(h)), int(np.floor(w))
+    v = 0.0
+    for y, wy in ((h0, 1 - (h - h0)), (h0 + 1, h - h0)):
+        for x, wx in ((w0, 1 - (w - w0)), (w0 + 1, w - w0)):
+            if 0 <= y < H and 0 <= x < W:
+                v += wy * wx * img[y, x]
+    return v
+
+
+def deform_conv_ref(x, w, off, b=None, mask=None, group=1, offset_group=1, pads=(0, 0, 0, 0),
+                    strides=(1, 1), dilations=(1, 1)):
+    """The ONNX DeformConv reference, 2-D, in float64: offset is
+    [N, offset_group, kH, kW, 2 (h, w), oH, oW], mask [N, offset_group, kH, kW, oH, oW]."""
+    n_, c_, _, _ = x.shape
+    oc, cg, kh, kw = w.shape
+    oh, ow = off.shape[2:]
+    off = off.reshape(n_, offset_group, kh, kw, 2, oh, ow).astype(np.float64)
+    mask = (np.ones((n_, offset_group, kh, kw, oh, ow)) if mask is None else
+            mask.reshape(n_, offset_group, kh, kw, oh, ow).astype(np.float64))
+    cols = np.zeros((n_, c_, kh, kw, oh, ow))
+    for n in range(n_):
+        for c in range(c_):
+            g = c // (c_ // offset_group)
+            img = x[n, c].astype(np.float64)
+            for i in range(kh):
+                for j in range(kw):
+                    for p in range(oh):
+                        for q in range(ow):
+                            hh = p * strides[0] - pads[0] + i * dilations[0] + off[n, g, i, j, 0, p, q]
+                            ww = q * strides[1] - pads[1] + j * dilations[1] + off[n, g, i, j, 1, p, q]
+                            cols[n, c, i, j, p, q] = (bilinear_zero_ref(img, hh, ww)
+                                                      * mask[n, g, i, j, p, q])
+    y = np.zeros((n_, oc, oh, ow))
+    ocg = oc // group
+    for o in range(oc):
+        gi = o // ocg
+        y[:, o] = np.einsum("nckpq,ck->npq",
+                            cols[:, gi * cg:(gi + 1) * cg].reshape(n_, cg, kh * kw, oh, ow),
+                            w[o].reshape(cg, kh * kw).astype(np.float64))
+        if b is not None:
+            y[:, o] += b[o]
+    return y.astype(x.dtype)
+
+
+def deformconv_case(name, opset, xs, ws, out_hw, group=1, offset_group=1, bias=True,
+                    mask=True, spread=1.5, dtype=np.float32, **attrs):
+    r = rng(name)
+    x = r.standard_normal(xs).astype(dtype)
+    w = (r.standard_normal(ws) / np.sqrt(ws[1] * ws[2] * ws[3])).astype(dtype)
+    taps = offset_group * ws[2] * ws[3]
+    off = (r.standard_normal((xs[0], 2 * taps) + out_hw) * spread).astype(dtype)
+    ins, feeds, inits = ["x", "w", "off"], [("x", x), ("off", off)], [("w", w)]
+    b = m = None
+    if bias:
+        b = r.standard_normal((ws[0],)).astype(dtype)
+        ins.append("b")
+        inits.append(("b", b))
+    if mask:
+        m = r.uniform(0, 1, (xs[0], taps) + out_hw).astype(dtype)
+        if not bias:
+            ins.append("")
+        ins.append("mask")
+        feeds.append(("mask", m))
+    pads = attrs.get("pads", (0, 0, 0, 0))
+    ref_kw = dict(group=group, offset_group=offset_group, pads=pads,
+                  strides=attrs.get("strides", (1, 1)), dilations=attrs.get("dilations", (1, 1)))
+    ref = lambda f: [deform_conv_ref(f["x"], w, f["off"], b, f.get("mask"), **ref_kw)]
+    if group != 1:
+        attrs["group"] = group
+    if offset_group != 1:
+        attrs["offset_group"] = offset_group
+    ty = {np.float32: F32, np.float64: TensorProto.DOUBLE}[dtype]
+    return Spec([node("DeformConv", ins, ["y"], **attrs)], feeds, [("y", ty)], opset, inits,
+                numpy_ref=ref)
+
+
+# group 2 and offset_group 2, asymmetric pads, strides, dilations, B and mask.
+CASES["deformconv19_groups_mask_bias"] = lambda: deformconv_case(
+    "deformconv19_groups_mask_bias", 19, (2, 4, 5, 6), (6, 2, 3, 3), (2, 2), group=2,
+    offset_group=2, pads=[1, 0, 0, 1], strides=[2, 2], dilations=[1, 2])
+# No B, no mask, kernel_shape given; offsets up to +-12 pixels push many taps
+# outside the image (they sample 0).
+CASES["deformconv22_far_offsets_no_bias_no_mask"] = lambda: deformconv_case(
+    "deformconv22_far_offsets", 22, (1, 3, 6, 5), (4, 3, 2, 3), (7, 5), bias=False,
+    mask=False, spread=4.0, kernel_shape=[2, 3], pads=[1, 1, 1, 1])
+# mask without B; offset_group 4 of 8 channels (2 per offset group).
+CASES["deformconv19_mask_offset_group4"] = lambda: deformconv_case(
+    "deformconv19_mask_offset_group4", 19, (1, 8, 4, 4), (3, 8, 3, 3), (4, 4), bias=False,
+    offset_group=4, pads=[1, 1, 1, 1])
+# C/group*kH*kW = 1152 > the kernel's 1024-sample stack column: the
+# resampling path.
+CASES["deformconv19_wide_input_resample"] = lambda: deformconv_case(
+    "deformconv19_wide_input_resample", 19, (1, 128, 4, 4), (2, 128, 3, 3), (2, 2),
+    strides=[2, 2], pads=[1, 1, 1, 1], spread=0.7)
+CASES["deformconv22_double"] = lambda: deformconv_case(
+    "deformconv22_double", 22, (1, 2, 4, 5), (3, 2, 2, 2), (3, 4), dtype=np.float64)
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
