@@ -1493,6 +1493,47 @@ many("deformconv", "ok", [
 ])
 
 
+# ----------------------------------------------------------------------------
+# Resize 18/19 options (issue 15)
+# ----------------------------------------------------------------------------
+def resize18(opset=18, scales=None, sizes=(3, 4), roi=None, **attrs):
+    ins, inits = ["x", "roi" if roi is not None else "", ""], []
+    if roi is not None:
+        inits.append(const("roi", np.array(roi, np.float32)))
+    if scales is not None:
+        ins[2] = "scales"
+        inits.append(const("scales", np.array(scales, np.float32)))
+    else:
+        ins.append("sizes")
+        inits.append(const("sizes", np.array(sizes, np.int64)))
+    attrs.setdefault("axes", [2, 3])
+    return one("Resize", ins, ["y"], [vi("x", F, [1, 2, 6, 8])], [vi("y", F, None)], inits,
+               opset, **attrs)
+
+
+many("resize18", "error", [
+    ("axes_repeated", lambda: resize18(axes=[2, 2])),
+    ("axes_out_of_range", lambda: resize18(axes=[2, 4])),
+    ("axes_too_many", lambda: resize18(axes=[0, 1, 2, 3, 0], sizes=(1, 2, 3, 4, 5))),
+    ("sizes_count", lambda: resize18(sizes=(1, 2, 3, 4))),
+    ("policy_unknown", lambda: resize18(keep_aspect_ratio_policy="fit")),
+    ("antialias_2", lambda: resize18(antialias=2, mode="linear")),
+    ("half_pixel_symmetric_at_18", lambda: resize18(
+        coordinate_transformation_mode="half_pixel_symmetric")),
+    ("axes_at_opset13", lambda: resize18(opset=13)),
+    ("crop_roi_count", lambda: resize18(roi=[0, 0, 1, 1, 1, 1], mode="linear",
+                                        coordinate_transformation_mode="tf_crop_and_resize")),
+])
+many("resize18", "ok", [
+    ("not_larger_zero_size", lambda: resize18(sizes=(0, 4), keep_aspect_ratio_policy="not_larger")),
+    ("antialias_nearest", lambda: resize18(antialias=1)),
+    ("antialias_upscale", lambda: resize18(sizes=(12, 20), antialias=1, mode="cubic")),
+    # 20 x 20 taps per output element (the tap loops).
+    ("antialias_small_scale", lambda: resize18(scales=[0.2, 0.2], sizes=None, mode="cubic",
+                                               antialias=1)),
+])
+
+
 @case("known")
 def known_fold_memory_loop():
     # Each of 4096 unrolled iterations folds a 32 MiB constant (Expand): the

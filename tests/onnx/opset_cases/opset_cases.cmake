@@ -15,7 +15,8 @@ set(MLCC_OPSET_CROSS_SAMPLE reduce18_mean_axes_input split18_num_outputs_uneven
   bitwise18_and_or_xor_not_int32 gelu20_tanh groupnorm21_per_channel pad19_wrap
   rmsnorm23_last_axis rotary23_4d_position_ids quantize19_per_axis_int8
   attention23_past_kv_float_mask_causal attention23_bool_mask_input_causal_gqa
-  lppool18_ceil_mode_dilations_p3 llama_block23 deformconv19_groups_mask_bias)
+  lppool18_ceil_mode_dilations_p3 llama_block23 deformconv19_groups_mask_bias
+  resize18_antialias_linear_many_taps resize19_half_pixel_symmetric_antialias_not_larger)
 foreach(dir ${MLCC_OPSET_CASE_DIRS})
   if(NOT IS_DIRECTORY ${dir})
     continue()
