@@ -384,6 +384,8 @@ typedef struct cvec_t {
   const mlcc_value_t *x, *w, *bias;
   int L;                       // lanes
   int64_t pack_mr;             // > 0: W pre-packed in blocks of pack_mr channels
+  bool pack_other;             // packed blocks differ from the plan's mr (a schedule)
+  int plan_mr;                 // the plan's channels per block (a remainder block has fewer)
   int64_t npix, ntaps, hw_in;  // OH*OW, KH*KW, H*W
   bool contiguous;             // stride 1 in H and W and OW == W: X index is p + const
   bool x_i32;                  // every X index fits in i32 (gathers use i32 offsets)
@@ -555,7 +557,36 @@ static mlcc_status_t cvec_block(cvec_t* e, LLVMValueRef grp, LLVMValueRef oc0, i
   // oc0*cg*ntaps + (ic*ntaps + tap)*mr + r, one contiguous stream.
   LLVMValueRef wrow;
   int64_t wstride, tstride;
-  if (e->pack_mr > 0) {
+  // A schedule's block of mr channels over blocks of P = pack_mr: channel
+  // oc0 + r (group-relative ocg) sits in block ocg / P, which starts at
+  // (grp*mg + blk*P)*cg*ntaps and holds [cg*ntaps][bs] with bs = min(P,
+  // mg - blk*P). When P is a multiple of the plan's mr, a block's channels
+  // share one packed block (a remainder block too: it starts at a multiple
+  // of mr, and no multiple of mr lies inside it) and are adjacent in it; else each channel has its own base
+  // and stride, computed once per block outside the ic loop.
+  LLVMValueRef pbase[kVecMaxMr], pstride[kVecMaxMr];
+  bool shared = false;
+  if (e->pack_other) {
+    int64_t P = e->pack_mr, per_oc = g->cg * e->ntaps;
+    shared = P % e->plan_mr == 0 || mr == 1;
+    for (int r = 0; r < (shared ? 1 : mr); ++r) {
+      LLVMValueRef ocg = LLVMBuildSub(ctx->b, iaddc(ctx, oc0, r), imulc(ctx, grp, g->mg), "");
+      LLVMValueRef blk = LLVMBuildSDiv(ctx->b, ocg, c64(ctx, P), "");
+      LLVMValueRef rr = LLVMBuildSub(ctx->b, ocg, imulc(ctx, blk, P), "");
+      LLVMValueRef start = iadd(ctx, imulc(ctx, grp, g->mg), imulc(ctx, blk, P));
+      pbase[r] = iadd(ctx, imulc(ctx, start, per_oc), rr);
+      if (g->mg % P == 0) {
+        pstride[r] = c64(ctx, P);
+      } else {
+        LLVMValueRef left = LLVMBuildSub(ctx->b, c64(ctx, g->mg), imulc(ctx, blk, P), "");
+        pstride[r] = mlcc_emit_min(ctx, MLCC_DTYPE_I64, left, c64(ctx, P));
+      }
+    }
+  }
+  if (e->pack_other) {
+    wrow = NULL;  // per channel below
+    wstride = tstride = 0;
+  } else if (e->pack_mr > 0) {
     wrow = iadd(ctx, imulc(ctx, oc0, g->cg * e->ntaps), imulc(ctx, l_ic.iv, e->ntaps * mr));
     wstride = 1;
     tstride = mr;
@@ -577,7 +608,16 @@ static mlcc_status_t cvec_block(cvec_t* e, LLVMValueRef grp, LLVMValueRef oc0, i
       }
     }
     for (int r = 0; r < mr; ++r) {
-      LLVMValueRef wi = iaddc(ctx, wrow, r * wstride + t * tstride);
+      LLVMValueRef wi;
+      if (e->pack_other) {
+        // W[base + (ic*ntaps + t)*bs (+ r when the channels share a block)].
+        int q = shared ? 0 : r;
+        LLVMValueRef klin = iaddc(ctx, imulc(ctx, l_ic.iv, e->ntaps), t);
+        wi = iadd(ctx, pbase[q], LLVMBuildNSWMul(ctx->b, klin, pstride[q], ""));
+        if (shared) wi = iaddc(ctx, wi, r);
+      } else {
+        wi = iaddc(ctx, wrow, r * wstride + t * tstride);
+      }
       LLVMValueRef wp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, wptr, &wi, 1, "");
       LLVMValueRef ws = LLVMBuildLoad2(ctx->b, ctx->t_f32, wp, "");
       LLVMSetAlignment(ws, 4);
@@ -652,7 +692,21 @@ typedef struct cvec_plan_t {
   int64_t units;             // parallel units of the whole conv
 } cvec_plan_t;
 
+// Schedule parameters of the pixel-vector kernel (mlcc_emit_conv_space,
+// after the depthwise kernel's two): 0 = the heuristic's choice.
+enum { kCvSchedVectors = 2, kCvSchedBlock = 3 };
+
+// Vector registers the pixel-vector kernel plans with: 32 on
+// AVX-512/NEON/RVV, 16 on AVX2 and SSE.
+static int cvec_regs(const mlcc_target_t* target, int L) {
+  return (target->arch == MLCC_ARCH_X86_64 && L < 16) ? 16 : 32;
+}
+
 // False if the vector conv does not apply (dtype, rank, sizes, target).
+// node->sched[kCvSchedVectors] (1..kVecMaxNv) overrides the pixel vectors
+// per tile and node->sched[kCvSchedBlock] (1..kVecMaxMr) the output
+// channels per register block; either may then differ from the block size
+// W was packed with (cvec_block reads any packed block size).
 static bool cvec_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
                            const mlcc_target_t* target, cvec_plan_t* p) {
   memset(p, 0, sizeof(*p));
@@ -667,19 +721,25 @@ static bool cvec_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
   if (hw_in >= ((int64_t)1 << 30) || npix >= ((int64_t)1 << 30) || npix <= 0) return false;
   bool contiguous = g->s[1] == 1 && g->s[2] == 1 && g->out[2] == g->in[2];
   // Register budget: 32 vector registers on AVX-512/NEON/RVV, 16 on AVX2.
-  int nregs = (target->arch == MLCC_ARCH_X86_64 && L < 16) ? 16 : 32;
+  int nregs = cvec_regs(target, L);
   int64_t nvec = (npix + L - 1) / L;
+  int32_t s_nv = node->sched[kCvSchedVectors], s_mr = node->sched[kCvSchedBlock];
   int nv = g->mg == 1 ? 4 : (nregs == 16 ? 2 : 3);
-  if (nvec <= kVecMaxNv && nvec > nv) nv = (int)nvec;  // one tile covers all pixels
-  if (nv > nvec) nv = (int)nvec;
-  while (!contiguous && nv > 1 && g->cg * ntaps * nv * L * 4 > kVecPanelBytes) --nv;
-  int mr = (nregs - nv - 2) / nv;
+  if (s_nv > 0) {
+    nv = s_nv > kVecMaxNv ? kVecMaxNv : (int)s_nv;
+    if (nv > nvec) nv = (int)nvec;
+  } else {
+    if (nvec <= kVecMaxNv && nvec > nv) nv = (int)nvec;  // one tile covers all pixels
+    if (nv > nvec) nv = (int)nvec;
+    while (!contiguous && nv > 1 && g->cg * ntaps * nv * L * 4 > kVecPanelBytes) --nv;
+  }
+  int mr = s_mr > 0 ? (int)s_mr : (nregs - nv - 2) / nv;
   if (mr > kVecMaxMr) mr = kVecMaxMr;
   if (mr > g->mg) mr = (int)g->mg;
   if (mr < 1) mr = 1;
   // Prefer a block size that divides the channels (no narrow remainder
   // block, whose broadcasts are not amortized) if it loses at most 2 rows.
-  if (g->mg % mr != 0) {
+  if (s_mr <= 0 && g->mg % mr != 0) {
     for (int cand = mr - 1; cand * 5 >= mr * 4 && cand >= 2; --cand) {
       if (g->mg % cand == 0) {
         mr = cand;
@@ -688,9 +748,10 @@ static bool cvec_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
     }
   }
   int64_t packed = conv_packed_mr(node);
-  if (packed > 0) {
+  if (packed > 0 && s_nv <= 0 && s_mr <= 0) {
     // The weights were packed for this block size (same plan at compile
-    // time); any other target shape falls back to the scalar kernel.
+    // time); any other target shape falls back to the scalar kernel. A
+    // tuned schedule reads the packed blocks whatever their size.
     if (packed != mr) return false;
   }
   p->L = L;
@@ -790,6 +851,8 @@ static mlcc_status_t emit_conv_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   e.bias = mlcc_node_input(node, 2);
   e.L = L;
   e.pack_mr = conv_packed_mr(node);
+  e.pack_other = e.pack_mr > 0 && e.pack_mr != p.mr;
+  e.plan_mr = p.mr;
   e.x_i32 = mlcc_shape_numel_unchecked(&e.x->shape) < ((int64_t)1 << 31) - g->in[1] * g->in[2];
   e.npix = g->out[1] * g->out[2];
   e.ntaps = g->k[1] * g->k[2];
@@ -1421,8 +1484,12 @@ int64_t mlcc_conv_pack_mr(const mlcc_node_t* node, const mlcc_target_t* target) 
   if (node == NULL || node->op != MLCC_OP_CONV || conv_packed_mr(node) > 0) return 0;
   const mlcc_value_t* w = mlcc_node_input(node, 1);
   if (w == NULL || w->dtype != MLCC_DTYPE_F32) return 0;
+  // The layout is the default schedule's (schedules come after the passes;
+  // a tuned kernel reads these blocks whatever its own block size).
+  mlcc_node_t probe = *node;
+  memset(probe.sched, 0, sizeof(probe.sched));
   conv_plans_t p;
-  switch (conv_pick_plan(node, target, &p)) {
+  switch (conv_pick_plan(&probe, target, &p)) {
     case CONV_PLAN_OCV: return p.ocv.ocb;
     // One output channel per block is already one weight stream.
     case CONV_PLAN_CVEC: return p.cvec.mr > 1 ? p.cvec.mr : 0;
@@ -1757,42 +1824,62 @@ static int64_t conv_stack_bytes_any(const mlcc_node_t* node, const mlcc_target_t
   return best;
 }
 
-// The schedule space (kernels.h, docs/tuning.md): today the depthwise
-// kernel's only: "width" of its column tiles (powers of two from 4 to the
-// target's lanes, those whose row still fits kDwMaxTiles tiles) and "rows"
-// of output rows sharing input rows (1..4 with vertical stride 1, 1..2
-// otherwise). Neither changes the parallel units (the (n, c) planes), the
-// stack (none) or the weights' layout, and a valid point always keeps the
-// depthwise kernel. Other Conv kernels (Winograd, the vector and scalar
-// direct kernels) have no parameter yet: only their default is valid.
-static uint32_t conv_sched_values(const mlcc_node_t* node, const mlcc_target_t* target,
-                                  uint32_t param, int32_t* out, uint32_t cap) {
+// The schedule space (kernels.h, docs/tuning.md), version 2. Depthwise
+// kernel: "width" of its column tiles (powers of two from 4 to the target's
+// lanes, those whose row still fits kDwMaxTiles tiles) and "rows" of output
+// rows sharing input rows (1..4 with vertical stride 1, 1..2 otherwise).
+// Pixel-vector kernel (dense and grouped direct convs): "vectors" of L
+// pixels per tile (1..min(kVecMaxNv, the output's vectors)) and "block"
+// output channels per register block (1..min(kVecMaxMr, channels per
+// group)), jointly within the vector registers: block*vectors + vectors + 1
+// <= 16 on AVX2/SSE, 32 elsewhere (cvec_regs), the heuristic's block for
+// the point's vectors when "block" is 0. No point changes the weights'
+// layout or which kernel runs; the pixel-vector points change the parallel
+// units and the panel stack (both follow the node's schedule). Winograd
+// convs, the channel-vector kernel (AVX-512) and the scalar kernel have no
+// parameter: only their default is valid.
+static bool conv_sched_plan(const mlcc_node_t* node, const mlcc_target_t* target,
+                            mlcc_node_t* probe, conv_plans_t* p, conv_plan_kind_t* kind) {
   if (node == NULL || node->op != MLCC_OP_CONV || target == NULL ||
       mlcc_conv_is_winograd(node)) {
-    return 0;
+    return false;
   }
-  mlcc_node_t probe = *node;
-  memset(probe.sched, 0, sizeof(probe.sched));
-  conv_geom_t g;
-  mlcc_status_t s = conv_geom(&probe, false, &g);
-  if (!mlcc_status_is_ok(s)) {
-    mlcc_status_free(s);
-    return 0;
-  }
-  dw_plan_t p;
-  if (!dw_make_plan(&probe, &g, target, &p)) return 0;
+  *probe = *node;
+  memset(probe->sched, 0, sizeof(probe->sched));
+  *kind = conv_pick_plan(probe, target, p);
+  return *kind == CONV_PLAN_DW || *kind == CONV_PLAN_CVEC;
+}
+
+static uint32_t conv_sched_values(const mlcc_node_t* node, const mlcc_target_t* target,
+                                  uint32_t param, int32_t* out, uint32_t cap) {
+  mlcc_node_t probe;
+  conv_plans_t pl;
+  conv_plan_kind_t kind;
+  if (!conv_sched_plan(node, target, &probe, &pl, &kind)) return 0;
+  const conv_geom_t* g = &pl.g;
   uint32_t count = 0;
-  if (param == kDwSchedWidth) {
-    for (int32_t w = 4; w <= p.L; w *= 2) {
+  if (kind == CONV_PLAN_DW && param == kDwSchedWidth) {
+    for (int32_t w = 4; w <= pl.dw.L; w *= 2) {
       probe.sched[kDwSchedWidth] = w;
       dw_plan_t q;
-      if (!dw_make_plan(&probe, &g, target, &q)) continue;
+      if (!dw_make_plan(&probe, g, target, &q)) continue;
       if (count < cap) out[count] = w;
       ++count;
     }
-  } else if (param == kDwSchedRows) {
-    int hi = g.s[1] == 1 ? kDwMaxRows : 2;
+  } else if (kind == CONV_PLAN_DW && param == kDwSchedRows) {
+    int hi = g->s[1] == 1 ? kDwMaxRows : 2;
     for (int32_t r = 1; r <= hi; ++r) {
+      if (count < cap) out[count] = r;
+      ++count;
+    }
+  } else if (kind == CONV_PLAN_CVEC && param == kCvSchedVectors) {
+    int64_t nvec = (g->out[1] * g->out[2] + pl.cvec.L - 1) / pl.cvec.L;
+    for (int32_t v = 1; v <= kVecMaxNv && v <= nvec; ++v) {
+      if (count < cap) out[count] = v;
+      ++count;
+    }
+  } else if (kind == CONV_PLAN_CVEC && param == kCvSchedBlock) {
+    for (int32_t r = 1; r <= kVecMaxMr && r <= g->mg; ++r) {
       if (count < cap) out[count] = r;
       ++count;
     }
@@ -1800,11 +1887,27 @@ static uint32_t conv_sched_values(const mlcc_node_t* node, const mlcc_target_t* 
   return count;
 }
 
+// Joint constraint: the pixel-vector point's plan exists and its
+// accumulators, X vectors and one broadcast fit the vector registers.
+static bool conv_sched_valid(const mlcc_node_t* node, const mlcc_target_t* target,
+                             const int32_t sched[MLCC_SCHED_MAX_PARAMS]) {
+  mlcc_node_t probe;
+  conv_plans_t pl;
+  conv_plan_kind_t kind;
+  if (!conv_sched_plan(node, target, &probe, &pl, &kind)) return false;
+  if (kind != CONV_PLAN_CVEC) return true;  // the depthwise values need no joint check
+  memcpy(probe.sched, sched, sizeof(probe.sched));
+  cvec_plan_t q;
+  if (!cvec_make_plan(&probe, &pl.g, target, &q)) return false;
+  return q.mr * q.nv + q.nv + 1 <= cvec_regs(target, q.L);
+}
+
 static const mlcc_sched_space_t mlcc_emit_conv_space = {
-    .version = 1,
-    .n_params = 2,
-    .names = {"width", "rows"},
+    .version = 2,
+    .n_params = 4,
+    .names = {"width", "rows", "vectors", "block"},
     .values = conv_sched_values,
+    .valid = conv_sched_valid,
 };
 
 //===----------------------------------------------------------------------===//
