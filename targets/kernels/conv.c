@@ -1833,11 +1833,13 @@ static int64_t conv_stack_bytes_any(const mlcc_node_t* node, const mlcc_target_t
 // output channels per register block (1..min(kVecMaxMr, channels per
 // group)), jointly within the vector registers: block*vectors + vectors + 1
 // <= 16 on AVX2/SSE, 32 elsewhere (cvec_regs), the heuristic's block for
-// the point's vectors when "block" is 0. No point changes the weights'
-// layout or which kernel runs; the pixel-vector points change the parallel
-// units and the panel stack (both follow the node's schedule). Winograd
-// convs, the channel-vector kernel (AVX-512) and the scalar kernel have no
-// parameter: only their default is valid.
+// the point's vectors when "block" is 0. Winograd kernel (conv_winograd.h):
+// "rows" of tiles per block (within the stack budget) and "vectors" of
+// tiles per GEMM chunk. No point changes the weights' layout or which
+// kernel runs (Winograd or direct is the pack-weights pass's choice); the
+// pixel-vector and Winograd points change the parallel units and the stack
+// (both follow the node's schedule). The channel-vector kernel (AVX-512)
+// and the scalar kernel have no parameter: only their default is valid.
 static bool conv_sched_plan(const mlcc_node_t* node, const mlcc_target_t* target,
                             mlcc_node_t* probe, conv_plans_t* p, conv_plan_kind_t* kind) {
   if (node == NULL || node->op != MLCC_OP_CONV || target == NULL ||
@@ -1852,6 +1854,9 @@ static bool conv_sched_plan(const mlcc_node_t* node, const mlcc_target_t* target
 
 static uint32_t conv_sched_values(const mlcc_node_t* node, const mlcc_target_t* target,
                                   uint32_t param, int32_t* out, uint32_t cap) {
+  if (node != NULL && node->op == MLCC_OP_CONV && mlcc_conv_is_winograd(node)) {
+    return mlcc_conv_winograd_sched_values(node, target, param, out, cap);
+  }
   mlcc_node_t probe;
   conv_plans_t pl;
   conv_plan_kind_t kind;
@@ -1891,6 +1896,8 @@ static uint32_t conv_sched_values(const mlcc_node_t* node, const mlcc_target_t* 
 // accumulators, X vectors and one broadcast fit the vector registers.
 static bool conv_sched_valid(const mlcc_node_t* node, const mlcc_target_t* target,
                              const int32_t sched[MLCC_SCHED_MAX_PARAMS]) {
+  // Winograd: its two parameters are independent (each value is checked).
+  if (node != NULL && node->op == MLCC_OP_CONV && mlcc_conv_is_winograd(node)) return true;
   mlcc_node_t probe;
   conv_plans_t pl;
   conv_plan_kind_t kind;

@@ -17,6 +17,7 @@
 #include "ir/ops.h"
 #include "passes/pass.h"
 #include "targets/codegen/codegen.h"
+#include "targets/kernels/conv_winograd.h"
 #include "targets/kernels/kernels.h"
 #include "test.h"
 
@@ -132,6 +133,17 @@ static void reference(const mm_case_t* c, const float* a, const float* b, float*
         }
         y[(t * c->m + i) * c->n + j] = (float)acc;
       }
+}
+
+// Elements outside |d| <= 1e-4 + 1e-3 |want| (the tuner's own criterion,
+// docs/tuning.md): Winograd's transforms round differently from a direct sum.
+static int mismatches_loose(const float* got, const float* want, int64_t n) {
+  int bad = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double d = fabs((double)got[i] - (double)want[i]);
+    if (!(d <= 1e-4 + 1e-3 * fabs((double)want[i]))) ++bad;
+  }
+  return bad;
 }
 
 static int mismatches(const float* got, const float* want, int64_t n) {
@@ -350,7 +362,8 @@ static void test_conv_depthwise_space(void) {
 // stride |st|) with a bias, for the pixel-vector kernel's points.
 typedef struct dc_case_t {
   int64_t c, m, group, h, w, k, st, pad;
-  bool pack;  // run pack-weights (the packed_mr layout of the default plan)
+  bool pack;      // run pack-weights (the packed_mr layout of the default plan)
+  bool winograd;  // let pack-weights pick the Winograd layout (and check it did)
 } dc_case_t;
 
 static int64_t dc_out(const dc_case_t* d, int64_t in) {
@@ -405,16 +418,18 @@ static float* eval_dc(const dc_case_t* d, const float* x, const float* wt, const
       mlcc_pass_ctx_t pctx;
       memset(&pctx, 0, sizeof(pctx));
       pctx.target = &t;
-      pctx.no_winograd = true;
+      pctx.no_winograd = !d->winograd;
       bool changed = false;
       CHECK_OK(mlcc_pass_pack_weights(&pctx, g, &changed));
       CHECK(changed);
+      CHECK(mlcc_conv_is_winograd(n) == d->winograd);
     }
     if (out_points != NULL) {
       *out_points = mlcc_sched_enumerate(n, &t, pts, kMaxPoints);
       for (uint32_t i = 0; i < *out_points && i < kMaxPoints; ++i) {
         CHECK(mlcc_sched_valid(n, &t, pts[i]));
-        CHECK(pts[i][0] == 0 && pts[i][1] == 0);  // no depthwise parameter
+        // Winograd: rows and vectors; pixel vectors: vectors and block.
+        CHECK(pts[i][0] == 0 && (d->winograd ? pts[i][3] == 0 : pts[i][1] == 0));
       }
       int32_t spill[MLCC_SCHED_MAX_PARAMS] = {0, 0, 4, 4};  // 16 + 4 + 1 > 16 registers
       CHECK(!mlcc_sched_valid(n, &t, spill));
@@ -476,15 +491,17 @@ static void dc_case(dc_case_t d, uint32_t min_points, uint32_t stride) {
             (long long)d.m, npts, min_points);
   }
   CHECK(npts >= min_points);
-  CHECK(def != NULL && mismatches(def, ref, yn) == 0);
+  int (*vs_ref)(const float*, const float*, int64_t) = d.winograd ? mismatches_loose : mismatches;
+  CHECK(def != NULL && vs_ref(def, ref, yn) == 0);
   for (uint32_t i = 1; def != NULL && i < npts && i < kMaxPoints; i += stride) {
     float* y = eval_dc(&d, x, wt, b, pts[i], NULL, NULL);
-    int bad = y ? mismatches(y, def, yn) + mismatches(y, ref, yn) : -1;
+    int bad = y ? mismatches(y, def, yn) + vs_ref(y, ref, yn) : -1;
     if (bad != 0) {
-      fprintf(stderr, "  conv C=%lld M=%lld group=%lld k=%lld s=%lld%s vectors=%d block=%d: "
-              "%d mismatches\n", (long long)d.c, (long long)d.m, (long long)d.group,
-              (long long)d.k, (long long)d.st, d.pack ? " packed" : "", (int)pts[i][2],
-              (int)pts[i][3], bad);
+      fprintf(stderr, "  conv C=%lld M=%lld group=%lld k=%lld s=%lld%s rows=%d vectors=%d "
+              "block=%d: %d mismatches\n", (long long)d.c, (long long)d.m,
+              (long long)d.group, (long long)d.k, (long long)d.st,
+              d.winograd ? " winograd" : d.pack ? " packed" : "", (int)pts[i][1],
+              (int)pts[i][2], (int)pts[i][3], bad);
     }
     CHECK(bad == 0);
     free(y);
@@ -507,6 +524,13 @@ static void test_conv_dense_space(void) {
                       .pad = 1, .pack = true}, 8, 2);
   dc_case((dc_case_t){.c = 6, .m = 9, .group = 1, .h = 11, .w = 12, .k = 5, .st = 1,
                       .pad = 2, .pack = false}, 10, 3);
+}
+
+// The Winograd kernel's rows (tile rows per block) and vectors (per GEMM
+// chunk), W in the Winograd layout from pack-weights.
+static void test_conv_winograd_space(void) {
+  dc_case((dc_case_t){.c = 32, .m = 24, .group = 1, .h = 20, .w = 20, .k = 3, .st = 1,
+                      .pad = 1, .pack = true, .winograd = true}, 6, 1);
 }
 
 // The default schedule leaves the kernel key as it is; any other changes it
@@ -575,6 +599,7 @@ int main(void) {
   RUN(test_gemm_space_plain);
   RUN(test_conv_depthwise_space);
   RUN(test_conv_dense_space);
+  RUN(test_conv_winograd_space);
   RUN(test_key_default_unchanged);
   RUN(test_untunable_op);
   return TEST_EXIT();
