@@ -947,7 +947,15 @@ typedef struct ocv_plan_t {
   int64_t units;   // parallel units: n * blocks * rchunks
 } ocv_plan_t;
 
+// Schedule parameters of the channel-vector kernel (mlcc_emit_conv_space):
+// 0 = the heuristic's choice.
+enum { kOcvSchedWidth = 0, kOcvSchedVectors = 2 };
+
 // False if the channel-vector conv does not apply.
+// node->sched[kOcvSchedWidth] (1..kOcvMaxOw) overrides the columns per
+// segment and node->sched[kOcvSchedVectors] (1..kOcvMaxNv) the channel
+// vectors per block; with packed W a tuned block must divide the packed
+// block (emit_conv_ocv reads it inside the packed one).
 static bool ocv_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
                           const mlcc_target_t* target, ocv_plan_t* p) {
   memset(p, 0, sizeof(*p));
@@ -968,20 +976,29 @@ static bool ocv_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
   // A row is computed in segments of at most kOcvMaxOw columns.
   int64_t nseg = (g->out[2] + kOcvMaxOw - 1) / kOcvMaxOw;
   int64_t segw = (g->out[2] + nseg - 1) / nseg;
+  int32_t s_w = node->sched[kOcvSchedWidth], s_nv = node->sched[kOcvSchedVectors];
+  bool tuned = s_w > 0 || s_nv > 0;
+  if (s_w > 0) {
+    segw = s_w > kOcvMaxOw ? kOcvMaxOw : s_w;
+    if (segw > g->out[2]) segw = g->out[2];
+    nseg = (g->out[2] + segw - 1) / segw;
+  }
   int64_t hw_in = g->in[1] * g->in[2];
   if (hw_in >= ((int64_t)1 << 30) || g->cg * g->k[1] * g->k[2] >= ((int64_t)1 << 30)) return false;
+  int64_t packed = conv_packed_mr(node);
   // Registers: OW*nv accumulators + nv weight vectors (broadcasts fold into
   // the FMA's memory operand) within 32 zmm with a little slack.
   int nv = 0;
   for (int cand = kOcvMaxNv; cand >= 1; --cand) {
+    if (s_nv > 0 && cand != s_nv) continue;
+    if (tuned && packed > 0 && packed % ((int64_t)cand * L) != 0) continue;
     if (segw * cand + cand <= 30 && g->m % ((int64_t)cand * L) == 0) {
       nv = cand;
       break;
     }
   }
   if (nv == 0) return false;
-  int64_t packed = conv_packed_mr(node);
-  if (packed > 0 && packed != (int64_t)nv * L) return false;
+  if (packed > 0 && !tuned && packed != (int64_t)nv * L) return false;
   p->L = L;
   p->nv = nv;
   p->nseg = (int)nseg;
@@ -1009,7 +1026,8 @@ static mlcc_status_t emit_conv_ocv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* w = mlcc_node_input(node, 1);
   const mlcc_value_t* bias = mlcc_node_input(node, 2);
-  bool packed = conv_packed_mr(node) > 0;
+  int64_t pack_block = conv_packed_mr(node);
+  bool packed = pack_block > 0;
   int L = p.L, nv = p.nv;
   int ow_n = (int)g->out[2];
   int64_t ntaps = g->k[1] * g->k[2], per_oc = g->cg * ntaps;
@@ -1033,6 +1051,17 @@ static mlcc_status_t emit_conv_ocv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef oh0 = imulc(ctx, rc, p.rows);
   LLVMValueRef oh1 = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, oh0, p.rows), c64(ctx, g->out[1]));
   LLVMValueRef oc0 = imulc(ctx, blk, p.ocb);
+  // W's block base: oc0*per_oc, or with a tuned block inside a larger packed
+  // block (pack_block a multiple of ocb) that block's base plus the offset
+  // of oc0 in it; the packed row stride is pack_block.
+  LLVMValueRef wblk = NULL;
+  int64_t wrow_stride = p.ocb;
+  if (packed && pack_block != p.ocb) {
+    LLVMValueRef pstart = imulc(ctx, LLVMBuildSDiv(ctx->b, oc0, c64(ctx, pack_block), ""),
+                                pack_block);
+    wblk = iadd(ctx, imulc(ctx, pstart, per_oc), LLVMBuildSub(ctx->b, oc0, pstart, ""));
+    wrow_stride = pack_block;
+  }
   // Bias vectors of the block (oc-contiguous, loaded once per block).
   LLVMValueRef bv[kOcvMaxNv];
   for (int j = 0; j < nv; ++j) {
@@ -1074,8 +1103,14 @@ static mlcc_status_t emit_conv_ocv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
         LLVMValueRef wi;
         if (packed) {
           // Block at oc0*per_oc, element (klin)*ocb + j*L.
-          wi = iadd(ctx, imulc(ctx, oc0, per_oc),
-                    iaddc(ctx, imulc(ctx, l_ic.iv, ntaps * p.ocb), klin_off * p.ocb + (int64_t)j * L));
+          if (wblk != NULL) {
+            wi = iadd(ctx, wblk,
+                      iaddc(ctx, imulc(ctx, l_ic.iv, ntaps * wrow_stride),
+                            klin_off * wrow_stride + (int64_t)j * L));
+          } else {
+            wi = iadd(ctx, imulc(ctx, oc0, per_oc),
+                      iaddc(ctx, imulc(ctx, l_ic.iv, ntaps * p.ocb), klin_off * p.ocb + (int64_t)j * L));
+          }
           LLVMValueRef wp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, wptr, &wi, 1, "");
           wv[j] = LLVMBuildLoad2(ctx->b, vt, wp, "");
           LLVMSetAlignment(wv[j], 4);
@@ -1828,7 +1863,11 @@ static int64_t conv_stack_bytes_any(const mlcc_node_t* node, const mlcc_target_t
 // kernel: "width" of its column tiles (powers of two from 4 to the target's
 // lanes, those whose row still fits kDwMaxTiles tiles) and "rows" of output
 // rows sharing input rows (1..4 with vertical stride 1, 1..2 otherwise).
-// Pixel-vector kernel (dense and grouped direct convs): "vectors" of L
+// Channel-vector kernel (x86 AVX-512): "width", columns per row segment
+// (1..min(kOcvMaxOw, output columns)), and "vectors" of L channels per
+// block (1..kOcvMaxNv; the channels a multiple of the block, the packed
+// block a multiple of it, within the registers: width*vectors + vectors <=
+// 30). Pixel-vector kernel (dense and grouped direct convs): "vectors" of L
 // pixels per tile (1..min(kVecMaxNv, the output's vectors)) and "block"
 // output channels per register block (1..min(kVecMaxMr, channels per
 // group)), jointly within the vector registers: block*vectors + vectors + 1
@@ -1838,8 +1877,9 @@ static int64_t conv_stack_bytes_any(const mlcc_node_t* node, const mlcc_target_t
 // tiles per GEMM chunk. No point changes the weights' layout or which
 // kernel runs (Winograd or direct is the pack-weights pass's choice); the
 // pixel-vector and Winograd points change the parallel units and the stack
-// (both follow the node's schedule). The channel-vector kernel (AVX-512)
-// and the scalar kernel have no parameter: only their default is valid.
+// (both follow the node's schedule), the channel-vector points its
+// transpose slot. The scalar kernel has no parameter: only its default is
+// valid.
 static bool conv_sched_plan(const mlcc_node_t* node, const mlcc_target_t* target,
                             mlcc_node_t* probe, conv_plans_t* p, conv_plan_kind_t* kind) {
   if (node == NULL || node->op != MLCC_OP_CONV || target == NULL ||
@@ -1849,7 +1889,7 @@ static bool conv_sched_plan(const mlcc_node_t* node, const mlcc_target_t* target
   *probe = *node;
   memset(probe->sched, 0, sizeof(probe->sched));
   *kind = conv_pick_plan(probe, target, p);
-  return *kind == CONV_PLAN_DW || *kind == CONV_PLAN_CVEC;
+  return *kind != CONV_PLAN_NONE;
 }
 
 static uint32_t conv_sched_values(const mlcc_node_t* node, const mlcc_target_t* target,
@@ -1877,6 +1917,16 @@ static uint32_t conv_sched_values(const mlcc_node_t* node, const mlcc_target_t* 
       if (count < cap) out[count] = r;
       ++count;
     }
+  } else if (kind == CONV_PLAN_OCV && param == kOcvSchedWidth) {
+    for (int32_t w = 1; w <= kOcvMaxOw && w <= g->out[2]; ++w) {
+      if (count < cap) out[count] = w;
+      ++count;
+    }
+  } else if (kind == CONV_PLAN_OCV && param == kOcvSchedVectors) {
+    for (int32_t v = 1; v <= kOcvMaxNv; ++v) {
+      if (count < cap) out[count] = v;
+      ++count;
+    }
   } else if (kind == CONV_PLAN_CVEC && param == kCvSchedVectors) {
     int64_t nvec = (g->out[1] * g->out[2] + pl.cvec.L - 1) / pl.cvec.L;
     for (int32_t v = 1; v <= kVecMaxNv && v <= nvec; ++v) {
@@ -1902,8 +1952,17 @@ static bool conv_sched_valid(const mlcc_node_t* node, const mlcc_target_t* targe
   conv_plans_t pl;
   conv_plan_kind_t kind;
   if (!conv_sched_plan(node, target, &probe, &pl, &kind)) return false;
-  if (kind != CONV_PLAN_CVEC) return true;  // the depthwise values need no joint check
+  if (kind == CONV_PLAN_DW) return true;  // the depthwise values need no joint check
   memcpy(probe.sched, sched, sizeof(probe.sched));
+  if (kind == CONV_PLAN_OCV) {
+    // The point's plan must exist and honour both values (a block that the
+    // registers, the channels or the packed block do not allow is no point).
+    ocv_plan_t o;
+    if (!ocv_make_plan(&probe, &pl.g, target, &o)) return false;
+    int64_t want_w = sched[kOcvSchedWidth] < pl.g.out[2] ? sched[kOcvSchedWidth] : pl.g.out[2];
+    return (sched[kOcvSchedWidth] == 0 || o.segw == want_w) &&
+           (sched[kOcvSchedVectors] == 0 || o.nv == sched[kOcvSchedVectors]);
+  }
   cvec_plan_t q;
   if (!cvec_make_plan(&probe, &pl.g, target, &q)) return false;
   return q.mr * q.nv + q.nv + 1 <= cvec_regs(target, q.L);

@@ -364,6 +364,7 @@ typedef struct dc_case_t {
   int64_t c, m, group, h, w, k, st, pad;
   bool pack;      // run pack-weights (the packed_mr layout of the default plan)
   bool winograd;  // let pack-weights pick the Winograd layout (and check it did)
+  bool wide;      // plan for 64-byte vectors (x86 AVX-512: the channel-vector kernel)
 } dc_case_t;
 
 static int64_t dc_out(const dc_case_t* d, int64_t in) {
@@ -414,6 +415,7 @@ static float* eval_dc(const dc_case_t* d, const float* x, const float* wt, const
   if (n != NULL && ins[0] && ins[1] && ins[2]) {
     CHECK_OK(mlcc_op_desc(MLCC_OP_CONV)->infer(n));
     mlcc_target_t t = jit_target();
+    if (d->wide) t.vector_bytes = 64;
     if (d->pack) {
       mlcc_pass_ctx_t pctx;
       memset(&pctx, 0, sizeof(pctx));
@@ -428,16 +430,23 @@ static float* eval_dc(const dc_case_t* d, const float* x, const float* wt, const
       *out_points = mlcc_sched_enumerate(n, &t, pts, kMaxPoints);
       for (uint32_t i = 0; i < *out_points && i < kMaxPoints; ++i) {
         CHECK(mlcc_sched_valid(n, &t, pts[i]));
-        // Winograd: rows and vectors; pixel vectors: vectors and block.
-        CHECK(pts[i][0] == 0 && (d->winograd ? pts[i][3] == 0 : pts[i][1] == 0));
+        // Winograd: rows and vectors; channel vectors: width and vectors;
+        // pixel vectors: vectors and block.
+        if (d->winograd) {
+          CHECK(pts[i][0] == 0 && pts[i][3] == 0);
+        } else if (d->wide) {
+          CHECK(pts[i][1] == 0 && pts[i][3] == 0);
+        } else {
+          CHECK(pts[i][0] == 0 && pts[i][1] == 0);
+        }
       }
       int32_t spill[MLCC_SCHED_MAX_PARAMS] = {0, 0, 4, 4};  // 16 + 4 + 1 > 16 registers
       CHECK(!mlcc_sched_valid(n, &t, spill));
-      int32_t dw_only[MLCC_SCHED_MAX_PARAMS] = {4, 0, 0, 0};
-      CHECK(!mlcc_sched_valid(n, &t, dw_only));
+      int32_t width_only[MLCC_SCHED_MAX_PARAMS] = {4, 0, 0, 0};
+      CHECK(mlcc_sched_valid(n, &t, width_only) == d->wide);
     }
     memcpy(n->sched, sched, sizeof(n->sched));
-    mlcc_status_t es = mlcc_codegen_eval_node(g, n);
+    mlcc_status_t es = mlcc_codegen_eval_node_planned(g, n, t.vector_bytes);
     CHECK_OK(es);
     int64_t yn = mlcc_shape_numel_unchecked(&y->shape);
     if (es == NULL && y->data != NULL) {
@@ -533,6 +542,22 @@ static void test_conv_winograd_space(void) {
                       .pad = 1, .pack = true, .winograd = true}, 6, 1);
 }
 
+// The channel-vector kernel (planned for 64-byte vectors, as on AVX-512):
+// width (columns per segment) and vectors (channel vectors per block, a
+// divisor of the packed block): a 7x7 3x3 layer with blocks of 32 packed,
+// a narrow 1x1 (25 pixels), and a strided 3x3 in the ONNX layout (blocks of
+// 48 channels: vectors 1 and 3).
+static void test_conv_channel_vector_space(void) {
+#if defined(__x86_64__)
+  dc_case((dc_case_t){.c = 16, .m = 64, .group = 1, .h = 7, .w = 7, .k = 3, .st = 1,
+                      .pad = 1, .pack = true, .wide = true}, 15, 2);
+  dc_case((dc_case_t){.c = 32, .m = 32, .group = 1, .h = 5, .w = 5, .k = 1, .st = 1,
+                      .pad = 0, .pack = true, .wide = true}, 10, 2);
+  dc_case((dc_case_t){.c = 8, .m = 48, .group = 1, .h = 14, .w = 14, .k = 3, .st = 2,
+                      .pad = 1, .pack = false, .wide = true}, 15, 2);
+#endif
+}
+
 // The default schedule leaves the kernel key as it is; any other changes it
 // and comes back when reset; the tuning keys ignore the schedule and the
 // exact-CPU key differs from the features-only key.
@@ -600,6 +625,7 @@ int main(void) {
   RUN(test_conv_depthwise_space);
   RUN(test_conv_dense_space);
   RUN(test_conv_winograd_space);
+  RUN(test_conv_channel_vector_space);
   RUN(test_key_default_unchanged);
   RUN(test_untunable_op);
   return TEST_EXIT();
