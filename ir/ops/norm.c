@@ -125,7 +125,7 @@ mlcc_status_t mlcc_infer_check_instancenorm(mlcc_node_t* node) {
 // GroupNormalization: X [N, C, D...] (rank >= 3), attribute num_groups G
 // (required, divides C), epsilon (1e-5). scale and bias are [G] at opset 18
 // (one value per group) and [C] at opset 21 (per channel). Opset 21's
-// stash_type (default 1: the statistics in float32) must be 1.
+// stash_type (default 1: the statistics in float32) may be 1 or 11 (float64).
 mlcc_status_t mlcc_infer_groupnorm(mlcc_node_t* node) {
   mlcc_value_t *x = NULL, *scale = NULL, *b = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
@@ -169,10 +169,19 @@ mlcc_status_t mlcc_infer_groupnorm(mlcc_node_t* node) {
   if (node->opset >= 21) {
     int64_t stash = 1;
     MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "stash_type", 1, &stash));
-    if (stash != 1) {
+    // stash_type is the TensorProto type of the statistics: float (1) and
+    // double (11) are implemented; float16 (10) and bfloat16 (16) are not;
+    // anything else is no float type.
+    if (stash == 10 || stash == 16) {
       return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                              "GroupNormalization with stash_type=%lld is not supported (only "
-                              "1, float32 statistics)",
+                              "GroupNormalization with stash_type=%lld (%s statistics) is not "
+                              "supported (only 1, float32, and 11, float64)",
+                              (long long)stash, stash == 10 ? "float16" : "bfloat16");
+    }
+    if (stash != 1 && stash != 11) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "GroupNormalization stash_type must name a float type (1 float, "
+                              "10 float16, 11 double, 16 bfloat16); got %lld",
                               (long long)stash);
     }
   }

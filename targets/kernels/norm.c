@@ -368,20 +368,41 @@ static mlcc_status_t emit_groupnorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
   MLCC_RETURN_IF_ERROR(need_numel(node, scale, "scale", per_channel ? c : groups));
   MLCC_RETURN_IF_ERROR(need_numel(node, bias, "bias", per_channel ? c : groups));
   const int64_t cpg = c / groups;
+  // The statistics' type: stash_type (21: 1 float, 11 double; 18: float).
+  int64_t stash = 1;
+  if (node->opset >= 21) MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "stash_type", 1, &stash));
+  if (stash != 1 && stash != 11) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "GroupNormalization stash_type %lld",
+                            (long long)stash);
+  }
+  const mlcc_dtype_t st = stash == 11 ? MLCC_DTYPE_F64 : MLCC_DTYPE_F32;
   mlcc_loop_t l_n = mlcc_emit_for(ctx, 0, n, "n");
   mlcc_loop_t l_g = mlcc_emit_for(ctx, 0, groups, "g");
   LLVMValueRef base = imulc(ctx, imad(ctx, l_n.iv, groups, l_g.iv), cpg * inner);
   LLVMValueRef mean, inv;
-  block_stats(ctx, x, dt, base, cpg * inner, eps, &mean, &inv);
+  block_stats(ctx, x, st == dt ? dt : st, base, cpg * inner, eps, &mean, &inv);
   mlcc_loop_t l_c = mlcc_emit_for(ctx, 0, cpg, "c");
   LLVMValueRef p = per_channel ? imad(ctx, l_g.iv, cpg, l_c.iv) : l_g.iv;
-  LLVMValueRef a = LLVMBuildFMul(ctx->b, load_as(ctx, scale, p, dt), inv, "");
-  LLVMValueRef b = load_as(ctx, bias, p, dt);
   LLVMValueRef cbase = iadd(ctx, base, imulc(ctx, l_c.iv, inner));
+  LLVMValueRef a = NULL, b = load_as(ctx, bias, p, dt), s = NULL;
+  if (st == dt) {
+    a = LLVMBuildFMul(ctx->b, load_as(ctx, scale, p, dt), inv, "");
+  } else {
+    s = load_as(ctx, scale, p, dt);
+  }
   mlcc_loop_t l_i = mlcc_emit_for(ctx, 0, inner, "i");
-  LLVMValueRef idx = iadd(ctx, cbase, l_i.iv);
-  LLVMValueRef d = LLVMBuildFSub(ctx->b, mlcc_emit_load(ctx, x, idx), mean, "");
-  MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, idx, mlcc_emit_fmuladd(ctx, d, a, b)));
+  LLVMValueRef idx = iadd(ctx, cbase, l_i.iv), y;
+  if (st == dt) {
+    LLVMValueRef d = LLVMBuildFSub(ctx->b, mlcc_emit_load(ctx, x, idx), mean, "");
+    y = mlcc_emit_fmuladd(ctx, d, a, b);
+  } else {
+    // The function body of GroupNormalization-21: normalize in the stash
+    // type, cast back to X's type, then scale and bias.
+    LLVMValueRef d = LLVMBuildFSub(ctx->b, load_as(ctx, x, idx, st), mean, "");
+    LLVMValueRef xn = mlcc_emit_convert(ctx, LLVMBuildFMul(ctx->b, d, inv, ""), st, dt);
+    y = mlcc_emit_fmuladd(ctx, xn, s, b);
+  }
+  MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, idx, y));
   mlcc_emit_loop_end(ctx, &l_i);
   mlcc_emit_loop_end(ctx, &l_c);
   mlcc_emit_loop_end(ctx, &l_g);

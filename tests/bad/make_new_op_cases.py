@@ -1573,6 +1573,23 @@ many("pad19_wrap", "ok", [
 ])
 
 
+def groupnorm21(stash):
+    return one("GroupNormalization", ["x", "s", "b"], ["y"], [vi("x", F, [1, 4, 3])],
+               [vi("y", F, None)], [const("s", np.ones(4, np.float32)),
+                                    const("b", np.zeros(4, np.float32))], 21, num_groups=2,
+               stash_type=stash)
+
+
+many("groupnorm21_stash", "error", [
+    ("undefined", lambda: groupnorm21(0)),
+    ("int32", lambda: groupnorm21(6)),
+    ("float16", lambda: groupnorm21(10)),
+])
+many("groupnorm21_stash", "ok", [
+    ("double", lambda: groupnorm21(11)),
+])
+
+
 @case("known")
 def known_fold_memory_loop():
     # Each of 4096 unrolled iterations folds a 32 MiB constant (Expand): the

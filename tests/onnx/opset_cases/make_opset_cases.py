@@ -716,6 +716,21 @@ def groupnorm18_per_group():
 CASES["groupnorm18_per_group"] = groupnorm18_per_group
 CASES["groupnorm21_per_channel"] = lambda: groupnorm_case("groupnorm21_per_channel", 21, 2, 6,
                                                           eps=1e-3)
+def groupnorm21_stash(name, stash, dtype):
+    spec = groupnorm_case(name, 21, 3, 6)
+    spec.nodes[0].attribute.append(helper.make_attribute("stash_type", stash))
+    spec.feeds = [(n, a.astype(dtype)) for n, a in spec.feeds]
+    spec.inits = [(n, a.astype(dtype)) for n, a in spec.inits]
+    spec.outputs = [("y", F32 if dtype == np.float32 else TensorProto.DOUBLE)]
+    return spec
+
+
+# stash_type 11: float32 X with the statistics in double; 1 on double X:
+# the statistics in float32 (the function body casts X to the stash type).
+CASES["groupnorm21_stash_double"] = lambda: groupnorm21_stash(
+    "groupnorm21_stash_double", 11, np.float32)
+CASES["groupnorm21_double_x_stash_float"] = lambda: groupnorm21_stash(
+    "groupnorm21_double_x_stash_float", 1, np.float64)
 CASES["groupnorm21_groups_eq_channels"] = lambda: groupnorm_case(
     "groupnorm21_groups_eq_channels", 21, 6, 6)
 
