@@ -121,6 +121,26 @@ static bool plan_dw(const mlcc_node_t* node, qconv_geom_t* q) {
   return true;
 }
 
+// Depthwise convolutions on x86-64: their own kernel over whole planes
+// (emit_dw_plane, below).
+enum { DWP_LANES = 16 };
+
+// Plane rows and row width (bytes) of emit_dw_plane for |q|.
+static int64_t dwp_rows(const qconv_geom_t* q) { return (q->oh - 1) * q->sh + (q->kh - 1) * q->dh + 1; }
+static int64_t dwp_width(const qconv_geom_t* q) {
+  int64_t nblk = (q->ow + DWP_LANES - 1) / DWP_LANES;
+  return nblk * DWP_LANES * q->sw + (q->kw - 1) * q->dw;
+}
+
+// Fills |q| and returns true when emit_dw_plane takes |node| on |target|:
+// a depthwise node plan_dw takes, x86-64, the padded plane within the stack
+// limit.
+static bool plan_dw_plane(const mlcc_node_t* node, const mlcc_target_t* target,
+                          qconv_geom_t* q) {
+  if (target == NULL || target->arch != MLCC_ARCH_X86_64 || !plan_dw(node, q)) return false;
+  return dwp_rows(q) * dwp_width(q) <= ROWS_MAX_BYTES;
+}
+
 bool mlcc_qgemm_conv_takes(const mlcc_node_t* node) {
   qconv_geom_t q;
   return node != NULL && plan(node, &q);
@@ -150,21 +170,32 @@ void mlcc_qgemm_pack_conv_weights(const uint8_t* src, int64_t m, int64_t cg, int
 }
 
 int64_t mlcc_qgemm_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
-  (void)target;
   qconv_geom_t q;
   if (node == NULL) return 0;
-  bool dw = plan_dw(node, &q);
-  if (!dw && (!plan(node, &q) || !packed(node, &q))) return 0;  // reference loops
-  int64_t units = q.batch * q.group * q.oh;
+  int64_t units;
+  if (plan_dw_plane(node, target, &q)) {
+    units = q.batch * q.group;  // emit_dw_plane: one per (image, group)
+  } else {
+    bool dw = plan_dw(node, &q);
+    if (!dw && (!plan(node, &q) || !packed(node, &q))) return 0;  // reference loops
+    units = q.batch * q.group * q.oh;
+  }
   // A split pays for itself from about a million MACs.
   int64_t macs = q.batch * q.m * q.oh * q.ow * q.k;
   return units >= 2 && macs >= (1 << 20) ? units : 0;
 }
 
-int64_t mlcc_qgemm_conv_stack_bytes(const mlcc_node_t* node) {
+int64_t mlcc_qgemm_conv_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* only) {
   qconv_geom_t q;
   if (node == NULL) return 0;
-  if (plan_dw(node, &q)) return 2 * q.kh * q.wp + 64;
+  if (plan_dw(node, &q)) {
+    int64_t rows = 2 * q.kh * q.wp + 64;
+    // emit_dw_plane (x86-64: any Linux target set includes it, |only| NULL).
+    if (only != NULL && only->arch != MLCC_ARCH_X86_64) return rows;
+    int64_t plane = dwp_rows(&q) * dwp_width(&q);
+    if (plane > ROWS_MAX_BYTES) return rows;
+    return plane + 64 > rows ? plane + 64 : rows;
+  }
   if (!plan(node, &q)) return 0;
   // int16 rows + int32 per-column sums + int32 per-pixel sums + slack.
   return 2 * q.kh * q.wp * q.cg + 4 * q.kh * q.wp + 4 * q.ow + 64;
@@ -529,6 +560,228 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
     mlcc_emit_if_end(ctx, &br);
   }
   mlcc_emit_loop_end(ctx, &lo);
+  mlcc_emit_loop_end(ctx, &lmm);
+  mlcc_emit_loop_end(ctx, &lu);
+  return status;
+}
+
+// Depthwise kernel on x86 (emit_dw_plane): one parallel unit per (image,
+// group). The group's input plane is copied once, raw, into a stack plane
+// padded with the x zero point (DWP_LANES-byte vector copies), so the
+// padding adds (x_zp - x_zp) * w = 0 like the spec's zero padding and no
+// pixel needs a border test. Then per output row, DWP_LANES adjacent output
+// pixels at a time: for each tap, acc += ext(plane[oh*sh + kh*dh][ow*sw +
+// kw*dw ...]) * (w - w_zp) in int32 lanes (stride 2..4: a load of
+// DWP_LANES*sw bytes and every sw-th lane), and
+//   sum (x - x_zp)(w - w_zp) = sum x (w - w_zp) - x_zp * sum (w - w_zp),
+// all int32 and wrapping, so the result is bit-identical to the reference
+// (emit_dw and quant.c). The requantization is qgemm.h's float formula on
+// the lanes; full vectors are stored whole, the row's last partial one with
+// a masked store.
+// A store of vector |v| at element |idx| of |node|'s output 0, lanes whose
+// |mask| bit is set (all lanes when |mask| is NULL); only for an unfused
+// kernel (the caller checks).
+static void dwp_store(mlcc_emit_ctx_t* ctx, const mlcc_value_t* y, LLVMValueRef idx,
+                      LLVMValueRef v, LLVMValueRef mask) {
+  LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(v));
+  LLVMValueRef p = gep(ctx, et, mlcc_emit_ptr(ctx, y), idx);
+  if (mask == NULL) {
+    LLVMSetAlignment(LLVMBuildStore(ctx->b, v, p), 1);
+    return;
+  }
+  const char* name = "llvm.masked.store";
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMTypeRef ov[2] = {LLVMTypeOf(v), LLVMTypeOf(p)};
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ctx->module, id, ov, 2);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(ctx->llctx, id, ov, 2);
+  LLVMValueRef args[4] = {v, p, LLVMConstInt(ctx->t_i32, 1, 0), mask};
+  LLVMBuildCall2(ctx->b, fty, fn, args, 4, "");
+}
+
+static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                   const qconv_geom_t* qp, bool* out_done) {
+  qconv_geom_t q = *qp;
+  bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
+  mlcc_quant_conv_operands_t ops;
+  mlcc_quant_conv_operands(node, &ops);
+  const mlcc_value_t *x = ops.x, *w = ops.w, *xz = ops.x_zero, *wz = ops.w_zero;
+  const mlcc_value_t *xs = ops.x_scale, *ws = ops.w_scale, *ys = ops.y_scale, *yz = ops.y_zero;
+  const mlcc_value_t *bias = ops.bias, *y = ops.y;
+  LLVMValueRef xp = mlcc_emit_ptr(ctx, x);
+  if (xp == NULL || mlcc_emit_ptr(ctx, y) == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: data or output is not a kernel argument",
+                            mlcc_op_name(node->op));
+  }
+  *out_done = true;
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i8 = ctx->t_i8, i32 = ctx->t_i32, f32 = ctx->t_f32;
+  const unsigned V = DWP_LANES;
+  LLVMTypeRef vi = LLVMVectorType(i32, V), vf = LLVMVectorType(f32, V), vb = LLVMVectorType(i8, V);
+  bool x_u8 = x->dtype == MLCC_DTYPE_U8;
+  bool w_pc = numel_or(wz, 1) != 1, ws_pc = numel_or(ws, 1) != 1;
+  const mlcc_kernel_t* k = ctx->kernel;
+  bool fused = k != NULL && k->n_nodes > 1 && k->nodes[0] == node;
+  int64_t hp = dwp_rows(&q), wpl = dwp_width(&q);
+  int64_t nblk = (q.ow + V - 1) / V;
+  LLVMValueRef plane = entry_array(ctx, i8, hp * wpl);
+  LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
+  LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
+  LLVMValueRef xz8 = LLVMBuildTrunc(b, xzv, i8, "");
+  LLVMValueRef xsv = NULL, ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
+  if (qlinear) {
+    xsv = ld_f32(ctx, xs, c64(ctx, 0), 1.f);
+    ysv = ld_f32(ctx, ys, c64(ctx, 0), 1.f);
+    yzf = zp_f32(ctx, yz);
+    mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
+  }
+  // One parallel unit per (image, group): units [rb, re).
+  LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : c64(ctx, 0);
+  LLVMValueRef re = ctx->range_end ? ctx->range_end : c64(ctx, q.batch * q.group);
+  mlcc_loop_t lu = mlcc_emit_loop_begin(ctx, rb, re, 1, "qpu");
+  LLVMValueRef n_iv = LLVMBuildUDiv(b, lu.iv, c64(ctx, q.group), "");
+  LLVMValueRef g_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.group), "");
+  LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, g_iv), q.h * q.w);
+  // The plane: x_zero_point everywhere, then the image rows at (ph, pw).
+  {
+    LLVMValueRef fill = splat(ctx, xz8, V);
+    int64_t nfill = hp * wpl / V;
+    mlcc_loop_t lf = mlcc_emit_for(ctx, 0, nfill, "qpf");
+    LLVMSetAlignment(LLVMBuildStore(b, fill, gep(ctx, i8, plane, imulc(ctx, lf.iv, V))), 1);
+    mlcc_emit_loop_end(ctx, &lf);
+    for (int64_t t = nfill * V; t < hp * wpl; ++t) {
+      LLVMBuildStore(b, xz8, gep(ctx, i8, plane, c64(ctx, t)));
+    }
+    // Image rows ih in [r0, r1) land on plane rows ih + ph; columns [0, cw).
+    int64_t r0 = q.ph > 0 ? 0 : -q.ph, r1 = hp - q.ph < q.h ? hp - q.ph : q.h;
+    int64_t c0 = q.pw > 0 ? 0 : -q.pw;
+    int64_t cw = wpl - q.pw < q.w ? wpl - q.pw : q.w;  // image columns [c0, cw)
+    if (r1 > r0 && cw > c0) {
+      int64_t len = cw - c0, nv = len / V;
+      mlcc_loop_t lr = mlcc_emit_for(ctx, r0, r1, "qpr");
+      LLVMValueRef src = iadd(ctx, x_img, iaddc(ctx, imulc(ctx, lr.iv, q.w), c0));
+      LLVMValueRef dst = iaddc(ctx, imulc(ctx, lr.iv, wpl), q.ph * wpl + q.pw + c0);
+      if (nv > 0) {
+        mlcc_loop_t lc = mlcc_emit_for(ctx, 0, nv, "qpc");
+        LLVMValueRef o = imulc(ctx, lc.iv, V);
+        LLVMValueRef l = vload(ctx, i8, V, xp, iadd(ctx, src, o), 1);
+        LLVMSetAlignment(LLVMBuildStore(b, l, gep(ctx, i8, plane, iadd(ctx, dst, o))), 1);
+        mlcc_emit_loop_end(ctx, &lc);
+      }
+      if (nv * V < len) {
+        mlcc_loop_t lc = mlcc_emit_for(ctx, nv * V, len, "qpt");
+        LLVMValueRef l = LLVMBuildLoad2(b, i8, gep(ctx, i8, xp, iadd(ctx, src, lc.iv)), "");
+        LLVMBuildStore(b, l, gep(ctx, i8, plane, iadd(ctx, dst, lc.iv)));
+        mlcc_emit_loop_end(ctx, &lc);
+      }
+      mlcc_emit_loop_end(ctx, &lr);
+    }
+  }
+  // Output channels of this group (the channel multiplier).
+  mlcc_loop_t lmm = mlcc_emit_for(ctx, 0, q.mg, "qpm");
+  LLVMValueRef m = imad(ctx, g_iv, q.mg, lmm.iv);
+  LLVMValueRef wzm = ld_i32(ctx, wz, w_pc ? m : c64(ctx, 0));
+  int64_t n_taps = q.kh * q.kw;
+  bool unroll_taps = n_taps <= 49;
+  LLVMValueRef taps[49];
+  // bias' = bias - x_zero_point * sum_t (w[t] - w_zp)
+  LLVMValueRef wsum = zero32;
+  if (unroll_taps) {
+    for (int64_t t = 0; t < n_taps; ++t) {
+      LLVMValueRef wt = LLVMBuildSub(b, ld_i32(ctx, w, imad(ctx, m, n_taps, c64(ctx, t))), wzm, "");
+      wsum = LLVMBuildAdd(b, wsum, wt, "");
+      taps[t] = splat(ctx, wt, V);
+    }
+  } else {
+    LLVMValueRef ws_var = mlcc_emit_var(ctx, i32, zero32);
+    mlcc_loop_t lt = mlcc_emit_for(ctx, 0, n_taps, "qpws");
+    LLVMValueRef wt = LLVMBuildSub(b, ld_i32(ctx, w, imad(ctx, m, n_taps, lt.iv)), wzm, "");
+    LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, i32, ws_var, ""), wt, ""), ws_var);
+    mlcc_emit_loop_end(ctx, &lt);
+    wsum = LLVMBuildLoad2(b, i32, ws_var, "");
+  }
+  LLVMValueRef bm = bias != NULL ? ld_i32(ctx, bias, m) : zero32;
+  bm = LLVMBuildSub(b, bm, LLVMBuildMul(b, xzv, wsum, ""), "");
+  LLVMValueRef bv = splat(ctx, bm, V);
+  LLVMValueRef multv = NULL, yzv = NULL, qlov = NULL, qhiv = NULL;
+  if (qlinear) {
+    LLVMValueRef wsm = ld_f32(ctx, ws, ws_pc ? m : c64(ctx, 0), 1.f);
+    multv = splat(ctx, LLVMBuildFDiv(b, LLVMBuildFMul(b, xsv, wsm, ""), ysv, "mult"), V);
+    yzv = splat(ctx, yzf, V);
+    qlov = splat(ctx, qlo, V);
+    qhiv = splat(ctx, qhi, V);
+  }
+  LLVMValueRef y_ch = imulc(ctx, imad(ctx, n_iv, q.m, m), q.oh * q.ow);
+  mlcc_loop_t loh = mlcc_emit_for(ctx, 0, q.oh, "qpoh");
+  LLVMValueRef prow = imulc(ctx, loh.iv, q.sh * wpl);
+  LLVMValueRef y_row = iadd(ctx, y_ch, imulc(ctx, loh.iv, q.ow));
+  mlcc_loop_t lb = mlcc_emit_for(ctx, 0, nblk, "qpb");
+  LLVMValueRef ow0 = imulc(ctx, lb.iv, V);
+  LLVMValueRef base = iadd(ctx, prow, imulc(ctx, ow0, q.sw));
+  // One tap: V pixels' inputs at stride sw, extended to int32, times |wtap|.
+  #define DWP_TAP(ACC, AT, WTAP)                                                      \
+    do {                                                                             \
+      LLVMValueRef xl_ = vload(ctx, i8, (unsigned)(V * q.sw), plane, (AT), 1);       \
+      if (q.sw > 1) xl_ = lanes_of(ctx, xl_, NULL, 0, (unsigned)q.sw, V);            \
+      LLVMValueRef p_ = LLVMBuildMul(b, ext(ctx, xl_, x_u8, vi), (WTAP), "");        \
+      (ACC) = LLVMBuildAdd(b, (ACC), p_, "");                                        \
+    } while (0)
+  LLVMValueRef acc = LLVMConstNull(vi);
+  if (unroll_taps) {
+    for (int64_t a = 0; a < q.kh; ++a) {
+      for (int64_t e = 0; e < q.kw; ++e) {
+        DWP_TAP(acc, iaddc(ctx, base, a * q.dh * wpl + e * q.dw), taps[a * q.kw + e]);
+      }
+    }
+  } else {
+    LLVMValueRef accv = mlcc_emit_var(ctx, vi, LLVMConstNull(vi));
+    mlcc_loop_t la = mlcc_emit_for(ctx, 0, q.kh, "qpta");
+    mlcc_loop_t le = mlcc_emit_for(ctx, 0, q.kw, "qpte");
+    LLVMValueRef wt = LLVMBuildSub(
+        b, ld_i32(ctx, w, iadd(ctx, imulc(ctx, m, n_taps), imad(ctx, la.iv, q.kw, le.iv))), wzm, "");
+    LLVMValueRef at = iadd(ctx, base, iadd(ctx, imulc(ctx, la.iv, q.dh * wpl), imulc(ctx, le.iv, q.dw)));
+    LLVMValueRef a0 = LLVMBuildLoad2(b, vi, accv, "");
+    DWP_TAP(a0, at, splat(ctx, wt, V));
+    LLVMBuildStore(b, a0, accv);
+    mlcc_emit_loop_end(ctx, &le);
+    mlcc_emit_loop_end(ctx, &la);
+    acc = LLVMBuildLoad2(b, vi, accv, "");
+  }
+  #undef DWP_TAP
+  LLVMValueRef outv = LLVMBuildAdd(b, acc, bv, "");
+  if (qlinear) {
+    LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, outv, vf, ""), multv, "");
+    f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
+    f = LLVMBuildFAdd(b, f, yzv, "");
+    f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, qlov);
+    f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, qhiv);
+    outv = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, vi, ""), vb, "");
+  }
+  mlcc_status_t status = mlcc_ok_status();
+  LLVMValueRef y_at = iadd(ctx, y_row, ow0);
+  if (fused) {  // a fused chain runs per element (not expected after quant-fuse)
+    for (unsigned l = 0; l < V && status == NULL; ++l) {
+      LLVMValueRef o = iaddc(ctx, ow0, l);
+      mlcc_if_t br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLT, o, c64(ctx, q.ow), ""));
+      LLVMValueRef e = LLVMBuildExtractElement(b, outv, LLVMConstInt(i32, l, 0), "");
+      status = mlcc_emit_store_output(ctx, node, 0, iaddc(ctx, y_at, l), e);
+      mlcc_emit_if_end(ctx, &br);
+    }
+  } else if (q.ow % V == 0) {
+    dwp_store(ctx, y, y_at, outv, NULL);
+  } else {
+    // Blocks before the last are full; the last one stores OW % V lanes.
+    LLVMValueRef full = LLVMBuildICmp(b, LLVMIntSLT, lb.iv, c64(ctx, nblk - 1), "");
+    mlcc_if_t br = mlcc_emit_if_begin(ctx, full);
+    dwp_store(ctx, y, y_at, outv, NULL);
+    mlcc_emit_if_else(ctx, &br);
+    LLVMValueRef mk[DWP_LANES];
+    int64_t rest = q.ow - (nblk - 1) * V;
+    for (unsigned l = 0; l < V; ++l) mk[l] = LLVMConstInt(ctx->t_i1, (int64_t)l < rest, 0);
+    dwp_store(ctx, y, y_at, outv, LLVMConstVector(mk, V));
+    mlcc_emit_if_end(ctx, &br);
+  }
+  mlcc_emit_loop_end(ctx, &lb);
+  mlcc_emit_loop_end(ctx, &loh);
   mlcc_emit_loop_end(ctx, &lmm);
   mlcc_emit_loop_end(ctx, &lu);
   return status;
@@ -1236,6 +1489,7 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
                                    bool* out_done) {
   *out_done = false;
   qconv_geom_t q;
+  if (plan_dw_plane(node, ctx->target, &q)) return emit_dw_plane(ctx, node, &q, out_done);
   if (plan_dw(node, &q)) return emit_dw(ctx, node, &q, out_done);
   if (!plan(node, &q)) return mlcc_ok_status();
   // Dispatch: depthwise (above); the x86 register blocks (their layout is
