@@ -795,12 +795,95 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
 // kernel's sdot form shifts by 128 for uint8 x and 0 for int8 x, the blocked
 // VNNI form by 0 and -128, making the bytes uint8).
 // colsum[kh][iw'] = sum_c (x - x_zero_point) and pixsum[ow] = the window sum
-// of each output pixel (for the weight zero point).
+// of each output pixel (for the weight zero point). With |vec| (x86) the
+// interior columns of the first cg / 8 * 8 channels are packed by vectors
+// (emit_pack_rows_vec), the same values.
+// The transpose of the 16 byte vectors |v| (<16 x i8>, row r = v[r]): in
+// place, v[i] lane r = the old v[r] lane i. Four rounds of the perfect
+// shuffle (interleave v[i] with v[i + 8]: punpcklbw / punpckhbw on x86).
+static void transpose16(mlcc_emit_ctx_t* ctx, LLVMValueRef* v) {
+  LLVMValueRef lo[16], hi[16], nv[16];
+  for (unsigned k = 0; k < 8; ++k) {
+    lo[2 * k] = LLVMConstInt(ctx->t_i32, k, 0);
+    lo[2 * k + 1] = LLVMConstInt(ctx->t_i32, 16 + k, 0);
+    hi[2 * k] = LLVMConstInt(ctx->t_i32, 8 + k, 0);
+    hi[2 * k + 1] = LLVMConstInt(ctx->t_i32, 24 + k, 0);
+  }
+  LLVMValueRef mlo = LLVMConstVector(lo, 16), mhi = LLVMConstVector(hi, 16);
+  for (int round = 0; round < 4; ++round) {
+    for (int i = 0; i < 8; ++i) {
+      nv[2 * i] = LLVMBuildShuffleVector(ctx->b, v[i], v[i + 8], mlo, "");
+      nv[2 * i + 1] = LLVMBuildShuffleVector(ctx->b, v[i], v[i + 8], mhi, "");
+    }
+    memcpy(v, nv, sizeof(nv));
+  }
+}
+
+// The vector part of emit_pack_rows (x86): for packed row |kh_iv| of image
+// row |ih| (valid), columns iw' in [pw, pw + 16 * nvec) and channels [0, cv)
+// (cv a multiple of 8): per block of 16 columns and 16 (or 8) channels, one
+// <16 x i8> load per channel row, a byte transpose, and one store per column
+// of the channels' packed values (int8 x ^ 0x80 when |flip|, else x; or
+// int16 x - x_zero_point); colsum[kh][iw'] = the columns' sum over [0, cv).
+static void emit_pack_rows_vec(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const mlcc_value_t* x,
+                               LLVMValueRef xzv, bool flip, bool dot8, LLVMValueRef rows,
+                               LLVMValueRef colsum, LLVMValueRef x_img, LLVMValueRef ih,
+                               LLVMValueRef kh_iv, int64_t nvec, int64_t cv) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i8 = ctx->t_i8, i16 = ctx->t_i16, i32 = ctx->t_i32;
+  bool x_u8 = x->dtype == MLCC_DTYPE_U8;
+  LLVMValueRef xp = mlcc_emit_ptr(ctx, x);
+  LLVMTypeRef v16i32 = LLVMVectorType(i32, 16);
+  LLVMValueRef sum = mlcc_emit_var(ctx, v16i32, NULL);
+  mlcc_loop_t lv = mlcc_emit_for(ctx, 0, nvec, "qgvw");
+  LLVMValueRef icol = imulc(ctx, lv.iv, 16);  // image column of lane 0
+  LLVMValueRef x_row = iadd(ctx, iadd(ctx, x_img, imulc(ctx, ih, q->w)), icol);
+  LLVMValueRef iw0 = iaddc(ctx, icol, q->pw);  // packed column of lane 0
+  LLVMBuildStore(b, LLVMConstNull(v16i32), sum);
+  for (int64_t c0 = 0; c0 < cv; c0 += 16) {
+    int64_t cb = cv - c0 >= 16 ? 16 : 8;
+    LLVMValueRef v[16];
+    LLVMValueRef s = LLVMBuildLoad2(b, v16i32, sum, "");
+    for (int64_t c = 0; c < 16; ++c) {
+      if (c >= cb) {
+        v[c] = LLVMConstNull(LLVMVectorType(i8, 16));
+        continue;
+      }
+      v[c] = vload(ctx, i8, 16, xp, iadd(ctx, x_row, c64(ctx, (c0 + c) * q->h * q->w)), 1);
+      s = LLVMBuildAdd(b, s, ext(ctx, v[c], x_u8, v16i32), "");
+    }
+    LLVMBuildStore(b, s, sum);
+    transpose16(ctx, v);
+    for (int64_t j = 0; j < 16; ++j) {
+      LLVMValueRef t = lanes_of(ctx, v[j], NULL, 0, 1, (unsigned)cb);
+      LLVMValueRef at = iaddc(ctx, imulc(ctx, iadd(ctx, imulc(ctx, iaddc(ctx, iw0, j), q->kh), kh_iv),
+                                         q->cg), c0);
+      LLVMValueRef st;
+      if (dot8) {
+        if (flip) t = LLVMBuildXor(b, t, splat(ctx, LLVMConstInt(i8, 0x80, 0), (unsigned)cb), "");
+        st = LLVMBuildStore(b, t, gep(ctx, i8, rows, at));
+        LLVMSetAlignment(st, 1);
+      } else {
+        LLVMTypeRef vw = LLVMVectorType(i16, (unsigned)cb);
+        LLVMValueRef w16 = LLVMBuildSub(b, ext(ctx, t, x_u8, vw),
+                                        splat(ctx, LLVMBuildTrunc(b, xzv, i16, ""), (unsigned)cb), "");
+        st = LLVMBuildStore(b, w16, gep(ctx, i16, rows, at));
+        LLVMSetAlignment(st, 2);
+      }
+    }
+  }
+  LLVMValueRef cs = LLVMBuildSub(b, LLVMBuildLoad2(b, v16i32, sum, ""),
+                                 splat(ctx, LLVMBuildMul(b, xzv, LLVMConstInt(i32, (unsigned long long)cv, 0), ""), 16), "");
+  LLVMValueRef st = LLVMBuildStore(b, cs, gep(ctx, i32, colsum, iadd(ctx, imulc(ctx, kh_iv, q->wp), iw0)));
+  LLVMSetAlignment(st, 4);
+  mlcc_emit_loop_end(ctx, &lv);
+}
+
 static void emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const mlcc_value_t* x,
                            LLVMValueRef xzv, LLVMValueRef xz8, int64_t xshift_c, bool dot8,
                            LLVMValueRef rows,
                            LLVMValueRef colsum, LLVMValueRef pixsum, LLVMValueRef x_img,
-                           LLVMValueRef oh_iv) {
+                           LLVMValueRef oh_iv, bool vec) {
   LLVMBuilderRef b = ctx->b;
   LLVMTypeRef i32 = ctx->t_i32;
   LLVMTypeRef row_t = dot8 ? ctx->t_i8 : ctx->t_i16;
@@ -810,14 +893,36 @@ static void emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const ml
   LLVMValueRef ih = iadd(ctx, imulc(ctx, oh_iv, q->sh), iaddc(ctx, imulc(ctx, lkh.iv, q->dh), -q->ph));
   LLVMValueRef ih_ok = LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q->h), "");
   LLVMValueRef ihc = LLVMBuildSelect(b, ih_ok, ih, c64(ctx, 0), "");
+  // x86: the columns [pw, pw + 16 * nvec) of channels [0, cv) by vectors
+  // (emit_pack_rows_vec); the scalar loop below does the rest.
+  int64_t span = q->wp - q->pw < q->w ? q->wp - q->pw : q->w;
+  int64_t nvec = vec && span > 0 ? span / 16 : 0;
+  int64_t cv = vec ? q->cg / 8 * 8 : 0;
+  if (nvec == 0 || cv == 0) nvec = cv = 0;
+  if (nvec > 0) {
+    mlcc_if_t br = mlcc_emit_if_begin(ctx, ih_ok);
+    emit_pack_rows_vec(ctx, q, x, xzv, dot8 && xshift_c != 0, dot8, rows, colsum, x_img, ih,
+                       lkh.iv, nvec, cv);
+    mlcc_emit_if_end(ctx, &br);
+  }
   mlcc_loop_t liw = mlcc_emit_for(ctx, 0, q->wp, "qgiw");
   LLVMValueRef iw = iaddc(ctx, liw.iv, -q->pw);
   LLVMValueRef ok = LLVMBuildAnd(b, ih_ok, LLVMBuildICmp(b, LLVMIntULT, iw, c64(ctx, q->w), ""), "");
   LLVMValueRef iwc = LLVMBuildSelect(b, ok, iw, c64(ctx, 0), "");
   LLVMValueRef x_at = iadd(ctx, x_img, imad(ctx, ihc, q->w, iwc));
   LLVMValueRef r_at = imulc(ctx, imad(ctx, liw.iv, q->kh, lkh.iv), q->cg);
+  LLVMValueRef cs_at = gep(ctx, i32, colsum, imad(ctx, lkh.iv, q->wp, liw.iv));
   LLVMValueRef sum = mlcc_emit_var(ctx, i32, zero32);
-  mlcc_loop_t lc = mlcc_emit_for(ctx, 0, q->cg, "qgc");
+  LLVMValueRef cbeg = c64(ctx, 0);
+  if (nvec > 0) {  // a vector column: its channels from cv on, its sum so far
+    LLVMValueRef in_vec = LLVMBuildAnd(
+        b, ih_ok, LLVMBuildICmp(b, LLVMIntULT, iw, c64(ctx, 16 * nvec), ""), "");
+    cbeg = LLVMBuildSelect(b, in_vec, c64(ctx, cv), cbeg, "");
+    mlcc_if_t br = mlcc_emit_if_begin(ctx, in_vec);
+    LLVMBuildStore(b, LLVMBuildLoad2(b, i32, cs_at, ""), sum);
+    mlcc_emit_if_end(ctx, &br);
+  }
+  mlcc_loop_t lc = mlcc_emit_loop_begin(ctx, cbeg, c64(ctx, q->cg), 1, "qgc");
   LLVMValueRef xraw = ld_i32(ctx, x, iadd(ctx, x_at, imulc(ctx, lc.iv, q->h * q->w)));
   LLVMValueRef xv = LLVMBuildSub(b, xraw, xzv, "");
   xv = LLVMBuildSelect(b, ok, xv, zero32, "");
@@ -830,8 +935,7 @@ static void emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const ml
   LLVMSetAlignment(st, dot8 ? 1 : 2);
   LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, i32, sum, ""), xv, ""), sum);
   mlcc_emit_loop_end(ctx, &lc);
-  LLVMBuildStore(b, LLVMBuildLoad2(b, i32, sum, ""),
-                 gep(ctx, i32, colsum, imad(ctx, lkh.iv, q->wp, liw.iv)));
+  LLVMBuildStore(b, LLVMBuildLoad2(b, i32, sum, ""), cs_at);
   mlcc_emit_loop_end(ctx, &liw);
   mlcc_emit_loop_end(ctx, &lkh);
   // Window sums per output pixel (for the weight zero point).
@@ -853,7 +957,7 @@ void mlcc_qgemm_emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q,
                                const mlcc_value_t* x, LLVMValueRef xzv, LLVMValueRef rows,
                                LLVMValueRef colsum, LLVMValueRef pixsum, LLVMValueRef x_img,
                                LLVMValueRef oh_iv) {
-  emit_pack_rows(ctx, q, x, xzv, xzv, 0, false, rows, colsum, pixsum, x_img, oh_iv);
+  emit_pack_rows(ctx, q, x, xzv, xzv, 0, false, rows, colsum, pixsum, x_img, oh_iv, false);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1162,13 +1266,17 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
   mlcc_emit_loop_end(ctx, &lsg);
 
   //--- Epilogue per pixel: zero-point correction, bias, requantization
-  // (qgemm.h) on the channel lanes, then the stores of the valid outputs
-  // (one vector store for 8 adjacent channels, else one per lane).
+  // (qgemm.h) on the channel lanes, then the stores of the valid outputs:
+  // for 8 adjacent channels one vector store (matmul) or, when the tile's
+  // pixels are all valid and channels are strided (conv), a byte transpose
+  // of the tile and one QB_NP-byte store per channel; else one per lane.
   mlcc_status_t status = mlcc_ok_status();
-  for (int j = 0; j < QB_NP && status == NULL; ++j) {
+  const mlcc_kernel_t* kern = ctx->kernel;
+  bool fused = kern != NULL && kern->n_nodes > 1 && kern->nodes[0] == r->node;
+  LLVMValueRef outs[QB_NP][QB_NV];
+  for (int j = 0; j < QB_NP; ++j) {
     LLVMValueRef psv = splat(ctx, LLVMBuildLoad2(b, i32, gep(ctx, i32, r->pixsum, pix[j]), ""),
                              QB_L);
-    LLVMValueRef outv[QB_NV];
     for (int v = 0; v < nv; ++v) {
       LLVMValueRef a = LLVMBuildLoad2(b, vi, r->acc[v][j], "");
       a = LLVMBuildSub(b, a, LLVMBuildMul(b, wzv[v], psv, ""), "");
@@ -1177,34 +1285,76 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
         a = LLVMBuildSub(b, a, LLVMBuildMul(b, splat(ctx, r->xz8, QB_L), wsv, ""), "");
       }
       a = LLVMBuildAdd(b, a, biasv[v], "");
-      outv[v] = a;
+      outs[j][v] = a;
       if (r->qlinear) {
         LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, a, vf, ""), multv[v], "");
         f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
         f = LLVMBuildFAdd(b, f, splat(ctx, r->yzf, QB_L), "");
         f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, splat(ctx, r->qlo, QB_L));
         f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, splat(ctx, r->qhi, QB_L));
-        outv[v] = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, vi, ""), LLVMVectorType(i8, QB_L), "");
+        outs[j][v] = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, vi, ""), LLVMVectorType(i8, QB_L), "");
       }
     }
+  }
+  LLVMValueRef y_blk = iadd(ctx, r->y_base, imulc(ctx, m0, r->y_ch));
+  bool transpose = r->qlinear && !fused && r->y_ch != 1 && r->y_pix == 1;
+  for (int v = 0; v < nv; ++v) transpose = transpose && cnt[v] == QB_L;
+  mlcc_if_t tbr;
+  if (transpose) {
+    LLVMValueRef all = LLVMBuildICmp(b, LLVMIntSLE, iaddc(ctx, lj.iv, QB_NP), r->npix, "");
+    tbr = mlcc_emit_if_begin(ctx, all);
+    for (int v = 0; v < nv; ++v) {
+      // Concatenate the pixels' <QB_L x i8> (pixel-major), then one shuffle
+      // to channel-major: lane c * QB_NP + j = pixel j, channel c.
+      LLVMValueRef cat[QB_NP + 1];
+      unsigned n = QB_NP, w = QB_L;
+      for (int j = 0; j < QB_NP; ++j) cat[j] = outs[j][v];
+      while (n > 1) {
+        if (n % 2 != 0) cat[n++] = LLVMConstNull(LLVMTypeOf(cat[0]));
+        for (unsigned k = 0; k < n / 2; ++k) {
+          cat[k] = lanes_of(ctx, cat[2 * k], cat[2 * k + 1], 0, 1, 2 * w);
+        }
+        n /= 2;
+        w *= 2;
+      }
+      LLVMValueRef idx[QB_L * QB_NP];
+      for (unsigned c = 0; c < QB_L; ++c) {
+        for (unsigned j = 0; j < QB_NP; ++j) idx[c * QB_NP + j] = LLVMConstInt(i32, j * QB_L + c, 0);
+      }
+      LLVMValueRef t = LLVMBuildShuffleVector(b, cat[0], LLVMGetUndef(LLVMTypeOf(cat[0])),
+                                              LLVMConstVector(idx, QB_L * QB_NP), "");
+      for (unsigned c = 0; c < QB_L; ++c) {
+        LLVMValueRef row = lanes_of(ctx, t, NULL, c * QB_NP, 1, QB_NP);
+        LLVMValueRef at = iadd(ctx, iaddc(ctx, y_blk, (v * QB_L + c) * r->y_ch), lj.iv);
+        dwp_store(ctx, mlcc_node_output(r->node, 0), at, row, NULL);
+      }
+    }
+    mlcc_emit_if_else(ctx, &tbr);
+  }
+  for (int j = 0; j < QB_NP && status == NULL; ++j) {
     LLVMValueRef o = iaddc(ctx, lj.iv, j);
     mlcc_if_t br;
     if (j > 0) br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLT, o, r->npix, ""));
-    LLVMValueRef y_at = iadd(ctx, iadd(ctx, r->y_base, imulc(ctx, m0, r->y_ch)),
-                             imulc(ctx, o, r->y_pix));
+    LLVMValueRef y_at = iadd(ctx, y_blk, imulc(ctx, o, r->y_pix));
     for (int v = 0; v < nv && status == NULL; ++v) {
       if (r->y_ch == 1 && cnt[v] == QB_L) {
-        status = mlcc_emit_store_output_vec(ctx, r->node, 0, iaddc(ctx, y_at, v * QB_L), outv[v]);
+        LLVMValueRef at = iaddc(ctx, y_at, v * QB_L);
+        if (fused) {
+          status = mlcc_emit_store_output_vec(ctx, r->node, 0, at, outs[j][v]);
+        } else {
+          dwp_store(ctx, mlcc_node_output(r->node, 0), at, outs[j][v], NULL);
+        }
         continue;
       }
       for (unsigned c = 0; c < cnt[v] && status == NULL; ++c) {
-        LLVMValueRef e = LLVMBuildExtractElement(b, outv[v], LLVMConstInt(i32, c, 0), "");
+        LLVMValueRef e = LLVMBuildExtractElement(b, outs[j][v], LLVMConstInt(i32, c, 0), "");
         status = mlcc_emit_store_output(ctx, r->node, 0,
                                         iaddc(ctx, y_at, (v * QB_L + c) * r->y_ch), e);
       }
     }
     if (j > 0) mlcc_emit_if_end(ctx, &br);
   }
+  if (transpose) mlcc_emit_if_end(ctx, &tbr);
   mlcc_emit_loop_end(ctx, &lj);
   return status;
 }
@@ -1295,7 +1445,7 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
   LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, imulc(ctx, g_iv, q.cg)), q.h * q.w);
   emit_pack_rows(ctx, &q, x, xzv, r.xz8, r.kg == 4 ? xshift : 0, r.kg == 4, r.rows, colsum,
-                 r.pixsum, x_img, oh_iv);
+                 r.pixsum, x_img, oh_iv, true);
   r.ch0 = imulc(ctx, g_iv, q.mg);
   r.y_base = iadd(ctx, imulc(ctx, n_iv, q.m * q.oh * q.ow), imulc(ctx, oh_iv, q.ow));
   mlcc_status_t status = qb_unit(ctx, &r, q.mg);
@@ -1581,7 +1731,8 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
   LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, imulc(ctx, g_iv, q.cg)), q.h * q.w);
 
-  emit_pack_rows(ctx, &q, x, xzv, xz8, x_u8 ? 128 : 0, dot8, rows, colsum, pixsum, x_img, oh_iv);
+  emit_pack_rows(ctx, &q, x, xzv, xz8, x_u8 ? 128 : 0, dot8, rows, colsum, pixsum, x_img, oh_iv,
+                 ctx->target != NULL && ctx->target->arch == MLCC_ARCH_X86_64);
 
   //--- Compute: MR output channels x nr pixels per register block.
   mlcc_loop_t lm = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, q.mg), MR, "qgm");

@@ -331,6 +331,23 @@ def main():
     matmul_integer_case(out, "qk_mmint_k1", u8(rng, (10, 1)), s8(rng, (1, 20)), 3,
                         rng.integers(-128, 128, 20).astype(np.int8))
 
+    # The x86 vector packing of the input rows (emit_pack_rows_vec: 16
+    # columns x 16 or 8 channels per byte transpose, the scalar loop for the
+    # rest): 24 channels (16 + 8) over 37 columns (two vectors and a tail);
+    # 13 channels (8 + 5) of int8 x at -128 with uint8 weights (the int16
+    # rows), stride 2 and a width dilation; 1x1 with two groups of 16
+    # channels over 48 columns, int8 y saturating at both ends.
+    qlinear_conv_case(out, "qk_pack_vec_u8_3x3", rng, u8(rng, (1, 24, 7, 37)),
+                      s8(rng, (20, 24, 3, 3)), 0.02, 131, rng.uniform(0.001, 0.01, 20), 0,
+                      0.05, 120, np.uint8, bias=rng.integers(-3000, 3000, 20),
+                      pads=(1, 1, 1, 1))
+    qlinear_conv_case(out, "qk_pack_vec_s8_u8w_stride2", rng, s8(rng, (2, 13, 6, 50)),
+                      u8(rng, (9, 13, 3, 3)), 0.03, -128, 0.002, 128, 0.1, 7, np.uint8,
+                      pads=(2, 1, 0, 3), strides=(2, 2), dil=(1, 2))
+    qlinear_conv_case(out, "qk_pack_vec_1x1_groups", rng, u8(rng, (1, 32, 3, 48)),
+                      s8(rng, (6, 16, 1, 1)), 0.05, 0, rng.uniform(0.01, 0.05, 6), 0,
+                      0.01, 0, np.int8, bias=rng.integers(-20000, 20000, 6), group=2)
+
     # Depthwise (the emit_dw kernel): odd channel counts, widths that fill no
     # vector, stride 2, a channel multiplier of 2, dilation, 1-D.
     qlinear_conv_case(out, "qk_dw3x3_pad", rng, u8(rng, (1, 13, 9, 19)), s8(rng, (13, 1, 3, 3)),
