@@ -10,7 +10,7 @@ live-set bound (memory.fused.peak_live_bytes), and on rv32/rv32f the guest
 instructions of one inference (minstret under qemu -icount shift=0; the Arm
 boards have no such counter in qemu 7.2, so speed is not measured there).
 
-  bench/mcu_figures.py --mlcc build/mlcc [--models DIR] [--target T ...] [--flag F ...]
+  bench/mcu_figures.py --mlcc build/mlcc [--models DIR] [--model M ...] [--target T ...] [--flag F ...]
       [--int8 QDIR]
 
 With --int8 QDIR the models are the QDQ int8 versions scripts/quantize.py wrote
@@ -86,6 +86,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mlcc", required=True)
     ap.add_argument("--models", default=os.path.join(HERE, "..", "..", "shared", "models", "tiny"))
+    ap.add_argument("--model", action="append", help="only this model (repeatable)")
     ap.add_argument("--target", action="append")
     ap.add_argument("--flag", action="append", default=[], help="extra mlcc flag")
     ap.add_argument("--int8", metavar="QDIR", help="the QDQ models of QDIR (see above)")
@@ -104,13 +105,13 @@ def main():
         print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     work = tempfile.mkdtemp(prefix="mlcc-mcu-int8-")
     try:
-        for model in MODELS:
+        for model in args.model or MODELS:
             bound = manifest[model]["memory"]["fused"]["peak_live_bytes"]
             case = int8_case(args.int8, model, work) if args.int8 else None
             for target in args.target or TARGETS:
                 r = figures(args.mlcc, args.models, model, target, args.flag, case)
                 used = r["stack_used"]
-                used_s = ("<512" if used is not None and used <= 512 else str(used))
+                used_s = str(used) if used is not None else "?"
                 ram = r["workspace"] + used if used is not None else None
                 minsn = "%.1f" % r["minsn"] if r["minsn"] is not None else "-"
                 live = r["live"] if r["live"] is not None else "?"

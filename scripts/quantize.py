@@ -13,6 +13,10 @@ default). The calibration inputs are the given TensorProto files (.pb, e.g. the
 model's test_data_set_0/input_0.pb) plus N inputs drawn from N(0,1) with a fixed
 seed, so the result is deterministic.
 
+Before calibration a BatchNormalization fed only by a Gemm is folded into the
+Gemm's weights and bias (fold_gemm_batchnorm), so the Gemm, its Relu and the
+tensors between them quantize as one layer (the MLPerf Tiny autoencoder).
+
 Formats written (both opset 13, ONNX domain only; onnx.helper builds them, the
 checker is not run):
 
@@ -117,7 +121,82 @@ def prepare(model):
         keep.append(n)
     del g.node[:]
     g.node.extend(keep)
+    fold_gemm_batchnorm(m)
     return m
+
+
+def fold_gemm_batchnorm(model):
+    """Folds a BatchNormalization (ONNX BatchNormalization, opset 9-15, inference
+    form: one output) that is the only consumer of a Gemm's 2-D output into the
+    Gemm, in place, as onnxruntime's quantization pre-processing does for
+    Conv + BatchNormalization: the Gemm [N, M] output's channel axis is 1, so with
+    s = scale / sqrt(var + epsilon) the Gemm becomes alpha' = 1, beta' = 1,
+    op(B)' = alpha * op(B) * s (per output column m) and C' = s * (beta * C - mean)
+    + bias (float64 arithmetic, stored as float32). Only a Gemm with constant B and
+    a constant C of shape [M] or [1, M] (or none), and a BatchNormalization with
+    constant parameters of shape [M], is folded; anything else is left as it is.
+    Without the fold the BatchNormalization between Gemm and Relu stays float
+    (the quantized Gemm could not fuse its Relu, and the float tensors cost RAM)."""
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    outputs = {o.name for o in g.output}
+    users = {}
+    for n in g.node:
+        for x in n.input:
+            users.setdefault(x, []).append(n)
+    drop = set()
+    for n in g.node:
+        if n.op_type != "Gemm" or n.output[0] in outputs or len(users.get(n.output[0], [])) != 1:
+            continue
+        bn = users[n.output[0]][0]
+        if bn.op_type != "BatchNormalization" or len(bn.output) != 1 or bn.input[0] != n.output[0]:
+            continue
+        if attr(n, "transA", 0) or len(n.input) < 2 or n.input[1] not in inits:
+            continue
+        if any(x not in inits for x in bn.input[1:5]):
+            continue
+        b = numpy_helper.to_array(inits[n.input[1]]).astype(np.float64)
+        if b.ndim != 2:
+            continue
+        trans_b = attr(n, "transB", 0)
+        m_dim = b.shape[0] if trans_b else b.shape[1]
+        gamma, beta_bn, mean, var = (numpy_helper.to_array(inits[x]).astype(np.float64)
+                                     for x in bn.input[1:5])
+        if any(p.shape != (m_dim,) for p in (gamma, beta_bn, mean, var)):
+            continue
+        c = np.zeros(m_dim)
+        if len(n.input) > 2 and n.input[2]:
+            if n.input[2] not in inits:
+                continue
+            c = numpy_helper.to_array(inits[n.input[2]]).astype(np.float64)
+            if c.shape not in ((m_dim,), (1, m_dim)):
+                continue
+            c = c.reshape(m_dim)
+        alpha = attr(n, "alpha", 1.0)
+        beta = attr(n, "beta", 1.0)
+        s = gamma / np.sqrt(var + attr(bn, "epsilon", 1e-5))
+        b = b * alpha * (s[:, None] if trans_b else s[None, :])
+        c = s * (beta * c - mean) + beta_bn
+        b_name = n.output[0] + "_bn_folded_B"
+        c_name = n.output[0] + "_bn_folded_C"
+        g.initializer.append(numpy_helper.from_array(b.astype(np.float32), b_name))
+        g.initializer.append(numpy_helper.from_array(c.astype(np.float32), c_name))
+        a_name = n.input[0]
+        del n.input[:]
+        n.input.extend([a_name, b_name, c_name])
+        kept = [a for a in n.attribute if a.name not in ("alpha", "beta")]
+        del n.attribute[:]
+        n.attribute.extend(kept)
+        n.output[0] = bn.output[0]
+        drop.add(id(bn))
+    if drop:
+        keep = [n for n in g.node if id(n) not in drop]
+        del g.node[:]
+        g.node.extend(keep)
+        used = {x for n in g.node for x in n.input} | {i.name for i in g.input}
+        live = [i for i in g.initializer if i.name in used]
+        del g.initializer[:]
+        g.initializer.extend(live)
 
 
 def analyse(model):

@@ -51,6 +51,22 @@ static uint64_t instructions_retired(void) {
 #endif
 }
 
+// The current stack pointer. Nothing below it belongs to a live frame (the
+// Arm AAPCS and the RISC-V psABI have no red zone), so the stack can be
+// painted right up to it.
+static inline uintptr_t stack_pointer(void) {
+  uintptr_t sp;
+#if defined(__riscv)
+  __asm__ volatile("mv %0, sp" : "=r"(sp));
+#elif defined(__arm__)
+  __asm__ volatile("mov %0, sp" : "=r"(sp));
+#else
+  volatile uint32_t here = 0;
+  sp = (uintptr_t)&here - 512;  // unknown core: keep clear of this frame
+#endif
+  return sp;
+}
+
 static void* carve(int64_t size, int64_t align) {
   if (align < 1) align = 1;
   size_t at = (arena_used + (size_t)align - 1) & ~((size_t)align - 1);
@@ -178,16 +194,17 @@ int main(void) {
     semihost_exit(4);
   }
 
-  // Paint the stack below this frame, run, and find the deepest word touched.
-  volatile uint32_t here = 0;
-  uint32_t* limit = (uint32_t*)((uintptr_t)&here - 512);
-  for (uint32_t* w = __stack_bottom; w < limit; ++w) *w = STACK_PAINT;
+  // Paint the stack below this frame's stack pointer, run, and find the
+  // deepest word touched: the bytes the run's call took, to the word.
+  uintptr_t sp = stack_pointer();
+  volatile uint32_t* limit = (volatile uint32_t*)(sp & ~(uintptr_t)3);
+  for (volatile uint32_t* w = __stack_bottom; w < limit; ++w) *w = STACK_PAINT;
   uint64_t insn0 = instructions_retired();
   int run_rc = info->run(inputs, outputs, workspace);
   uint64_t insns = instructions_retired() - insn0;
-  uint32_t* w = __stack_bottom;
+  volatile uint32_t* w = __stack_bottom;
   while (w < limit && *w == STACK_PAINT) ++w;
-  unsigned long stack_used = (unsigned long)((uintptr_t)&here - (uintptr_t)w);
+  unsigned long stack_used = (unsigned long)((uintptr_t)limit - (uintptr_t)w);
 
   put("harness: ");
   put(info->name);

@@ -16,6 +16,7 @@ Layout, for each <quant-dir>/<model>/{qdq,qop}.onnx present (docs/quantization.m
   * every int32 bias has scale x_scale * w_scale[c] (float32) and zero point 0;
   * QDQ: no QuantizeLinear between a Conv and the Relu/Clip it feeds alone;
   * the QDQ and QOperator models share their activation parameters.
+Gemm + BatchNormalization folding (quantize.prepare), against float64 numpy.
 Errors (no onnxruntime needed): a missing file, a file that is not ONNX, a model
 with two inputs, a model with a symbolic input dim exit 1 with a message naming
 the problem; no output flag exits 2.
@@ -119,6 +120,68 @@ def check_layout(path, fails):
     return act
 
 
+def check_gemm_batchnorm_fold(fails):
+    """quantize.prepare folds a BatchNormalization fed only by a Gemm into it
+    (transB 0 and 1, alpha and beta not 1, C of shape [M] and [1, M], none);
+    the folded Gemm computes the same as Gemm then BatchNormalization in float64
+    (rtol 1e-5); a Gemm whose output has a second reader keeps its
+    BatchNormalization."""
+    sys.path.insert(0, os.path.dirname(QUANTIZE))
+    import quantize
+    rng = np.random.default_rng(7)
+    n_rows, k, m = 3, 5, 4
+    x = rng.standard_normal((n_rows, k))
+    for trans_b, c_shape, alpha, beta in ((1, (m,), 0.5, 2.0), (0, (1, m), 1.0, 1.0),
+                                          (1, None, 1.5, 1.0)):
+        b = rng.standard_normal((m, k) if trans_b else (k, m))
+        c = rng.standard_normal(c_shape) if c_shape else None
+        bn = [rng.standard_normal(m), rng.standard_normal(m), rng.standard_normal(m),
+              rng.uniform(0.5, 2.0, m)]
+        inits = [numpy_helper.from_array(b.astype(np.float32), "B")]
+        gemm_in = ["x", "B"]
+        if c is not None:
+            inits.append(numpy_helper.from_array(c.astype(np.float32), "C"))
+            gemm_in.append("C")
+        for nm, v in zip(("g", "bb", "mu", "var"), bn):
+            inits.append(numpy_helper.from_array(v.astype(np.float32), nm))
+        nodes = [helper.make_node("Gemm", gemm_in, ["t"], transB=trans_b, alpha=alpha, beta=beta),
+                 helper.make_node("BatchNormalization", ["t", "g", "bb", "mu", "var"], ["u"],
+                                  epsilon=1e-3),
+                 helper.make_node("Relu", ["u"], ["y"])]
+        g = helper.make_graph(nodes, "t", [helper.make_tensor_value_info(
+            "x", TensorProto.FLOAT, [n_rows, k])], [helper.make_tensor_value_info(
+                "y", TensorProto.FLOAT, [n_rows, m])], inits)
+        folded = quantize.prepare(helper.make_model(g))
+        ops = [nd.op_type for nd in folded.graph.node]
+        what = "Gemm+BatchNormalization fold (transB %d, C %s)" % (trans_b, c_shape)
+        if ops != ["Gemm", "Relu"]:
+            fails.append("%s: ops %s, want ['Gemm', 'Relu']" % (what, ops))
+            continue
+        f = {i.name: numpy_helper.to_array(i).astype(np.float64) for i in folded.graph.initializer}
+        gm = folded.graph.node[0]
+        fb = f[gm.input[1]]
+        got = np.maximum(x @ (fb.T if trans_b else fb) + f[gm.input[2]].reshape(1, m), 0)
+        b32 = b.astype(np.float32).astype(np.float64)
+        t = alpha * (x @ (b32.T if trans_b else b32))
+        if c is not None:
+            t = t + beta * c.astype(np.float32).astype(np.float64).reshape(1, m)
+        g32, bb32, mu32, var32 = (v.astype(np.float32).astype(np.float64) for v in bn)
+        want = np.maximum((t - mu32) * g32 / np.sqrt(var32 + 1e-3) + bb32, 0)
+        if not np.allclose(got, want, rtol=1e-5, atol=1e-6):
+            fails.append("%s: max abs diff %g" % (what, np.abs(got - want).max()))
+    nodes = [helper.make_node("Gemm", ["x", "B"], ["t"], transB=1),
+             helper.make_node("BatchNormalization", ["t", "g", "bb", "mu", "var"], ["u"]),
+             helper.make_node("Add", ["u", "t"], ["y"])]
+    inits = [numpy_helper.from_array(np.ones((m, k), np.float32), "B")] + [
+        numpy_helper.from_array(np.ones(m, np.float32), nm) for nm in ("g", "bb", "mu", "var")]
+    g = helper.make_graph(nodes, "t", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, [n_rows, k])], [helper.make_tensor_value_info(
+            "y", TensorProto.FLOAT, [n_rows, m])], inits)
+    ops = [nd.op_type for nd in quantize.prepare(helper.make_model(g)).graph.node]
+    if ops != ["Gemm", "BatchNormalization", "Add"]:
+        fails.append("Gemm with two readers: ops %s, want the BatchNormalization kept" % ops)
+
+
 def run_quantize(args, expect_rc, expect_text, fails, what):
     p = subprocess.run([sys.executable, QUANTIZE] + args, capture_output=True, text=True)
     if p.returncode != expect_rc or expect_text not in p.stderr:
@@ -146,6 +209,7 @@ def main():
             fails.append("%s: QDQ and QOperator parameters differ for %s" % (m, diff[:3]))
         checked += 1
 
+    check_gemm_batchnorm_fold(fails)
     work = tempfile.mkdtemp(prefix="mlcc-qtest-")
     out = os.path.join(work, "o.onnx")
     ort = ["--ort-dir", args.ort_dir] if args.ort_dir else []
@@ -177,7 +241,8 @@ def main():
     for f in fails:
         print("FAIL quant.quantize: " + f)
     if not fails:
-        print("PASS quant.quantize: layout of %d quantized models, error handling" % checked)
+        print("PASS quant.quantize: layout of %d quantized models, Gemm + BatchNormalization "
+              "fold, error handling" % checked)
     return 1 if fails else 0
 
 
