@@ -780,12 +780,14 @@ mlcc_status_t mlcc_infer_pad(mlcc_node_t* node) {
                               "size %lld and pads %lld/%lld",
                               (int)d, (long long)in, (long long)b, (long long)e);
     }
-    if (wrap && (b < 0 || e < 0 || (in == 0 && (b > 0 || e > 0)))) {
-      return mlcc_make_status(in == 0 ? MLCC_STATUS_INVALID_MODEL : MLCC_STATUS_UNIMPLEMENTED,
-                              in == 0 ? "Pad mode 'wrap' cannot pad axis %d of size 0"
-                                      : "Pad mode 'wrap' with negative pads (cropping) is not "
-                                        "supported; axis %d has pads %lld/%lld",
-                              (int)d, (long long)b, (long long)e);
+    // Wrap with negative pads crops first and wraps the cropped extent
+    // (targets/kernels/shape.c), which must then not be empty.
+    if (wrap && (b > 0 || e > 0) &&
+        in - (b < 0 ? -b : 0) - (e < 0 ? -e : 0) <= 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Pad mode 'wrap' cannot pad axis %d: size %lld, cropped by pads "
+                              "%lld/%lld, leaves nothing to wrap",
+                              (int)d, (long long)in, (long long)b, (long long)e);
     }
     if (edge && in == 0 && (b > 0 || e > 0)) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,

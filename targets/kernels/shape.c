@@ -806,6 +806,13 @@ static mlcc_status_t pad_kernel(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                               (long long)in->shape.dims[d]);
     }
     want.dims[d] = o;
+    const int64_t kept = in->shape.dims[d] + (pads[d] < 0 ? pads[d] : 0) +
+                         (pads[r + d] < 0 ? pads[r + d] : 0);
+    if (m == PAD_WRAP && (pads[d] > 0 || pads[r + d] > 0) && kept <= 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Pad mode 'wrap' has nothing to wrap on axis %d (pads %lld,%lld)",
+                              d, (long long)pads[d], (long long)pads[r + d]);
+    }
   }
   if (!mlcc_shape_equal(&want, &out->shape)) {
     return shape_mismatch(node, "output shape", &want, &out->shape);
@@ -841,10 +848,16 @@ static mlcc_status_t pad_kernel(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
           LLVMValueRef hi = LLVMBuildICmp(b, LLVMIntSGE, i, i64c(ctx, n), "hi");
           i = LLVMBuildSelect(b, hi, LLVMBuildSub(b, i64c(ctx, 2 * (n - 1)), i, "rh"), i, "r1");
         } else if (m == PAD_WRAP) {
-          // i in [-pads_begin, n + pads_end): ((i mod n) + n) mod n
-          LLVMValueRef rem = LLVMBuildSRem(b, i, i64c(ctx, n), "wr");
+          // Negative pads crop first (cb at the start, ce at the end) and the
+          // torus is the cropped extent nc (onnxruntime's order; numpy.pad, the
+          // ONNX reference, has no negative widths): cb + ((i - cb) mod nc).
+          const int64_t cb = pads[d] < 0 ? -pads[d] : 0, ce = pads[r + d] < 0 ? -pads[r + d] : 0;
+          const int64_t nc = n - cb - ce;
+          if (cb != 0) i = LLVMBuildSub(b, i, i64c(ctx, cb), "wc");
+          LLVMValueRef rem = LLVMBuildSRem(b, i, i64c(ctx, nc), "wr");
           LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, rem, i64c(ctx, 0), "wneg");
-          i = LLVMBuildSelect(b, neg, LLVMBuildAdd(b, rem, i64c(ctx, n), "wp"), rem, "w");
+          i = LLVMBuildSelect(b, neg, LLVMBuildAdd(b, rem, i64c(ctx, nc), "wp"), rem, "w");
+          if (cb != 0) i = LLVMBuildAdd(b, i, i64c(ctx, cb), "wu");
         }
         i = clamp_i64(ctx, i, 0, n - 1);
       }

@@ -1534,6 +1534,22 @@ many("resize18", "ok", [
 ])
 
 
+def pad19_wrap(pads):
+    return one("Pad", ["x", "pads"], ["y"], [vi("x", F, [2, 3])], [vi("y", F, None)],
+               [const("pads", np.array(pads, np.int64))], 19, mode="wrap")
+
+
+many("pad19_wrap", "error", [
+    ("crop_all_then_pad", lambda: pad19_wrap([0, -3, 0, 2])),
+    ("crop_beyond_dim", lambda: pad19_wrap([0, 1, 0, -5])),
+])
+many("pad19_wrap", "ok", [
+    ("crop_only", lambda: pad19_wrap([0, -1, 0, -1])),
+    ("crop_to_empty", lambda: pad19_wrap([0, -2, 0, -1])),
+    ("crop_to_one_then_pad", lambda: pad19_wrap([0, 4, 0, -2])),
+])
+
+
 @case("known")
 def known_fold_memory_loop():
     # Each of 4096 unrolled iterations folds a 32 MiB constant (Expand): the

@@ -443,6 +443,34 @@ def pad19_wrap_axes_larger_than_dim():
 CASES["pad19_wrap_axes_larger_than_dim"] = pad19_wrap_axes_larger_than_dim
 
 
+def pad_wrap_crop_ref(x, pads):
+    """Pad-19 'wrap' with negative pads: the negative ones crop first, then
+    numpy.pad mode='wrap' pads the cropped tensor (onnxruntime's order; the
+    ONNX reference's numpy.pad has no negative widths)."""
+    r = x.ndim
+    crop = tuple(slice(max(0, -pads[d]), x.shape[d] - max(0, -pads[d + r])) for d in range(r))
+    return np.pad(x[crop], [(max(0, pads[d]), max(0, pads[d + r])) for d in range(r)],
+                  mode="wrap")
+
+
+def pad19_wrap_negative(name, pads, axes=None):
+    spec = pad_case(name, 19, "wrap", pads, axes=axes)
+    full = list(pads)
+    if axes is not None:  # scatter the per-axis pads over all 3 dims
+        full = [0] * 6
+        for k, a in enumerate(axes):
+            full[a % 3], full[a % 3 + 3] = pads[k], pads[k + len(axes)]
+    spec.numpy_ref = lambda f: [pad_wrap_crop_ref(f["x"], full)]
+    return spec
+
+
+# Crop one side, wrap the other, per axis.
+CASES["pad19_wrap_negative_pads"] = lambda: pad19_wrap_negative(
+    "pad19_wrap_negative_pads", [0, -1, 2, 0, 2, -1])
+CASES["pad19_wrap_negative_pads_axes"] = lambda: pad19_wrap_negative(
+    "pad19_wrap_negative_pads_axes", [1, -2, -1, 3], axes=[1, 2])
+
+
 # --- ScatterElements / ScatterND 18: reduction max and min ----------------------
 @case
 def scatterelements18_max_min():
