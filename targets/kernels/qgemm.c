@@ -349,7 +349,7 @@ static LLVMValueRef splat(mlcc_emit_ctx_t* ctx, LLVMValueRef v, unsigned n) {
 // Lanes [from, from + n) of |v|, or of concat(v, w) when |w| is given.
 static LLVMValueRef lanes_of(mlcc_emit_ctx_t* ctx, LLVMValueRef v, LLVMValueRef w,
                              unsigned from, unsigned stride, unsigned n) {
-  LLVMValueRef idx[64];
+  LLVMValueRef idx[128];
   for (unsigned i = 0; i < n; ++i) idx[i] = LLVMConstInt(ctx->t_i32, from + i * stride, 0);
   return LLVMBuildShuffleVector(ctx->b, v, w != NULL ? w : LLVMGetUndef(LLVMTypeOf(v)),
                                 LLVMConstVector(idx, n), "");
@@ -969,6 +969,9 @@ void mlcc_qgemm_emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q,
 // QB_NP pixels: 12 accumulators + 2 weight vectors + 1 broadcast = 15 of the
 // 16 ymm registers.
 enum { QB_L = 8, QB_NV = 2, QB_NB = QB_L * QB_NV, QB_NP = 6 };
+// With AVX-512 (32 vector registers; the VNNI form) a conv tile takes up to
+// QB_NP_MAX pixels: 2 * 12 accumulators + 2 + 1 = 27 registers (qb_conv_np).
+enum { QB_NP_MAX = 12 };
 
 static int64_t qblock_of(const mlcc_node_t* node) {
   const mlcc_attr_t* a = mlcc_node_attr(node, MLCC_QBLOCK_ATTR);
@@ -1076,6 +1079,23 @@ static LLVMValueRef qb_dpbusd(mlcc_emit_ctx_t* ctx, LLVMValueRef acc, LLVMValueR
   return mlcc_emit_intrinsic(ctx, "llvm.x86.avx512.vpdpbusd.256", args, 3);
 }
 
+// Pixels per conv tile for an output row of |ow| pixels: QB_NP, or with
+// |wide| (AVX-512's 32 registers) the count in [QB_NP, QB_NP_MAX] that
+// wastes the fewest pixel slots in the row's last tile (ties: the larger;
+// OW 7 and 14 take 7, OW 56 and 112 take 8).
+static int qb_conv_np(int64_t ow, bool wide) {
+  int best = QB_NP;
+  int64_t best_slots = (ow + QB_NP - 1) / QB_NP * QB_NP;
+  for (int np = QB_NP + 1; wide && np <= QB_NP_MAX; ++np) {
+    int64_t slots = (ow + np - 1) / np * np;
+    if (slots <= best_slots) {
+      best = np;
+      best_slots = slots;
+    }
+  }
+  return best;
+}
+
 // What the blocks of one unit share (emit_blocked, emit_blocked_matmul): a
 // unit is one output row of a convolution (pixels = its OW outputs) or a run
 // of rows of a matmul (pixels = rows of A, channels = columns of B).
@@ -1094,7 +1114,8 @@ typedef struct qb_unit_t {
   LLVMValueRef y_base;                 // output element of pixel 0, channel 0
   int64_t y_ch, y_pix;                 // output strides of a channel and a pixel
   LLVMValueRef xsv, ysv, yzf, qlo, qhi;
-  LLVMValueRef acc[QB_NV][QB_NP];  // <QB_L x i32> variables
+  int np;                          // pixels per tile: QB_NP, or qb_conv_np's
+  LLVMValueRef acc[QB_NV][QB_NP_MAX];  // <QB_L x i32> variables
   LLVMValueRef wsum[QB_NV];        // kg 4: per-lane sum of the weights (<QB_L x i32>)
 } qb_unit_t;
 
@@ -1102,6 +1123,7 @@ typedef struct qb_unit_t {
 // channel |mb| of the group, all pixels of the unit.
 static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef mb, int64_t bs) {
   LLVMBuilderRef b = ctx->b;
+  const int NP = r->np;
   LLVMTypeRef i8 = ctx->t_i8, i16 = ctx->t_i16, i32 = ctx->t_i32, f32 = ctx->t_f32;
   LLVMTypeRef vi = LLVMVectorType(i32, QB_L), vf = LLVMVectorType(f32, QB_L);
   LLVMTypeRef vw = LLVMVectorType(i16, 2 * QB_L);
@@ -1162,22 +1184,22 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
       }
     }
   }
-  mlcc_loop_t lj = mlcc_emit_loop_begin(ctx, c64(ctx, 0), r->npix, QB_NP, "qbj");
+  mlcc_loop_t lj = mlcc_emit_loop_begin(ctx, c64(ctx, 0), r->npix, NP, "qbj");
   for (int v = 0; v < nv; ++v) {
-    for (int j = 0; j < QB_NP; ++j) LLVMBuildStore(b, LLVMConstNull(vi), r->acc[v][j]);
+    for (int j = 0; j < NP; ++j) LLVMBuildStore(b, LLVMConstNull(vi), r->acc[v][j]);
   }
   // Pixel lj + j reads its window at rows[(lj + j) * pix_stride]; past the
   // last pixel (the last tile) it reads the last pixel's, and its results
   // are dropped.
   LLVMValueRef last = iaddc(ctx, r->npix, -1);
-  LLVMValueRef pix[QB_NP], pbase[QB_NP];
-  for (int j = 0; j < QB_NP; ++j) {
+  LLVMValueRef pix[QB_NP_MAX], pbase[QB_NP_MAX];
+  for (int j = 0; j < NP; ++j) {
     pix[j] = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, lj.iv, j), last);
     pbase[j] = imulc(ctx, pix[j], r->pix_stride);
   }
   mlcc_loop_t lsg = mlcc_emit_for(ctx, 0, r->n_seg, "qbs");
-  LLVMValueRef xseg[QB_NP];
-  for (int j = 0; j < QB_NP; ++j) xseg[j] = iadd(ctx, pbase[j], imulc(ctx, lsg.iv, r->seg_stride));
+  LLVMValueRef xseg[QB_NP_MAX];
+  for (int j = 0; j < NP; ++j) xseg[j] = iadd(ctx, pbase[j], imulc(ctx, lsg.iv, r->seg_stride));
   LLVMValueRef wseg = iadd(ctx, wblk, imulc(ctx, lsg.iv, r->seg_len * bs));
   if (r->kg == 4) {
     // Quads: bytes x' (uint8) times int8 w, vpdpbusd.
@@ -1190,7 +1212,7 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
         LLVMValueRef l = vload(ctx, i8, 4 * cnt[v], r->wp, iaddc(ctx, wat, 4 * v * QB_L), 1);
         wv[v] = LLVMBuildBitCast(b, qb_pad(ctx, l, 4 * cnt[v], 4 * QB_L), vi, "");
       }
-      for (int j = 0; j < QB_NP; ++j) {
+      for (int j = 0; j < NP; ++j) {
         // The quad x'[k..k+3] as one i32, broadcast (vpbroadcastd).
         LLVMValueRef at = gep(ctx, i8, r->rows, iadd(ctx, xseg[j], imulc(ctx, lq.iv, 4)));
         LLVMValueRef qd = LLVMBuildLoad2(b, i32, at, "");
@@ -1211,7 +1233,7 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
         LLVMValueRef l = vload(ctx, i8, cnt[v], r->wp, iaddc(ctx, wat, v * QB_L), 1);
         wt[v] = LLVMBuildSExt(b, qb_pad(ctx, l, cnt[v], QB_L), vi, "");
       }
-      for (int j = 0; j < QB_NP; ++j) {
+      for (int j = 0; j < NP; ++j) {
         LLVMValueRef at = gep(ctx, i8, r->rows, iaddc(ctx, xseg[j], nq * 4 + t));
         LLVMValueRef x1 = LLVMBuildZExt(b, LLVMBuildLoad2(b, i8, at, ""), i32, "");
         LLVMValueRef xs = splat(ctx, x1, QB_L);
@@ -1231,7 +1253,7 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
         LLVMValueRef l = vload(ctx, i8, 2 * cnt[v], r->wp, iaddc(ctx, wat, 2 * v * QB_L), 1);
         wv[v] = ext(ctx, qb_pad(ctx, l, 2 * cnt[v], 2 * QB_L), r->w_u8, vw);
       }
-      for (int j = 0; j < QB_NP; ++j) {
+      for (int j = 0; j < NP; ++j) {
         // The pair (x[k], x[k + 1]) as one i32, broadcast (vpbroadcastd).
         LLVMValueRef at = gep(ctx, i16, r->rows, iadd(ctx, xseg[j], imulc(ctx, lp.iv, 2)));
         LLVMValueRef pr = LLVMBuildLoad2(b, i32, at, "");
@@ -1252,7 +1274,7 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
         LLVMValueRef l = vload(ctx, i8, cnt[v], r->wp, iaddc(ctx, wat, v * QB_L), 1);
         wt[v] = ext(ctx, qb_pad(ctx, l, cnt[v], QB_L), r->w_u8, vi);
       }
-      for (int j = 0; j < QB_NP; ++j) {
+      for (int j = 0; j < NP; ++j) {
         LLVMValueRef at = gep(ctx, i16, r->rows, iaddc(ctx, xseg[j], r->seg_len - 1));
         LLVMValueRef x1 = LLVMBuildSExt(b, LLVMBuildLoad2(b, i16, at, ""), i32, "");
         LLVMValueRef xs = splat(ctx, x1, QB_L);
@@ -1269,12 +1291,12 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
   // (qgemm.h) on the channel lanes, then the stores of the valid outputs:
   // for 8 adjacent channels one vector store (matmul) or, when the tile's
   // pixels are all valid and channels are strided (conv), a byte transpose
-  // of the tile and one QB_NP-byte store per channel; else one per lane.
+  // of the tile and one np-byte store per channel; else one per lane.
   mlcc_status_t status = mlcc_ok_status();
   const mlcc_kernel_t* kern = ctx->kernel;
   bool fused = kern != NULL && kern->n_nodes > 1 && kern->nodes[0] == r->node;
-  LLVMValueRef outs[QB_NP][QB_NV];
-  for (int j = 0; j < QB_NP; ++j) {
+  LLVMValueRef outs[QB_NP_MAX][QB_NV];
+  for (int j = 0; j < NP; ++j) {
     LLVMValueRef psv = splat(ctx, LLVMBuildLoad2(b, i32, gep(ctx, i32, r->pixsum, pix[j]), ""),
                              QB_L);
     for (int v = 0; v < nv; ++v) {
@@ -1301,14 +1323,14 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
   for (int v = 0; v < nv; ++v) transpose = transpose && cnt[v] == QB_L;
   mlcc_if_t tbr;
   if (transpose) {
-    LLVMValueRef all = LLVMBuildICmp(b, LLVMIntSLE, iaddc(ctx, lj.iv, QB_NP), r->npix, "");
+    LLVMValueRef all = LLVMBuildICmp(b, LLVMIntSLE, iaddc(ctx, lj.iv, NP), r->npix, "");
     tbr = mlcc_emit_if_begin(ctx, all);
     for (int v = 0; v < nv; ++v) {
       // Concatenate the pixels' <QB_L x i8> (pixel-major), then one shuffle
-      // to channel-major: lane c * QB_NP + j = pixel j, channel c.
-      LLVMValueRef cat[QB_NP + 1];
-      unsigned n = QB_NP, w = QB_L;
-      for (int j = 0; j < QB_NP; ++j) cat[j] = outs[j][v];
+      // to channel-major: lane c * NP + j = pixel j, channel c.
+      LLVMValueRef cat[QB_NP_MAX + 1];
+      unsigned n = (unsigned)NP, w = QB_L;
+      for (int j = 0; j < NP; ++j) cat[j] = outs[j][v];
       while (n > 1) {
         if (n % 2 != 0) cat[n++] = LLVMConstNull(LLVMTypeOf(cat[0]));
         for (unsigned k = 0; k < n / 2; ++k) {
@@ -1317,21 +1339,21 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
         n /= 2;
         w *= 2;
       }
-      LLVMValueRef idx[QB_L * QB_NP];
+      LLVMValueRef idx[QB_L * QB_NP_MAX];
       for (unsigned c = 0; c < QB_L; ++c) {
-        for (unsigned j = 0; j < QB_NP; ++j) idx[c * QB_NP + j] = LLVMConstInt(i32, j * QB_L + c, 0);
+        for (unsigned j = 0; j < (unsigned)NP; ++j) idx[c * NP + j] = LLVMConstInt(i32, j * QB_L + c, 0);
       }
       LLVMValueRef t = LLVMBuildShuffleVector(b, cat[0], LLVMGetUndef(LLVMTypeOf(cat[0])),
-                                              LLVMConstVector(idx, QB_L * QB_NP), "");
+                                              LLVMConstVector(idx, QB_L * (unsigned)NP), "");
       for (unsigned c = 0; c < QB_L; ++c) {
-        LLVMValueRef row = lanes_of(ctx, t, NULL, c * QB_NP, 1, QB_NP);
+        LLVMValueRef row = lanes_of(ctx, t, NULL, c * (unsigned)NP, 1, (unsigned)NP);
         LLVMValueRef at = iadd(ctx, iaddc(ctx, y_blk, (v * QB_L + c) * r->y_ch), lj.iv);
         dwp_store(ctx, mlcc_node_output(r->node, 0), at, row, NULL);
       }
     }
     mlcc_emit_if_else(ctx, &tbr);
   }
-  for (int j = 0; j < QB_NP && status == NULL; ++j) {
+  for (int j = 0; j < NP && status == NULL; ++j) {
     LLVMValueRef o = iaddc(ctx, lj.iv, j);
     mlcc_if_t br;
     if (j > 0) br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLT, o, r->npix, ""));
@@ -1423,8 +1445,9 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
     mlcc_qgemm_act_bounds(ctx, node, ops.y->dtype, r.ysv, r.yzf, &r.qlo, &r.qhi);
   }
   LLVMTypeRef vi = LLVMVectorType(i32, QB_L);
+  r.np = qb_conv_np(q.ow, r.kg == 4);  // VNNI-512 implies AVX-512's registers
   for (int v = 0; v < QB_NV; ++v) {
-    for (int j = 0; j < QB_NP; ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
+    for (int j = 0; j < r.np; ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
     r.wsum[v] = mlcc_emit_var(ctx, vi, NULL);
   }
   r.k = q.k;
@@ -1588,6 +1611,7 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
                           &r.qhi);
   }
   LLVMTypeRef vi = LLVMVectorType(i32, QB_L);
+  r.np = QB_NP;
   for (int v = 0; v < QB_NV; ++v) {
     for (int j = 0; j < QB_NP; ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
     r.wsum[v] = mlcc_emit_var(ctx, vi, NULL);
