@@ -47,8 +47,12 @@
 //   int8 weights (exact, non-saturating, 32 MACs per ymm instruction); the
 //   epilogue subtracts x_zero_point' * sum_k w (per block, by vpdpbusd with
 //   1 1 1 1) and w_zero_point * sum_k (x - x_zero_point), all int32 and
-//   wrapping: bit-identical to the other forms. No horizontal
-//   reduction; the epilogue works on channel lanes. QLinearMatMul /
+//   wrapping: bit-identical to the other forms. The VNNI conv tile takes
+//   6..12 pixels, chosen per layer for the fewest idle slots (AVX-512's 32
+//   registers). No horizontal reduction; the epilogue works on channel
+//   lanes, and a full conv tile is byte-transposed to one store of its
+//   pixels per channel. The input rows are packed by vector byte
+//   transposes (16 columns x 16 or 8 channels). QLinearMatMul /
 //   MatMulInteger with a constant 2-D B run through the same tiles
 //   (mlcc_emit_qgemm_matmul).
 // * Depthwise convolutions (C/group = 1, any channel multiplier, width
