@@ -158,16 +158,22 @@ static bool read_quant(const mlcc_node_t* node, uint32_t si, bool has_axis,
 // A walk through value-moving ops longer than this shows no quantization.
 enum { kMaxMoveDepth = 64 };
 
-// The quantization of |v| from its producer: a QuantizeLinear, QLinearConv or
-// QLinearMatMul, or a value-moving op all of whose data inputs have the same
+// The quantization of |v| from its producer: a QuantizeLinear or a QLinear*
+// op (Conv, MatMul, and the com.microsoft Add, Mul, pools, Concat), or a
+// value-moving op all of whose data inputs have the same
 // per-tensor quantization (an axis would not survive a reshape or transpose).
 static bool produced_quant(const mlcc_value_t* v, int depth, mlcc_header_quant_t* out) {
   const mlcc_node_t* p = v->producer;
   if (p == NULL || p->dead || mlcc_node_output(p, 0) != v) return false;
   if (p->op == MLCC_OP_QUANTIZE_LINEAR) return read_quant(p, 1, true, v, out);
-  if (p->op == MLCC_OP_QLINEAR_CONV || p->op == MLCC_OP_QLINEAR_MATMUL) {
+  if (p->op == MLCC_OP_QLINEAR_CONV || p->op == MLCC_OP_QLINEAR_MATMUL ||
+      p->op == MLCC_OP_QLINEAR_ADD || p->op == MLCC_OP_QLINEAR_MUL) {
     return read_quant(p, 6, false, v, out);
   }
+  if (p->op == MLCC_OP_QLINEAR_GLOBAL_AVERAGE_POOL || p->op == MLCC_OP_QLINEAR_AVERAGE_POOL) {
+    return read_quant(p, 3, false, v, out);
+  }
+  if (p->op == MLCC_OP_QLINEAR_CONCAT) return read_quant(p, 0, false, v, out);
   int32_t n_data = mlcc_quant_moved_data_inputs(p);
   uint32_t n = n_data < 0 ? p->n_inputs : (uint32_t)n_data;
   if (n == 0 || depth >= kMaxMoveDepth) return false;
@@ -185,7 +191,7 @@ static bool produced_quant(const mlcc_value_t* v, int depth, mlcc_header_quant_t
 }
 
 // The quantization of |v| from its first live reader in node order: a
-// DequantizeLinear, QLinearConv or QLinearMatMul, or a one-input value-moving
+// DequantizeLinear or a QLinear* op (as above), or a one-input value-moving
 // op whose output has one (per tensor).
 static bool read_by_quant(const mlcc_graph_t* graph, const mlcc_value_t* v, int depth,
                           mlcc_header_quant_t* out) {
@@ -195,9 +201,17 @@ static bool read_by_quant(const mlcc_graph_t* graph, const mlcc_value_t* v, int 
     if (n->op == MLCC_OP_DEQUANTIZE_LINEAR && mlcc_node_input(n, 0) == v) {
       return read_quant(n, 1, true, v, out);
     }
-    if (n->op == MLCC_OP_QLINEAR_CONV || n->op == MLCC_OP_QLINEAR_MATMUL) {
+    if (n->op == MLCC_OP_QLINEAR_CONV || n->op == MLCC_OP_QLINEAR_MATMUL ||
+        n->op == MLCC_OP_QLINEAR_ADD || n->op == MLCC_OP_QLINEAR_MUL) {
       if (mlcc_node_input(n, 0) == v) return read_quant(n, 1, false, v, out);
       if (mlcc_node_input(n, 3) == v) return read_quant(n, 4, false, v, out);
+    }
+    if ((n->op == MLCC_OP_QLINEAR_GLOBAL_AVERAGE_POOL || n->op == MLCC_OP_QLINEAR_AVERAGE_POOL) &&
+        mlcc_node_input(n, 0) == v) {
+      return read_quant(n, 1, false, v, out);
+    }
+    for (uint32_t t = 2; n->op == MLCC_OP_QLINEAR_CONCAT && t + 2 < n->n_inputs; t += 3) {
+      if (mlcc_node_input(n, t) == v) return read_quant(n, t + 1, false, v, out);
     }
     if (mlcc_quant_moved_data_inputs(n) == 1 && mlcc_node_input(n, 0) == v && depth < kMaxMoveDepth) {
       const mlcc_value_t* o = mlcc_node_output(n, 0);

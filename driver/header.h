@@ -47,9 +47,10 @@ typedef struct mlcc_header_quant_t {
 
 // Finds the quantization of |v|, a graph input (|is_input|) or output of
 // |graph| after passes, with an integer dtype: for an input, the first live
-// DequantizeLinear, QLinearConv or QLinearMatMul (in node order) that reads it;
-// for an output, its producer when that is a QuantizeLinear, QLinearConv or
-// QLinearMatMul. Ops that only move elements (Reshape, Flatten, Transpose,
+// DequantizeLinear or QLinear* op (QLinearConv, QLinearMatMul, and the
+// com.microsoft QLinearAdd, QLinearMul, QLinear pools, QLinearConcat; in node
+// order) that reads it; for an output, its producer when that is a
+// QuantizeLinear or one of those QLinear* ops. Ops that only move elements (Reshape, Flatten, Transpose,
 // Squeeze, Unsqueeze, Identity, DepthToSpace, SpaceToDepth, MaxPool,
 // GlobalMaxPool; Concat of inputs with equal parameters), as quant-fuse's int8
 // data movement leaves them, are followed when the quantization is per tensor.

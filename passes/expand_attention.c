@@ -1,23 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
-// expand-attention: Attention-23 (ONNX; Q/K/V 3-D or 4-D, GQA/MQA, is_causal,
-// scale, softcap, past_key/past_value and the present outputs) becomes the
-// ops of its definition, which have fast kernels (batched MatMul with fused
-// epilogues, Softmax):
+// expand-attention: float32 Attention-23/24 (ONNX; Q/K/V 3-D or 4-D, GQA/MQA,
+// is_causal, scale, softcap, softmax_precision, past_key/past_value, the
+// present outputs and qk_matmul_output) becomes the ops of its definition,
+// which have fast kernels (batched MatMul with fused epilogues, Softmax):
 //
 //   Q, K, V as [B, H, S, D] (3-D inputs: Reshape + Transpose)
 //   K' = Concat(past_key, K, axis 2)           V' likewise (= present_key/value)
 //   K' and V' repeated to the query heads      (Reshape, Expand, Reshape; GQA)
-//   s = MatMul(Q, Transpose(K')) * scale
-//   s = softcap * Tanh(s / softcap)            (softcap > 0)
-//   bias = M + C                               (M: the float attn_mask, or
-//                                              0 / -inf for a bool mask's
-//                                              true / false; C[i][j] = -inf
-//                                              where j > i + past under
+//   s = MatMul(Q, Transpose(K')) * scale       (qk_matmul_output mode 0)
+//   s = softcap * Tanh(s / softcap)            (softcap > 0; mode 1)
+//   bias = M + C                               (M: the additive attn_mask cast
+//                                              to float, or 0 / -inf for a
+//                                              bool mask's true / false; a
+//                                              shorter Attention-24 mask is
+//                                              -inf past its end; C[i][j] =
+//                                              -inf where j > i + past under
 //                                              is_causal, else 0)
-//   s = s + bias
-//   P = Softmax(s, axis -1)
+//   s = s + bias                               (mode 2)
+//   s = Cast(s, softmax_precision)             (double: Softmax in double;
+//                                              float16/bfloat16: rounded
+//                                              through that type, then the
+//                                              probabilities too)
+//   P = Softmax(s, axis -1), cast back to float
 //   P = Where(ReduceMax(bias, -1) > -inf, P, 0)  (fully masked rows; a
-//                                              constant for a constant mask)
+//                                              constant for a constant mask;
+//                                              mode 3)
 //   Y = MatMul(P, V')                           (3-D: Transpose + Reshape)
 //
 // the order of att_score in the reference kernel (targets/kernels/attention.c),
@@ -26,9 +33,10 @@
 // fully-masked-row errata; Softmax alone would give NaN); the guard is left
 // out when the mask is a constant without such a row. A constant mask is
 // folded into one constant bias here (fold-constants has run already).
-// Left to the reference kernel: qk_matmul_output, non-float32 inputs, and
-// bare-metal targets, where the [B, H, Sq, T] score tensor would cost SRAM
-// that the streaming kernel does not need.
+// Left to the reference kernel: non-float32 inputs, nonpad_kv_seqlen
+// (Attention-24; a run-time key count per batch), a shorter run-time mask,
+// and bare-metal targets, where the [B, H, Sq, T] score tensor would cost
+// SRAM that the streaming kernel does not need.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +211,32 @@ static mlcc_status_t causal_bias(xa_t* x, const mlcc_attention_t* a, mlcc_value_
   return s;
 }
 
+// Element |i| of constant |m| (bool, float32, float64 or an integer type;
+// see foldable_mask) as a double.
+static double elem_f64(const mlcc_value_t* m, int64_t i) {
+  const void* d = m->data;
+  switch (m->dtype) {
+    case MLCC_DTYPE_BOOL:
+    case MLCC_DTYPE_U8: return ((const uint8_t*)d)[i];
+    case MLCC_DTYPE_I8: return ((const int8_t*)d)[i];
+    case MLCC_DTYPE_U16: return ((const uint16_t*)d)[i];
+    case MLCC_DTYPE_I16: return ((const int16_t*)d)[i];
+    case MLCC_DTYPE_U32: return ((const uint32_t*)d)[i];
+    case MLCC_DTYPE_I32: return ((const int32_t*)d)[i];
+    case MLCC_DTYPE_U64: return (double)((const uint64_t*)d)[i];
+    case MLCC_DTYPE_I64: return (double)((const int64_t*)d)[i];
+    case MLCC_DTYPE_F64: return ((const double*)d)[i];
+    default: return ((const float*)d)[i];
+  }
+}
+
+// True if |m| is a constant mask that constant_bias folds (float16 masks are
+// cast at run time instead).
+static bool foldable_mask(const mlcc_value_t* m) {
+  return m != NULL && m->kind == MLCC_VALUE_CONSTANT && m->data != NULL &&
+         m->dtype != MLCC_DTYPE_F16;
+}
+
 // The additive bias of a constant attn_mask (and the causal frontier) as a
 // constant [mb, mh, Sq, T] (mb, mh: B, Hq where the mask has those axes,
 // else 1). When some query row is -inf at every key, |*open| is the bool
@@ -228,8 +262,10 @@ static mlcc_status_t constant_bias(xa_t* x, const mlcc_attention_t* a, const mlc
         for (int64_t j = 0; j < a->total; ++j, ++o) {
           int64_t mi = b * a->m_stride[0] + h * a->m_stride[1] + i * a->m_stride[2] +
                        j * a->m_stride[3];
-          float v = a->mask_kind == 1 ? (((const uint8_t*)m->data)[mi] ? 0.f : -INFINITY)
-                                      : ((const float*)m->data)[mi];
+          // Keys past a shorter (Attention-24) mask are masked.
+          float v = j >= a->m_len       ? -INFINITY
+                    : a->mask_kind == 1 ? (elem_f64(m, mi) != 0 ? 0.f : -INFINITY)
+                                        : (float)elem_f64(m, mi);
           if (a->causal && j > i + a->past) v = -INFINITY;
           c[o] = v;
           row_open = row_open || v != -INFINITY;
@@ -260,9 +296,7 @@ static mlcc_status_t attention_bias(xa_t* x, const mlcc_attention_t* a, mlcc_val
                                     mlcc_value_t** out, mlcc_value_t** open) {
   *out = NULL;
   *open = NULL;
-  if (m != NULL && m->kind == MLCC_VALUE_CONSTANT && m->data != NULL) {
-    return constant_bias(x, a, m, out, open);
-  }
+  if (foldable_mask(m)) return constant_bias(x, a, m, out, open);
   mlcc_value_t* bias = NULL;
   if (m != NULL && a->mask_kind == 1) {
     mlcc_value_t *zero = NULL, *ninf = NULL;
@@ -270,6 +304,10 @@ static mlcc_status_t attention_bias(xa_t* x, const mlcc_attention_t* a, mlcc_val
     MLCC_RETURN_IF_ERROR(scalar_f32(x, -INFINITY, &ninf));
     mlcc_value_t* ins[3] = {m, zero, ninf};
     MLCC_RETURN_IF_ERROR(add(x, MLCC_OP_WHERE, 16, ins, 3, NULL, 0, NULL, &bias));
+  } else if (m != NULL && m->dtype != MLCC_DTYPE_F32) {
+    mlcc_attr_t to;
+    int_attr("to", MLCC_DTYPE_F32, &to);
+    MLCC_RETURN_IF_ERROR(add(x, MLCC_OP_CAST, 13, &m, 1, &to, 1, NULL, &bias));
   } else if (m != NULL) {
     bias = m;
   }
@@ -302,10 +340,44 @@ static mlcc_status_t zero_masked_rows(xa_t* x, mlcc_value_t* open, mlcc_value_t*
   return add(x, MLCC_OP_WHERE, 16, ins, 3, NULL, 0, NULL, out);
 }
 
+// qk_matmul_output = Identity(|v|) when the node's mode is |mode|.
+static mlcc_status_t qk_output(xa_t* x, const mlcc_attention_t* a, int mode, mlcc_value_t* v) {
+  if (a->qk_mode != mode) return mlcc_ok_status();
+  mlcc_value_t* out = NULL;
+  return add(x, MLCC_OP_IDENTITY, 16, &v, 1, NULL, 0, x->att->outputs[3], &out);
+}
+
+static mlcc_status_t cast(xa_t* x, mlcc_value_t* v, mlcc_dtype_t to, mlcc_value_t** out) {
+  mlcc_attr_t a;
+  int_attr("to", (int64_t)to, &a);
+  return add(x, MLCC_OP_CAST, 13, &v, 1, &a, 1, NULL, out);
+}
+
+// The float32 scores |s| for a Softmax in |dt| (softmax_precision): double
+// casts to double; float16 and bfloat16 round through that type (mlcc
+// computes both as float, and only Cast reads bfloat16).
+static mlcc_status_t to_softmax_type(xa_t* x, mlcc_dtype_t dt, mlcc_value_t* s,
+                                     mlcc_value_t** out) {
+  *out = s;
+  if (dt == MLCC_DTYPE_F32) return mlcc_ok_status();
+  MLCC_RETURN_IF_ERROR(cast(x, s, dt, out));
+  if (dt == MLCC_DTYPE_F64) return mlcc_ok_status();
+  return cast(x, *out, MLCC_DTYPE_F32, out);
+}
+
+// The Softmax output |p| back in float32 (through |dt| for float16 and
+// bfloat16, as the spec's Cast to T1 of a softmax computed in |dt|).
+static mlcc_status_t from_softmax_type(xa_t* x, mlcc_dtype_t dt, mlcc_value_t* p,
+                                       mlcc_value_t** out) {
+  *out = p;
+  if (dt == MLCC_DTYPE_F32) return mlcc_ok_status();
+  if (dt != MLCC_DTYPE_F64) MLCC_RETURN_IF_ERROR(cast(x, p, dt, &p));
+  return cast(x, p, MLCC_DTYPE_F32, out);
+}
+
 // True if |node| is an Attention this pass expands.
 static bool expandable(const mlcc_node_t* node, mlcc_attention_t* a) {
   if (node->op != MLCC_OP_ATTENTION) return false;
-  if (node->n_outputs > 3 && node->outputs[3] != NULL) return false;
   if (node->outputs[0] == NULL || node->outputs[0]->dtype != MLCC_DTYPE_F32) return false;
   for (uint32_t i = 0; i < node->n_inputs; ++i) {
     if (node->inputs[i] != NULL && !node->inputs[i]->shape_known) return false;
@@ -315,6 +387,8 @@ static bool expandable(const mlcc_node_t* node, mlcc_attention_t* a) {
     mlcc_status_free(s);
     return false;
   }
+  if (a->nonpad) return false;
+  if (a->m_len < a->total && !foldable_mask(node->inputs[3])) return false;
   // Score tensors of 2^28 elements or more stay with the streaming kernel.
   double scores = (double)a->batch * (double)a->q_heads * (double)a->q_seq * (double)a->total;
   return scores < (double)(1 << 28) && a->q_heads % a->kv_heads == 0;
@@ -345,6 +419,7 @@ static mlcc_status_t expand(mlcc_graph_t* g, mlcc_node_t* node, const mlcc_atten
   MLCC_RETURN_IF_ERROR(add(&x, MLCC_OP_MATMUL, 13, qk, 2, NULL, 0, NULL, &s));
   MLCC_RETURN_IF_ERROR(scalar_f32(&x, (float)a->scale, &sc));
   MLCC_RETURN_IF_ERROR(binary(&x, MLCC_OP_MUL, s, sc, NULL, &s));
+  MLCC_RETURN_IF_ERROR(qk_output(&x, a, 0, s));
   if (a->softcap > 0) {
     mlcc_value_t *cap = NULL, *t = NULL;
     MLCC_RETURN_IF_ERROR(scalar_f32(&x, (float)a->softcap, &cap));
@@ -352,14 +427,19 @@ static mlcc_status_t expand(mlcc_graph_t* g, mlcc_node_t* node, const mlcc_atten
     MLCC_RETURN_IF_ERROR(add(&x, MLCC_OP_TANH, 13, &t, 1, NULL, 0, NULL, &t));
     MLCC_RETURN_IF_ERROR(binary(&x, MLCC_OP_MUL, t, cap, NULL, &s));
   }
+  MLCC_RETURN_IF_ERROR(qk_output(&x, a, 1, s));
   mlcc_value_t *bias = NULL, *open = NULL;
   MLCC_RETURN_IF_ERROR(attention_bias(&x, a, in[3], &bias, &open));
   if (bias != NULL) MLCC_RETURN_IF_ERROR(binary(&x, MLCC_OP_ADD, s, bias, NULL, &s));
+  MLCC_RETURN_IF_ERROR(qk_output(&x, a, 2, s));
   mlcc_attr_t axis;
   int_attr("axis", -1, &axis);
   mlcc_value_t* p = NULL;
+  MLCC_RETURN_IF_ERROR(to_softmax_type(&x, a->softmax_dt, s, &s));
   MLCC_RETURN_IF_ERROR(add(&x, MLCC_OP_SOFTMAX, 13, &s, 1, &axis, 1, NULL, &p));
+  MLCC_RETURN_IF_ERROR(from_softmax_type(&x, a->softmax_dt, p, &p));
   if (open != NULL) MLCC_RETURN_IF_ERROR(zero_masked_rows(&x, open, p, &p));
+  MLCC_RETURN_IF_ERROR(qk_output(&x, a, 3, p));
   mlcc_value_t* pv[2] = {p, ve};
   if (!three_d) return add(&x, MLCC_OP_MATMUL, 13, pv, 2, NULL, 0, y, &y);
   mlcc_value_t *o = NULL, *ot = NULL;

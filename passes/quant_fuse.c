@@ -252,8 +252,8 @@ static mlcc_status_t fold_bias(mlcc_graph_t* graph, const qconv_match_t* m, int6
 // one |op| node (opset 10) with inputs |ins| and attributes |attrs| that
 // writes the QuantizeLinear's output; on failure the chain is left as it was.
 static mlcc_status_t replace_chain(mlcc_graph_t* graph, const qconv_match_t* m, mlcc_op_t op,
-                                   mlcc_value_t** ins, uint32_t n_ins, const mlcc_attr_t* attrs,
-                                   uint32_t n_attrs, bool* out_done) {
+                                   int32_t opset, mlcc_value_t** ins, uint32_t n_ins,
+                                   const mlcc_attr_t* attrs, uint32_t n_attrs, bool* out_done) {
   mlcc_value_t* y = m->q->outputs[0];
   // Kill first so |y|'s producer becomes the new node.
   m->q->dead = true;
@@ -261,7 +261,8 @@ static mlcc_status_t replace_chain(mlcc_graph_t* graph, const qconv_match_t* m, 
   if (m->act != NULL) m->act->dead = true;
   mlcc_node_t* fused = NULL;
   mlcc_status_t s =
-      mlcc_graph_add_node(graph, op, 10, m->conv->name, ins, n_ins, &y, 1, attrs, n_attrs, &fused);
+      mlcc_graph_add_node(graph, op, opset, m->conv->name, ins, n_ins, &y, 1, attrs, n_attrs,
+                          &fused);
   if (s != NULL) {
     m->q->dead = false;
     m->conv->dead = false;
@@ -304,8 +305,8 @@ static mlcc_status_t rewrite_qconv(mlcc_graph_t* graph, const qconv_match_t* m,
   mlcc_value_t* ins[9] = {m->dq_x->inputs[0], m->dq_x->inputs[1], m->dq_x->inputs[2],
                           m->dq_w->inputs[0], m->dq_w->inputs[1], m->dq_w->inputs[2],
                           m->q->inputs[1],    m->q->inputs[2],    bias};
-  return replace_chain(graph, m, MLCC_OP_QLINEAR_CONV, ins, bias != NULL ? 9 : 8, attrs, n_attrs,
-                       out_done);
+  return replace_chain(graph, m, MLCC_OP_QLINEAR_CONV, 10, ins, bias != NULL ? 9 : 8, attrs,
+                       n_attrs, out_done);
 }
 
 //===----------------------------------------------------------------------===//
@@ -449,7 +450,7 @@ static mlcc_status_t rewrite_qmatmul(mlcc_graph_t* graph, const qconv_match_t* m
   mlcc_value_t* ins[9] = {m->dq_x->inputs[0], m->dq_x->inputs[1], m->dq_x->inputs[2],
                           b,                  m->dq_w->inputs[1], m->dq_w->inputs[2],
                           m->q->inputs[1],    m->q->inputs[2],    bias};
-  return replace_chain(graph, m, MLCC_OP_QLINEAR_MATMUL, ins, bias != NULL ? 9 : 8, attrs, na,
+  return replace_chain(graph, m, MLCC_OP_QLINEAR_MATMUL, 10, ins, bias != NULL ? 9 : 8, attrs, na,
                        out_done);
 }
 
@@ -557,6 +558,157 @@ static void rewrite_q_of_dq(mlcc_graph_t* graph, mlcc_node_t* q, bool* out_done)
   *out_done = true;
 }
 
+//===----------------------------------------------------------------------===//
+// int8 Add / Mul, average pools, Concat of other parameters (issues 16, 17)
+//===----------------------------------------------------------------------===//
+//
+//   QuantizeLinear([Relu](Add|Mul(DequantizeLinear(aq, as, az),
+//                                 DequantizeLinear(bq, bs, bz))), cs, cz)
+//     -> QLinearAdd|QLinearMul(aq, as, az, bq, bs, bz, cs, cz)   (+ mlcc.qact = 1)
+//   QuantizeLinear(GlobalAveragePool|AveragePool(DequantizeLinear(xq, xs, xz)), ys, yz)
+//     -> QLinearGlobalAveragePool|QLinearAveragePool(xq, xs, xz, ys, yz)
+//   QuantizeLinear(Concat(DequantizeLinear(xq_i, xs_i, xz_i)...), ys, yz)
+//     -> QLinearConcat(ys, yz, xq_0, xs_0, xz_0, ...)
+//
+// (com.microsoft opset 1, targets/kernels/qelementwise.c). Conditions: every
+// DequantizeLinear and the QuantizeLinear per tensor with constant
+// parameters, all of one int8/uint8 dtype; the float intermediates (the op's
+// output, the Relu's) read only by the chain. A DequantizeLinear stays while
+// other nodes read it. Numerics: QLinearAdd / QLinearMul and QLinearConcat
+// compute DQ -> op -> Q operation for operation in float32, so the rewrite
+// gives the float graph's bits; the Relu is a clamp at cz, exact because Q
+// is monotone and Q(0) = cz. The pools sum the integers exactly and
+// requantize once (M = xs / (ys * n)), within one step of the float graph's
+// sum of rounded products. Concat with equal parameters is data movement
+// (above) and never reaches this rule.
+
+// The DequantizeLinear of |v| when it is per tensor with constant
+// parameters of dtype |qdt| (the QuantizeLinear's), else NULL.
+static mlcc_node_t* dq_q8_of(const mlcc_value_t* v, mlcc_dtype_t qdt) {
+  mlcc_node_t* dq = dq_of(v);
+  if (dq == NULL || !per_tensor_q8(dq) || dq->inputs[2]->dtype != qdt) return NULL;
+  return dq;
+}
+
+// One new attribute array of |n| (>= 1) zeroed entries in |graph|'s arena.
+static mlcc_attr_t* new_attrs(mlcc_graph_t* graph, uint32_t n) {
+  mlcc_attr_t* a = (mlcc_attr_t*)mlcc_arena_alloc(&graph->arena, (n ? n : 1) * sizeof(*a),
+                                                  _Alignof(mlcc_attr_t));
+  if (a != NULL) memset(a, 0, (n ? n : 1) * sizeof(*a));
+  return a;
+}
+
+static mlcc_status_t rewrite_qbinary(mlcc_graph_t* graph, mlcc_node_t* q, bool* out_done) {
+  *out_done = false;
+  if (!plain_q(q)) return mlcc_ok_status();
+  mlcc_dtype_t qdt = q->inputs[2]->dtype;
+  qconv_match_t m;
+  memset(&m, 0, sizeof(m));
+  m.q = q;
+  mlcc_value_t* v = q->inputs[0];
+  mlcc_node_t* relu = sole_producer(v, MLCC_OP_RELU);
+  if (relu != NULL && relu->n_inputs == 1) {
+    m.act = relu;
+    v = relu->inputs[0];
+  }
+  mlcc_node_t* op = sole_producer(v, MLCC_OP_ADD);
+  if (op == NULL) op = sole_producer(v, MLCC_OP_MUL);
+  if (op == NULL || op->n_inputs != 2 || op->n_outputs != 1) return mlcc_ok_status();
+  mlcc_node_t* da = dq_q8_of(op->inputs[0], qdt);
+  mlcc_node_t* db = dq_q8_of(op->inputs[1], qdt);
+  if (da == NULL || db == NULL) return mlcc_ok_status();
+  m.conv = op;
+  mlcc_attr_t* attrs = NULL;
+  uint32_t n_attrs = 0;
+  if (m.act != NULL) {
+    attrs = new_attrs(graph, 1);
+    if (attrs == NULL) return oom();
+    attrs[0].name = MLCC_QACT_ATTR;
+    attrs[0].kind = MLCC_ATTR_INT;
+    attrs[0].i = 1;
+    n_attrs = 1;
+  }
+  mlcc_value_t* ins[8] = {da->inputs[0], da->inputs[1], da->inputs[2], db->inputs[0],
+                          db->inputs[1], db->inputs[2], q->inputs[1],  q->inputs[2]};
+  mlcc_op_t qop = op->op == MLCC_OP_ADD ? MLCC_OP_QLINEAR_ADD : MLCC_OP_QLINEAR_MUL;
+  return replace_chain(graph, &m, qop, 1, ins, 8, attrs, n_attrs, out_done);
+}
+
+static mlcc_status_t rewrite_qpool(mlcc_graph_t* graph, mlcc_node_t* q, bool* out_done) {
+  *out_done = false;
+  if (!plain_q(q)) return mlcc_ok_status();
+  mlcc_node_t* op = sole_producer(q->inputs[0], MLCC_OP_GLOBAL_AVERAGE_POOL);
+  if (op == NULL) op = sole_producer(q->inputs[0], MLCC_OP_AVERAGE_POOL);
+  if (op == NULL || op->n_inputs != 1 || op->n_outputs != 1) return mlcc_ok_status();
+  mlcc_node_t* dq = dq_q8_of(op->inputs[0], q->inputs[2]->dtype);
+  if (dq == NULL) return mlcc_ok_status();
+  bool avg = op->op == MLCC_OP_AVERAGE_POOL;
+  if (avg) {
+    // QLinearAveragePool has AveragePool-11's attributes; dilations
+    // (AveragePool-19) only when all 1. count_include_pad with ceil_mode
+    // stays float: QLinearAveragePool refuses windows past the padded
+    // input, and the shapes are not known yet.
+    int64_t cip = 0, ceil = 0;
+    if (mlcc_node_attr_int(op, "count_include_pad", 0, &cip) != NULL ||
+        mlcc_node_attr_int(op, "ceil_mode", 0, &ceil) != NULL || (cip != 0 && ceil != 0)) {
+      return mlcc_ok_status();
+    }
+    for (uint32_t i = 0; i < op->n_attrs; ++i) {
+      const mlcc_attr_t* a = &op->attrs[i];
+      if (strcmp(a->name, "dilations") != 0) continue;
+      if (a->kind != MLCC_ATTR_INTS) return mlcc_ok_status();
+      for (uint32_t j = 0; j < a->count; ++j) {
+        if (a->ints[j] != 1) return mlcc_ok_status();
+      }
+    }
+  }
+  uint32_t n_attrs = 0;
+  mlcc_attr_t* attrs = avg ? new_attrs(graph, op->n_attrs) : NULL;
+  if (avg && attrs == NULL) return oom();
+  for (uint32_t i = 0; avg && i < op->n_attrs; ++i) {
+    if (strcmp(op->attrs[i].name, "dilations") != 0) attrs[n_attrs++] = op->attrs[i];
+  }
+  qconv_match_t m;
+  memset(&m, 0, sizeof(m));
+  m.q = q;
+  m.conv = op;
+  mlcc_value_t* ins[5] = {dq->inputs[0], dq->inputs[1], dq->inputs[2], q->inputs[1],
+                          q->inputs[2]};
+  mlcc_op_t qop = avg ? MLCC_OP_QLINEAR_AVERAGE_POOL : MLCC_OP_QLINEAR_GLOBAL_AVERAGE_POOL;
+  return replace_chain(graph, &m, qop, 1, ins, 5, attrs, n_attrs, out_done);
+}
+
+static mlcc_status_t rewrite_qconcat(mlcc_graph_t* graph, mlcc_node_t* q, bool* out_done) {
+  *out_done = false;
+  if (!plain_q(q)) return mlcc_ok_status();
+  mlcc_node_t* op = sole_producer(q->inputs[0], MLCC_OP_CONCAT);
+  if (op == NULL || op->n_inputs == 0 || op->n_outputs != 1) return mlcc_ok_status();
+  if (2 + 3 * (size_t)op->n_inputs > 1024) return mlcc_ok_status();  // QLinearConcat's arity
+  uint32_t n_ins = 2 + 3 * op->n_inputs;
+  mlcc_value_t** ins = (mlcc_value_t**)malloc(n_ins * sizeof(*ins));
+  if (ins == NULL) return oom();
+  ins[0] = q->inputs[1];
+  ins[1] = q->inputs[2];
+  for (uint32_t i = 0; i < op->n_inputs; ++i) {
+    mlcc_node_t* dq = dq_q8_of(op->inputs[i], q->inputs[2]->dtype);
+    if (dq == NULL) {
+      free(ins);
+      return mlcc_ok_status();
+    }
+    ins[2 + 3 * i] = dq->inputs[0];
+    ins[3 + 3 * i] = dq->inputs[1];
+    ins[4 + 3 * i] = dq->inputs[2];
+  }
+  qconv_match_t m;
+  memset(&m, 0, sizeof(m));
+  m.q = q;
+  m.conv = op;
+  mlcc_status_t s = replace_chain(graph, &m, MLCC_OP_QLINEAR_CONCAT, 1, ins, n_ins, op->attrs,
+                                  op->n_attrs, out_done);
+  free(ins);
+  return s;
+}
+
 mlcc_status_t mlcc_pass_quant_fuse(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
                                    bool* out_changed) {
   (void)ctx;
@@ -577,6 +729,9 @@ mlcc_status_t mlcc_pass_quant_fuse(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
     } else {
       rewrite_q_of_dq(graph, n, &done);
       if (!done) st = rewrite_qmove(graph, n, &done);
+      if (st == NULL && !done) st = rewrite_qbinary(graph, n, &done);
+      if (st == NULL && !done) st = rewrite_qpool(graph, n, &done);
+      if (st == NULL && !done) st = rewrite_qconcat(graph, n, &done);
     }
     if (st != NULL) st = mlcc_node_annotate(n, st);
     if (done) *out_changed = true;

@@ -649,19 +649,33 @@ static void attention_strides(bool four, int64_t h, int64_t s, int64_t d, int64_
 mlcc_status_t mlcc_attention_resolve(const mlcc_node_t* node, mlcc_attention_t* out,
                                      mlcc_shape_t* out_y) {
   memset(out, 0, sizeof(*out));
-  static const char* const kNames[6] = {"Q", "K", "V", "attn_mask", "past_key", "past_value"};
-  mlcc_value_t* in[6] = {0};
-  for (uint32_t i = 0; i < 6; ++i) {
+  static const char* const kNames[7] = {"Q",        "K",          "V",
+                                        "attn_mask", "past_key",  "past_value",
+                                        "nonpad_kv_seqlen"};
+  mlcc_value_t* in[7] = {0};
+  for (uint32_t i = 0; i < 7; ++i) {
     MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, i, kNames[i], i < 3, &in[i]));
   }
   mlcc_value_t *q = in[0], *k = in[1], *v = in[2], *mask = in[3], *pk = in[4], *pv = in[5];
+  mlcc_value_t* nonpad = in[6];
+  if (nonpad != NULL && node->opset < 24) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Attention-%d has 6 inputs; nonpad_kv_seqlen (input 6) is "
+                            "Attention-24",
+                            node->opset);
+  }
   MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, q, "Q", MLCC_INFER_DT_FLOAT));
   MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, q, "Q", k, "K"));
   MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, q, "Q", v, "V"));
-  if (node->n_outputs > 3 && node->outputs[3] != NULL) {
-    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "Attention output 'qk_matmul_output' is not supported");
+  out->qk_mode = -1;
+  int64_t mode = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "qk_matmul_output_mode", 0, &mode));
+  if (mode < 0 || mode > 3) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Attention qk_matmul_output_mode must be 0, 1, 2 or 3; got %lld",
+                            (long long)mode);
   }
+  if (node->n_outputs > 3 && node->outputs[3] != NULL) out->qk_mode = (int)mode;
   if ((pk == NULL) != (pv == NULL)) {
     return bad(node, "needs both past_key and past_value, or neither");
   }
@@ -750,27 +764,35 @@ mlcc_status_t mlcc_attention_resolve(const mlcc_node_t* node, mlcc_attention_t* 
   } else {
     out->scale = out->head > 0 ? 1.0 / sqrt((double)out->head) : 1.0;
   }
+  out->softmax_dt = q->dtype;
   if (mlcc_node_attr(node, "softmax_precision") != NULL) {
     int64_t prec = 0;
     MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "softmax_precision", 0, &prec));
-    if (prec != (int64_t)q->dtype) {
-      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                              "Attention softmax_precision %lld other than the inputs' type %s "
-                              "is not supported",
-                              (long long)prec, mlcc_dtype_name(q->dtype));
+    if (prec != MLCC_DTYPE_F32 && prec != MLCC_DTYPE_F16 && prec != MLCC_DTYPE_F64 &&
+        prec != MLCC_DTYPE_BF16) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Attention softmax_precision must be 1 (float), 10 (float16), 11 "
+                              "(double) or 16 (bfloat16); got %lld",
+                              (long long)prec);
     }
+    out->softmax_dt = (mlcc_dtype_t)prec;
   }
-  if (mask != NULL) {
-    if (mask->dtype == MLCC_DTYPE_BOOL) {
-      out->mask_kind = 1;
-    } else if (mask->dtype == q->dtype) {
-      out->mask_kind = 2;
-    } else {
-      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                              "Attention attn_mask of type %s is not supported (bool, or Q's "
-                              "type %s added to the scores)",
-                              mlcc_dtype_name(mask->dtype), mlcc_dtype_name(q->dtype));
+  if (nonpad != NULL) {
+    if (nonpad->dtype != MLCC_DTYPE_I64 || nonpad->shape.rank != 1 ||
+        nonpad->shape.dims[0] != out->batch) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Attention nonpad_kv_seqlen must be int64 [batch_size=%lld]; got "
+                              "%s %s",
+                              (long long)out->batch, mlcc_dtype_name(nonpad->dtype),
+                              mlcc_infer_fmt_shape(&nonpad->shape, sa));
     }
+    out->nonpad = true;
+  }
+  out->m_len = out->total;
+  if (mask != NULL) {
+    // bool: true attends; any other numeric type is an additive bias (the
+    // function body casts it to T1 and adds it).
+    out->mask_kind = mask->dtype == MLCC_DTYPE_BOOL ? 1 : 2;
     const int64_t want[4] = {out->batch, out->q_heads, out->q_seq, out->total};
     int32_t mr = mask->shape.rank;
     if (mr < 1 || mr > 4) return bad(node, "attn_mask must have rank 1 to 4");
@@ -782,7 +804,10 @@ mlcc_status_t mlcc_attention_resolve(const mlcc_node_t* node, mlcc_attention_t* 
         continue;
       }
       int64_t dim = mask->shape.dims[md];
-      if (dim != 1 && dim != want[kk]) {
+      // Attention-24 pads a shorter key axis of the mask to total with -inf
+      // (false); Attention-23 broadcasts a key axis of 1.
+      if (kk == 3 && node->opset >= 24 && dim < want[3]) out->m_len = dim;
+      if (dim != 1 && dim != want[kk] && !(kk == 3 && out->m_len == dim)) {
         return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                                 "Attention attn_mask %s does not broadcast to [B=%lld, "
                                 "Hq=%lld, Sq=%lld, total=%lld]",
@@ -802,7 +827,7 @@ mlcc_status_t mlcc_attention_resolve(const mlcc_node_t* node, mlcc_attention_t* 
 }
 
 // Attention: Y [B,Hq,Sq,Dv] or [B,Sq,Hq*Dv]; present_key/present_value
-// [B,Hkv,total,D|Dv].
+// [B,Hkv,total,D|Dv]; qk_matmul_output [B,Hq,Sq,total], all of Q's type.
 mlcc_status_t mlcc_infer_misc_attention(mlcc_node_t* node) {
   mlcc_attention_t a;
   mlcc_shape_t y;
@@ -812,7 +837,9 @@ mlcc_status_t mlcc_infer_misc_attention(mlcc_node_t* node) {
   mlcc_shape_t pk = {.rank = 4, .dims = {a.batch, a.kv_heads, a.total, a.head}};
   mlcc_shape_t pv = {.rank = 4, .dims = {a.batch, a.kv_heads, a.total, a.v_head}};
   MLCC_RETURN_IF_ERROR(mlcc_infer_set_output(node, 1, dt, &pk));
-  return mlcc_infer_set_output(node, 2, dt, &pv);
+  MLCC_RETURN_IF_ERROR(mlcc_infer_set_output(node, 2, dt, &pv));
+  mlcc_shape_t qk = {.rank = 4, .dims = {a.batch, a.q_heads, a.q_seq, a.total}};
+  return mlcc_infer_set_output(node, 3, dt, &qk);
 }
 
 //===----------------------------------------------------------------------===//

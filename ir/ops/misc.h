@@ -54,26 +54,37 @@ typedef struct mlcc_rotary_t {
 // Errors: INVALID_MODEL for shapes or attributes the spec rejects.
 mlcc_status_t mlcc_rotary_resolve(const mlcc_node_t* node, mlcc_rotary_t* out);
 
-// The geometry of an Attention-23 node. Q, K, V are all 4-D [B, H, S, D]
+// The geometry of an Attention-23/24 node. Q, K, V are all 4-D [B, H, S, D]
 // or all 3-D [B, S, H*D] (q_num_heads / kv_num_heads attributes); element
 // (b, h, s, d) of Q is at b*q_b + h*q_h + s*q_s + d (K, V, Y alike).
 // past_key/past_value are [B, Hkv, P, D|Dv]; total = P + kv_seq. The mask
 // broadcasts to [B, Hq, Sq, total]: m_stride[k] is its stride along dim k of
 // that shape (0 where broadcast); mask_kind 0 none, 1 bool (true attends),
-// 2 additive (X's float type).
+// 2 additive (any numeric type, converted to Q's type and added, as the
+// spec's function body casts the bias to T1). m_len is the number of keys
+// the mask covers: total, or (Attention-24) a shorter last dim whose missing
+// keys are masked (-inf). nonpad (Attention-24 nonpad_kv_seqlen, int64 [B],
+// read at run time) masks key j of batch b unless j < nonpad[b]; with
+// is_causal and no past it also moves the causal frontier to
+// j <= i + nonpad[b] - Sq. qk_mode is qk_matmul_output_mode when output 3 is
+// wanted (0 scaled Q*K^T, 1 after softcap, 2 after softcap + bias, 3 after
+// the guarded softmax), else -1. softmax_dt is softmax_precision (Q's type
+// when absent).
 typedef struct mlcc_attention_t {
   int64_t batch, q_heads, kv_heads, q_seq, kv_seq, past, total, head, v_head;
   int64_t q_b, q_h, q_s, k_b, k_h, k_s, v_b, v_h, v_s, y_b, y_h, y_s;
   double scale, softcap;
-  bool causal;
-  int mask_kind;
-  int64_t m_stride[4];
+  bool causal, nonpad;
+  int mask_kind, qk_mode;
+  int64_t m_stride[4], m_len;
+  mlcc_dtype_t softmax_dt;
 } mlcc_attention_t;
 
-// Resolves |node| (Attention-23, inputs inferred) into |*out| and, when
-// |out_y| is not NULL, Y's shape. Errors: INVALID_MODEL for shapes the spec
-// rejects; UNIMPLEMENTED for qk_matmul_output, integer masks and a
-// softmax_precision other than X's type.
+// Resolves |node| (Attention-23 or -24, inputs inferred) into |*out| and,
+// when |out_y| is not NULL, Y's shape. Errors: INVALID_MODEL for shapes,
+// types and attribute values the spec rejects (nonpad_kv_seqlen before
+// opset 24, qk_matmul_output_mode outside 0-3, a softmax_precision that is
+// not float, float16, bfloat16 or double).
 mlcc_status_t mlcc_attention_resolve(const mlcc_node_t* node, mlcc_attention_t* out,
                                      mlcc_shape_t* out_y);
 

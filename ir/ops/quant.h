@@ -90,6 +90,14 @@ mlcc_status_t mlcc_quant_matmul_resolve(const mlcc_node_t* node, mlcc_quant_matm
 // header's quantization comments.
 int32_t mlcc_quant_moved_data_inputs(const mlcc_node_t* node);
 
+// The window of QLinearGlobalAveragePool (the whole spatial extent, in the
+// layout its channels_last attribute names) or QLinearAveragePool (AveragePool-11's
+// rules: kernel_shape, strides, pads / auto_pad, ceil_mode, count_include_pad;
+// NCHW only) (com.microsoft opset 1) into |*out|; |out->out_channels| is C.
+// INVALID_MODEL for attributes the contrib spec refuses, UNIMPLEMENTED for
+// QLinearAveragePool with channels_last=1. Pure (ir/ops/qelementwise.c).
+mlcc_status_t mlcc_qlinear_pool_resolve(const mlcc_node_t* node, mlcc_spatial_t* out);
+
 #ifdef __cplusplus
 }
 #endif

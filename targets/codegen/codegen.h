@@ -169,6 +169,15 @@ mlcc_status_t mlcc_codegen_check_kernel_text(mlcc_output_kind_t kind, const uint
 // the node is marked dead. UNIMPLEMENTED if the op cannot be emitted.
 mlcc_status_t mlcc_codegen_eval_node(mlcc_graph_t* graph, mlcc_node_t* node);
 
+// mlcc_codegen_eval_node with the kernel planned for |vector_bytes| (16, 32
+// or 64) instead of the host target's width, so tests run a wider target's
+// kernels (x86 AVX-512's channel-vector Conv: 64) on any x86 host; the code
+// is still compiled for the baseline CPU (LLVM splits the wider vectors).
+// On x86 hosts only the plan changes; INVALID_ARGUMENT for another width.
+// Same ownership and errors as mlcc_codegen_eval_node; thread-safe.
+mlcc_status_t mlcc_codegen_eval_node_planned(mlcc_graph_t* graph, mlcc_node_t* node,
+                                             int32_t vector_bytes);
+
 // "16.0.6"
 const char* mlcc_codegen_llvm_version(void);
 

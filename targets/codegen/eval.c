@@ -104,10 +104,12 @@ static mlcc_status_t check_node(const mlcc_node_t* node) {
   return mlcc_ok_status();
 }
 
-static mlcc_status_t eval_locked(mlcc_graph_t* graph, mlcc_node_t* node) {
+static mlcc_status_t eval_locked(mlcc_graph_t* graph, mlcc_node_t* node,
+                                 int32_t vector_bytes) {
   MLCC_RETURN_IF_ERROR(check_node(node));
   mlcc_target_t target;
   MLCC_RETURN_IF_ERROR(host_target(&target));
+  if (vector_bytes > 0) target.vector_bytes = vector_bytes;
   mlcc_node_t* nodes[1] = {node};
   uint32_t carried[1] = {0};
   mlcc_kernel_t kernel = {1, nodes, carried};
@@ -210,7 +212,24 @@ mlcc_status_t mlcc_codegen_eval_node(mlcc_graph_t* graph, mlcc_node_t* node) {
   }
   pthread_once(&jit_once, jit_init_once);
   pthread_mutex_lock(&eval_mutex);
-  mlcc_status_t s = eval_locked(graph, node);
+  mlcc_status_t s = eval_locked(graph, node, 0);
+  pthread_mutex_unlock(&eval_mutex);
+  return s;
+}
+
+mlcc_status_t mlcc_codegen_eval_node_planned(mlcc_graph_t* graph, mlcc_node_t* node,
+                                             int32_t vector_bytes) {
+  if (graph == NULL || node == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT, "eval_node needs a graph and a node");
+  }
+  if (vector_bytes != 16 && vector_bytes != 32 && vector_bytes != 64) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_ARGUMENT,
+                            "eval_node plans for 16, 32 or 64-byte vectors; got %d",
+                            (int)vector_bytes);
+  }
+  pthread_once(&jit_once, jit_init_once);
+  pthread_mutex_lock(&eval_mutex);
+  mlcc_status_t s = eval_locked(graph, node, vector_bytes);
   pthread_mutex_unlock(&eval_mutex);
   return s;
 }

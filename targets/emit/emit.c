@@ -195,6 +195,8 @@ LLVMValueRef mlcc_emit_const(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, double v)
   return LLVMConstInt(t, bits, !mlcc_dtype_is_unsigned(dtype));
 }
 
+static LLVMValueRef round_narrow(mlcc_emit_ctx_t* ctx, LLVMValueRef f, mlcc_dtype_t to);
+
 LLVMValueRef mlcc_emit_convert(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t from,
                                mlcc_dtype_t to) {
   LLVMTypeRef tt = mlcc_emit_type(ctx, to);
@@ -213,12 +215,18 @@ LLVMValueRef mlcc_emit_convert(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_
     return LLVMBuildICmp(ctx->b, LLVMIntNE, v, LLVMConstInt(ft, 0, 0), "tobool");
   }
   if (tf) {
+    LLVMValueRef r;
     if (ff) {
-      if (ft == tt) return v;
-      return LLVMBuildFPCast(ctx->b, v, tt, "fpcast");
+      r = ft == tt ? v : LLVMBuildFPCast(ctx->b, v, tt, "fpcast");
+    } else if (fb || mlcc_dtype_is_unsigned(from)) {
+      r = LLVMBuildUIToFP(ctx->b, v, tt, "uitofp");
+    } else {
+      r = LLVMBuildSIToFP(ctx->b, v, tt, "sitofp");
     }
-    if (fb || mlcc_dtype_is_unsigned(from)) return LLVMBuildUIToFP(ctx->b, v, tt, "uitofp");
-    return LLVMBuildSIToFP(ctx->b, v, tt, "sitofp");
+    // float16 and bfloat16 compute as float: round here, so that a value
+    // that is never stored (a fused Cast chain) is the narrow type's too.
+    if ((to == MLCC_DTYPE_F16 || to == MLCC_DTYPE_BF16) && from != to) r = round_narrow(ctx, r, to);
+    return r;
   }
   // Integer target.
   if (ff) {
@@ -330,6 +338,15 @@ static LLVMValueRef float_to_bf16_bits(mlcc_emit_ctx_t* ctx, LLVMValueRef f) {
   LLVMValueRef is_nan = LLVMBuildFCmp(b, LLVMRealUNO, f, f, "");
   LLVMValueRef r = LLVMBuildSelect(b, is_nan, nan, rounded, "");
   return LLVMBuildTrunc(b, r, ctx->t_i16, "f2bf");
+}
+
+// Float |f| rounded to the nearest float16 (|to| F16) or bfloat16 value
+// (round to nearest even), as a float.
+static LLVMValueRef round_narrow(mlcc_emit_ctx_t* ctx, LLVMValueRef f, mlcc_dtype_t to) {
+  if (to == MLCC_DTYPE_BF16) return bf16_bits_to_float(ctx, float_to_bf16_bits(ctx, f));
+  if (soft_half(ctx)) return half_bits_to_float(ctx, float_to_half_bits(ctx, f));
+  LLVMValueRef h = LLVMBuildFPTrunc(ctx->b, f, LLVMHalfTypeInContext(ctx->llctx), "f2h");
+  return LLVMBuildFPExt(ctx->b, h, ctx->t_f32, "h2f");
 }
 
 LLVMValueRef mlcc_emit_load(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value,

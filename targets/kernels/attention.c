@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Kernel emitters of Einsum, RotaryEmbedding 23 and Attention 23 (ops.def
+// Kernel emitters of Einsum, RotaryEmbedding 23 and Attention 23-24 (ops.def
 // "Conformance ops"): scalar loop nests through the emit.h toolkit over the
 // parsed forms of ir/ops/misc.h.
 #include <math.h>
@@ -128,18 +128,24 @@ static mlcc_status_t emit_misc_rotary(mlcc_emit_ctx_t* ctx, const mlcc_node_t* n
 // The parts of one Attention kernel that the key loops share.
 typedef struct att_emit_t {
   const mlcc_attention_t* a;
-  const mlcc_value_t *q, *k, *v, *mask, *pk, *pv;
-  mlcc_dtype_t dt;
-  LLVMTypeRef t;
+  const mlcc_value_t *q, *k, *v, *mask, *pk, *pv, *nonpad;
+  mlcc_dtype_t dt, sdt;      // Q's type; softmax_precision
+  bool narrow;               // sdt is float16 or bfloat16 (computed as float,
+                             // scores and probabilities rounded to it)
+  LLVMTypeRef t, st;
   LLVMValueRef b, h, hk, i;  // loop ivs: batch, query head, its kv head, query row
   LLVMValueRef qbase;        // Q index of (b, h, i, 0)
+  LLVMValueRef n_valid;      // nonpad_kv_seqlen[b] (i64), or NULL
 } att_emit_t;
 
 // Score of query row |e->i| against key |jt| (0..total): the scaled dot
-// product (key vector at |kv|[kbase..]), softcapped, masked (-inf where a
-// bool mask is false or causality forbids) or with the float mask added.
+// product (key vector at |kv|[kbase..]), softcapped, then masked (-inf where
+// a bool mask is false, past a shorter mask, at or after nonpad_kv_seqlen[b]
+// or where causality forbids) or with the additive mask added. The stages
+// (scaled, softcapped, with the bias) go to |stage| when it is not NULL
+// (qk_matmul_output modes 0-2).
 static LLVMValueRef att_score(mlcc_emit_ctx_t* ctx, const att_emit_t* e, const mlcc_value_t* kv,
-                              LLVMValueRef kbase, LLVMValueRef jt) {
+                              LLVMValueRef kbase, LLVMValueRef jt, LLVMValueRef* stage) {
   const mlcc_attention_t* a = e->a;
   LLVMBuilderRef b = ctx->b;
   LLVMValueRef acc = mlcc_emit_var(ctx, e->t, mlcc_emit_const(ctx, e->dt, 0));
@@ -150,22 +156,47 @@ static LLVMValueRef att_score(mlcc_emit_ctx_t* ctx, const att_emit_t* e, const m
   LLVMBuildStore(b, mlcc_emit_fmuladd(ctx, qv, kvv, load_var(ctx, e->t, acc)), acc);
   mlcc_emit_loop_end(ctx, &ld);
   LLVMValueRef s = LLVMBuildFMul(b, load_var(ctx, e->t, acc), mlcc_emit_const(ctx, e->dt, a->scale), "");
+  if (stage != NULL) stage[0] = s;
   if (a->softcap > 0) {
     LLVMValueRef u = LLVMBuildFDiv(b, s, mlcc_emit_const(ctx, e->dt, a->softcap), "");
     s = LLVMBuildFMul(b, mlcc_emit_const(ctx, e->dt, a->softcap), mlcc_emit_fast_tanh(ctx, u), "");
   }
+  if (stage != NULL) stage[1] = s;
   LLVMValueRef ninf = mlcc_emit_const(ctx, e->dt, -INFINITY);
   if (a->mask_kind != 0) {
+    // Keys past a shorter (Attention-24) mask read key 0's entry and are masked.
+    LLVMValueRef in_mask = NULL, mj = jt;
+    if (a->m_len < a->total) {
+      in_mask = icmp(ctx, LLVMIntSLT, jt, c64(ctx, a->m_len));
+      mj = LLVMBuildSelect(b, in_mask, jt, c64(ctx, 0), "");
+    }
     LLVMValueRef mi = wadd(ctx, wadd(ctx, wmulc(ctx, e->b, a->m_stride[0]),
                                      wmulc(ctx, e->h, a->m_stride[1])),
-                           wadd(ctx, wmulc(ctx, e->i, a->m_stride[2]), wmulc(ctx, jt, a->m_stride[3])));
-    LLVMValueRef mv = mlcc_emit_load(ctx, e->mask, mi);
-    s = a->mask_kind == 1 ? LLVMBuildSelect(b, mv, s, ninf, "") : LLVMBuildFAdd(b, s, mv, "");
+                           wadd(ctx, wmulc(ctx, e->i, a->m_stride[2]), wmulc(ctx, mj, a->m_stride[3])));
+    LLVMValueRef mv = a->m_len > 0 ? mlcc_emit_load(ctx, e->mask, mi) : NULL;
+    if (mv == NULL) {
+      s = ninf;
+    } else if (a->mask_kind == 1) {
+      s = LLVMBuildSelect(b, mv, s, ninf, "");
+    } else {
+      if (e->mask->dtype != e->dt) mv = mlcc_emit_convert(ctx, mv, e->mask->dtype, e->dt);
+      s = LLVMBuildFAdd(b, s, mv, "");
+    }
+    if (in_mask != NULL) s = LLVMBuildSelect(b, in_mask, s, ninf, "");
+  }
+  if (e->n_valid != NULL) {
+    s = LLVMBuildSelect(b, icmp(ctx, LLVMIntSLT, jt, e->n_valid), s, ninf, "");
   }
   if (a->causal) {
-    LLVMValueRef lim = wadd(ctx, e->i, c64(ctx, a->past));
+    // Bottom-right frontier: j <= i + offset, offset = past, or (external
+    // cache: nonpad_kv_seqlen without past_key) nonpad_kv_seqlen[b] - Sq.
+    LLVMValueRef off = e->n_valid != NULL && e->pk == NULL
+                           ? LLVMBuildSub(b, e->n_valid, c64(ctx, a->q_seq), "")
+                           : c64(ctx, a->past);
+    LLVMValueRef lim = wadd(ctx, e->i, off);
     s = LLVMBuildSelect(b, icmp(ctx, LLVMIntSGT, jt, lim), ninf, s, "");
   }
+  if (stage != NULL) stage[2] = s;
   return s;
 }
 
@@ -185,12 +216,124 @@ static LLVMValueRef att_kbase(mlcc_emit_ctx_t* ctx, const att_emit_t* e, bool pa
               wmulc(ctx, j, a->k_s));
 }
 
+// One loop over the keys of query row |e->i| per segment (the past cache,
+// then the current K/V): calls |body| with the segment (|past|), the index
+// |j| in it, the key index |jt| (0..total) and the score; the stages of
+// att_score go to |stage| when it is not NULL.
+typedef void (*att_key_fn)(mlcc_emit_ctx_t* ctx, const att_emit_t* e, bool past, LLVMValueRef j,
+                           LLVMValueRef jt, LLVMValueRef s, LLVMValueRef* stage, void* user);
+
+static void att_keys(mlcc_emit_ctx_t* ctx, const att_emit_t* e, bool stages, att_key_fn body,
+                     void* user) {
+  const mlcc_attention_t* a = e->a;
+  for (int seg = 0; seg < 2; ++seg) {
+    int64_t n = seg == 0 ? a->past : a->kv_seq;
+    if (n == 0) continue;
+    mlcc_loop_t lj = mlcc_emit_for(ctx, 0, n, "aj");
+    LLVMValueRef jt = seg == 0 ? lj.iv : wadd(ctx, lj.iv, c64(ctx, a->past));
+    LLVMValueRef stage[3];
+    LLVMValueRef s = att_score(ctx, e, seg == 0 ? e->pk : e->k,
+                               att_kbase(ctx, e, seg == 0, false, lj.iv), jt,
+                               stages ? stage : NULL);
+    body(ctx, e, seg == 0, lj.iv, jt, s, stages ? stage : NULL, user);
+    mlcc_emit_loop_end(ctx, &lj);
+  }
+}
+
+// The running max and sum of exponentials of one query row (in the softmax
+// type), and where qk_matmul_output modes 0-2 are written.
+typedef struct att_row_t {
+  LLVMValueRef mvar, lvar;
+  LLVMValueRef qkbase;  // qk_matmul_output index of (b, h, i, 0)
+  const mlcc_node_t* node;
+  mlcc_status_t st;
+} att_row_t;
+
+// Pass 1 (online softmax): max and sum; qk_matmul_output modes 0-2.
+static void att_pass_max_sum(mlcc_emit_ctx_t* ctx, const att_emit_t* e, bool past,
+                             LLVMValueRef j, LLVMValueRef jt,
+                             LLVMValueRef s, LLVMValueRef* stage, void* user) {
+  (void)past, (void)j;
+  att_row_t* r = (att_row_t*)user;
+  LLVMBuilderRef b = ctx->b;
+  if (stage != NULL && mlcc_status_is_ok(r->st)) {
+    r->st = mlcc_emit_store_output(ctx, r->node, 3, wadd(ctx, r->qkbase, jt),
+                                   stage[e->a->qk_mode]);
+  }
+  LLVMValueRef ninf = mlcc_emit_const(ctx, e->sdt, -INFINITY);
+  s = mlcc_emit_convert(ctx, s, e->dt, e->sdt);
+  LLVMValueRef m = load_var(ctx, e->st, r->mvar), l = load_var(ctx, e->st, r->lvar);
+  LLVMValueRef valid = LLVMBuildFCmp(b, LLVMRealOGT, s, ninf, "");
+  LLVMValueRef nm = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, s, m, ""), s, m, "");
+  LLVMValueRef nl = LLVMBuildFAdd(
+      b, LLVMBuildFMul(b, l, mlcc_emit_fast_exp(ctx, LLVMBuildFSub(b, m, nm, "")), ""),
+      mlcc_emit_fast_exp(ctx, LLVMBuildFSub(b, s, nm, "")), "");
+  LLVMBuildStore(b, LLVMBuildSelect(b, valid, nm, m, ""), r->mvar);
+  LLVMBuildStore(b, LLVMBuildSelect(b, valid, nl, l, ""), r->lvar);
+}
+
+// exp(s - max) of one key in the softmax type (0 for a masked key).
+static LLVMValueRef att_weight(mlcc_emit_ctx_t* ctx, const att_emit_t* e, LLVMValueRef s,
+                               LLVMValueRef m) {
+  LLVMBuilderRef b = ctx->b;
+  s = mlcc_emit_convert(ctx, s, e->dt, e->sdt);
+  LLVMValueRef valid = LLVMBuildFCmp(b, LLVMRealOGT, s, mlcc_emit_const(ctx, e->sdt, -INFINITY), "");
+  return LLVMBuildSelect(b, valid, mlcc_emit_fast_exp(ctx, LLVMBuildFSub(b, s, m, "")),
+                         mlcc_emit_const(ctx, e->sdt, 0), "");
+}
+
+// qk_matmul_output mode 3: the softmax probabilities (0 on a fully masked row).
+static void att_pass_probs(mlcc_emit_ctx_t* ctx, const att_emit_t* e, bool past,
+                             LLVMValueRef j, LLVMValueRef jt,
+                           LLVMValueRef s, LLVMValueRef* stage, void* user) {
+  (void)past, (void)j, (void)stage;
+  att_row_t* r = (att_row_t*)user;
+  if (!mlcc_status_is_ok(r->st)) return;
+  LLVMBuilderRef b = ctx->b;
+  LLVMValueRef m = load_var(ctx, e->st, r->mvar), l = load_var(ctx, e->st, r->lvar);
+  LLVMValueRef zero = mlcc_emit_const(ctx, e->sdt, 0);
+  LLVMValueRef any = LLVMBuildFCmp(b, LLVMRealOGT, l, zero, "");
+  LLVMValueRef p = LLVMBuildSelect(b, any, LLVMBuildFDiv(b, att_weight(ctx, e, s, m), l, ""),
+                                   zero, "");
+  if (e->narrow) p = mlcc_emit_convert(ctx, p, MLCC_DTYPE_F32, e->sdt);
+  r->st = mlcc_emit_store_output(ctx, r->node, 3, wadd(ctx, r->qkbase, jt),
+                                 mlcc_emit_convert(ctx, p, e->sdt, e->dt));
+}
+
+// Pass 2: the weighted sum of value element |lv| over the keys.
+typedef struct att_acc_t {
+  const att_row_t* row;
+  LLVMValueRef acc, lv;
+} att_acc_t;
+
+static void att_pass_values(mlcc_emit_ctx_t* ctx, const att_emit_t* e, bool past,
+                             LLVMValueRef j, LLVMValueRef jt,
+                            LLVMValueRef s, LLVMValueRef* stage, void* user) {
+  (void)jt, (void)stage;
+  att_acc_t* x = (att_acc_t*)user;
+  LLVMValueRef p = att_weight(ctx, e, s, load_var(ctx, e->st, x->row->mvar));
+  if (e->narrow) {
+    // The normalized probability rounded to softmax_precision (Y = P V).
+    p = LLVMBuildFDiv(ctx->b, p, load_var(ctx, e->st, x->row->lvar), "");
+    p = mlcc_emit_convert(ctx, p, MLCC_DTYPE_F32, e->sdt);
+  }
+  p = mlcc_emit_convert(ctx, p, e->sdt, e->dt);
+  LLVMValueRef vv = mlcc_emit_load(ctx, past ? e->pv : e->v,
+                                   wadd(ctx, att_kbase(ctx, e, past, true, j), x->lv));
+  LLVMBuildStore(ctx->b, mlcc_emit_fmuladd(ctx, p, vv, load_var(ctx, e->t, x->acc)), x->acc);
+}
+
 // Scaled dot-product attention per (b, query head, query row): a first pass
 // over the keys (past, then current) keeps the running max and the sum of
-// exponentials (online softmax, no scratch); a second pass per output
-// element accumulates exp(score - max) * value, divided by the sum. A row
-// whose keys are all masked is 0. Scores are recomputed in the second pass
-// (a scalar reference kernel, not yet the fused one of issue 15 part 3).
+// exponentials (online softmax, no scratch) in the softmax_precision type
+// (float16 and bfloat16 compute as float, the scores rounded to that type);
+// a second pass per output element accumulates exp(score - max) * value,
+// divided by the sum (float16/bfloat16: each normalized probability rounded
+// to that type, as the spec's Cast of the softmax output). A row whose keys are all
+// masked is 0. Scores are recomputed in the second pass (a scalar reference
+// kernel; float32 Attention on hosted targets is expanded onto the MatMul and
+// Softmax kernels by passes/expand_attention.c). qk_matmul_output modes 0-2
+// are written in the first pass, mode 3 in a pass of its own.
 static mlcc_status_t emit_misc_attention(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   mlcc_attention_t a;
@@ -200,67 +343,50 @@ static mlcc_status_t emit_misc_attention(mlcc_emit_ctx_t* ctx, const mlcc_node_t
   e.mask = node->n_inputs > 3 ? mlcc_node_input(node, 3) : NULL;
   e.pk = node->n_inputs > 4 ? mlcc_node_input(node, 4) : NULL;
   e.pv = node->n_inputs > 5 ? mlcc_node_input(node, 5) : NULL;
+  e.nonpad = node->n_inputs > 6 ? mlcc_node_input(node, 6) : NULL;
   e.dt = e.q->dtype;
   e.t = mlcc_emit_type(ctx, e.dt);
+  e.sdt = a.softmax_dt;
+  e.narrow = e.sdt == MLCC_DTYPE_F16 || e.sdt == MLCC_DTYPE_BF16;
+  e.st = mlcc_emit_type(ctx, e.sdt);
   LLVMBuilderRef b = ctx->b;
   mlcc_status_t st = mlcc_ok_status();
   const int64_t group = a.q_heads / a.kv_heads;
-  if (mlcc_node_output(node, 0) != NULL && a.batch * a.q_heads * a.q_seq * a.v_head > 0) {
+  if (a.batch * a.q_heads * a.q_seq > 0) {
     mlcc_loop_t lb = mlcc_emit_for(ctx, 0, a.batch, "ab");
+    e.n_valid = e.nonpad != NULL ? load_i64(ctx, e.nonpad, lb.iv) : NULL;
     mlcc_loop_t lh = mlcc_emit_for(ctx, 0, a.q_heads, "ah");
     mlcc_loop_t li = mlcc_emit_for(ctx, 0, a.q_seq, "ai");
     e.b = lb.iv, e.h = lh.iv, e.i = li.iv;
     e.hk = wdivc(ctx, lh.iv, group);
     e.qbase = wadd(ctx, wadd(ctx, wmulc(ctx, lb.iv, a.q_b), wmulc(ctx, lh.iv, a.q_h)),
                    wmulc(ctx, li.iv, a.q_s));
-    LLVMValueRef ninf = mlcc_emit_const(ctx, e.dt, -INFINITY);
-    LLVMValueRef mvar = mlcc_emit_var(ctx, e.t, ninf);
-    LLVMValueRef lvar = mlcc_emit_var(ctx, e.t, mlcc_emit_const(ctx, e.dt, 0));
-    LLVMBuildStore(b, ninf, mvar);
-    LLVMBuildStore(b, mlcc_emit_const(ctx, e.dt, 0), lvar);
-    for (int seg = 0; seg < 2; ++seg) {  // pass 1: max and sum
-      int64_t n = seg == 0 ? a.past : a.kv_seq;
-      if (n == 0) continue;
-      mlcc_loop_t lj = mlcc_emit_for(ctx, 0, n, "aj");
-      LLVMValueRef jt = seg == 0 ? lj.iv : wadd(ctx, lj.iv, c64(ctx, a.past));
-      LLVMValueRef s = att_score(ctx, &e, seg == 0 ? e.pk : e.k,
-                                 att_kbase(ctx, &e, seg == 0, false, lj.iv), jt);
-      LLVMValueRef m = load_var(ctx, e.t, mvar), l = load_var(ctx, e.t, lvar);
-      LLVMValueRef valid = LLVMBuildFCmp(b, LLVMRealOGT, s, ninf, "");
-      LLVMValueRef nm = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, s, m, ""), s, m, "");
-      LLVMValueRef nl = LLVMBuildFAdd(
-          b, LLVMBuildFMul(b, l, mlcc_emit_fast_exp(ctx, LLVMBuildFSub(b, m, nm, "")), ""),
-          mlcc_emit_fast_exp(ctx, LLVMBuildFSub(b, s, nm, "")), "");
-      LLVMBuildStore(b, LLVMBuildSelect(b, valid, nm, m, ""), mvar);
-      LLVMBuildStore(b, LLVMBuildSelect(b, valid, nl, l, ""), lvar);
-      mlcc_emit_loop_end(ctx, &lj);
-    }
-    LLVMValueRef m = load_var(ctx, e.t, mvar), l = load_var(ctx, e.t, lvar);
+    att_row_t row = {.node = node, .st = mlcc_ok_status()};
+    row.qkbase = wmulc(ctx, wmad(ctx, wmad(ctx, lb.iv, a.q_heads, lh.iv), a.q_seq, li.iv), a.total);
+    LLVMValueRef ninf = mlcc_emit_const(ctx, e.sdt, -INFINITY);
+    row.mvar = mlcc_emit_var(ctx, e.st, ninf);
+    row.lvar = mlcc_emit_var(ctx, e.st, mlcc_emit_const(ctx, e.sdt, 0));
+    LLVMBuildStore(b, ninf, row.mvar);
+    LLVMBuildStore(b, mlcc_emit_const(ctx, e.sdt, 0), row.lvar);
+    att_keys(ctx, &e, a.qk_mode >= 0 && a.qk_mode <= 2, att_pass_max_sum, &row);
+    if (a.qk_mode == 3) att_keys(ctx, &e, false, att_pass_probs, &row);
+    st = row.st;
+    LLVMValueRef l = load_var(ctx, e.st, row.lvar);
     LLVMValueRef ybase = wadd(ctx, wadd(ctx, wmulc(ctx, lb.iv, a.y_b), wmulc(ctx, lh.iv, a.y_h)),
                               wmulc(ctx, li.iv, a.y_s));
-    mlcc_loop_t lv = mlcc_emit_for(ctx, 0, a.v_head, "av");
-    LLVMValueRef acc = mlcc_emit_var(ctx, e.t, mlcc_emit_const(ctx, e.dt, 0));
-    LLVMBuildStore(b, mlcc_emit_const(ctx, e.dt, 0), acc);
-    for (int seg = 0; seg < 2; ++seg) {  // pass 2: weighted sum of values
-      int64_t n = seg == 0 ? a.past : a.kv_seq;
-      if (n == 0) continue;
-      mlcc_loop_t lj = mlcc_emit_for(ctx, 0, n, "aj");
-      LLVMValueRef jt = seg == 0 ? lj.iv : wadd(ctx, lj.iv, c64(ctx, a.past));
-      LLVMValueRef s = att_score(ctx, &e, seg == 0 ? e.pk : e.k,
-                                 att_kbase(ctx, &e, seg == 0, false, lj.iv), jt);
-      LLVMValueRef valid = LLVMBuildFCmp(b, LLVMRealOGT, s, ninf, "");
-      LLVMValueRef p = LLVMBuildSelect(
-          b, valid, mlcc_emit_fast_exp(ctx, LLVMBuildFSub(b, s, m, "")), mlcc_emit_const(ctx, e.dt, 0), "");
-      LLVMValueRef vv = mlcc_emit_load(ctx, seg == 0 ? e.pv : e.v,
-                                       wadd(ctx, att_kbase(ctx, &e, seg == 0, true, lj.iv), lv.iv));
-      LLVMBuildStore(b, mlcc_emit_fmuladd(ctx, p, vv, load_var(ctx, e.t, acc)), acc);
-      mlcc_emit_loop_end(ctx, &lj);
+    if (mlcc_status_is_ok(st) && a.v_head > 0) {
+      mlcc_loop_t lv = mlcc_emit_for(ctx, 0, a.v_head, "av");
+      att_acc_t x = {.row = &row, .lv = lv.iv};
+      x.acc = mlcc_emit_var(ctx, e.t, mlcc_emit_const(ctx, e.dt, 0));
+      LLVMBuildStore(b, mlcc_emit_const(ctx, e.dt, 0), x.acc);
+      att_keys(ctx, &e, false, att_pass_values, &x);
+      LLVMValueRef any = LLVMBuildFCmp(b, LLVMRealOGT, l, mlcc_emit_const(ctx, e.sdt, 0), "");
+      LLVMValueRef sum = load_var(ctx, e.t, x.acc);
+      if (!e.narrow) sum = LLVMBuildFDiv(b, sum, mlcc_emit_convert(ctx, l, e.sdt, e.dt), "");
+      LLVMValueRef y = LLVMBuildSelect(b, any, sum, mlcc_emit_const(ctx, e.dt, 0), "");
+      st = mlcc_emit_store_output(ctx, node, 0, wadd(ctx, ybase, lv.iv), y);
+      mlcc_emit_loop_end(ctx, &lv);
     }
-    LLVMValueRef any = LLVMBuildFCmp(b, LLVMRealOGT, l, mlcc_emit_const(ctx, e.dt, 0), "");
-    LLVMValueRef y = LLVMBuildSelect(b, any, LLVMBuildFDiv(b, load_var(ctx, e.t, acc), l, ""),
-                                     mlcc_emit_const(ctx, e.dt, 0), "");
-    st = mlcc_emit_store_output(ctx, node, 0, wadd(ctx, ybase, lv.iv), y);
-    mlcc_emit_loop_end(ctx, &lv);
     mlcc_emit_loop_end(ctx, &li);
     mlcc_emit_loop_end(ctx, &lh);
     mlcc_emit_loop_end(ctx, &lb);

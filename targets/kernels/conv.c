@@ -384,6 +384,8 @@ typedef struct cvec_t {
   const mlcc_value_t *x, *w, *bias;
   int L;                       // lanes
   int64_t pack_mr;             // > 0: W pre-packed in blocks of pack_mr channels
+  bool pack_other;             // packed blocks differ from the plan's mr (a schedule)
+  int plan_mr;                 // the plan's channels per block (a remainder block has fewer)
   int64_t npix, ntaps, hw_in;  // OH*OW, KH*KW, H*W
   bool contiguous;             // stride 1 in H and W and OW == W: X index is p + const
   bool x_i32;                  // every X index fits in i32 (gathers use i32 offsets)
@@ -555,7 +557,36 @@ static mlcc_status_t cvec_block(cvec_t* e, LLVMValueRef grp, LLVMValueRef oc0, i
   // oc0*cg*ntaps + (ic*ntaps + tap)*mr + r, one contiguous stream.
   LLVMValueRef wrow;
   int64_t wstride, tstride;
-  if (e->pack_mr > 0) {
+  // A schedule's block of mr channels over blocks of P = pack_mr: channel
+  // oc0 + r (group-relative ocg) sits in block ocg / P, which starts at
+  // (grp*mg + blk*P)*cg*ntaps and holds [cg*ntaps][bs] with bs = min(P,
+  // mg - blk*P). When P is a multiple of the plan's mr, a block's channels
+  // share one packed block (a remainder block too: it starts at a multiple
+  // of mr, and no multiple of mr lies inside it) and are adjacent in it; else each channel has its own base
+  // and stride, computed once per block outside the ic loop.
+  LLVMValueRef pbase[kVecMaxMr], pstride[kVecMaxMr];
+  bool shared = false;
+  if (e->pack_other) {
+    int64_t P = e->pack_mr, per_oc = g->cg * e->ntaps;
+    shared = P % e->plan_mr == 0 || mr == 1;
+    for (int r = 0; r < (shared ? 1 : mr); ++r) {
+      LLVMValueRef ocg = LLVMBuildSub(ctx->b, iaddc(ctx, oc0, r), imulc(ctx, grp, g->mg), "");
+      LLVMValueRef blk = LLVMBuildSDiv(ctx->b, ocg, c64(ctx, P), "");
+      LLVMValueRef rr = LLVMBuildSub(ctx->b, ocg, imulc(ctx, blk, P), "");
+      LLVMValueRef start = iadd(ctx, imulc(ctx, grp, g->mg), imulc(ctx, blk, P));
+      pbase[r] = iadd(ctx, imulc(ctx, start, per_oc), rr);
+      if (g->mg % P == 0) {
+        pstride[r] = c64(ctx, P);
+      } else {
+        LLVMValueRef left = LLVMBuildSub(ctx->b, c64(ctx, g->mg), imulc(ctx, blk, P), "");
+        pstride[r] = mlcc_emit_min(ctx, MLCC_DTYPE_I64, left, c64(ctx, P));
+      }
+    }
+  }
+  if (e->pack_other) {
+    wrow = NULL;  // per channel below
+    wstride = tstride = 0;
+  } else if (e->pack_mr > 0) {
     wrow = iadd(ctx, imulc(ctx, oc0, g->cg * e->ntaps), imulc(ctx, l_ic.iv, e->ntaps * mr));
     wstride = 1;
     tstride = mr;
@@ -577,7 +608,16 @@ static mlcc_status_t cvec_block(cvec_t* e, LLVMValueRef grp, LLVMValueRef oc0, i
       }
     }
     for (int r = 0; r < mr; ++r) {
-      LLVMValueRef wi = iaddc(ctx, wrow, r * wstride + t * tstride);
+      LLVMValueRef wi;
+      if (e->pack_other) {
+        // W[base + (ic*ntaps + t)*bs (+ r when the channels share a block)].
+        int q = shared ? 0 : r;
+        LLVMValueRef klin = iaddc(ctx, imulc(ctx, l_ic.iv, e->ntaps), t);
+        wi = iadd(ctx, pbase[q], LLVMBuildNSWMul(ctx->b, klin, pstride[q], ""));
+        if (shared) wi = iaddc(ctx, wi, r);
+      } else {
+        wi = iaddc(ctx, wrow, r * wstride + t * tstride);
+      }
       LLVMValueRef wp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, wptr, &wi, 1, "");
       LLVMValueRef ws = LLVMBuildLoad2(ctx->b, ctx->t_f32, wp, "");
       LLVMSetAlignment(ws, 4);
@@ -652,7 +692,21 @@ typedef struct cvec_plan_t {
   int64_t units;             // parallel units of the whole conv
 } cvec_plan_t;
 
+// Schedule parameters of the pixel-vector kernel (mlcc_emit_conv_space,
+// after the depthwise kernel's two): 0 = the heuristic's choice.
+enum { kCvSchedVectors = 2, kCvSchedBlock = 3 };
+
+// Vector registers the pixel-vector kernel plans with: 32 on
+// AVX-512/NEON/RVV, 16 on AVX2 and SSE.
+static int cvec_regs(const mlcc_target_t* target, int L) {
+  return (target->arch == MLCC_ARCH_X86_64 && L < 16) ? 16 : 32;
+}
+
 // False if the vector conv does not apply (dtype, rank, sizes, target).
+// node->sched[kCvSchedVectors] (1..kVecMaxNv) overrides the pixel vectors
+// per tile and node->sched[kCvSchedBlock] (1..kVecMaxMr) the output
+// channels per register block; either may then differ from the block size
+// W was packed with (cvec_block reads any packed block size).
 static bool cvec_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
                            const mlcc_target_t* target, cvec_plan_t* p) {
   memset(p, 0, sizeof(*p));
@@ -667,19 +721,25 @@ static bool cvec_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
   if (hw_in >= ((int64_t)1 << 30) || npix >= ((int64_t)1 << 30) || npix <= 0) return false;
   bool contiguous = g->s[1] == 1 && g->s[2] == 1 && g->out[2] == g->in[2];
   // Register budget: 32 vector registers on AVX-512/NEON/RVV, 16 on AVX2.
-  int nregs = (target->arch == MLCC_ARCH_X86_64 && L < 16) ? 16 : 32;
+  int nregs = cvec_regs(target, L);
   int64_t nvec = (npix + L - 1) / L;
+  int32_t s_nv = node->sched[kCvSchedVectors], s_mr = node->sched[kCvSchedBlock];
   int nv = g->mg == 1 ? 4 : (nregs == 16 ? 2 : 3);
-  if (nvec <= kVecMaxNv && nvec > nv) nv = (int)nvec;  // one tile covers all pixels
-  if (nv > nvec) nv = (int)nvec;
-  while (!contiguous && nv > 1 && g->cg * ntaps * nv * L * 4 > kVecPanelBytes) --nv;
-  int mr = (nregs - nv - 2) / nv;
+  if (s_nv > 0) {
+    nv = s_nv > kVecMaxNv ? kVecMaxNv : (int)s_nv;
+    if (nv > nvec) nv = (int)nvec;
+  } else {
+    if (nvec <= kVecMaxNv && nvec > nv) nv = (int)nvec;  // one tile covers all pixels
+    if (nv > nvec) nv = (int)nvec;
+    while (!contiguous && nv > 1 && g->cg * ntaps * nv * L * 4 > kVecPanelBytes) --nv;
+  }
+  int mr = s_mr > 0 ? (int)s_mr : (nregs - nv - 2) / nv;
   if (mr > kVecMaxMr) mr = kVecMaxMr;
   if (mr > g->mg) mr = (int)g->mg;
   if (mr < 1) mr = 1;
   // Prefer a block size that divides the channels (no narrow remainder
   // block, whose broadcasts are not amortized) if it loses at most 2 rows.
-  if (g->mg % mr != 0) {
+  if (s_mr <= 0 && g->mg % mr != 0) {
     for (int cand = mr - 1; cand * 5 >= mr * 4 && cand >= 2; --cand) {
       if (g->mg % cand == 0) {
         mr = cand;
@@ -688,9 +748,10 @@ static bool cvec_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
     }
   }
   int64_t packed = conv_packed_mr(node);
-  if (packed > 0) {
+  if (packed > 0 && s_nv <= 0 && s_mr <= 0) {
     // The weights were packed for this block size (same plan at compile
-    // time); any other target shape falls back to the scalar kernel.
+    // time); any other target shape falls back to the scalar kernel. A
+    // tuned schedule reads the packed blocks whatever their size.
     if (packed != mr) return false;
   }
   p->L = L;
@@ -790,6 +851,8 @@ static mlcc_status_t emit_conv_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   e.bias = mlcc_node_input(node, 2);
   e.L = L;
   e.pack_mr = conv_packed_mr(node);
+  e.pack_other = e.pack_mr > 0 && e.pack_mr != p.mr;
+  e.plan_mr = p.mr;
   e.x_i32 = mlcc_shape_numel_unchecked(&e.x->shape) < ((int64_t)1 << 31) - g->in[1] * g->in[2];
   e.npix = g->out[1] * g->out[2];
   e.ntaps = g->k[1] * g->k[2];
@@ -884,7 +947,15 @@ typedef struct ocv_plan_t {
   int64_t units;   // parallel units: n * blocks * rchunks
 } ocv_plan_t;
 
+// Schedule parameters of the channel-vector kernel (mlcc_emit_conv_space):
+// 0 = the heuristic's choice.
+enum { kOcvSchedWidth = 0, kOcvSchedVectors = 2 };
+
 // False if the channel-vector conv does not apply.
+// node->sched[kOcvSchedWidth] (1..kOcvMaxOw) overrides the columns per
+// segment and node->sched[kOcvSchedVectors] (1..kOcvMaxNv) the channel
+// vectors per block; with packed W a tuned block must divide the packed
+// block (emit_conv_ocv reads it inside the packed one).
 static bool ocv_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
                           const mlcc_target_t* target, ocv_plan_t* p) {
   memset(p, 0, sizeof(*p));
@@ -905,20 +976,29 @@ static bool ocv_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
   // A row is computed in segments of at most kOcvMaxOw columns.
   int64_t nseg = (g->out[2] + kOcvMaxOw - 1) / kOcvMaxOw;
   int64_t segw = (g->out[2] + nseg - 1) / nseg;
+  int32_t s_w = node->sched[kOcvSchedWidth], s_nv = node->sched[kOcvSchedVectors];
+  bool tuned = s_w > 0 || s_nv > 0;
+  if (s_w > 0) {
+    segw = s_w > kOcvMaxOw ? kOcvMaxOw : s_w;
+    if (segw > g->out[2]) segw = g->out[2];
+    nseg = (g->out[2] + segw - 1) / segw;
+  }
   int64_t hw_in = g->in[1] * g->in[2];
   if (hw_in >= ((int64_t)1 << 30) || g->cg * g->k[1] * g->k[2] >= ((int64_t)1 << 30)) return false;
+  int64_t packed = conv_packed_mr(node);
   // Registers: OW*nv accumulators + nv weight vectors (broadcasts fold into
   // the FMA's memory operand) within 32 zmm with a little slack.
   int nv = 0;
   for (int cand = kOcvMaxNv; cand >= 1; --cand) {
+    if (s_nv > 0 && cand != s_nv) continue;
+    if (tuned && packed > 0 && packed % ((int64_t)cand * L) != 0) continue;
     if (segw * cand + cand <= 30 && g->m % ((int64_t)cand * L) == 0) {
       nv = cand;
       break;
     }
   }
   if (nv == 0) return false;
-  int64_t packed = conv_packed_mr(node);
-  if (packed > 0 && packed != (int64_t)nv * L) return false;
+  if (packed > 0 && !tuned && packed != (int64_t)nv * L) return false;
   p->L = L;
   p->nv = nv;
   p->nseg = (int)nseg;
@@ -946,7 +1026,8 @@ static mlcc_status_t emit_conv_ocv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* w = mlcc_node_input(node, 1);
   const mlcc_value_t* bias = mlcc_node_input(node, 2);
-  bool packed = conv_packed_mr(node) > 0;
+  int64_t pack_block = conv_packed_mr(node);
+  bool packed = pack_block > 0;
   int L = p.L, nv = p.nv;
   int ow_n = (int)g->out[2];
   int64_t ntaps = g->k[1] * g->k[2], per_oc = g->cg * ntaps;
@@ -970,6 +1051,17 @@ static mlcc_status_t emit_conv_ocv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef oh0 = imulc(ctx, rc, p.rows);
   LLVMValueRef oh1 = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, oh0, p.rows), c64(ctx, g->out[1]));
   LLVMValueRef oc0 = imulc(ctx, blk, p.ocb);
+  // W's block base: oc0*per_oc, or with a tuned block inside a larger packed
+  // block (pack_block a multiple of ocb) that block's base plus the offset
+  // of oc0 in it; the packed row stride is pack_block.
+  LLVMValueRef wblk = NULL;
+  int64_t wrow_stride = p.ocb;
+  if (packed && pack_block != p.ocb) {
+    LLVMValueRef pstart = imulc(ctx, LLVMBuildSDiv(ctx->b, oc0, c64(ctx, pack_block), ""),
+                                pack_block);
+    wblk = iadd(ctx, imulc(ctx, pstart, per_oc), LLVMBuildSub(ctx->b, oc0, pstart, ""));
+    wrow_stride = pack_block;
+  }
   // Bias vectors of the block (oc-contiguous, loaded once per block).
   LLVMValueRef bv[kOcvMaxNv];
   for (int j = 0; j < nv; ++j) {
@@ -1011,8 +1103,14 @@ static mlcc_status_t emit_conv_ocv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
         LLVMValueRef wi;
         if (packed) {
           // Block at oc0*per_oc, element (klin)*ocb + j*L.
-          wi = iadd(ctx, imulc(ctx, oc0, per_oc),
-                    iaddc(ctx, imulc(ctx, l_ic.iv, ntaps * p.ocb), klin_off * p.ocb + (int64_t)j * L));
+          if (wblk != NULL) {
+            wi = iadd(ctx, wblk,
+                      iaddc(ctx, imulc(ctx, l_ic.iv, ntaps * wrow_stride),
+                            klin_off * wrow_stride + (int64_t)j * L));
+          } else {
+            wi = iadd(ctx, imulc(ctx, oc0, per_oc),
+                      iaddc(ctx, imulc(ctx, l_ic.iv, ntaps * p.ocb), klin_off * p.ocb + (int64_t)j * L));
+          }
           LLVMValueRef wp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, wptr, &wi, 1, "");
           wv[j] = LLVMBuildLoad2(ctx->b, vt, wp, "");
           LLVMSetAlignment(wv[j], 4);
@@ -1421,8 +1519,12 @@ int64_t mlcc_conv_pack_mr(const mlcc_node_t* node, const mlcc_target_t* target) 
   if (node == NULL || node->op != MLCC_OP_CONV || conv_packed_mr(node) > 0) return 0;
   const mlcc_value_t* w = mlcc_node_input(node, 1);
   if (w == NULL || w->dtype != MLCC_DTYPE_F32) return 0;
+  // The layout is the default schedule's (schedules come after the passes;
+  // a tuned kernel reads these blocks whatever its own block size).
+  mlcc_node_t probe = *node;
+  memset(probe.sched, 0, sizeof(probe.sched));
   conv_plans_t p;
-  switch (conv_pick_plan(node, target, &p)) {
+  switch (conv_pick_plan(&probe, target, &p)) {
     case CONV_PLAN_OCV: return p.ocv.ocb;
     // One output channel per block is already one weight stream.
     case CONV_PLAN_CVEC: return p.cvec.mr > 1 ? p.cvec.mr : 0;
@@ -1757,42 +1859,82 @@ static int64_t conv_stack_bytes_any(const mlcc_node_t* node, const mlcc_target_t
   return best;
 }
 
-// The schedule space (kernels.h, docs/tuning.md): today the depthwise
-// kernel's only: "width" of its column tiles (powers of two from 4 to the
-// target's lanes, those whose row still fits kDwMaxTiles tiles) and "rows"
-// of output rows sharing input rows (1..4 with vertical stride 1, 1..2
-// otherwise). Neither changes the parallel units (the (n, c) planes), the
-// stack (none) or the weights' layout, and a valid point always keeps the
-// depthwise kernel. Other Conv kernels (Winograd, the vector and scalar
-// direct kernels) have no parameter yet: only their default is valid.
-static uint32_t conv_sched_values(const mlcc_node_t* node, const mlcc_target_t* target,
-                                  uint32_t param, int32_t* out, uint32_t cap) {
+// The schedule space (kernels.h, docs/tuning.md), version 2. Depthwise
+// kernel: "width" of its column tiles (powers of two from 4 to the target's
+// lanes, those whose row still fits kDwMaxTiles tiles) and "rows" of output
+// rows sharing input rows (1..4 with vertical stride 1, 1..2 otherwise).
+// Channel-vector kernel (x86 AVX-512): "width", columns per row segment
+// (1..min(kOcvMaxOw, output columns)), and "vectors" of L channels per
+// block (1..kOcvMaxNv; the channels a multiple of the block, the packed
+// block a multiple of it, within the registers: width*vectors + vectors <=
+// 30). Pixel-vector kernel (dense and grouped direct convs): "vectors" of L
+// pixels per tile (1..min(kVecMaxNv, the output's vectors)) and "block"
+// output channels per register block (1..min(kVecMaxMr, channels per
+// group)), jointly within the vector registers: block*vectors + vectors + 1
+// <= 16 on AVX2/SSE, 32 elsewhere (cvec_regs), the heuristic's block for
+// the point's vectors when "block" is 0. Winograd kernel (conv_winograd.h):
+// "rows" of tiles per block (within the stack budget) and "vectors" of
+// tiles per GEMM chunk. No point changes the weights' layout or which
+// kernel runs (Winograd or direct is the pack-weights pass's choice); the
+// pixel-vector and Winograd points change the parallel units and the stack
+// (both follow the node's schedule), the channel-vector points its
+// transpose slot. The scalar kernel has no parameter: only its default is
+// valid.
+static bool conv_sched_plan(const mlcc_node_t* node, const mlcc_target_t* target,
+                            mlcc_node_t* probe, conv_plans_t* p, conv_plan_kind_t* kind) {
   if (node == NULL || node->op != MLCC_OP_CONV || target == NULL ||
       mlcc_conv_is_winograd(node)) {
-    return 0;
+    return false;
   }
-  mlcc_node_t probe = *node;
-  memset(probe.sched, 0, sizeof(probe.sched));
-  conv_geom_t g;
-  mlcc_status_t s = conv_geom(&probe, false, &g);
-  if (!mlcc_status_is_ok(s)) {
-    mlcc_status_free(s);
-    return 0;
+  *probe = *node;
+  memset(probe->sched, 0, sizeof(probe->sched));
+  *kind = conv_pick_plan(probe, target, p);
+  return *kind != CONV_PLAN_NONE;
+}
+
+static uint32_t conv_sched_values(const mlcc_node_t* node, const mlcc_target_t* target,
+                                  uint32_t param, int32_t* out, uint32_t cap) {
+  if (node != NULL && node->op == MLCC_OP_CONV && mlcc_conv_is_winograd(node)) {
+    return mlcc_conv_winograd_sched_values(node, target, param, out, cap);
   }
-  dw_plan_t p;
-  if (!dw_make_plan(&probe, &g, target, &p)) return 0;
+  mlcc_node_t probe;
+  conv_plans_t pl;
+  conv_plan_kind_t kind;
+  if (!conv_sched_plan(node, target, &probe, &pl, &kind)) return 0;
+  const conv_geom_t* g = &pl.g;
   uint32_t count = 0;
-  if (param == kDwSchedWidth) {
-    for (int32_t w = 4; w <= p.L; w *= 2) {
+  if (kind == CONV_PLAN_DW && param == kDwSchedWidth) {
+    for (int32_t w = 4; w <= pl.dw.L; w *= 2) {
       probe.sched[kDwSchedWidth] = w;
       dw_plan_t q;
-      if (!dw_make_plan(&probe, &g, target, &q)) continue;
+      if (!dw_make_plan(&probe, g, target, &q)) continue;
       if (count < cap) out[count] = w;
       ++count;
     }
-  } else if (param == kDwSchedRows) {
-    int hi = g.s[1] == 1 ? kDwMaxRows : 2;
+  } else if (kind == CONV_PLAN_DW && param == kDwSchedRows) {
+    int hi = g->s[1] == 1 ? kDwMaxRows : 2;
     for (int32_t r = 1; r <= hi; ++r) {
+      if (count < cap) out[count] = r;
+      ++count;
+    }
+  } else if (kind == CONV_PLAN_OCV && param == kOcvSchedWidth) {
+    for (int32_t w = 1; w <= kOcvMaxOw && w <= g->out[2]; ++w) {
+      if (count < cap) out[count] = w;
+      ++count;
+    }
+  } else if (kind == CONV_PLAN_OCV && param == kOcvSchedVectors) {
+    for (int32_t v = 1; v <= kOcvMaxNv; ++v) {
+      if (count < cap) out[count] = v;
+      ++count;
+    }
+  } else if (kind == CONV_PLAN_CVEC && param == kCvSchedVectors) {
+    int64_t nvec = (g->out[1] * g->out[2] + pl.cvec.L - 1) / pl.cvec.L;
+    for (int32_t v = 1; v <= kVecMaxNv && v <= nvec; ++v) {
+      if (count < cap) out[count] = v;
+      ++count;
+    }
+  } else if (kind == CONV_PLAN_CVEC && param == kCvSchedBlock) {
+    for (int32_t r = 1; r <= kVecMaxMr && r <= g->mg; ++r) {
       if (count < cap) out[count] = r;
       ++count;
     }
@@ -1800,11 +1942,38 @@ static uint32_t conv_sched_values(const mlcc_node_t* node, const mlcc_target_t* 
   return count;
 }
 
+// Joint constraint: the pixel-vector point's plan exists and its
+// accumulators, X vectors and one broadcast fit the vector registers.
+static bool conv_sched_valid(const mlcc_node_t* node, const mlcc_target_t* target,
+                             const int32_t sched[MLCC_SCHED_MAX_PARAMS]) {
+  // Winograd: its two parameters are independent (each value is checked).
+  if (node != NULL && node->op == MLCC_OP_CONV && mlcc_conv_is_winograd(node)) return true;
+  mlcc_node_t probe;
+  conv_plans_t pl;
+  conv_plan_kind_t kind;
+  if (!conv_sched_plan(node, target, &probe, &pl, &kind)) return false;
+  if (kind == CONV_PLAN_DW) return true;  // the depthwise values need no joint check
+  memcpy(probe.sched, sched, sizeof(probe.sched));
+  if (kind == CONV_PLAN_OCV) {
+    // The point's plan must exist and honour both values (a block that the
+    // registers, the channels or the packed block do not allow is no point).
+    ocv_plan_t o;
+    if (!ocv_make_plan(&probe, &pl.g, target, &o)) return false;
+    int64_t want_w = sched[kOcvSchedWidth] < pl.g.out[2] ? sched[kOcvSchedWidth] : pl.g.out[2];
+    return (sched[kOcvSchedWidth] == 0 || o.segw == want_w) &&
+           (sched[kOcvSchedVectors] == 0 || o.nv == sched[kOcvSchedVectors]);
+  }
+  cvec_plan_t q;
+  if (!cvec_make_plan(&probe, &pl.g, target, &q)) return false;
+  return q.mr * q.nv + q.nv + 1 <= cvec_regs(target, q.L);
+}
+
 static const mlcc_sched_space_t mlcc_emit_conv_space = {
-    .version = 1,
-    .n_params = 2,
-    .names = {"width", "rows"},
+    .version = 2,
+    .n_params = 4,
+    .names = {"width", "rows", "vectors", "block"},
     .values = conv_sched_values,
+    .valid = conv_sched_valid,
 };
 
 //===----------------------------------------------------------------------===//

@@ -306,6 +306,50 @@ static void plan_finish(const wino_geom_t* g, const mlcc_target_t* target, int m
   p->units = base * p->noc;
 }
 
+// Schedule parameters (the Conv space's indices, targets/kernels/conv.c):
+// 0 = the heuristic's choice.
+enum { kWinoSchedRows = 1, kWinoSchedVectors = 2 };
+
+// Largest mb_max of plan_blocks: nxi * 30 * L floats.
+static int64_t plan_mb_max(const wino_plan_t* p) { return (int64_t)p->nxi * 30 * p->L * 4; }
+
+// Sets the blocking to |rb| tile rows per block; false (|p| unchanged) if
+// rb is outside 1..th or its panel exceeds the stack budget.
+static bool plan_set_rows(const wino_geom_t* g, int64_t rb, wino_plan_t* p) {
+  if (rb < 1 || rb > p->th) return false;
+  int64_t ts = round_up(rb * p->tw, p->L);
+  if ((int64_t)p->nxi * (g->c * ts + p->L) * 4 + plan_mb_max(p) > kWinoStackBytes) return false;
+  p->rb = rb;
+  p->ts = ts;
+  p->nblk = ceil_div(p->th, rb);
+  p->rlast = p->th - (p->nblk - 1) * rb;
+  p->xs = g->c * ts + p->L;
+  return true;
+}
+
+// GEMM vectors |nv| fit with |mr| rows: mr*nv accumulators + nv loads + 1.
+static bool plan_nv_fits(int nregs, int mr, int nv) {
+  return nv >= 1 && nv <= kWinoMaxNv && mr * nv + nv + 1 <= nregs;
+}
+
+// Plans blocking, then channel block |mr|, with |sched|'s rows and vectors
+// where they are valid (a value that does not fit this geometry or target
+// is ignored: the stack and unit queries of other targets see the same
+// schedule).
+static bool plan_with_sched(const wino_geom_t* g, const mlcc_target_t* target, int m, int mr,
+                            const int32_t* sched, wino_plan_t* p) {
+  memset(p, 0, sizeof(*p));
+  if (!plan_blocks(g, m, target_lanes(target), p)) return false;
+  if (sched[kWinoSchedRows] > 0) (void)plan_set_rows(g, sched[kWinoSchedRows], p);
+  plan_finish(g, target, mr, p);
+  int32_t nv = sched[kWinoSchedVectors];
+  if (nv > 0 && nv != p->nv && plan_nv_fits(p->nregs, mr, nv)) {
+    p->nv = nv;
+    p->ms = (int64_t)nv * p->L;
+  }
+  return true;
+}
+
 // The Winograd layout {m, mr} of |node|, or false.
 static bool wino_layout(const mlcc_node_t* node, int* out_m, int* out_mr) {
   const mlcc_attr_t* a = node != NULL ? mlcc_node_attr(node, MLCC_CONV_WINOGRAD_ATTR) : NULL;
@@ -328,9 +372,7 @@ static bool wino_make_plan(const mlcc_node_t* node, const mlcc_target_t* target,
   memset(p, 0, sizeof(*p));
   int m = 0, mr = 0;
   if (!wino_layout(node, &m, &mr) || !wino_geom(node, g)) return false;
-  if (!plan_blocks(g, m, target_lanes(target), p)) return false;
-  plan_finish(g, target, mr, p);
-  return true;
+  return plan_with_sched(g, target, m, mr, node->sched, p);
 }
 
 int64_t mlcc_emit_conv_winograd_parallel_units(const mlcc_node_t* node,
@@ -472,10 +514,36 @@ int64_t mlcc_conv_winograd_stack_bytes(const mlcc_node_t* node, const mlcc_targe
     return 0;
   }
   wino_plan_t p;
-  memset(&p, 0, sizeof(p));
-  if (!plan_blocks(&g, m, target_lanes(target), &p)) return 0;
-  plan_finish(&g, target, mr, &p);
+  if (!plan_with_sched(&g, target, m, mr, node->sched, &p)) return 0;
   return wino_buffer_bytes(&p);
+}
+
+uint32_t mlcc_conv_winograd_sched_values(const mlcc_node_t* node, const mlcc_target_t* target,
+                                         uint32_t param, int32_t* out, uint32_t cap) {
+  wino_geom_t g;
+  wino_plan_t p;
+  int m = 0, mr = 0;
+  int32_t zero[MLCC_SCHED_MAX_PARAMS] = {0};
+  if (target == NULL || !wino_layout(node, &m, &mr) || !wino_geom(node, &g) ||
+      !plan_with_sched(&g, target, m, mr, zero, &p)) {
+    return 0;
+  }
+  uint32_t count = 0;
+  if (param == kWinoSchedRows) {
+    for (int64_t rb = 1; rb <= p.th && rb <= INT32_MAX; ++rb) {
+      wino_plan_t q = p;
+      if (!plan_set_rows(&g, rb, &q)) break;  // larger blocks only grow the panel
+      if (count < cap) out[count] = (int32_t)rb;
+      ++count;
+    }
+  } else if (param == kWinoSchedVectors) {
+    for (int nv = 1; nv <= kWinoMaxNv; ++nv) {
+      if (!plan_nv_fits(p.nregs, mr, nv) && nv != p.nv) continue;
+      if (count < cap) out[count] = nv;
+      ++count;
+    }
+  }
+  return count;
 }
 
 //===----------------------------------------------------------------------===//

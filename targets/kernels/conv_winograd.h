@@ -46,6 +46,20 @@ int64_t mlcc_emit_conv_winograd_parallel_units(const mlcc_node_t* node,
 // stack.c takes the maximum over targets. Pure.
 int64_t mlcc_conv_winograd_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* target);
 
+// The Winograd kernel's part of the Conv schedule space (conv.c, version 2;
+// docs/tuning.md) for a node in the Winograd layout on |target|: parameter
+// 1 ("rows", tile rows per block: 1 up to the tile rows, while the block's
+// input panel stays within the stack budget) and parameter 2 ("vectors",
+// GEMM vectors of tiles per chunk: 1..4 with rows*vectors + vectors + 1 <=
+// the vector registers for the layout's channel block, the heuristic's own
+// value included). Writes at most |cap| values (ascending) to |out| and
+// returns how many there are; 0 for other parameters or nodes. Neither
+// changes the weights' layout; both change the parallel units and the
+// stack (mlcc_emit_conv_winograd_parallel_units and
+// mlcc_conv_winograd_stack_bytes follow node->sched). Pure.
+uint32_t mlcc_conv_winograd_sched_values(const mlcc_node_t* node, const mlcc_target_t* target,
+                                         uint32_t param, int32_t* out, uint32_t cap);
+
 #ifdef __cplusplus
 }
 #endif

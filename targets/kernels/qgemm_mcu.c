@@ -383,3 +383,143 @@ mlcc_status_t mlcc_emit_qgemm_conv_mcu(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
   mlcc_emit_loop_end(ctx, &lu);
   return status;
 }
+
+//===----------------------------------------------------------------------===//
+// QLinearMatMul / MatMulInteger
+//===----------------------------------------------------------------------===//
+
+enum { MCU_MM_NB = 4 };  // output columns per block
+
+// True if |v| is a constant whose every byte is 0 (a zero point of 0).
+static bool const_zero(const mlcc_value_t* v) {
+  if (v == NULL) return true;
+  if (v->data == NULL) return false;
+  size_t bytes = (size_t)mlcc_shape_numel_unchecked(&v->shape) * mlcc_dtype_size(v->dtype);
+  const uint8_t* p = (const uint8_t*)v->data;
+  for (size_t i = 0; i < bytes; ++i) {
+    if (p[i] != 0) return false;
+  }
+  return true;
+}
+
+// Element |k| (i32) of the int8/uint8 row at |p|, widened to i32.
+static LLVMValueRef ld_q(mlcc_emit_ctx_t* ctx, LLVMValueRef p, LLVMValueRef k, bool u8) {
+  LLVMValueRef l = load_al(ctx, ctx->t_i8, gep(ctx, ctx->t_i8, p, k), 1);
+  return u8 ? LLVMBuildZExt(ctx->b, l, ctx->t_i32, "") : LLVMBuildSExt(ctx->b, l, ctx->t_i32, "");
+}
+
+mlcc_status_t mlcc_emit_qgemm_matmul_mcu(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                         bool* out_done) {
+  *out_done = false;
+  if (mlcc_qgemm_mcu_kind(ctx->target) == MLCC_QMCU_NONE) return mlcc_ok_status();
+  bool qlinear = node->op == MLCC_OP_QLINEAR_MATMUL;
+  mlcc_quant_matmul_t q;
+  MLCC_RETURN_IF_ERROR(mlcc_quant_matmul_resolve(node, &q));
+  const mlcc_value_t* a = mlcc_node_input(node, 0);
+  const mlcc_value_t* bm = mlcc_node_input(node, qlinear ? 3 : 1);
+  const mlcc_value_t* az = mlcc_node_input(node, 2);
+  const mlcc_value_t* bz = mlcc_node_input(node, qlinear ? 5 : 3);
+  const mlcc_value_t* bs = qlinear ? mlcc_node_input(node, 4) : NULL;
+  const mlcc_value_t* bias = qlinear && node->n_inputs > 8 ? node->inputs[8] : NULL;
+  // A 2-D B (A's batch dims, if any, are rows: [batch * M, K] x [K, N]),
+  // per-tensor A parameters, per-tensor or per-column B parameters; anything
+  // else stays on quant.c's loops.
+  if (q.b_batch.rank != 0 || q.a_batch.rank != q.batch.rank) return mlcc_ok_status();
+  int64_t rows = mlcc_shape_numel_unchecked(&q.batch) * q.m;
+  if (rows * q.k * q.n == 0 || q.k > INT32_MAX / (q.n > 0 ? q.n : 1)) return mlcc_ok_status();
+  if (numel_or(az, 1) != 1 || (qlinear && numel_or(mlcc_node_input(node, 1), 1) != 1)) {
+    return mlcc_ok_status();
+  }
+  int64_t nbz = numel_or(bz, 1), nbs = numel_or(bs, 1);
+  if ((nbz != 1 && nbz != q.n) || (nbs != 1 && nbs != q.n)) return mlcc_ok_status();
+  if (bias != NULL && numel_or(bias, 0) != q.n) return mlcc_ok_status();
+  LLVMValueRef abase = mlcc_emit_ptr(ctx, a), bbase = mlcc_emit_ptr(ctx, bm);
+  if (abase == NULL || bbase == NULL) return mlcc_ok_status();
+  *out_done = true;
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i8 = ctx->t_i8, i32 = ctx->t_i32;
+  bool a_u8 = a->dtype == MLCC_DTYPE_U8, w_u8 = bm->dtype == MLCC_DTYPE_U8;
+  bool need_rowsum = !const_zero(bz);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  LLVMValueRef xzv = ld_i32(ctx, az, c64(ctx, 0));
+  LLVMValueRef asv = NULL, ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
+  if (qlinear) {
+    asv = ld_f32(ctx, mlcc_node_input(node, 1), c64(ctx, 0));
+    ysv = ld_f32(ctx, mlcc_node_input(node, 6), c64(ctx, 0));
+    const mlcc_value_t* yz = mlcc_node_input(node, 7);
+    yzf = yz == NULL ? mlcc_emit_f32(ctx, 0.f)
+                     : mlcc_emit_convert(ctx, mlcc_emit_load(ctx, yz, c64(ctx, 0)), yz->dtype,
+                                         MLCC_DTYPE_F32);
+    mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
+  }
+  LLVMValueRef acc[MCU_MM_NB];
+  for (int j = 0; j < MCU_MM_NB; ++j) acc[j] = mlcc_emit_var(ctx, i32, NULL);
+  LLVMValueRef rowsum = mlcc_emit_var(ctx, i32, NULL);
+  LLVMValueRef zero32 = c32(ctx, 0);
+
+  mlcc_loop_t lm = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, rows), 1, "qmmm");
+  LLVMValueRef arow = gep(ctx, i8, abase, imulc(ctx, lm.iv, q.k));
+  LLVMBuildStore(b, zero32, rowsum);
+  if (need_rowsum) {  // sum_k (a - a_zero_point), for the B zero point term
+    loop32_t lk = loop32_begin(ctx, 0, q.k, 1, "qmmr");
+    acc_add(ctx, rowsum, LLVMBuildSub(b, ld_q(ctx, arow, lk.iv, a_u8), xzv, ""));
+    loop32_end(ctx, &lk);
+  }
+  LLVMValueRef rs = LLVMBuildLoad2(b, i32, rowsum, "");
+  mlcc_loop_t ln = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, q.n), MCU_MM_NB, "qmmn");
+  // Column n + j of B ([K][N], row-major); past N a block reads column N-1
+  // (its result is dropped).
+  LLVMValueRef col[MCU_MM_NB], wcol[MCU_MM_NB];
+  for (int j = 0; j < MCU_MM_NB; ++j) {
+    col[j] = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, ln.iv, j), c64(ctx, q.n - 1));
+    wcol[j] = gep(ctx, i8, bbase, col[j]);
+    LLVMBuildStore(b, zero32, acc[j]);
+  }
+  // K in steps of 2 (one value at a time for an odd K's last one): one
+  // A value, MCU_MM_NB weights and multiply-adds per value.
+  int64_t kfull = q.k / 2 * 2;
+  for (int part = 0; part < 2; ++part) {
+    int64_t from = part == 0 ? 0 : kfull, to = part == 0 ? kfull : q.k;
+    if (from >= to) continue;
+    int64_t step = part == 0 ? 2 : 1;
+    loop32_t lk = loop32_begin(ctx, from, to, step, part == 0 ? "qmmk" : "qmmkt");
+    for (int64_t e = 0; e < step; ++e) {
+      LLVMValueRef ke = e == 0 ? lk.iv : LLVMBuildAdd(b, lk.iv, c32(ctx, e), "");
+      LLVMValueRef xv = LLVMBuildSub(b, ld_q(ctx, arow, ke, a_u8), xzv, "");
+      LLVMValueRef wk = LLVMBuildMul(b, ke, c32(ctx, q.n), "");
+      for (int j = 0; j < MCU_MM_NB; ++j) {
+        acc_add(ctx, acc[j], LLVMBuildMul(b, xv, ld_q(ctx, wcol[j], wk, w_u8), ""));
+      }
+    }
+    loop32_end(ctx, &lk);
+  }
+  // Per output: B zero point term, bias, requantization (quant.c's formula),
+  // store.
+  mlcc_status_t status = mlcc_ok_status();
+  for (int j = 0; j < MCU_MM_NB && status == NULL; ++j) {
+    LLVMValueRef r = LLVMBuildLoad2(b, i32, acc[j], "");
+    if (need_rowsum) {
+      LLVMValueRef bzj = ld_i32(ctx, bz, nbz == 1 ? c64(ctx, 0) : col[j]);
+      r = LLVMBuildSub(b, r, LLVMBuildMul(b, bzj, rs, ""), "");
+    }
+    if (bias != NULL) r = LLVMBuildAdd(b, r, ld_i32(ctx, bias, col[j]), "");
+    LLVMValueRef out = r;
+    if (qlinear) {
+      LLVMValueRef bsj = ld_f32(ctx, bs, nbs == 1 ? c64(ctx, 0) : col[j]);
+      LLVMValueRef mult = LLVMBuildFDiv(b, LLVMBuildFMul(b, asv, bsj, ""), ysv, "mult");
+      LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, r, ctx->t_f32, ""), mult, "");
+      f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
+      f = LLVMBuildFAdd(b, f, yzf, "");
+      f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, qlo);
+      f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, qhi);
+      out = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, i32, ""), mlcc_emit_type(ctx, y->dtype), "");
+    }
+    LLVMValueRef o = iaddc(ctx, ln.iv, j);
+    mlcc_if_t br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLT, o, c64(ctx, q.n), ""));
+    status = mlcc_emit_store_output(ctx, node, 0, imad(ctx, lm.iv, q.n, o), out);
+    mlcc_emit_if_end(ctx, &br);
+  }
+  mlcc_emit_loop_end(ctx, &ln);
+  mlcc_emit_loop_end(ctx, &lm);
+  return status;
+}

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The microcontroller inner loops of the dense QLinearConv / ConvInteger fast
-// path (qgemm.h describes the form and the numerics; docs/mcu.md, int8).
-// Internal to targets/kernels: qgemm.c's dispatch calls it after the
-// depthwise kernel and before the other targets' register blocks.
+// path (qgemm.h describes the form and the numerics; docs/mcu.md, int8), and
+// the microcontroller QLinearMatMul / MatMulInteger kernel. Internal to
+// targets/kernels: qgemm.c's dispatch calls the conv kernel after the
+// depthwise kernel and before the other targets' register blocks; quant.c
+// calls the matmul kernel after the x86 blocked one.
 #ifndef MLCC_TARGETS_KERNELS_QGEMM_MCU_H_
 #define MLCC_TARGETS_KERNELS_QGEMM_MCU_H_
 #include <stdbool.h>
@@ -64,6 +66,22 @@ mlcc_qmcu_kind_t mlcc_qgemm_mcu_kind(const mlcc_target_t* target);
 // are not kernel arguments; those of the output store.
 mlcc_status_t mlcc_emit_qgemm_conv_mcu(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                        const qconv_geom_t* q, bool* out_done);
+
+// Emits QLinearMatMul / MatMulInteger |node| for a microcontroller target
+// (mlcc_qgemm_mcu_kind != NONE) and sets *out_done, when B is 2-D:
+// A [..., M, K] (or [K]; A's batch dims are more rows) x B [K, N] (B
+// row-major as the graph holds it, constant or not) with per-tensor A parameters and per-tensor or per-column
+// ([N]) B parameters; otherwise leaves *out_done false (quant.c's loops run).
+// Blocks of 4 output columns with i32 counters and K in steps of 2; sums
+// sum_k (a - a_zp) * b - b_zp[n] * sum_k (a - a_zp) + bias[n] in int32
+// (equal, modulo 2^32, to the reference's sum of (a - a_zp) * (b - b_zp)),
+// and quant.c's float requantization, so the results are bit-identical to
+// the reference loops. No stack buffers. Spec: ONNX QLinearMatMul-10/21
+// (float32 scales), MatMulInteger-10, plus quant-fuse's int32 bias
+// (MLCC_QMATMUL_BIAS_ATTR). Errors: those of mlcc_quant_matmul_resolve and
+// of the output store.
+mlcc_status_t mlcc_emit_qgemm_matmul_mcu(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                         bool* out_done);
 
 #ifdef __cplusplus
 }

@@ -34,6 +34,7 @@
 #include "targets/emit/emit_helpers.h"
 #include "targets/kernels/kernels.h"
 #include "targets/kernels/qgemm.h"
+#include "targets/kernels/qgemm_mcu.h"
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -312,6 +313,8 @@ static mlcc_status_t emit_quant_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
   MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   bool done = false;
   MLCC_RETURN_IF_ERROR(mlcc_emit_qgemm_matmul(ctx, node, &done));
+  if (done) return mlcc_ok_status();
+  MLCC_RETURN_IF_ERROR(mlcc_emit_qgemm_matmul_mcu(ctx, node, &done));
   if (done) return mlcc_ok_status();
   bool qlinear = node->op == MLCC_OP_QLINEAR_MATMUL;
   mlcc_quant_matmul_t q;

@@ -4,7 +4,9 @@
 // (unchanged for the default schedule, different for any other, the tuning
 // key independent of the schedule), and that every point of the space
 // computes what the default schedule computes (host JIT,
-// mlcc_codegen_eval_node) and what a plain C reference computes.
+// mlcc_codegen_eval_node) and what a plain C reference computes; for the
+// Conv space both the depthwise and the pixel-vector (dense, grouped)
+// kernels, with W in the ONNX layout and packed by pack-weights.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +15,9 @@
 
 #include "ir/graph.h"
 #include "ir/ops.h"
+#include "passes/pass.h"
 #include "targets/codegen/codegen.h"
+#include "targets/kernels/conv_winograd.h"
 #include "targets/kernels/kernels.h"
 #include "test.h"
 
@@ -129,6 +133,17 @@ static void reference(const mm_case_t* c, const float* a, const float* b, float*
         }
         y[(t * c->m + i) * c->n + j] = (float)acc;
       }
+}
+
+// Elements outside |d| <= 1e-4 + 1e-3 |want| (the tuner's own criterion,
+// docs/tuning.md): Winograd's transforms round differently from a direct sum.
+static int mismatches_loose(const float* got, const float* want, int64_t n) {
+  int bad = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double d = fabs((double)got[i] - (double)want[i]);
+    if (!(d <= 1e-4 + 1e-3 * fabs((double)want[i]))) ++bad;
+  }
+  return bad;
 }
 
 static int mismatches(const float* got, const float* want, int64_t n) {
@@ -343,6 +358,206 @@ static void test_conv_depthwise_space(void) {
   dw_case(5, 12, 30, 2, 3);
 }
 
+// Dense or grouped 2-D Conv [1, C, H, W] x [M, C/group, K, K] (pads |pad|,
+// stride |st|) with a bias, for the pixel-vector kernel's points.
+typedef struct dc_case_t {
+  int64_t c, m, group, h, w, k, st, pad;
+  bool pack;      // run pack-weights (the packed_mr layout of the default plan)
+  bool winograd;  // let pack-weights pick the Winograd layout (and check it did)
+  bool wide;      // plan for 64-byte vectors (x86 AVX-512: the channel-vector kernel)
+} dc_case_t;
+
+static int64_t dc_out(const dc_case_t* d, int64_t in) {
+  return (in + 2 * d->pad - d->k) / d->st + 1;
+}
+
+// Evaluates the case's Conv with schedule |sched| (host JIT); with
+// |out_points| also enumerates its space (checking every point is valid and
+// that a point outside the registers is not). Returns the output (malloc'ed)
+// or NULL.
+static float* eval_dc(const dc_case_t* d, const float* x, const float* wt, const float* b,
+                      const int32_t* sched, uint32_t* out_points,
+                      int32_t (*pts)[MLCC_SCHED_MAX_PARAMS]) {
+  mlcc_graph_t* g = NULL;
+  CHECK_OK(mlcc_graph_create(&g));
+  if (g == NULL) return NULL;
+  int64_t cg = d->c / d->group;
+  mlcc_shape_t xs = {.rank = 4, .dims = {1, d->c, d->h, d->w}},
+               ws = {.rank = 4, .dims = {d->m, cg, d->k, d->k}}, bs = {.rank = 1, .dims = {d->m}};
+  mlcc_value_t* ins[3] = {NULL, NULL, NULL};
+  mlcc_value_t* y = NULL;
+  CHECK_OK(mlcc_graph_add_constant(g, "x", MLCC_DTYPE_F32, &xs, x, true, &ins[0]));
+  CHECK_OK(mlcc_graph_add_constant(g, "w", MLCC_DTYPE_F32, &ws, wt, true, &ins[1]));
+  CHECK_OK(mlcc_graph_add_constant(g, "b", MLCC_DTYPE_F32, &bs, b, true, &ins[2]));
+  CHECK_OK(mlcc_graph_add_value(g, "y", MLCC_VALUE_INTERMEDIATE, &y));
+  int64_t ks[2] = {d->k, d->k}, pads[4] = {d->pad, d->pad, d->pad, d->pad},
+          strides[2] = {d->st, d->st};
+  mlcc_attr_t attrs[4];
+  memset(attrs, 0, sizeof(attrs));
+  attrs[0].name = "group";
+  attrs[0].kind = MLCC_ATTR_INT;
+  attrs[0].i = d->group;
+  attrs[1].name = "kernel_shape";
+  attrs[1].kind = MLCC_ATTR_INTS;
+  attrs[1].count = 2;
+  attrs[1].ints = ks;
+  attrs[2].name = "pads";
+  attrs[2].kind = MLCC_ATTR_INTS;
+  attrs[2].count = 4;
+  attrs[2].ints = pads;
+  attrs[3].name = "strides";
+  attrs[3].kind = MLCC_ATTR_INTS;
+  attrs[3].count = 2;
+  attrs[3].ints = strides;
+  mlcc_node_t* n = NULL;
+  CHECK_OK(mlcc_graph_add_node(g, MLCC_OP_CONV, 11, "conv", ins, 3, &y, 1, attrs, 4, &n));
+  float* out = NULL;
+  if (n != NULL && ins[0] && ins[1] && ins[2]) {
+    CHECK_OK(mlcc_op_desc(MLCC_OP_CONV)->infer(n));
+    mlcc_target_t t = jit_target();
+    if (d->wide) t.vector_bytes = 64;
+    if (d->pack) {
+      mlcc_pass_ctx_t pctx;
+      memset(&pctx, 0, sizeof(pctx));
+      pctx.target = &t;
+      pctx.no_winograd = !d->winograd;
+      bool changed = false;
+      CHECK_OK(mlcc_pass_pack_weights(&pctx, g, &changed));
+      CHECK(changed);
+      CHECK(mlcc_conv_is_winograd(n) == d->winograd);
+    }
+    if (out_points != NULL) {
+      *out_points = mlcc_sched_enumerate(n, &t, pts, kMaxPoints);
+      for (uint32_t i = 0; i < *out_points && i < kMaxPoints; ++i) {
+        CHECK(mlcc_sched_valid(n, &t, pts[i]));
+        // Winograd: rows and vectors; channel vectors: width and vectors;
+        // pixel vectors: vectors and block.
+        if (d->winograd) {
+          CHECK(pts[i][0] == 0 && pts[i][3] == 0);
+        } else if (d->wide) {
+          CHECK(pts[i][1] == 0 && pts[i][3] == 0);
+        } else {
+          CHECK(pts[i][0] == 0 && pts[i][1] == 0);
+        }
+      }
+      int32_t spill[MLCC_SCHED_MAX_PARAMS] = {0, 0, 4, 4};  // 16 + 4 + 1 > 16 registers
+      CHECK(!mlcc_sched_valid(n, &t, spill));
+      int32_t width_only[MLCC_SCHED_MAX_PARAMS] = {4, 0, 0, 0};
+      CHECK(mlcc_sched_valid(n, &t, width_only) == d->wide);
+    }
+    memcpy(n->sched, sched, sizeof(n->sched));
+    mlcc_status_t es = mlcc_codegen_eval_node_planned(g, n, t.vector_bytes);
+    CHECK_OK(es);
+    int64_t yn = mlcc_shape_numel_unchecked(&y->shape);
+    if (es == NULL && y->data != NULL) {
+      out = malloc((size_t)yn * sizeof(float));
+      if (out != NULL) memcpy(out, y->data, (size_t)yn * sizeof(float));
+    }
+  }
+  mlcc_graph_destroy(g);
+  return out;
+}
+
+// Every |stride|-th point is evaluated (the test stays short).
+static void dc_case(dc_case_t d, uint32_t min_points, uint32_t stride) {
+  int64_t cg = d.c / d.group, mg = d.m / d.group;
+  int64_t oh = dc_out(&d, d.h), ow = dc_out(&d, d.w);
+  int64_t xn = d.c * d.h * d.w, wn = d.m * cg * d.k * d.k, yn = d.m * oh * ow;
+  float* x = malloc(sizeof(float) * xn);
+  float* wt = malloc(sizeof(float) * wn);
+  float* b = malloc(sizeof(float) * d.m);
+  float* ref = malloc(sizeof(float) * yn);
+  int32_t(*pts)[MLCC_SCHED_MAX_PARAMS] = calloc(kMaxPoints, sizeof(*pts));
+  if (!x || !wt || !b || !ref || !pts) {
+    CHECK(false);
+    free(x), free(wt), free(b), free(ref), free(pts);
+    return;
+  }
+  for (int64_t i = 0; i < xn; ++i) x[i] = frand();
+  for (int64_t i = 0; i < wn; ++i) wt[i] = frand();
+  for (int64_t i = 0; i < d.m; ++i) b[i] = frand();
+  for (int64_t oc = 0; oc < d.m; ++oc) {
+    int64_t gi = oc / mg;
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        double acc = b[oc];
+        for (int64_t ic = 0; ic < cg; ++ic)
+          for (int64_t ki = 0; ki < d.k; ++ki)
+            for (int64_t kj = 0; kj < d.k; ++kj) {
+              int64_t ii = i * d.st - d.pad + ki, jj = j * d.st - d.pad + kj;
+              if (ii < 0 || ii >= d.h || jj < 0 || jj >= d.w) continue;
+              acc += (double)x[((gi * cg + ic) * d.h + ii) * d.w + jj] *
+                     wt[((oc * cg + ic) * d.k + ki) * d.k + kj];
+            }
+        ref[(oc * oh + i) * ow + j] = (float)acc;
+      }
+  }
+  int32_t zero[MLCC_SCHED_MAX_PARAMS] = {0};
+  uint32_t npts = 0;
+  float* def = eval_dc(&d, x, wt, b, zero, &npts, pts);
+  if (npts < min_points) {
+    fprintf(stderr, "  conv C=%lld M=%lld: %u points, want %u\n", (long long)d.c,
+            (long long)d.m, npts, min_points);
+  }
+  CHECK(npts >= min_points);
+  int (*vs_ref)(const float*, const float*, int64_t) = d.winograd ? mismatches_loose : mismatches;
+  CHECK(def != NULL && vs_ref(def, ref, yn) == 0);
+  for (uint32_t i = 1; def != NULL && i < npts && i < kMaxPoints; i += stride) {
+    float* y = eval_dc(&d, x, wt, b, pts[i], NULL, NULL);
+    int bad = y ? mismatches(y, def, yn) + vs_ref(y, ref, yn) : -1;
+    if (bad != 0) {
+      fprintf(stderr, "  conv C=%lld M=%lld group=%lld k=%lld s=%lld%s rows=%d vectors=%d "
+              "block=%d: %d mismatches\n", (long long)d.c, (long long)d.m,
+              (long long)d.group, (long long)d.k, (long long)d.st,
+              d.winograd ? " winograd" : d.pack ? " packed" : "", (int)pts[i][1],
+              (int)pts[i][2], (int)pts[i][3], bad);
+    }
+    CHECK(bad == 0);
+    free(y);
+  }
+  free(def), free(ref), free(x), free(wt), free(b), free(pts);
+}
+
+// On the JIT's x86-64 target (8 lanes, 16 registers): vectors 1..4 x block
+// 1..16 within the registers. Packed layouts: 1x1 with M = 40 (the default
+// block, 5, divides M; blocks of 1 and 5 share a packed block, 2..4 and 6+
+// straddle them), 3x3 stride 2 with M = 14 (default block 6, a last packed
+// block of 2: run-time block widths) and grouped (6 channels per group);
+// the ONNX layout through a 5x5 without pack-weights.
+static void test_conv_dense_space(void) {
+  dc_case((dc_case_t){.c = 24, .m = 40, .group = 1, .h = 10, .w = 10, .k = 1, .st = 1,
+                      .pad = 0, .pack = true}, 20, 3);
+  dc_case((dc_case_t){.c = 8, .m = 14, .group = 1, .h = 13, .w = 13, .k = 3, .st = 2,
+                      .pad = 1, .pack = true}, 20, 3);
+  dc_case((dc_case_t){.c = 8, .m = 12, .group = 2, .h = 9, .w = 9, .k = 3, .st = 1,
+                      .pad = 1, .pack = true}, 8, 2);
+  dc_case((dc_case_t){.c = 6, .m = 9, .group = 1, .h = 11, .w = 12, .k = 5, .st = 1,
+                      .pad = 2, .pack = false}, 10, 3);
+}
+
+// The Winograd kernel's rows (tile rows per block) and vectors (per GEMM
+// chunk), W in the Winograd layout from pack-weights.
+static void test_conv_winograd_space(void) {
+  dc_case((dc_case_t){.c = 32, .m = 24, .group = 1, .h = 20, .w = 20, .k = 3, .st = 1,
+                      .pad = 1, .pack = true, .winograd = true}, 6, 1);
+}
+
+// The channel-vector kernel (planned for 64-byte vectors, as on AVX-512):
+// width (columns per segment) and vectors (channel vectors per block, a
+// divisor of the packed block): a 7x7 3x3 layer with blocks of 32 packed,
+// a narrow 1x1 (25 pixels), and a strided 3x3 in the ONNX layout (blocks of
+// 48 channels: vectors 1 and 3).
+static void test_conv_channel_vector_space(void) {
+#if defined(__x86_64__)
+  dc_case((dc_case_t){.c = 16, .m = 64, .group = 1, .h = 7, .w = 7, .k = 3, .st = 1,
+                      .pad = 1, .pack = true, .wide = true}, 15, 2);
+  dc_case((dc_case_t){.c = 32, .m = 32, .group = 1, .h = 5, .w = 5, .k = 1, .st = 1,
+                      .pad = 0, .pack = true, .wide = true}, 10, 2);
+  dc_case((dc_case_t){.c = 8, .m = 48, .group = 1, .h = 14, .w = 14, .k = 3, .st = 2,
+                      .pad = 1, .pack = false, .wide = true}, 15, 2);
+#endif
+}
+
 // The default schedule leaves the kernel key as it is; any other changes it
 // and comes back when reset; the tuning keys ignore the schedule and the
 // exact-CPU key differs from the features-only key.
@@ -408,6 +623,9 @@ int main(void) {
   RUN(test_gemm_space_transposed_b);
   RUN(test_gemm_space_plain);
   RUN(test_conv_depthwise_space);
+  RUN(test_conv_dense_space);
+  RUN(test_conv_winograd_space);
+  RUN(test_conv_channel_vector_space);
   RUN(test_key_default_unchanged);
   RUN(test_untunable_op);
   return TEST_EXIT();

@@ -368,12 +368,21 @@ def opset19_dequantize_f16_scale():
 
 
 @case
-def opset23_attention_qk_output():
+def opset23_attention_qk_mode_out_of_range():
     return model([helper.make_node("Attention", ["q", "k", "v"], ["y", "", "", "qk"],
-                                   name="attn")],
+                                   name="attn", qk_matmul_output_mode=4)],
                  [vi("q", F, [1, 2, 3, 4]), vi("k", F, [1, 2, 3, 4]), vi("v", F, [1, 2, 3, 4])],
                  [vi("y", F, [1, 2, 3, 4]), vi("qk", F, [1, 2, 3, 3])], opsets=(("", 23),),
                  ir_version=10)
+
+
+@case
+def opset23_attention_nonpad_kv_seqlen():
+    return model([helper.make_node("Attention", ["q", "k", "v", "", "", "", "n"], ["y"],
+                                   name="attn")],
+                 [vi("q", F, [1, 2, 3, 4]), vi("k", F, [1, 2, 3, 4]), vi("v", F, [1, 2, 3, 4]),
+                  vi("n", TensorProto.INT64, [1])],
+                 [vi("y", F, [1, 2, 3, 4])], opsets=(("", 23),), ir_version=10)
 
 
 @case

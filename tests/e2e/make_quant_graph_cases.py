@@ -29,7 +29,7 @@ import numpy as np
 from onnx import helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from onnx_case import write_case  # noqa: E402
+from onnx_case import graph, model, save_case, write_case  # noqa: E402
 from make_quant_kernel_cases import quantize, u8, s8  # noqa: E402
 
 F32 = np.float32
@@ -231,6 +231,206 @@ def matmul_case(out, name, rng, a_shape, n, op="MatMul", adt=np.uint8, az=128, b
     bld.write(out, name, [("x", x)], [y])
 
 
+# ---------------------------------------------------------------------------
+# int8 Add / Mul, average pools, Concat of other parameters (issues 16, 17):
+# quant-fuse's QLinearAdd / QLinearMul / QLinearGlobalAveragePool /
+# QLinearAveragePool / QLinearConcat (com.microsoft opset 1). Each case is
+# written twice: the QDQ graph (qg_<name>, which quant-fuse rewrites) and
+# the same computation with the contrib op itself (qg_<name>_qop, the
+# QOperator form onnxruntime runs; tests/quant/ort_contrib_check.py
+# compares onnxruntime with the reference on those). The reference is the
+# formula mlcc's kernels compute (targets/kernels/qelementwise.c):
+# * Add / Mul / Concat: the float graph, operation for operation in float32
+#   (DQ, the op, Q with a float32 division); a Relu is a clamp at the zero
+#   point (exact).
+# * pools: the exact integer sum, y = saturate(rne(float32(acc) *
+#   float32(xs / float32(ys * n))) + yz). The float graph (DQ -> pool -> Q)
+#   is asserted to be within one step of it on >= 99% identical elements.
+# ---------------------------------------------------------------------------
+
+
+def pair_case(out, name, b, qnodes, feeds, outputs, inits_extra=()):
+    """Writes the QDQ case |name| from Builder |b| and the QOperator case
+    |name|_qop whose nodes are |qnodes| (same feeds, outputs, references)."""
+    b.write(out, name, feeds, outputs)
+    ref = [(o, b.env[o]) for o in outputs]
+    g = graph(qnodes, name + "_qop", feeds, ref, list(b.inits) + list(inits_extra))
+    save_case(os.path.join(out, name + "_qop"),
+              model(g, opsets=[("", 13), ("com.microsoft", 1)]), [(feeds, ref)])
+
+
+def qop(op, ins, out, **attrs):
+    return helper.make_node(op, ins, [out], domain="com.microsoft", **attrs)
+
+
+def qparams(b, tag, s, z, dt):
+    return b.const("s" + tag, np.array(s, F32)), b.const("z" + tag, np.array(z, dt))
+
+
+def binary_case(out, name, rng, op, a_shape, b_shape, dt, pa, pb, pc, relu=False, lo=-3, hi=3):
+    """x, w float -> Q -> DQ -> Add | Mul (numpy broadcast) -> [Relu] -> Q -> y.
+    pa, pb, pc: (scale, zero point) of A, B and the output."""
+    b = Builder()
+    xa = rng.uniform(lo, hi, a_shape).astype(F32)
+    xb = rng.uniform(lo, hi, b_shape).astype(F32)
+    b.env["xa"], b.env["xb"] = xa, xb
+    sa, za = qparams(b, "a", *pa, dt)
+    sb, zb = qparams(b, "b", *pb, dt)
+    sc, zc = qparams(b, "c", *pc, dt)
+    qa, qb = b.q("xa", sa, za), b.q("xb", sb, zb)
+    da, db = b.dq(qa, sa, za), b.dq(qb, sb, zb)
+    f = b.env[da] + b.env[db] if op == "Add" else b.env[da] * b.env[db]
+    cur = b.node(op, [da, db], f.astype(F32))
+    if relu:
+        cur = b.node("Relu", [cur], np.maximum(b.env[cur], F32(0)))
+    y = b.q(cur, sc, zc)
+    qn = [n for n in b.nodes if n.output[0] in (qa, qb)]
+    qn.append(qop("QLinear" + op, [qa, sa, za, qb, sb, zb, sc, zc], y))
+    if relu:  # the contrib op has no activation: the QOperator form clamps after
+        return b.write(out, name, [("xa", xa), ("xb", xb)], [y])
+    pair_case(out, name, b, qn, [("xa", xa), ("xb", xb)], [y])
+
+
+def pool_ref(xq, xs, xz, ys, yz, dt, sums, counts):
+    """The kernels' formula from integer window sums and divisors."""
+    m = (F32(xs) / (F32(ys) * counts.astype(F32))).astype(F32)
+    f = (sums.astype(F32) * m).astype(F32)
+    lo, hi = (-128, 127) if dt == np.int8 else (0, 255)
+    return np.clip(np.rint(f.astype(np.float64)) + int(yz), lo, hi).astype(dt)
+
+
+def avgpool_windows(x, k, s, p, ceil_mode, include_pad):
+    """(sums, counts) of a 2-D NCHW average pool over int64 |x| (pads
+    excluded from the sums; counts per count_include_pad)."""
+    n, c, h, w = x.shape
+    def odim(i, kk, ss, p0, p1):
+        num = i + p0 + p1 - kk
+        return (-(-num // ss) if ceil_mode else num // ss) + 1
+    oh, ow = odim(h, k[0], s[0], p[0], p[2]), odim(w, k[1], s[1], p[1], p[3])
+    sums = np.zeros((n, c, oh, ow), x.dtype)
+    counts = np.zeros((n, c, oh, ow), np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            for a in range(k[0]):
+                for bb in range(k[1]):
+                    r, q = i * s[0] - p[0] + a, j * s[1] - p[1] + bb
+                    inside = 0 <= r < h and 0 <= q < w
+                    padded = -p[0] <= r < h + p[2] and -p[1] <= q < w + p[3]
+                    if inside:
+                        sums[:, :, i, j] += x[:, :, r, q]
+                    if inside or (include_pad and padded):
+                        counts[:, :, i, j] += 1
+    return sums, np.maximum(counts, 1)
+
+
+def pool_case(out, name, rng, dt, shape, px, py, kind="gap", **attrs):
+    """x float -> Q -> DQ -> GlobalAveragePool | AveragePool -> Q -> y."""
+    b = Builder()
+    x = rng.uniform(-4, 4, shape).astype(F32)
+    b.env["x"] = x
+    sx, zx = qparams(b, "x", *px, dt)
+    sy, zy = qparams(b, "y", *py, dt)
+    qx = b.q("x", sx, zx)
+    d = b.dq(qx, sx, zx)
+    xi = b.env[qx].astype(np.int64) - int(px[1])
+    if kind == "gap":
+        sums = xi.sum(axis=(2, 3), keepdims=True)
+        counts = np.full(sums.shape, shape[2] * shape[3], np.int64)
+        fl = b.env[d].astype(np.float64).mean(axis=(2, 3), keepdims=True).astype(F32)
+        pool = b.node("GlobalAveragePool", [d], fl)
+        qn_op = qop("QLinearGlobalAveragePool", [qx, sx, zx, sy, zy], "y_out")
+    else:
+        k, st, p = attrs["kernel_shape"], attrs.get("strides", [1, 1]), attrs.get("pads", [0] * 4)
+        cm, cip = attrs.get("ceil_mode", 0), attrs.get("count_include_pad", 0)
+        sums, counts = avgpool_windows(xi, k, st, p, cm, cip)
+        fsum, _ = avgpool_windows(b.env[d].astype(np.float64), k, st, p, cm, cip)
+        fl = (fsum / counts).astype(F32)
+        pool = b.node("AveragePool", [d], fl, **attrs)
+        qn_op = qop("QLinearAveragePool", [qx, sx, zx, sy, zy], "y_out", **attrs)
+    y = b.q(pool, sy, zy)
+    float_graph = b.env[y]
+    b.env[y] = pool_ref(b.env[qx], px[0], px[1], py[0], py[1], dt, sums, counts)
+    diff = np.abs(float_graph.astype(np.int64) - b.env[y].astype(np.int64))
+    assert diff.max() <= 1 and (diff == 0).mean() >= 0.99, (name, diff.max(), (diff == 0).mean())
+    qn_op.output[0] = y
+    pair_case(out, name, b, [b.nodes[0], qn_op], [("x", x)], [y])
+
+
+def concat_case(out, name, rng, dt, shapes, params, py, axis):
+    """x_i float -> Q_i -> DQ_i -> Concat -> Q (other parameters) -> y."""
+    b = Builder()
+    feeds, ds, qn, trip = [], [], [], []
+    for i, (shp, pr) in enumerate(zip(shapes, params)):
+        x = rng.uniform(-4, 4, shp).astype(F32)
+        b.env["x%d" % i] = x
+        feeds.append(("x%d" % i, x))
+        sx, zx = qparams(b, "x%d" % i, *pr, dt)
+        qx = b.q("x%d" % i, sx, zx)
+        qn.append(b.nodes[-1])
+        ds.append(b.dq(qx, sx, zx))
+        trip += [qx, sx, zx]
+    sy, zy = qparams(b, "y", *py, dt)
+    cat = b.node("Concat", ds, np.concatenate([b.env[d] for d in ds], axis), axis=axis)
+    y = b.q(cat, sy, zy)
+    qn.append(qop("QLinearConcat", [sy, zy] + trip, y, axis=axis))
+    pair_case(out, name, b, qn, feeds, [y])
+
+
+def shared_dq_case(out, name, rng):
+    """A DequantizeLinear read by an Add and by a MaxPool (equal parameters):
+    the Add becomes QLinearAdd, the MaxPool int8 data movement, and the
+    DequantizeLinear goes (no float reader left)."""
+    b = Builder()
+    x = rng.uniform(-2, 2, (1, 4, 6, 6)).astype(F32)
+    b.env["x"] = x
+    s, z = qparams(b, "", 0.02, 120, np.uint8)
+    s2, z2 = qparams(b, "2", 0.035, 10, np.uint8)
+    qx = b.q("x", s, z)
+    d = b.dq(qx, s, z)
+    mp = b.node("MaxPool", [d], maxpool2d(b.env[d], (2, 2), (2, 2), (0, 0, 0, 0)),
+                kernel_shape=[2, 2], strides=[2, 2])
+    y0 = b.q(mp, s, z)
+    add = b.node("Add", [d, d], (b.env[d] + b.env[d]).astype(F32))
+    y1 = b.q(b.node("Relu", [add], np.maximum(b.env[add], F32(0))), s2, z2)
+    b.write(out, name, [("x", x)], [y0, y1])
+
+
+def ew_cases(out, rng):
+    u8, i8 = np.uint8, np.int8
+    binary_case(out, "qg_add_u8", rng, "Add", (1, 8, 7, 9), (1, 8, 7, 9), u8,
+                (0.025, 128), (0.031, 100), (0.05, 120))
+    binary_case(out, "qg_add_relu_u8", rng, "Add", (2, 5, 13), (2, 5, 13), u8,
+                (0.025, 128), (0.031, 100), (0.03, 0), relu=True)
+    # Broadcast; int8 zero points at the ends; a small output scale saturates both ends.
+    binary_case(out, "qg_add_bcast_s8", rng, "Add", (2, 3, 5, 7), (3, 1, 7), i8,
+                (0.03, -128), (0.02, 127), (0.01, 0))
+    binary_case(out, "qg_add_bcast_u8_zp0_255", rng, "Add", (3, 1), (1, 37), u8,
+                (0.03, 0), (0.02, 255), (0.015, 128))
+    binary_case(out, "qg_mul_chan_u8", rng, "Mul", (1, 6, 5, 11), (1, 6, 1, 1), u8,
+                (0.02, 128), (0.01, 0), (0.04, 128))
+    # Scales without exact ratios: with a_s * b_s / c_s = 0.125 exactly, many
+    # results are exact ties that onnxruntime's order (integer product times
+    # the ratio) rounds to even and the float graph's rounded products do not.
+    binary_case(out, "qg_mul_s8_sat", rng, "Mul", (4, 33), (4, 33), i8,
+                (0.0517, -128), (0.0483, 127), (0.0213, -3))
+    binary_case(out, "qg_mul_scalar_s8", rng, "Mul", (2, 3, 19), (1,), i8,
+                (0.02, 5), (0.03, -7), (0.02, 0))
+    pool_case(out, "qg_gap_u8", rng, u8, (1, 5, 6, 7), (0.03, 128), (0.01, 128))
+    pool_case(out, "qg_gap_s8_sat", rng, i8, (2, 3, 25, 5), (0.03, -128), (0.004, 127))
+    pool_case(out, "qg_avgpool_u8", rng, u8, (1, 4, 9, 10), (0.0313, 128), (0.0217, 100),
+              kind="avg", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    pool_case(out, "qg_avgpool_s8_ceil", rng, i8, (1, 3, 8, 7), (0.0271, 0), (0.0193, -128),
+              kind="avg", kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1], ceil_mode=1)
+    pool_case(out, "qg_avgpool_s8_incl_pad", rng, i8, (1, 3, 8, 7), (0.0271, 0), (0.0193, -128),
+              kind="avg", kernel_shape=[3, 3], strides=[2, 1], pads=[1, 1, 1, 1],
+              count_include_pad=1)
+    concat_case(out, "qg_concat_u8", rng, u8, [(1, 3, 4, 5), (1, 2, 4, 5), (1, 1, 4, 5)],
+                [(0.03, 128), (0.05, 0), (0.02, 255)], (0.04, 128), 1)
+    concat_case(out, "qg_concat_s8_last", rng, i8, [(2, 3, 7), (2, 3, 1)],
+                [(0.03, -128), (0.01, 127)], (0.03, -128), -1)
+    shared_dq_case(out, "qg_add_shared_dq", rng)
+
+
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(1601)
@@ -256,6 +456,7 @@ def main():
                 pow2=True, ys=2.0 ** -3, yz=100)
     matmul_case(out, "qg_gemm_alpha_float", rng, (4, 6), 5, op="Gemm", attrs={"alpha": 0.5},
                 bias="int32", pow2=True, ys=2.0 ** -3, yz=100)
+    ew_cases(out, rng)
     return 0
 
 

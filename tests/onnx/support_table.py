@@ -43,7 +43,7 @@ def ops_def():
     with open(os.path.join(ROOT, "ir", "ops.def")) as f:
         for line in f:
             m = OP_RE.match(line)
-            if m:
+            if m and m.group(2) in ("", "ai.onnx"):  # ONNX ops (not com.microsoft's)
                 name = m.group(3)
                 lo, hi = int(m.group(4)), int(m.group(5))
                 if name in rows:  # several rows per op: union of ranges

@@ -15,7 +15,10 @@ set(MLCC_OPSET_CROSS_SAMPLE reduce18_mean_axes_input split18_num_outputs_uneven
   bitwise18_and_or_xor_not_int32 gelu20_tanh groupnorm21_per_channel pad19_wrap
   rmsnorm23_last_axis rotary23_4d_position_ids quantize19_per_axis_int8
   attention23_past_kv_float_mask_causal attention23_bool_mask_input_causal_gqa
-  lppool18_ceil_mode_dilations_p3 llama_block23)
+  attention23_qk_mode2_bool_mask_past_present attention23_float16_softmax_precision_float
+  attention24_nonpad_kv_seqlen_causal_gqa
+  lppool18_ceil_mode_dilations_p3 llama_block23 deformconv19_groups_mask_bias
+  resize18_antialias_linear_many_taps resize19_half_pixel_symmetric_antialias_not_larger)
 foreach(dir ${MLCC_OPSET_CASE_DIRS})
   if(NOT IS_DIRECTORY ${dir})
     continue()
@@ -25,6 +28,15 @@ foreach(dir ${MLCC_OPSET_CASE_DIRS})
     COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc> --case ${dir}
             --target x86)
   set_tests_properties(opset_cases.${case}.x86 PROPERTIES LABELS onnx TIMEOUT 300)
+  # Attention at -O0 runs the reference kernel (targets/kernels/attention.c)
+  # instead of expand-attention's MatMul/Softmax graph: the path of
+  # microcontrollers and of very long sequences.
+  if(case MATCHES "^attention2")
+    add_test(NAME opset_cases.${case}.x86_kernel
+      COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc> --case ${dir}
+              --target x86 --opt=-O0)
+    set_tests_properties(opset_cases.${case}.x86_kernel PROPERTIES LABELS onnx TIMEOUT 300)
+  endif()
   if(case IN_LIST MLCC_OPSET_CROSS_SAMPLE)
     foreach(target aarch64 riscv)
       add_test(NAME opset_cases.${case}.${target}
