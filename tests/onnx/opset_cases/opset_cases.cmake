@@ -16,7 +16,8 @@ set(MLCC_OPSET_CROSS_SAMPLE reduce18_mean_axes_input split18_num_outputs_uneven
   rmsnorm23_last_axis rotary23_4d_position_ids quantize19_per_axis_int8
   attention23_past_kv_float_mask_causal attention23_bool_mask_input_causal_gqa
   attention23_qk_mode2_bool_mask_past_present attention23_float16_softmax_precision_float
-  attention24_nonpad_kv_seqlen_causal_gqa
+  attention24_nonpad_kv_seqlen_causal_gqa quantize21_block_size_axis1_uneven
+  dequantize21_int16_uint16
   lppool18_ceil_mode_dilations_p3 llama_block23)
 foreach(dir ${MLCC_OPSET_CASE_DIRS})
   if(NOT IS_DIRECTORY ${dir})
