@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ir/ops/infer_impl.h"
+#include "ir/ops/resize.h"
 
 static mlcc_shape_t shape_of_rank(int32_t rank) {
   mlcc_shape_t s;
@@ -779,12 +780,14 @@ mlcc_status_t mlcc_infer_pad(mlcc_node_t* node) {
                               "size %lld and pads %lld/%lld",
                               (int)d, (long long)in, (long long)b, (long long)e);
     }
-    if (wrap && (b < 0 || e < 0 || (in == 0 && (b > 0 || e > 0)))) {
-      return mlcc_make_status(in == 0 ? MLCC_STATUS_INVALID_MODEL : MLCC_STATUS_UNIMPLEMENTED,
-                              in == 0 ? "Pad mode 'wrap' cannot pad axis %d of size 0"
-                                      : "Pad mode 'wrap' with negative pads (cropping) is not "
-                                        "supported; axis %d has pads %lld/%lld",
-                              (int)d, (long long)b, (long long)e);
+    // Wrap with negative pads crops first and wraps the cropped extent
+    // (targets/kernels/shape.c), which must then not be empty.
+    if (wrap && (b > 0 || e > 0) &&
+        in - (b < 0 ? -b : 0) - (e < 0 ? -e : 0) <= 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Pad mode 'wrap' cannot pad axis %d: size %lld, cropped by pads "
+                              "%lld/%lld, leaves nothing to wrap",
+                              (int)d, (long long)in, (long long)b, (long long)e);
     }
     if (edge && in == 0 && (b > 0 || e > 0)) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
@@ -854,71 +857,75 @@ mlcc_status_t mlcc_infer_center_crop_pad(mlcc_node_t* node) {
 // Resize
 //===----------------------------------------------------------------------===//
 
-// Resize-18 added 'antialias', 'axes' and 'keep_aspect_ratio_policy',
-// Resize-19 the 'half_pixel_symmetric' coordinate transformation. mlcc runs
-// their defaults (which are the Resize-13 semantics) and refuses the rest as
-// UNIMPLEMENTED; 'axes' listing every dim in order is the default.
-static mlcc_status_t check_resize18(const mlcc_node_t* node, int32_t rank, const char* ctm) {
-  if (node->opset < 18) return mlcc_ok_status();
+// Resize-18 added 'antialias' (0 or 1), 'axes' and
+// 'keep_aspect_ratio_policy' (mlcc_resize_geometry), Resize-19 the
+// 'half_pixel_symmetric' coordinate transformation.
+static mlcc_status_t check_resize18(const mlcc_node_t* node, const char* ctm) {
+  if (node->opset < 18) {
+    static const char* const kNew[] = {"antialias", "axes", "keep_aspect_ratio_policy"};
+    for (int i = 0; i < 3; ++i) {
+      if (mlcc_node_attr(node, kNew[i]) != NULL) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Resize has attribute '%s' only from opset 18; the node has "
+                                "opset %d",
+                                kNew[i], (int)node->opset);
+      }
+    }
+  }
   int64_t antialias = 0;
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "antialias", 0, &antialias));
-  if (antialias != 0) {
-    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "Resize with antialias=%lld (opset 18+) is not supported",
+  if (antialias != 0 && antialias != 1) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Resize attribute 'antialias' must be 0 or 1; got %lld",
                             (long long)antialias);
   }
-  const char* policy = NULL;
-  MLCC_RETURN_IF_ERROR(
-      mlcc_node_attr_string(node, "keep_aspect_ratio_policy", "stretch", &policy));
-  if (strcmp(policy, "stretch") != 0) {
-    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "Resize with keep_aspect_ratio_policy '%s' (opset 18+) is not "
-                            "supported; only 'stretch'",
-                            policy);
-  }
-  const int64_t* axes = NULL;
-  uint32_t n_axes = 0;
-  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, "axes", &axes, &n_axes));
-  bool all = axes == NULL || n_axes == (uint32_t)rank;
-  for (uint32_t i = 0; all && axes != NULL && i < n_axes; ++i) {
-    all = axes[i] == (int64_t)i || axes[i] == (int64_t)i - rank;
-  }
-  if (!all) {
-    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "Resize with 'axes' naming a subset or a permutation of the %d "
-                            "input dims (opset 18+) is not supported",
-                            (int)rank);
-  }
-  if (node->opset >= 19 && strcmp(ctm, "half_pixel_symmetric") == 0) {
-    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+  if (node->opset < 19 && strcmp(ctm, "half_pixel_symmetric") == 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                             "Resize coordinate_transformation_mode 'half_pixel_symmetric' "
-                            "(opset 19+) is not supported");
+                            "exists only from opset 19; the node has opset %d",
+                            (int)node->opset);
   }
   return mlcc_ok_status();
 }
 
-// Resize 10: (X, scales). 11+: (X, roi, scales, sizes), exactly one of
-// scales/sizes non-empty. Output dims: sizes, or floor(d * scale) (times
-// the roi extent for tf_crop_and_resize).
-mlcc_status_t mlcc_infer_resize(mlcc_node_t* node) {
+// The dims |axes[0..n)| of 'axes' (opset 18+, default every dim in order)
+// normalized into |dims|; INVALID_MODEL for out-of-range or repeated axes.
+static mlcc_status_t resize_axes(const mlcc_node_t* node, int32_t rank, int32_t* dims,
+                                 uint32_t* out_n) {
+  const int64_t* axes = NULL;
+  uint32_t n = 0;
+  if (node->opset >= 18) MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, "axes", &axes, &n));
+  if (axes == NULL) {
+    for (int32_t d = 0; d < rank; ++d) dims[d] = d;
+    *out_n = (uint32_t)rank;
+    return mlcc_ok_status();
+  }
+  uint32_t mask = 0;
+  if (n > (uint32_t)rank) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Resize 'axes' has %u values for an input of rank %d", n, (int)rank);
+  }
+  MLCC_RETURN_IF_ERROR(mlcc_infer_axes_mask(node, "axes", axes, n, rank, &mask));
+  for (uint32_t k = 0; k < n; ++k) dims[k] = (int32_t)(axes[k] < 0 ? axes[k] + rank : axes[k]);
+  *out_n = n;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_resize_geometry(const mlcc_node_t* node, mlcc_resize_geom_t* g) {
+  memset(g, 0, sizeof(*g));
   mlcc_value_t* x = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
-  int32_t rank = x->shape.rank;
-  const char* mode = NULL;
-  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", "nearest", &mode));
-  bool cubic_ok = node->opset >= 11;
-  if (strcmp(mode, "nearest") != 0 && strcmp(mode, "linear") != 0 &&
-      !(cubic_ok && strcmp(mode, "cubic") == 0)) {
-    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                            "Resize attribute 'mode' must be nearest, linear%s at opset %d; "
-                            "got '%s'",
-                            cubic_ok ? " or cubic" : "", (int)node->opset, mode);
+  const int32_t rank = x->shape.rank;
+  g->rank = rank;
+  const char* ctm = "half_pixel";
+  if (node->opset >= 11) {
+    MLCC_RETURN_IF_ERROR(
+        mlcc_node_attr_string(node, "coordinate_transformation_mode", "half_pixel", &ctm));
   }
-  const char* ctm = NULL;
-  MLCC_RETURN_IF_ERROR(
-      mlcc_node_attr_string(node, "coordinate_transformation_mode", "half_pixel", &ctm));
-  bool crop = node->opset >= 11 && strcmp(ctm, "tf_crop_and_resize") == 0;
-  MLCC_RETURN_IF_ERROR(check_resize18(node, rank, ctm));
+  g->crop = node->opset >= 11 && strcmp(ctm, "tf_crop_and_resize") == 0;
+  int32_t dims[MLCC_MAX_RANK];
+  uint32_t n_axes = 0;
+  MLCC_RETURN_IF_ERROR(resize_axes(node, rank, dims, &n_axes));
   double scales[MLCC_MAX_RANK], roi[2 * MLCC_MAX_RANK];
   int64_t sizes[MLCC_MAX_RANK];
   uint32_t n_scales = 0, n_sizes = 0, n_roi = 0;
@@ -945,44 +952,116 @@ mlcc_status_t mlcc_infer_resize(mlcc_node_t* node) {
                             have_scales ? "both" : "neither");
   }
   uint32_t n = have_scales ? n_scales : n_sizes;
-  if (n != (uint32_t)rank) {
+  if (n != n_axes) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                            "Resize '%s' must have one value per input dim (%d); got %u",
-                            have_scales ? "scales" : "sizes", (int)rank, n);
+                            "Resize '%s' must have one value per %s (%u); got %u",
+                            have_scales ? "scales" : "sizes",
+                            n_axes == (uint32_t)rank ? "input dim" : "entry of 'axes'", n_axes,
+                            n);
   }
-  if (crop && (!have_roi || n_roi != 2u * (uint32_t)rank)) {
+  if (g->crop && (!have_roi || n_roi != 2u * n_axes)) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                            "Resize with tf_crop_and_resize needs 'roi' of 2*rank = %d values; "
-                            "got %u",
-                            2 * (int)rank, have_roi ? n_roi : 0);
+                            "Resize with tf_crop_and_resize needs 'roi' of 2 * %u values; got %u",
+                            n_axes, have_roi ? n_roi : 0);
   }
-  mlcc_shape_t y = x->shape;
+  const char* policy = "stretch";
+  if (node->opset >= 18) {
+    MLCC_RETURN_IF_ERROR(
+        mlcc_node_attr_string(node, "keep_aspect_ratio_policy", "stretch", &policy));
+  }
+  const bool stretch = strcmp(policy, "stretch") == 0;
+  if (!stretch && strcmp(policy, "not_larger") != 0 && strcmp(policy, "not_smaller") != 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Resize attribute 'keep_aspect_ratio_policy' must be stretch, "
+                            "not_larger or not_smaller; got '%s'",
+                            policy);
+  }
   for (int32_t d = 0; d < rank; ++d) {
-    if (have_sizes) {
-      if (sizes[d] < 0) {
-        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                                "Resize 'sizes' must be >= 0; got %lld at position %d",
-                                (long long)sizes[d], (int)d);
-      }
-      y.dims[d] = sizes[d];
-      continue;
-    }
-    double s = scales[d];
-    if (!(s > 0) || isinf(s)) {
-      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                              "Resize 'scales' must be finite and > 0; got %g at position %d",
-                              s, (int)d);
-    }
-    double extent = crop ? roi[rank + d] - roi[d] : 1.0;
-    double out = floor((double)x->shape.dims[d] * extent * s);
-    if (!(out >= 0) || out > (double)MLCC_INFER_MAX_NUMEL) {
-      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                              "Resize output dim %d would be %g (input %lld * scale %g); mlcc "
-                              "supports 0..2^40",
-                              (int)d, out, (long long)x->shape.dims[d], s);
-    }
-    y.dims[d] = (int64_t)out;
+    g->out[d] = x->shape.dims[d];
+    g->scale[d] = 1.0;
+    g->roi_start[d] = 0.0;
+    g->roi_end[d] = 1.0;
   }
+  if (have_sizes) {
+    for (uint32_t k = 0; k < n_axes; ++k) {
+      if (sizes[k] < 0 || sizes[k] > MLCC_INFER_MAX_NUMEL) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Resize 'sizes' must be in 0..2^40; got %lld at position %u",
+                                (long long)sizes[k], k);
+      }
+    }
+    // keep_aspect_ratio_policy: one scale for every axis (only with sizes).
+    double common = 0;
+    for (uint32_t k = 0; !stretch && k < n_axes; ++k) {
+      int64_t in = x->shape.dims[dims[k]];
+      double s = in > 0 ? (double)sizes[k] / (double)in : 1.0;
+      bool better = strcmp(policy, "not_larger") == 0 ? s < common : s > common;
+      if (k == 0 || better) common = s;
+    }
+    for (uint32_t k = 0; k < n_axes; ++k) {
+      int32_t d = dims[k];
+      int64_t in = x->shape.dims[d];
+      if (stretch) {
+        g->out[d] = sizes[k];
+        g->scale[d] = in > 0 ? (double)sizes[k] / (double)in : 1.0;
+      } else {
+        g->scale[d] = common;
+        g->out[d] = (int64_t)floor(common * (double)in + 0.5);
+      }
+    }
+  } else {
+    for (uint32_t k = 0; k < n_axes; ++k) {
+      int32_t d = dims[k];
+      double s = scales[k];
+      if (!(s > 0) || isinf(s)) {
+        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                "Resize 'scales' must be finite and > 0; got %g at position %u",
+                                s, k);
+      }
+      double extent = g->crop ? roi[n_axes + k] - roi[k] : 1.0;
+      double o = floor((double)x->shape.dims[d] * extent * s);
+      if (!(o >= 0) || o > (double)MLCC_INFER_MAX_NUMEL) {
+        return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                                "Resize output dim %d would be %g (input %lld * scale %g); mlcc "
+                                "supports 0..2^40",
+                                (int)d, o, (long long)x->shape.dims[d], s);
+      }
+      g->scale[d] = s;
+      g->out[d] = (int64_t)o;
+    }
+  }
+  if (g->crop) {
+    for (uint32_t k = 0; k < n_axes; ++k) {
+      g->roi_start[dims[k]] = roi[k];
+      g->roi_end[dims[k]] = roi[n_axes + k];
+    }
+  }
+  return mlcc_ok_status();
+}
+
+// Resize 10: (X, scales). 11+: (X, roi, scales, sizes), exactly one of
+// scales/sizes non-empty; output dims from mlcc_resize_geometry.
+mlcc_status_t mlcc_infer_resize(mlcc_node_t* node) {
+  mlcc_value_t* x = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
+  const char* mode = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", "nearest", &mode));
+  bool cubic_ok = node->opset >= 11;
+  if (strcmp(mode, "nearest") != 0 && strcmp(mode, "linear") != 0 &&
+      !(cubic_ok && strcmp(mode, "cubic") == 0)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "Resize attribute 'mode' must be nearest, linear%s at opset %d; "
+                            "got '%s'",
+                            cubic_ok ? " or cubic" : "", (int)node->opset, mode);
+  }
+  const char* ctm = NULL;
+  MLCC_RETURN_IF_ERROR(
+      mlcc_node_attr_string(node, "coordinate_transformation_mode", "half_pixel", &ctm));
+  MLCC_RETURN_IF_ERROR(check_resize18(node, ctm));
+  mlcc_resize_geom_t g;
+  MLCC_RETURN_IF_ERROR(mlcc_resize_geometry(node, &g));
+  mlcc_shape_t y = x->shape;
+  for (int32_t d = 0; d < g.rank; ++d) y.dims[d] = g.out[d];
   return mlcc_infer_set_output(node, 0, x->dtype, &y);
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shape/type inference for the sampling and misc spatial ops (ops.def
 // "Sampling and misc spatial"): GridSample 16, RoiAlign 10/16, MaxUnpool
-// 9/11, Upsample 7/9, ReverseSequence 10 and Det 11. Kernels are emitted by
-// targets/kernels/spatial_misc.c, which relies on the checks made here
+// 9/11, Upsample 7/9, ReverseSequence 10, Det 11 and DeformConv 19/22.
+// Kernels are emitted by targets/kernels/spatial_misc.c (DeformConv by
+// targets/kernels/deform_conv.c), which rely on the checks made here
 // (ranks, dtypes, attribute values). Thread-compatible (one node at a time).
 #include <math.h>
 #include <stdio.h>
@@ -413,4 +414,164 @@ mlcc_status_t mlcc_infer_det(mlcc_node_t* node) {
   y.rank = r - 2;
   for (int32_t d = 0; d < r - 2; ++d) y.dims[d] = x->shape.dims[d];
   return mlcc_infer_set_output(node, 0, x->dtype, &y);
+}
+
+//===----------------------------------------------------------------------===//
+// DeformConv 19/22: X [N,C,H,W], W [oC,C/group,kH,kW], offset, [B], [mask]
+//===----------------------------------------------------------------------===//
+
+// Reads INTS attribute |name| of exactly |n| values (|def| each when absent)
+// into |out|; each value must be >= |min|. INVALID_MODEL otherwise.
+static mlcc_status_t dc_ints(const mlcc_node_t* node, const char* name, uint32_t n,
+                             int64_t def, int64_t min, int64_t* out) {
+  const int64_t* v = NULL;
+  uint32_t count = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, name, &v, &count));
+  if (v != NULL && count != n) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "DeformConv (opset %d) attribute '%s' needs %u values for a 2-D "
+                            "input; got %u",
+                            (int)node->opset, name, n, count);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    out[i] = v != NULL ? v[i] : def;
+    // 2^20 bounds every product of the geometry far below int64 overflow.
+    if (out[i] < min || out[i] > ((int64_t)1 << 20)) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "DeformConv (opset %d) attribute '%s' values must be in "
+                              "%lld..%lld; got %lld",
+                              (int)node->opset, name, (long long)min,
+                              (long long)((int64_t)1 << 20), (long long)out[i]);
+    }
+  }
+  return mlcc_ok_status();
+}
+
+// INVALID_MODEL unless |v| has rank |rank| and dims |want| (|form| names them).
+static mlcc_status_t dc_shape(const mlcc_node_t* node, const mlcc_value_t* v,
+                              const char* name, const char* form, int32_t rank,
+                              const int64_t* want) {
+  bool ok = v->shape.rank == rank;
+  for (int32_t i = 0; ok && i < rank; ++i) ok = v->shape.dims[i] == want[i];
+  if (ok) return mlcc_ok_status();
+  char got[MLCC_INFER_SHAPE_BUF], exp[MLCC_INFER_SHAPE_BUF];
+  mlcc_shape_t ws;
+  memset(&ws, 0, sizeof(ws));
+  ws.rank = rank;
+  for (int32_t i = 0; i < rank; ++i) ws.dims[i] = want[i];
+  return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                          "DeformConv (opset %d) input '%s' must be %s = %s; got %s",
+                          (int)node->opset, name, form, mlcc_infer_fmt_shape(&ws, exp),
+                          mlcc_infer_fmt_shape(&v->shape, got));
+}
+
+mlcc_status_t mlcc_deform_conv_resolve(const mlcc_node_t* node, mlcc_deform_conv_t* out) {
+  memset(out, 0, sizeof(*out));
+  mlcc_value_t *x = NULL, *w = NULL, *off = NULL, *b = NULL, *mask = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "W", true, &w));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "offset", true, &off));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 3, "B", false, &b));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 4, "mask", false, &mask));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, x, "X", MLCC_INFER_DT_FLOAT));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "X", w, "W"));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "X", off, "offset"));
+  if (b != NULL) MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "X", b, "B"));
+  if (mask != NULL) MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "X", mask, "mask"));
+  if (x->shape.rank < 3) {
+    return bad(node, "needs X [N,C,D1,...] of rank >= 3");
+  }
+  if (x->shape.rank != 4) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "DeformConv (opset %d) supports 2-D inputs (X [N,C,H,W]) only; got "
+                            "rank %d (the 1-D and 3-D forms are not implemented)",
+                            (int)node->opset, (int)x->shape.rank);
+  }
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_rank(node, w, "W", 4));
+  out->n = x->shape.dims[0];
+  out->c = x->shape.dims[1];
+  out->h = x->shape.dims[2];
+  out->w = x->shape.dims[3];
+  out->oc = w->shape.dims[0];
+  out->kh = w->shape.dims[2];
+  out->kw = w->shape.dims[3];
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "group", 1, &out->group));
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "offset_group", 1, &out->offset_group));
+  if (out->group < 1 || out->offset_group < 1) {
+    return bad(node, "attributes 'group' and 'offset_group' must be >= 1");
+  }
+  if (out->c % out->group != 0 || out->oc % out->group != 0 ||
+      w->shape.dims[1] * out->group != out->c) {
+    char a[MLCC_INFER_SHAPE_BUF], c[MLCC_INFER_SHAPE_BUF];
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "DeformConv (opset %d) needs C and oC divisible by group %lld and W "
+                            "[oC, C/group, kH, kW]; got X %s and W %s",
+                            (int)node->opset, (long long)out->group,
+                            mlcc_infer_fmt_shape(&x->shape, a), mlcc_infer_fmt_shape(&w->shape, c));
+  }
+  if (out->c % out->offset_group != 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "DeformConv (opset %d) needs C (%lld) divisible by offset_group %lld",
+                            (int)node->opset, (long long)out->c, (long long)out->offset_group);
+  }
+  int64_t ks[2] = {out->kh, out->kw};
+  const int64_t* kattr = NULL;
+  uint32_t kn = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, "kernel_shape", &kattr, &kn));
+  if (kattr != NULL && (kn != 2 || kattr[0] != ks[0] || kattr[1] != ks[1])) {
+    return bad(node, "attribute 'kernel_shape' must equal W's spatial dims [kH, kW]");
+  }
+  if (ks[0] < 1 || ks[1] < 1) return bad(node, "needs a kernel of at least 1x1");
+  int64_t pads[4];
+  MLCC_RETURN_IF_ERROR(dc_ints(node, "strides", 2, 1, 1, out->stride));
+  MLCC_RETURN_IF_ERROR(dc_ints(node, "dilations", 2, 1, 1, out->dilation));
+  MLCC_RETURN_IF_ERROR(dc_ints(node, "pads", 4, 0, 0, pads));
+  int64_t in[2] = {out->h, out->w}, res[2];
+  for (int a = 0; a < 2; ++a) {
+    out->pad_begin[a] = pads[a];
+    out->pad_end[a] = pads[a + 2];
+    int64_t span = (ks[a] - 1) * out->dilation[a] + 1;
+    int64_t padded = in[a] + pads[a] + pads[a + 2];
+    if (ks[a] > ((int64_t)1 << 20) || padded < span) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "DeformConv (opset %d) kernel span %lld (dilated) exceeds the "
+                              "padded input %lld along spatial axis %d",
+                              (int)node->opset, (long long)span, (long long)padded, a);
+    }
+    res[a] = (padded - span) / out->stride[a] + 1;
+  }
+  out->oh = res[0];
+  out->ow = res[1];
+  int64_t taps = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_mul(node, "offset_group*kH*kW", out->offset_group,
+                                      ks[0] * ks[1], &taps));
+  const int64_t off_want[4] = {out->n, 2 * taps, out->oh, out->ow};
+  MLCC_RETURN_IF_ERROR(dc_shape(node, off, "offset", "[N, offset_group*2*kH*kW, oH, oW]", 4,
+                                off_want));
+  if (b != NULL) {
+    const int64_t b_want[1] = {out->oc};
+    MLCC_RETURN_IF_ERROR(dc_shape(node, b, "B", "[oC]", 1, b_want));
+  }
+  if (mask != NULL) {
+    const int64_t m_want[4] = {out->n, taps, out->oh, out->ow};
+    MLCC_RETURN_IF_ERROR(dc_shape(node, mask, "mask", "[N, offset_group*kH*kW, oH, oW]", 4,
+                                  m_want));
+  }
+  out->has_bias = b != NULL;
+  out->has_mask = mask != NULL;
+  return mlcc_ok_status();
+}
+
+// X [N,C,H,W] -> Y [N,oC,oH,oW] (2-D only; see mlcc_deform_conv_resolve).
+mlcc_status_t mlcc_infer_deform_conv(mlcc_node_t* node) {
+  mlcc_deform_conv_t g;
+  MLCC_RETURN_IF_ERROR(mlcc_deform_conv_resolve(node, &g));
+  mlcc_shape_t y;
+  memset(&y, 0, sizeof(y));
+  y.rank = 4;
+  y.dims[0] = g.n;
+  y.dims[1] = g.oc;
+  y.dims[2] = g.oh;
+  y.dims[3] = g.ow;
+  return mlcc_infer_set_output(node, 0, mlcc_node_input(node, 0)->dtype, &y);
 }

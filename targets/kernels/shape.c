@@ -12,6 +12,7 @@
 #include "ir/dtype.h"
 #include "ir/graph.h"
 #include "ir/ops.h"
+#include "ir/ops/resize.h"
 #include "targets/emit/emit.h"
 #include "targets/emit/emit_helpers.h"
 #include "targets/kernels/kernels.h"
@@ -805,6 +806,13 @@ static mlcc_status_t pad_kernel(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                               (long long)in->shape.dims[d]);
     }
     want.dims[d] = o;
+    const int64_t kept = in->shape.dims[d] + (pads[d] < 0 ? pads[d] : 0) +
+                         (pads[r + d] < 0 ? pads[r + d] : 0);
+    if (m == PAD_WRAP && (pads[d] > 0 || pads[r + d] > 0) && kept <= 0) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Pad mode 'wrap' has nothing to wrap on axis %d (pads %lld,%lld)",
+                              d, (long long)pads[d], (long long)pads[r + d]);
+    }
   }
   if (!mlcc_shape_equal(&want, &out->shape)) {
     return shape_mismatch(node, "output shape", &want, &out->shape);
@@ -840,10 +848,16 @@ static mlcc_status_t pad_kernel(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
           LLVMValueRef hi = LLVMBuildICmp(b, LLVMIntSGE, i, i64c(ctx, n), "hi");
           i = LLVMBuildSelect(b, hi, LLVMBuildSub(b, i64c(ctx, 2 * (n - 1)), i, "rh"), i, "r1");
         } else if (m == PAD_WRAP) {
-          // i in [-pads_begin, n + pads_end): ((i mod n) + n) mod n
-          LLVMValueRef rem = LLVMBuildSRem(b, i, i64c(ctx, n), "wr");
+          // Negative pads crop first (cb at the start, ce at the end) and the
+          // torus is the cropped extent nc (onnxruntime's order; numpy.pad, the
+          // ONNX reference, has no negative widths): cb + ((i - cb) mod nc).
+          const int64_t cb = pads[d] < 0 ? -pads[d] : 0, ce = pads[r + d] < 0 ? -pads[r + d] : 0;
+          const int64_t nc = n - cb - ce;
+          if (cb != 0) i = LLVMBuildSub(b, i, i64c(ctx, cb), "wc");
+          LLVMValueRef rem = LLVMBuildSRem(b, i, i64c(ctx, nc), "wr");
           LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, rem, i64c(ctx, 0), "wneg");
-          i = LLVMBuildSelect(b, neg, LLVMBuildAdd(b, rem, i64c(ctx, n), "wp"), rem, "w");
+          i = LLVMBuildSelect(b, neg, LLVMBuildAdd(b, rem, i64c(ctx, nc), "wp"), rem, "w");
+          if (cb != 0) i = LLVMBuildAdd(b, i, i64c(ctx, cb), "wu");
         }
         i = clamp_i64(ctx, i, 0, n - 1);
       }
@@ -904,27 +918,57 @@ static mlcc_status_t emit_center_crop_pad(mlcc_emit_ctx_t* ctx, const mlcc_node_
 // offset (index * input stride) and weight; |valid| marks coordinates inside
 // the crop box (tf_crop_and_resize only).
 typedef struct resize_dim_t {
-  int n_taps;           // 1 (nearest or exact), 2 (linear), 4 (cubic)
+  int n_taps;           // 1 (nearest or exact), 2 (linear), 4 (cubic), more with antialias
   int64_t* offs;        // [out * n_taps]
   double* w;            // [out * n_taps]
   bool* valid;          // [out] or NULL
 } resize_dim_t;
 
 enum { COORD_HALF_PIXEL, COORD_ASYMMETRIC, COORD_ALIGN_CORNERS, COORD_PYTORCH_HALF_PIXEL,
-       COORD_TF_HALF_PIXEL_NN, COORD_TF_CROP };
+       COORD_TF_HALF_PIXEL_NN, COORD_TF_CROP, COORD_HALF_PIXEL_SYMMETRIC };
 enum { NEAREST_ROUND_PREFER_FLOOR, NEAREST_ROUND_PREFER_CEIL, NEAREST_FLOOR, NEAREST_CEIL,
        NEAREST_SIMPLE };
 
+// Taps of one output element along a dim: at most this many (an antialiased
+// downscale by 1/s needs about 2/s linear or 4/s cubic taps).
+#define RESIZE_MAX_DIM_TAPS 256
+
+// The cubic convolution kernel (Keys, coefficient |a|) at distance |x|.
+static double resize_cubic_kernel(double a, double x) {
+  x = fabs(x);
+  if (x <= 1) return ((a + 2) * x - (a + 3)) * x * x + 1;
+  if (x < 2) return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  return 0;
+}
+
+// Fills |rd| for one dim: |mode| 0 nearest, 1 linear, 2 cubic; |antialias|
+// (Resize-18) widens the linear/cubic filter by 1/scale when downscaling
+// (scale < 1): taps start+0 .. start+n-1 around the base pixel with
+// start = floor(-support/scale) + 1 (support 1 linear, 2 cubic), n = 2 - 2*start,
+// weights kernel(scale * distance) normalized to sum 1 (the ONNX reference).
 static mlcc_status_t resize_build_dim(resize_dim_t* rd, int mode, int coord, int nearest,
-                                      double cubic_a, bool exclude_outside, int64_t in_len,
-                                      int64_t out_len, double scale, double roi_s, double roi_e,
-                                      int64_t stride) {
-  const int n = mode == 0 ? 1 : mode == 1 ? 2 : 4;
+                                      double cubic_a, bool exclude_outside, bool antialias,
+                                      int64_t in_len, int64_t out_len, double scale,
+                                      double roi_s, double roi_e, int64_t stride) {
+  int n = mode == 0 ? 1 : mode == 1 ? 2 : 4;
+  int start = 1 - n / 2;  // first tap relative to the base pixel
+  const bool widen = antialias && mode != 0 && scale < 1;
+  if (widen) {
+    double st = floor((mode == 1 ? -1.0 : -2.0) / scale) + 1;
+    if (!(st > -(double)(RESIZE_MAX_DIM_TAPS / 2))) {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "Resize antialias with scale %g needs more than %d taps per dim",
+                              scale, RESIZE_MAX_DIM_TAPS);
+    }
+    start = (int)st;
+    n = 2 - 2 * start;
+  }
   rd->n_taps = n;
-  if (out_len > (1 << 20)) {  // the tables become LLVM constants: see mlcc_emit_resize
+  if (out_len > (1 << 20) || out_len * n > (1 << 22)) {  // the tables become LLVM constants
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "Resize output dim of %lld elements (at most 2^20)",
-                            (long long)out_len);
+                            "Resize output dim of %lld elements with %d taps (at most 2^20 "
+                            "elements)",
+                            (long long)out_len, n);
   }
   rd->offs = calloc((size_t)out_len * n, sizeof(int64_t));
   rd->w = calloc((size_t)out_len * n, sizeof(double));
@@ -949,6 +993,13 @@ static mlcc_status_t resize_build_dim(resize_dim_t* rd, int mode, int coord, int
         xo += roi_s * (double)(in_len - 1);
         rd->valid[o] = !(xo < 0 || xo > (double)(in_len - 1));
         break;
+      case COORD_HALF_PIXEL_SYMMETRIC: {
+        // Resize-19: half_pixel about the centre of the input, shifted by
+        // the rounding of the output length.
+        const double adjustment = (double)out_len / out_w;
+        xo = (double)in_len / 2 * (1 - adjustment) + (x + 0.5) / scale - 0.5;
+        break;
+      }
       default: xo = (x + 0.5) / scale - 0.5; break;
     }
     if (!isfinite(xo)) xo = 0;
@@ -972,7 +1023,7 @@ static mlcc_status_t resize_build_dim(resize_dim_t* rd, int mode, int coord, int
       w[0] = 1;
       continue;
     }
-    // Reference semantics: ratio in (0, 1], taps at base-n/2+1 .. base+n/2.
+    // Reference semantics: ratio in (0, 1], taps at base+start .. base+start+n-1.
     double fl = floor(xo);
     double ratio = xo - fl;
     int64_t base = (int64_t)fl;
@@ -980,25 +1031,36 @@ static mlcc_status_t resize_build_dim(resize_dim_t* rd, int mode, int coord, int
       ratio = 1;
       base -= 1;
     }
-    double c[4];
-    if (mode == 1) {
-      c[0] = 1 - ratio;
-      c[1] = ratio;
-    } else {
-      const double A = cubic_a, r1 = ratio + 1, q = 1 - ratio, q1 = q + 1;
-      c[0] = ((A * r1 - 5 * A) * r1 + 8 * A) * r1 - 4 * A;
-      c[1] = ((A + 2) * ratio - (A + 3)) * ratio * ratio + 1;
-      c[2] = ((A + 2) * q - (A + 3)) * q * q + 1;
-      c[3] = ((A * q1 - 5 * A) * q1 + 8 * A) * q1 - 4 * A;
-    }
     double sum = 0;
     for (int t = 0; t < n; ++t) {
-      int64_t i = base - n / 2 + 1 + t;
-      if (exclude_outside && (i < 0 || i >= in_len)) c[t] = 0;
-      sum += c[t];
+      double c;
+      if (widen) {
+        double arg = scale * ((double)(start + t) - ratio);
+        c = mode == 1 ? fmax(0.0, 1 - fabs(arg)) : resize_cubic_kernel(cubic_a, arg);
+      } else if (mode == 1) {
+        c = t == 0 ? 1 - ratio : ratio;
+      } else {
+        // Distances to taps base-1 .. base+2, spelled as before antialias
+        // existed so the weights stay bit-identical.
+        const double q = 1 - ratio, dist[4] = {ratio + 1, ratio, q, q + 1};
+        c = resize_cubic_kernel(cubic_a, dist[t]);
+      }
+      w[t] = c;
+      sum += c;
+    }
+    if (widen && sum != 0) {
+      for (int t = 0; t < n; ++t) w[t] /= sum;
+    }
+    sum = 0;
+    for (int t = 0; t < n; ++t) {
+      int64_t i = base + start + t;
+      if (exclude_outside && (i < 0 || i >= in_len)) w[t] = 0;
+      sum += w[t];
       offs[t] = clamp64(i, 0, in_len - 1) * stride;
     }
-    for (int t = 0; t < n; ++t) w[t] = exclude_outside && sum != 0 ? c[t] / sum : c[t];
+    if (exclude_outside && sum != 0) {
+      for (int t = 0; t < n; ++t) w[t] /= sum;
+    }
   }
   // Collapse to one tap when every output picks exactly one input.
   if (n > 1) {
@@ -1034,6 +1096,10 @@ static int parse_enum(const char* s, const char* const* names, int n) {
   return -1;
 }
 
+// Unrolled tap combinations up to this many per element; more (antialiased
+// downscales) run as loops over each dim's taps.
+#define RESIZE_UNROLL_TAPS 64
+
 static mlcc_status_t resize_emit(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                  const mlcc_value_t* in, const mlcc_value_t* out,
                                  resize_dim_t* rd, LLVMValueRef extrap) {
@@ -1041,16 +1107,18 @@ static mlcc_status_t resize_emit(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   LLVMBuilderRef b = ctx->b;
   const bool fp = is_float_dt(in->dtype);
   LLVMTypeRef wt = fp ? mlcc_emit_type(ctx, in->dtype) : NULL;
-  int total_taps = 1;
-  for (int d = 0; d < r; ++d) total_taps *= rd[d].n_taps;
+  int64_t total_taps = 1;
+  for (int d = 0; d < r; ++d) {
+    total_taps *= rd[d].n_taps;
+    if (total_taps > (1 << 20)) {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "Resize interpolating more than 2^20 taps per element");
+    }
+  }
   if (!fp && total_taps > 1) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
                             "Resize interpolation of dtype %s (only nearest)",
                             mlcc_dtype_name(in->dtype));
-  }
-  if (total_taps > 256) {
-    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "Resize interpolating %d taps per element (at most 256)", total_taps);
   }
   // Tables as private constant globals.
   LLVMValueRef g_off[MLCC_MAX_RANK] = {0}, g_w[MLCC_MAX_RANK] = {0}, g_v[MLCC_MAX_RANK] = {0};
@@ -1084,40 +1152,68 @@ static mlcc_status_t resize_emit(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   strides_of(&out->shape, os);
   nest_t nest;
   nest_open(ctx, &nest, out->shape.dims, r);
-  // Per dim: tap offsets and weights for this output coordinate.
-  LLVMValueRef toff[MLCC_MAX_RANK][4], tw[MLCC_MAX_RANK][4];
-  LLVMValueRef valid = NULL;
+  LLVMValueRef valid = NULL, row[MLCC_MAX_RANK];
   for (int d = 0; d < r; ++d) {
     const int n = rd[d].n_taps;
-    LLVMValueRef row = n == 1 ? nest.iv[d] : LLVMBuildMul(b, nest.iv[d], i64c(ctx, n), "row");
-    for (int t = 0; t < n; ++t) {
-      LLVMValueRef j = t == 0 ? row : LLVMBuildAdd(b, row, i64c(ctx, t), "j");
-      toff[d][t] = table_load(ctx, g_off[d], ctx->t_i64, j);
-      tw[d][t] = n > 1 ? table_load(ctx, g_w[d], wt, j) : NULL;
-    }
+    row[d] = n == 1 ? nest.iv[d] : LLVMBuildMul(b, nest.iv[d], i64c(ctx, n), "row");
     if (g_v[d] != NULL) {
       LLVMValueRef vd = table_load(ctx, g_v[d], ctx->t_i1, nest.iv[d]);
       valid = valid ? LLVMBuildAnd(b, valid, vd, "valid") : vd;
     }
   }
   LLVMValueRef acc = NULL;
-  for (int c = 0; c < total_taps; ++c) {
-    int rem = c;
-    LLVMValueRef off = NULL, w = NULL;
-    for (int d = r - 1; d >= 0; --d) {
+  if (total_taps <= RESIZE_UNROLL_TAPS) {
+    // Per dim: tap offsets and weights for this output coordinate.
+    LLVMValueRef toff[MLCC_MAX_RANK][RESIZE_UNROLL_TAPS], tw[MLCC_MAX_RANK][RESIZE_UNROLL_TAPS];
+    for (int d = 0; d < r; ++d) {
       const int n = rd[d].n_taps;
-      const int t = rem % n;
-      rem /= n;
-      off = off ? LLVMBuildAdd(b, off, toff[d][t], "off") : toff[d][t];
-      if (tw[d][t] != NULL) w = w ? LLVMBuildFMul(b, w, tw[d][t], "w") : tw[d][t];
+      for (int t = 0; t < n; ++t) {
+        LLVMValueRef j = t == 0 ? row[d] : LLVMBuildAdd(b, row[d], i64c(ctx, t), "j");
+        toff[d][t] = table_load(ctx, g_off[d], ctx->t_i64, j);
+        tw[d][t] = n > 1 ? table_load(ctx, g_w[d], wt, j) : NULL;
+      }
     }
-    if (off == NULL) off = i64c(ctx, 0);
+    for (int c = 0; c < (int)total_taps; ++c) {
+      int rem = c;
+      LLVMValueRef off = NULL, w = NULL;
+      for (int d = r - 1; d >= 0; --d) {
+        const int n = rd[d].n_taps;
+        const int t = rem % n;
+        rem /= n;
+        off = off ? LLVMBuildAdd(b, off, toff[d][t], "off") : toff[d][t];
+        if (tw[d][t] != NULL) w = w ? LLVMBuildFMul(b, w, tw[d][t], "w") : tw[d][t];
+      }
+      if (off == NULL) off = i64c(ctx, 0);
+      LLVMValueRef v = mlcc_emit_load(ctx, in, off);
+      if (w == NULL) {
+        acc = v;
+      } else {
+        acc = acc ? mlcc_emit_fmuladd(ctx, w, v, acc) : LLVMBuildFMul(b, w, v, "wv");
+      }
+    }
+  } else {
+    // Loops over the taps of every interpolated dim (float only: more than
+    // one tap), accumulating weight products in dim order.
+    LLVMValueRef var = mlcc_emit_var(ctx, wt, LLVMConstReal(wt, 0));
+    mlcc_loop_t lt[MLCC_MAX_RANK];
+    LLVMValueRef off = i64c(ctx, 0), w = NULL;
+    for (int d = 0; d < r; ++d) {
+      const int n = rd[d].n_taps;
+      LLVMValueRef j = row[d];
+      if (n > 1) {
+        lt[d] = mlcc_emit_for(ctx, 0, n, "tap");
+        j = LLVMBuildAdd(b, row[d], lt[d].iv, "j");
+        LLVMValueRef wd = table_load(ctx, g_w[d], wt, j);
+        w = w ? LLVMBuildFMul(b, w, wd, "w") : wd;
+      }
+      off = LLVMBuildAdd(b, off, table_load(ctx, g_off[d], ctx->t_i64, j), "off");
+    }
     LLVMValueRef v = mlcc_emit_load(ctx, in, off);
-    if (w == NULL) {
-      acc = v;
-    } else {
-      acc = acc ? mlcc_emit_fmuladd(ctx, w, v, acc) : LLVMBuildFMul(b, w, v, "wv");
+    LLVMBuildStore(b, mlcc_emit_fmuladd(ctx, w, v, LLVMBuildLoad2(b, wt, var, "")), var);
+    for (int d = r - 1; d >= 0; --d) {
+      if (rd[d].n_taps > 1) mlcc_emit_loop_end(ctx, &lt[d]);
     }
+    acc = LLVMBuildLoad2(b, wt, var, "acc");
   }
   if (valid != NULL) acc = LLVMBuildSelect(b, valid, acc, extrap, "ex");
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, affine(ctx, 0, os, nest.iv, r), acc);
@@ -1126,8 +1222,10 @@ static mlcc_status_t resize_emit(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
 }
 
 // Resize nearest/linear/cubic over every dim with all coordinate modes of
-// opsets 10-17; per-dim tap tables are computed at compile time from the
-// constant scales/sizes/roi (the ONNX reference's 1-D interpolation rules).
+// opsets 10-19 (half_pixel_symmetric from 19), antialias (18) and the axes /
+// keep_aspect_ratio_policy of mlcc_resize_geometry (18); per-dim tap tables
+// are computed at compile time from the constant scales/sizes/roi (the ONNX
+// reference's 1-D interpolation rules).
 static mlcc_status_t emit_resize(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   const mlcc_value_t* in = mlcc_node_input(node, 0);
   const mlcc_value_t* out = mlcc_node_output(node, 0);
@@ -1142,7 +1240,7 @@ static mlcc_status_t emit_resize(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
   const char* s_coord = "half_pixel";
   const char* s_nearest = "round_prefer_floor";
   float cubic_a = -0.75f, extrap_f = 0.0f;
-  int64_t exclude = 0;
+  int64_t exclude = 0, antialias = 0;
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", "nearest", &s_mode));
   static const char* const modes[] = {"nearest", "linear", "cubic"};
   int mode = parse_enum(s_mode, modes, 3);
@@ -1161,11 +1259,13 @@ static mlcc_status_t emit_resize(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
     MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "extrapolation_value", 0.0f, &extrap_f));
     static const char* const coords[] = {"half_pixel", "asymmetric", "align_corners",
                                          "pytorch_half_pixel", "tf_half_pixel_for_nearest",
-                                         "tf_crop_and_resize", "tf_half_pixel_for_nn"};
+                                         "tf_crop_and_resize", "tf_half_pixel_for_nn",
+                                         "half_pixel_symmetric"};
     static const char* const nearests[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
                                            "ceil"};
-    coord = parse_enum(s_coord, coords, 7);
+    coord = parse_enum(s_coord, coords, node->opset >= 19 ? 8 : 7);
     if (coord == 6) coord = COORD_TF_HALF_PIXEL_NN;  // the spelling ONNX uses
+    if (coord == 7) coord = COORD_HALF_PIXEL_SYMMETRIC;
     nearest = parse_enum(s_nearest, nearests, 4);
     if (coord < 0 || nearest < 0) {
       return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
@@ -1173,44 +1273,18 @@ static mlcc_status_t emit_resize(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
                               s_coord, s_nearest);
     }
   }
-  // Scales (input 1 at opset 10, input 2 after) or sizes (input 3).
-  const mlcc_value_t* v_roi = node->opset >= 11 ? mlcc_node_input(node, 1) : NULL;
-  const mlcc_value_t* v_scales = mlcc_node_input(node, node->opset >= 11 ? 2 : 1);
-  const mlcc_value_t* v_sizes = node->opset >= 11 ? mlcc_node_input(node, 3) : NULL;
-  MLCC_RETURN_IF_ERROR(need_const(node, v_scales, "'scales'"));
-  MLCC_RETURN_IF_ERROR(need_const(node, v_sizes, "'sizes'"));
-  if (v_sizes != NULL && numel_of(&v_sizes->shape) == 0) v_sizes = NULL;
-  if (v_scales != NULL && numel_of(&v_scales->shape) == 0) v_scales = NULL;
-  double scale[MLCC_MAX_RANK];
+  if (node->opset >= 18) {
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "antialias", 0, &antialias));
+  }
+  mlcc_resize_geom_t geom;
+  MLCC_RETURN_IF_ERROR(mlcc_resize_geometry(node, &geom));
+  if (geom.rank != r) return mlcc_make_status(MLCC_STATUS_INTERNAL, "Resize geometry rank");
   for (int d = 0; d < r; ++d) {
-    if (v_sizes != NULL) {
-      if (numel_of(&v_sizes->shape) != r) {
-        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Resize sizes has %lld values for "
-                                "rank %d", (long long)numel_of(&v_sizes->shape), r);
-      }
-      scale[d] = (double)mlcc_value_const_i64(v_sizes, d) / (double)in->shape.dims[d];
-    } else if (v_scales != NULL) {
-      if (numel_of(&v_scales->shape) != r) {
-        return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Resize scales has %lld values for "
-                                "rank %d", (long long)numel_of(&v_scales->shape), r);
-      }
-      scale[d] = mlcc_value_const_f64(v_scales, d);
-    } else {
-      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Resize needs scales or sizes");
-    }
-    if (!(scale[d] > 0) || !isfinite(scale[d])) {
-      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Resize scale %g must be positive",
-                              scale[d]);
+    if (geom.out[d] != out->shape.dims[d]) {
+      return shape_mismatch(node, "output", &in->shape, &out->shape);
     }
   }
-  if (coord == COORD_TF_CROP) {
-    MLCC_RETURN_IF_ERROR(need_value(node, v_roi, "'roi' for tf_crop_and_resize"));
-    MLCC_RETURN_IF_ERROR(need_const(node, v_roi, "'roi'"));
-    if (numel_of(&v_roi->shape) != 2 * r) {
-      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Resize roi has %lld values for rank %d",
-                              (long long)numel_of(&v_roi->shape), r);
-    }
-  }
+  const double* scale = geom.scale;
   if (numel_of(&out->shape) == 0) return mlcc_ok_status();
   if (numel_of(&in->shape) == 0) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Resize of an empty tensor");
@@ -1221,17 +1295,14 @@ static mlcc_status_t emit_resize(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) 
   memset(rd, 0, sizeof(rd));
   mlcc_status_t st = mlcc_ok_status();
   for (int d = 0; d < r && st == NULL; ++d) {
-    double rs = 0, re = 1;
-    if (coord == COORD_TF_CROP) {
-      rs = mlcc_value_const_f64(v_roi, d);
-      re = mlcc_value_const_f64(v_roi, r + d);
-    }
+    double rs = geom.roi_start[d], re = geom.roi_end[d];
     // A dim that is not resized is an identity (no taps), whatever the mode.
     bool ident = in->shape.dims[d] == out->shape.dims[d] && scale[d] == 1.0 &&
                  coord != COORD_TF_CROP;
     st = resize_build_dim(&rd[d], ident ? 0 : mode, ident ? COORD_ASYMMETRIC : coord,
                           ident ? NEAREST_FLOOR : nearest, cubic_a, exclude != 0,
-                          in->shape.dims[d], out->shape.dims[d], scale[d], rs, re, is[d]);
+                          antialias != 0, in->shape.dims[d], out->shape.dims[d], scale[d], rs,
+                          re, is[d]);
   }
   if (st == NULL) {
     st = resize_emit(ctx, node, in, out, rd, mlcc_emit_const(ctx, in->dtype, extrap_f));

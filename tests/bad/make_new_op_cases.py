@@ -1439,6 +1439,117 @@ def known_fold_work_dft():
                  17)
 
 
+# ----------------------------------------------------------------------------
+# DeformConv 19/22 (issue 15)
+# ----------------------------------------------------------------------------
+def deform_conv(x=(1, 4, 5, 5), w=(2, 4, 3, 3), off=None, b=None, mask=None, elem=F,
+                off_const=None, opset=19, **attrs):
+    """DeformConv with a default geometry (offset [N, 2*og*kH*kW, 3, 3])."""
+    og = attrs.get("offset_group", 1)
+    off = off if off is not None else (x[0], 2 * og * w[2] * w[3], 3, 3)
+    ins, inputs, inits = ["x", "w", "off"], [vi("x", elem, list(x))], [
+        const("w", np.ones(w, np.float32 if elem == F else np.float64))]
+    if off_const is not None:
+        inits.append(const("off", off_const))
+    else:
+        inputs.append(vi("off", elem, list(off)))
+    if b is not None or mask is not None:
+        ins.append("b" if b is not None else "")
+        if b is not None:
+            inputs.append(vi("b", elem, list(b)))
+    if mask is not None:
+        ins.append("mask")
+        inputs.append(vi("mask", elem, list(mask)))
+    return one("DeformConv", ins, ["y"], inputs, [vi("y", elem, None)], inits, opset, **attrs)
+
+
+many("deformconv", "error", [
+    ("x_rank5", lambda: deform_conv(x=(1, 4, 5, 5, 5), w=(2, 4, 3, 3, 3), off=(1, 54, 3, 3, 3))),
+    ("x_rank2", lambda: deform_conv(x=(4, 5), w=(2, 4), off=(1, 2))),
+    ("offset_channels", lambda: deform_conv(off=(1, 17, 3, 3))),
+    ("offset_spatial", lambda: deform_conv(off=(1, 18, 4, 3))),
+    ("mask_shape", lambda: deform_conv(mask=(1, 18, 3, 3))),
+    ("bias_shape", lambda: deform_conv(b=(3,))),
+    ("group_not_dividing", lambda: deform_conv(group=3)),
+    ("group_zero", lambda: deform_conv(group=0)),
+    ("offset_group_not_dividing", lambda: deform_conv(offset_group=3, off=(1, 54, 3, 3))),
+    ("w_channels", lambda: deform_conv(w=(2, 3, 3, 3))),
+    ("kernel_shape_mismatch", lambda: deform_conv(kernel_shape=[2, 2])),
+    ("stride_zero", lambda: deform_conv(strides=[0, 1])),
+    ("pads_negative", lambda: deform_conv(pads=[-1, 0, 0, 0])),
+    ("pads_huge", lambda: deform_conv(pads=[BIG, 0, 0, 0])),
+    ("dilations_length", lambda: deform_conv(dilations=[1])),
+    ("kernel_larger_than_input", lambda: deform_conv(x=(1, 4, 2, 2), off=(1, 18, 1, 1))),
+    ("x_int", lambda: deform_conv(elem=I32)),
+    ("opset18", lambda: deform_conv(opset=18)),
+])
+many("deformconv", "ok", [
+    ("offset_nan_inf", lambda: deform_conv(off_const=np.where(
+        np.arange(18 * 9).reshape(1, 18, 3, 3) % 3 == 0, np.nan,
+        np.where(np.arange(18 * 9).reshape(1, 18, 3, 3) % 3 == 1, np.inf, -1e30)
+    ).astype(np.float32))),
+    ("empty_batch", lambda: deform_conv(x=(0, 4, 5, 5), off=(0, 18, 3, 3))),
+    ("double", lambda: deform_conv(elem=D)),
+])
+
+
+# ----------------------------------------------------------------------------
+# Resize 18/19 options (issue 15)
+# ----------------------------------------------------------------------------
+def resize18(opset=18, scales=None, sizes=(3, 4), roi=None, **attrs):
+    ins, inits = ["x", "roi" if roi is not None else "", ""], []
+    if roi is not None:
+        inits.append(const("roi", np.array(roi, np.float32)))
+    if scales is not None:
+        ins[2] = "scales"
+        inits.append(const("scales", np.array(scales, np.float32)))
+    else:
+        ins.append("sizes")
+        inits.append(const("sizes", np.array(sizes, np.int64)))
+    attrs.setdefault("axes", [2, 3])
+    return one("Resize", ins, ["y"], [vi("x", F, [1, 2, 6, 8])], [vi("y", F, None)], inits,
+               opset, **attrs)
+
+
+many("resize18", "error", [
+    ("axes_repeated", lambda: resize18(axes=[2, 2])),
+    ("axes_out_of_range", lambda: resize18(axes=[2, 4])),
+    ("axes_too_many", lambda: resize18(axes=[0, 1, 2, 3, 0], sizes=(1, 2, 3, 4, 5))),
+    ("sizes_count", lambda: resize18(sizes=(1, 2, 3, 4))),
+    ("policy_unknown", lambda: resize18(keep_aspect_ratio_policy="fit")),
+    ("antialias_2", lambda: resize18(antialias=2, mode="linear")),
+    ("half_pixel_symmetric_at_18", lambda: resize18(
+        coordinate_transformation_mode="half_pixel_symmetric")),
+    ("axes_at_opset13", lambda: resize18(opset=13)),
+    ("crop_roi_count", lambda: resize18(roi=[0, 0, 1, 1, 1, 1], mode="linear",
+                                        coordinate_transformation_mode="tf_crop_and_resize")),
+])
+many("resize18", "ok", [
+    ("not_larger_zero_size", lambda: resize18(sizes=(0, 4), keep_aspect_ratio_policy="not_larger")),
+    ("antialias_nearest", lambda: resize18(antialias=1)),
+    ("antialias_upscale", lambda: resize18(sizes=(12, 20), antialias=1, mode="cubic")),
+    # 20 x 20 taps per output element (the tap loops).
+    ("antialias_small_scale", lambda: resize18(scales=[0.2, 0.2], sizes=None, mode="cubic",
+                                               antialias=1)),
+])
+
+
+def pad19_wrap(pads):
+    return one("Pad", ["x", "pads"], ["y"], [vi("x", F, [2, 3])], [vi("y", F, None)],
+               [const("pads", np.array(pads, np.int64))], 19, mode="wrap")
+
+
+many("pad19_wrap", "error", [
+    ("crop_all_then_pad", lambda: pad19_wrap([0, -3, 0, 2])),
+    ("crop_beyond_dim", lambda: pad19_wrap([0, 1, 0, -5])),
+])
+many("pad19_wrap", "ok", [
+    ("crop_only", lambda: pad19_wrap([0, -1, 0, -1])),
+    ("crop_to_empty", lambda: pad19_wrap([0, -2, 0, -1])),
+    ("crop_to_one_then_pad", lambda: pad19_wrap([0, 4, 0, -2])),
+])
+
+
 @case("known")
 def known_fold_memory_loop():
     # Each of 4096 unrolled iterations folds a 32 MiB constant (Expand): the

@@ -594,6 +594,37 @@ def qdq_gemm():
                 [vi("y", [2, 3], TensorProto.UINT8), vi("y2", [2, 3], TensorProto.UINT8)], p)
 
 
+@model
+def qdq_qlinear():
+    # int8 Add (+ Relu), GlobalAveragePool and Concat of other parameters between
+    # DequantizeLinear and QuantizeLinear become the com.microsoft QLinearAdd (Relu as
+    # mlcc.qact), QLinearGlobalAveragePool and QLinearConcat; the DequantizeLinear of x
+    # stays for the Mul by a float constant (float, as written) and the AveragePool with
+    # count_include_pad and ceil_mode (float: its divisor differs in onnxruntime).
+    p = [const("s", [], value=0.02), const("z", [], value=128, dtype=np.uint8),
+         const("s2", [], value=0.05), const("z2", [], value=7, dtype=np.uint8),
+         const("k", [1, 4, 1, 1], value=[0.5, 1.0, 1.5, 2.0])]
+    nodes = [node("DequantizeLinear", ["x", "s", "z"], ["dx"]),
+             node("DequantizeLinear", ["x2", "s2", "z2"], ["dx2"]),
+             node("Add", ["dx", "dx2"], ["a"]),
+             node("Relu", ["a"], ["r"]),
+             node("QuantizeLinear", ["r", "s", "z"], ["y"]),
+             node("GlobalAveragePool", ["dx"], ["g"]),
+             node("QuantizeLinear", ["g", "s2", "z2"], ["yg"]),
+             node("Concat", ["dx", "dx2"], ["cat"], axis=1),
+             node("QuantizeLinear", ["cat", "s", "z"], ["yc"]),
+             node("Mul", ["dx", "k"], ["m"]),
+             node("QuantizeLinear", ["m", "s", "z"], ["ym"]),
+             node("AveragePool", ["dx"], ["ap"], kernel_shape=[2, 2], strides=[2, 2],
+                  ceil_mode=1, count_include_pad=1),
+             node("QuantizeLinear", ["ap", "s", "z"], ["ya"])]
+    return make("qdq_qlinear", nodes,
+                [vi("x", [1, 4, 5, 5], TensorProto.UINT8), vi("x2", [1, 4, 5, 5], TensorProto.UINT8)],
+                [vi("y", [1, 4, 5, 5], TensorProto.UINT8), vi("yg", [1, 4, 1, 1], TensorProto.UINT8),
+                 vi("yc", [1, 8, 5, 5], TensorProto.UINT8), vi("ym", [1, 4, 5, 5], TensorProto.UINT8),
+                 vi("ya", [1, 4, 3, 3], TensorProto.UINT8)], p)
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
         print("\n".join(sorted(MODELS)))

@@ -443,6 +443,34 @@ def pad19_wrap_axes_larger_than_dim():
 CASES["pad19_wrap_axes_larger_than_dim"] = pad19_wrap_axes_larger_than_dim
 
 
+def pad_wrap_crop_ref(x, pads):
+    """Pad-19 'wrap' with negative pads: the negative ones crop first, then
+    numpy.pad mode='wrap' pads the cropped tensor (onnxruntime's order; the
+    ONNX reference's numpy.pad has no negative widths)."""
+    r = x.ndim
+    crop = tuple(slice(max(0, -pads[d]), x.shape[d] - max(0, -pads[d + r])) for d in range(r))
+    return np.pad(x[crop], [(max(0, pads[d]), max(0, pads[d + r])) for d in range(r)],
+                  mode="wrap")
+
+
+def pad19_wrap_negative(name, pads, axes=None):
+    spec = pad_case(name, 19, "wrap", pads, axes=axes)
+    full = list(pads)
+    if axes is not None:  # scatter the per-axis pads over all 3 dims
+        full = [0] * 6
+        for k, a in enumerate(axes):
+            full[a % 3], full[a % 3 + 3] = pads[k], pads[k + len(axes)]
+    spec.numpy_ref = lambda f: [pad_wrap_crop_ref(f["x"], full)]
+    return spec
+
+
+# Crop one side, wrap the other, per axis.
+CASES["pad19_wrap_negative_pads"] = lambda: pad19_wrap_negative(
+    "pad19_wrap_negative_pads", [0, -1, 2, 0, 2, -1])
+CASES["pad19_wrap_negative_pads_axes"] = lambda: pad19_wrap_negative(
+    "pad19_wrap_negative_pads_axes", [1, -2, -1, 3], axes=[1, 2])
+
+
 # --- ScatterElements / ScatterND 18: reduction max and min ----------------------
 @case
 def scatterelements18_max_min():
@@ -486,6 +514,172 @@ CASES["resize19_nearest_sizes_stretch"] = lambda: resize_case(
     "resize19_nearest_sizes_stretch", 19, sizes=[1, 2, 5, 7], mode="nearest",
     keep_aspect_ratio_policy="stretch", nearest_mode="floor",
     coordinate_transformation_mode="asymmetric")
+
+
+# --- Resize 18 (antialias, axes, keep_aspect_ratio_policy), 19 (half_pixel_symmetric)
+def resize_taps(ratio, scale, mode, antialias, a=-0.75):
+    """Weights and first tap (relative to the base pixel) of one output:
+    the ONNX reference's linear/cubic coefficients; with antialias the
+    filter is stretched by 1/scale when downscaling and normalized."""
+    s = min(scale, 1.0) if antialias else 1.0
+    start = int(np.floor((-1.0 if mode == "linear" else -2.0) / s) + 1)
+    n = 2 - 2 * start
+    args = s * (np.arange(start, start + n) - ratio)
+    if mode == "linear":
+        c = np.clip(1 - np.abs(args), 0, 1)
+    else:
+        x = np.abs(args)
+        c = np.where(x <= 1, (a + 2) * x ** 3 - (a + 3) * x ** 2 + 1,
+                     np.where(x < 2, a * x ** 3 - 5 * a * x ** 2 + 8 * a * x - 4 * a, 0.0))
+    return (c / c.sum() if antialias else c), start
+
+
+def resize_1d_ref(x, axis, out_len, scale, mode, ctm, antialias, exclude=False, roi=(0, 1),
+                  extrapolation=0.0):
+    """Resizes |x| along |axis| (float64) as the ONNX reference's
+    _interpolate_1d_with_x does (round_prefer_floor for nearest)."""
+    x = np.moveaxis(x.astype(np.float64), axis, -1)
+    n_in = x.shape[-1]
+    y = np.zeros(x.shape[:-1] + (out_len,))
+    out_w = scale * n_in
+    for o in range(out_len):
+        if ctm == "half_pixel":
+            xo = (o + 0.5) / scale - 0.5
+        elif ctm == "half_pixel_symmetric":
+            xo = n_in / 2 * (1 - out_len / out_w) + (o + 0.5) / scale - 0.5
+        elif ctm == "asymmetric":
+            xo = o / scale
+        elif ctm == "pytorch_half_pixel":
+            xo = (o + 0.5) / scale - 0.5 if out_w > 1 else -0.5
+        elif ctm == "tf_crop_and_resize":
+            xo = (roi[0] * (n_in - 1) + o * (roi[1] - roi[0]) * (n_in - 1) / (out_w - 1)
+                  if out_w > 1 else (roi[1] - roi[0]) * (n_in - 1) / 2 + roi[0] * (n_in - 1))
+            if xo < 0 or xo > n_in - 1:
+                y[..., o] = extrapolation
+                continue
+        else:
+            raise ValueError(ctm)
+        if mode == "nearest":
+            i = int(np.floor(xo)) + (1 if xo - np.floor(xo) > 0.5 else 0)
+            y[..., o] = x[..., min(max(i, 0), n_in - 1)]
+            continue
+        fl = np.floor(xo)
+        ratio, base = (1.0, int(fl) - 1) if xo == fl else (xo - fl, int(fl))
+        c, start = resize_taps(ratio, scale, mode, antialias)
+        idx = [base + start + t for t in range(len(c))]
+        if exclude:
+            c = np.array([0.0 if (i < 0 or i >= n_in) else w for i, w in zip(idx, c)])
+            c = c / c.sum()
+        y[..., o] = sum(w * x[..., min(max(i, 0), n_in - 1)] for i, w in zip(idx, c))
+    return np.moveaxis(y, -1, axis)
+
+
+def resize_geometry_ref(shape, scales, sizes, axes, policy):
+    """Output dims and per-dim scales of Resize-18: values per entry of axes;
+    keep_aspect_ratio_policy uses one scale (min/max of sizes/shape) and
+    rounds the output dims half up."""
+    r = len(shape)
+    axes = list(range(r)) if axes is None else [a % r for a in axes]
+    out, sc = list(shape), [1.0] * r
+    if scales is not None:
+        for k, a in enumerate(axes):
+            sc[a] = float(np.float32(scales[k]))
+            out[a] = int(np.floor(shape[a] * sc[a]))
+    elif policy == "stretch":
+        for k, a in enumerate(axes):
+            out[a], sc[a] = sizes[k], sizes[k] / shape[a]
+    else:
+        pick = min if policy == "not_larger" else max
+        common = pick(sizes[k] / shape[a] for k, a in enumerate(axes))
+        for a in axes:
+            sc[a], out[a] = common, int(np.floor(common * shape[a] + 0.5))
+    return out, sc, axes
+
+
+def resize18_case(name, opset, shape, mode, scales=None, sizes=None, axes=None,
+                  policy="stretch", ctm="half_pixel", antialias=0, exclude=0, roi=None,
+                  extrapolation=None):
+    x = rng(name).standard_normal(shape).astype(np.float32)
+    ins, inits = ["x", "", ""], []
+    if roi is not None:
+        ins[1] = "roi"
+        inits.append(("roi", np.array(roi, dtype=np.float32)))
+    if scales is not None:
+        ins[2] = "scales"
+        inits.append(("scales", np.array(scales, dtype=np.float32)))
+    else:
+        ins.append("sizes")
+        inits.append(("sizes", np.array(sizes, dtype=np.int64)))
+    attrs = dict(mode=mode, coordinate_transformation_mode=ctm)
+    if antialias:
+        attrs["antialias"] = antialias
+    if exclude:
+        attrs["exclude_outside"] = exclude
+    if axes is not None:
+        attrs["axes"] = axes
+    if policy != "stretch":
+        attrs["keep_aspect_ratio_policy"] = policy
+    if extrapolation is not None:
+        attrs["extrapolation_value"] = extrapolation
+    out, sc, dims = resize_geometry_ref(shape, scales, sizes, axes, policy)
+    box = {}
+    if roi is not None:
+        box = {a: (roi[k], roi[len(dims) + k]) for k, a in enumerate(dims)}
+
+    def ref(f):
+        y = f["x"]
+        for d in range(len(shape)):
+            if out[d] != shape[d] or sc[d] != 1 or d in box:
+                y = resize_1d_ref(y, d, out[d], sc[d], mode, ctm, antialias, exclude,
+                                  box.get(d, (0, 1)), extrapolation or 0.0)
+        return [y.astype(np.float32)]
+
+    return Spec([node("Resize", ins, ["y"], **attrs)], [("x", x)], [("y", F32)], opset, inits,
+                numpy_ref=ref)
+
+
+CASES["resize18_antialias_linear_downscale"] = lambda: resize18_case(
+    "resize18_antialias_linear_downscale", 18, (1, 2, 8, 9), "linear",
+    scales=[1, 1, 0.5, 0.4], antialias=1)
+CASES["resize18_antialias_cubic_exclude_outside"] = lambda: resize18_case(
+    "resize18_antialias_cubic_exclude_outside", 18, (1, 2, 8, 9), "cubic",
+    scales=[1, 1, 0.6, 0.3], antialias=1, exclude=1, ctm="asymmetric")
+# Up in one dim, down in the other: antialias only widens the downscaled one.
+CASES["resize18_antialias_cubic_up_down"] = lambda: resize18_case(
+    "resize18_antialias_cubic_up_down", 18, (1, 1, 5, 9), "cubic",
+    scales=[1, 1, 1.7, 0.45], antialias=1, ctm="pytorch_half_pixel")
+# 8 x 10 taps per output element: the kernel loops over the taps.
+CASES["resize18_antialias_linear_many_taps"] = lambda: resize18_case(
+    "resize18_antialias_linear_many_taps", 18, (1, 1, 16, 20), "linear",
+    scales=[1, 1, 0.25, 0.2], antialias=1)
+CASES["resize18_not_larger_sizes_axes"] = lambda: resize18_case(
+    "resize18_not_larger_sizes_axes", 18, (1, 2, 8, 9), "linear", sizes=[5, 7], axes=[2, 3],
+    policy="not_larger")
+CASES["resize18_not_smaller_cubic_axes"] = lambda: resize18_case(
+    "resize18_not_smaller_cubic_axes", 18, (1, 2, 8, 9), "cubic", sizes=[12, 5],
+    axes=[2, 3], policy="not_smaller")
+CASES["resize18_not_larger_nearest_permuted_axes"] = lambda: resize18_case(
+    "resize18_not_larger_nearest_permuted_axes", 18, (1, 2, 8, 9), "nearest", sizes=[3, 13],
+    axes=[3, 2], policy="not_larger")
+CASES["resize18_scales_negative_axes_subset"] = lambda: resize18_case(
+    "resize18_scales_negative_axes_subset", 18, (1, 2, 8, 9), "linear", scales=[0.7, 1.6],
+    axes=[-1, 2])
+# roi lists the starts, then the ends, of the axes. Sizes, not scales: with
+# scales the resized length of tf_crop_and_resize is scale * length in the
+# ONNX reference but the output length in onnxruntime (an older question,
+# not an opset-18 change).
+CASES["resize18_crop_and_resize_axes"] = lambda: resize18_case(
+    "resize18_crop_and_resize_axes", 18, (1, 2, 8, 9), "linear", sizes=[6, 11],
+    axes=[2, 3], roi=[0.1, 0.2, 0.9, 1.1], ctm="tf_crop_and_resize", extrapolation=-2.0)
+CASES["resize19_half_pixel_symmetric_cubic_axis"] = lambda: resize18_case(
+    "resize19_half_pixel_symmetric_cubic_axis", 19, (1, 2, 8, 9), "cubic", scales=[0.7],
+    axes=[2], ctm="half_pixel_symmetric")
+CASES["resize19_half_pixel_symmetric_linear"] = lambda: resize18_case(
+    "resize19_half_pixel_symmetric_linear", 19, (1, 2, 8, 9), "linear",
+    scales=[1, 1, 0.6, 1.7], ctm="half_pixel_symmetric")
+CASES["resize19_half_pixel_symmetric_antialias_not_larger"] = lambda: resize18_case(
+    "resize19_half_pixel_symmetric_antialias_not_larger", 19, (1, 2, 8, 9), "linear",
+    sizes=[5, 7], axes=[2, 3], policy="not_larger", ctm="half_pixel_symmetric", antialias=1)
 
 
 # --- GroupNormalization 18 (scale/bias per group) and 21 (per channel) ---------
@@ -1316,6 +1510,112 @@ def col2im18_3d_defaults():
     x = rng("col2im18_b").standard_normal((1, 2 * 8, 2 * 3 * 2)).astype(np.float32)
     return Spec([node("Col2Im", ["x", "img", "blk"], ["y"])], [("x", x)], [("y", F32)], 18,
                 [("img", np.array([3, 4, 3], np.int64)), ("blk", np.array([2, 2, 2], np.int64))])
+
+
+# --- DeformConv 19/22 (2-D) ----------------------------------------------------
+def bilinear_zero_ref(img, h, w):
+    """Bilinear sample of the 2-D |img| at (h, w), 0 outside (DeformConv's rule:
+    a point with h <= -1, h >= H, w <= -1 or w >= W samples 0; taps outside
+    the image weigh 0)."""
+    H, W = img.shape
+    if not (-1 < h < H and -1 < w < W):
+        return 0.0
+    h0, w0 = int(np.floor(h)), int(np.floor(w))
+    v = 0.0
+    for y, wy in ((h0, 1 - (h - h0)), (h0 + 1, h - h0)):
+        for x, wx in ((w0, 1 - (w - w0)), (w0 + 1, w - w0)):
+            if 0 <= y < H and 0 <= x < W:
+                v += wy * wx * img[y, x]
+    return v
+
+
+def deform_conv_ref(x, w, off, b=None, mask=None, group=1, offset_group=1, pads=(0, 0, 0, 0),
+                    strides=(1, 1), dilations=(1, 1)):
+    """The ONNX DeformConv reference, 2-D, in float64: offset is
+    [N, offset_group, kH, kW, 2 (h, w), oH, oW], mask [N, offset_group, kH, kW, oH, oW]."""
+    n_, c_, _, _ = x.shape
+    oc, cg, kh, kw = w.shape
+    oh, ow = off.shape[2:]
+    off = off.reshape(n_, offset_group, kh, kw, 2, oh, ow).astype(np.float64)
+    mask = (np.ones((n_, offset_group, kh, kw, oh, ow)) if mask is None else
+            mask.reshape(n_, offset_group, kh, kw, oh, ow).astype(np.float64))
+    cols = np.zeros((n_, c_, kh, kw, oh, ow))
+    for n in range(n_):
+        for c in range(c_):
+            g = c // (c_ // offset_group)
+            img = x[n, c].astype(np.float64)
+            for i in range(kh):
+                for j in range(kw):
+                    for p in range(oh):
+                        for q in range(ow):
+                            hh = p * strides[0] - pads[0] + i * dilations[0] + off[n, g, i, j, 0, p, q]
+                            ww = q * strides[1] - pads[1] + j * dilations[1] + off[n, g, i, j, 1, p, q]
+                            cols[n, c, i, j, p, q] = (bilinear_zero_ref(img, hh, ww)
+                                                      * mask[n, g, i, j, p, q])
+    y = np.zeros((n_, oc, oh, ow))
+    ocg = oc // group
+    for o in range(oc):
+        gi = o // ocg
+        y[:, o] = np.einsum("nckpq,ck->npq",
+                            cols[:, gi * cg:(gi + 1) * cg].reshape(n_, cg, kh * kw, oh, ow),
+                            w[o].reshape(cg, kh * kw).astype(np.float64))
+        if b is not None:
+            y[:, o] += b[o]
+    return y.astype(x.dtype)
+
+
+def deformconv_case(name, opset, xs, ws, out_hw, group=1, offset_group=1, bias=True,
+                    mask=True, spread=1.5, dtype=np.float32, **attrs):
+    r = rng(name)
+    x = r.standard_normal(xs).astype(dtype)
+    w = (r.standard_normal(ws) / np.sqrt(ws[1] * ws[2] * ws[3])).astype(dtype)
+    taps = offset_group * ws[2] * ws[3]
+    off = (r.standard_normal((xs[0], 2 * taps) + out_hw) * spread).astype(dtype)
+    ins, feeds, inits = ["x", "w", "off"], [("x", x), ("off", off)], [("w", w)]
+    b = m = None
+    if bias:
+        b = r.standard_normal((ws[0],)).astype(dtype)
+        ins.append("b")
+        inits.append(("b", b))
+    if mask:
+        m = r.uniform(0, 1, (xs[0], taps) + out_hw).astype(dtype)
+        if not bias:
+            ins.append("")
+        ins.append("mask")
+        feeds.append(("mask", m))
+    pads = attrs.get("pads", (0, 0, 0, 0))
+    ref_kw = dict(group=group, offset_group=offset_group, pads=pads,
+                  strides=attrs.get("strides", (1, 1)), dilations=attrs.get("dilations", (1, 1)))
+    ref = lambda f: [deform_conv_ref(f["x"], w, f["off"], b, f.get("mask"), **ref_kw)]
+    if group != 1:
+        attrs["group"] = group
+    if offset_group != 1:
+        attrs["offset_group"] = offset_group
+    ty = {np.float32: F32, np.float64: TensorProto.DOUBLE}[dtype]
+    return Spec([node("DeformConv", ins, ["y"], **attrs)], feeds, [("y", ty)], opset, inits,
+                numpy_ref=ref)
+
+
+# group 2 and offset_group 2, asymmetric pads, strides, dilations, B and mask.
+CASES["deformconv19_groups_mask_bias"] = lambda: deformconv_case(
+    "deformconv19_groups_mask_bias", 19, (2, 4, 5, 6), (6, 2, 3, 3), (2, 2), group=2,
+    offset_group=2, pads=[1, 0, 0, 1], strides=[2, 2], dilations=[1, 2])
+# No B, no mask, kernel_shape given; offsets up to +-12 pixels push many taps
+# outside the image (they sample 0).
+CASES["deformconv22_far_offsets_no_bias_no_mask"] = lambda: deformconv_case(
+    "deformconv22_far_offsets", 22, (1, 3, 6, 5), (4, 3, 2, 3), (7, 5), bias=False,
+    mask=False, spread=4.0, kernel_shape=[2, 3], pads=[1, 1, 1, 1])
+# mask without B; offset_group 4 of 8 channels (2 per offset group).
+CASES["deformconv19_mask_offset_group4"] = lambda: deformconv_case(
+    "deformconv19_mask_offset_group4", 19, (1, 8, 4, 4), (3, 8, 3, 3), (4, 4), bias=False,
+    offset_group=4, pads=[1, 1, 1, 1])
+# C/group*kH*kW = 1152 > the kernel's 1024-sample stack column: the
+# resampling path.
+CASES["deformconv19_wide_input_resample"] = lambda: deformconv_case(
+    "deformconv19_wide_input_resample", 19, (1, 128, 4, 4), (2, 128, 3, 3), (2, 2),
+    strides=[2, 2], pads=[1, 1, 1, 1], spread=0.7)
+CASES["deformconv22_double"] = lambda: deformconv_case(
+    "deformconv22_double", 22, (1, 2, 4, 5), (3, 2, 2, 2), (3, 4), dtype=np.float64)
 
 
 def ir_version(opset):

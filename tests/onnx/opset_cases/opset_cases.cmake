@@ -18,7 +18,8 @@ set(MLCC_OPSET_CROSS_SAMPLE reduce18_mean_axes_input split18_num_outputs_uneven
   attention23_qk_mode2_bool_mask_past_present attention23_float16_softmax_precision_float
   attention24_nonpad_kv_seqlen_causal_gqa quantize21_block_size_axis1_uneven
   dequantize21_int16_uint16
-  lppool18_ceil_mode_dilations_p3 llama_block23)
+  lppool18_ceil_mode_dilations_p3 llama_block23 deformconv19_groups_mask_bias
+  resize18_antialias_linear_many_taps resize19_half_pixel_symmetric_antialias_not_larger)
 foreach(dir ${MLCC_OPSET_CASE_DIRS})
   if(NOT IS_DIRECTORY ${dir})
     continue()
