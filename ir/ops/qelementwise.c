@@ -49,8 +49,8 @@ static mlcc_status_t check_scale(const mlcc_node_t* node, uint32_t i, const char
 
 // Input |i| (|name|) as a zero point of |data|'s dtype with one element;
 // absent is fine unless |required|.
-static mlcc_status_t check_zp(const mlcc_node_t* node, uint32_t i, const char* name,
-                              bool required, const mlcc_value_t* data, const char* data_name) {
+static mlcc_status_t check_zp(const mlcc_node_t* node, uint32_t i, const char* name, bool required,
+                              const mlcc_value_t* data, const char* data_name) {
   mlcc_value_t* z = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, i, name, required, &z));
   if (z == NULL) return mlcc_ok_status();
@@ -210,8 +210,7 @@ mlcc_status_t mlcc_infer_qlinear_concat(mlcc_node_t* node) {
   mlcc_value_t* first = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "inputs[0]", true, &first));
   int32_t axis = 0;
-  MLCC_RETURN_IF_ERROR(
-      mlcc_infer_axis(node, "attribute 'axis'", axis64, first->shape.rank, &axis));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis64, first->shape.rank, &axis));
   mlcc_shape_t y = first->shape;
   y.dims[axis] = 0;
   for (uint32_t t = 0; 2 + 3 * t < node->n_inputs; ++t) {

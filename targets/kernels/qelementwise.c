@@ -50,8 +50,8 @@
 static LLVMValueRef splat(mlcc_emit_ctx_t* ctx, LLVMValueRef s, unsigned lanes) {
   if (lanes == 0) return s;
   LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), lanes);
-  LLVMValueRef v = LLVMBuildInsertElement(ctx->b, LLVMGetUndef(vt), s,
-                                          LLVMConstInt(ctx->t_i32, 0, 0), "");
+  LLVMValueRef v =
+      LLVMBuildInsertElement(ctx->b, LLVMGetUndef(vt), s, LLVMConstInt(ctx->t_i32, 0, 0), "");
   LLVMValueRef zeros[64];
   for (unsigned i = 0; i < lanes; ++i) zeros[i] = LLVMConstInt(ctx->t_i32, 0, 0);
   return LLVMBuildShuffleVector(ctx->b, v, LLVMGetUndef(vt), LLVMConstVector(zeros, lanes), "");
@@ -97,9 +97,8 @@ static LLVMValueRef load_q8_f32(mlcc_emit_ctx_t* ctx, const mlcc_value_t* v, LLV
 
 // saturate(round_half_even(|f|) + |zp|) to [|lo|, |hi|] (float bounds inside
 // |qdt|'s range), converted to |qdt| lanes.
-static LLVMValueRef requant(mlcc_emit_ctx_t* ctx, LLVMValueRef f, LLVMValueRef zp,
-                            LLVMValueRef lo, LLVMValueRef hi, mlcc_dtype_t qdt,
-                            unsigned lanes) {
+static LLVMValueRef requant(mlcc_emit_ctx_t* ctx, LLVMValueRef f, LLVMValueRef zp, LLVMValueRef lo,
+                            LLVMValueRef hi, mlcc_dtype_t qdt, unsigned lanes) {
   LLVMValueRef r = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
   r = LLVMBuildFAdd(ctx->b, r, zp, "");
   r = mlcc_emit_max(ctx, MLCC_DTYPE_F32, r, lo);
@@ -198,8 +197,8 @@ static mlcc_status_t emit_qlinear_binary(mlcc_emit_ctx_t* ctx, const mlcc_node_t
     q.lo = mlcc_emit_max(ctx, MLCC_DTYPE_F32, q.lo, q.cz);
   } else if (act != 0) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "%s with fused activation %lld (only Relu, 1)",
-                            mlcc_op_name(node->op), (long long)act);
+                            "%s with fused activation %lld (only Relu, 1)", mlcc_op_name(node->op),
+                            (long long)act);
   }
   // Split the output into an outer part, walked with broadcast indices,
   // and the longest inner suffix on which A and B each are contiguous
@@ -329,9 +328,9 @@ static mlcc_status_t emit_qlinear_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
     LLVMValueRef cur = LLVMBuildLoad2(b, ctx->t_i32, acc, "");
     LLVMBuildStore(b, LLVMBuildAdd(b, cur, load_centered(ctx, x, xi, xz), ""), acc);
     mlcc_emit_loop_end(ctx, &ls);
-    LLVMValueRef r = pool_requant(ctx, LLVMBuildLoad2(b, ctx->t_i32, acc, ""),
-                                  LLVMConstInt(ctx->t_i32, (unsigned long long)hw, 0), xs, ys,
-                                  yz, y->dtype);
+    LLVMValueRef r =
+        pool_requant(ctx, LLVMBuildLoad2(b, ctx->t_i32, acc, ""),
+                     LLVMConstInt(ctx->t_i32, (unsigned long long)hw, 0), xs, ys, yz, y->dtype);
     // [N, C, 1...] and [N, 1..., C] both store at n * C + c.
     mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, imad(ctx, ln.iv, c, lc.iv), r);
     mlcc_emit_loop_end(ctx, &lc);
@@ -353,8 +352,10 @@ static mlcc_status_t emit_qlinear_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
     win *= g.kernel[d];
   }
   if (win > ((int64_t)1 << 23)) {
-    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "QLinearAveragePool window of %lld "
-                            "elements (at most 2^23)", (long long)win);
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "QLinearAveragePool window of %lld "
+                            "elements (at most 2^23)",
+                            (long long)win);
   }
   LLVMValueRef count = mlcc_emit_var(ctx, ctx->t_i32, LLVMConstInt(ctx->t_i32, 0, 0));
   mlcc_loop_t lnc = mlcc_emit_for(ctx, 0, nb * c, "apc");
@@ -387,8 +388,8 @@ static mlcc_status_t emit_qlinear_pool(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
   LLVMValueRef cnt = LLVMBuildLoad2(b, ctx->t_i32, count, "");
   LLVMValueRef zero_cnt = LLVMBuildICmp(b, LLVMIntEQ, cnt, LLVMConstInt(ctx->t_i32, 0, 0), "");
   cnt = LLVMBuildSelect(b, zero_cnt, LLVMConstInt(ctx->t_i32, 1, 0), cnt, "");
-  LLVMValueRef r = pool_requant(ctx, LLVMBuildLoad2(b, ctx->t_i32, acc, ""), cnt, xs, ys, yz,
-                                y->dtype);
+  LLVMValueRef r =
+      pool_requant(ctx, LLVMBuildLoad2(b, ctx->t_i32, acc, ""), cnt, xs, ys, yz, y->dtype);
   LLVMValueRef yi = lnc.iv;
   for (int j = 0; j < 3; ++j) yi = imad(ctx, yi, out[j], lo[j].iv);
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, yi, r);
@@ -433,8 +434,8 @@ static mlcc_status_t emit_qlinear_concat(mlcc_emit_ctx_t* ctx, const mlcc_node_t
     LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildFSub(b, xv, xz, ""), xs, "");
     f = LLVMBuildFDiv(b, f, ys, "");
     LLVMValueRef r = requant(ctx, f, yz, flo, fhi, y->dtype, 0);
-    st = mlcc_emit_store_output(ctx, node, 0, iadd(ctx, imulc(ctx, lo_o.iv, y_row),
-                                                   iaddc(ctx, lj.iv, at)), r);
+    st = mlcc_emit_store_output(ctx, node, 0,
+                                iadd(ctx, imulc(ctx, lo_o.iv, y_row), iaddc(ctx, lj.iv, at)), r);
     mlcc_emit_loop_end(ctx, &lj);
     mlcc_emit_loop_end(ctx, &lo_o);
     at += x_row;
@@ -451,7 +452,6 @@ static int64_t qbin_flops(const mlcc_node_t* node) {
   return y != NULL && y->shape_known ? mlcc_shape_numel_unchecked(&y->shape) : -1;
 }
 
-const mlcc_emitter_t mlcc_emit_qlinear_binary = {.emit = emit_qlinear_binary,
-                                                 .flops = qbin_flops};
+const mlcc_emitter_t mlcc_emit_qlinear_binary = {.emit = emit_qlinear_binary, .flops = qbin_flops};
 const mlcc_emitter_t mlcc_emit_qlinear_pool = {.emit = emit_qlinear_pool};
 const mlcc_emitter_t mlcc_emit_qlinear_concat = {.emit = emit_qlinear_concat};
