@@ -37,7 +37,8 @@ static mlcc_status_t check_enum(const mlcc_node_t* node, const char* name, const
 }
 
 //===----------------------------------------------------------------------===//
-// GridSample 16: X [N,C,H,W], grid [N,Ho,Wo,2] -> [N,C,Ho,Wo]
+// GridSample 16: X [N,C,H,W], grid [N,Ho,Wo,2] -> [N,C,Ho,Wo]; 20: also
+// X [N,C,D,H,W], grid [N,Do,Ho,Wo,3] -> [N,C,Do,Ho,Wo]
 //===----------------------------------------------------------------------===//
 
 mlcc_status_t mlcc_infer_grid_sample(mlcc_node_t* node) {
@@ -50,25 +51,33 @@ mlcc_status_t mlcc_infer_grid_sample(mlcc_node_t* node) {
                             (int)node->opset, mlcc_dtype_name(x->dtype));
   }
   MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, grid, "grid", MLCC_INFER_DT_FLOAT));
-  if (x->shape.rank != 4) {
-    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "GridSample (opset %d) supports 4-D X [N,C,H,W] only (the N-d "
-                            "inputs of opset 20+ are not supported); got rank %d",
-                            (int)node->opset, (int)x->shape.rank);
+  const int32_t rank = x->shape.rank;
+  if (node->opset < 20 && rank != 4) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "GridSample-%d takes 4-D X [N,C,H,W] (N-d inputs from opset 20); "
+                            "got rank %d",
+                            (int)node->opset, (int)rank);
   }
-  MLCC_RETURN_IF_ERROR(mlcc_infer_check_rank(node, grid, "grid", 4));
+  if (rank != 4 && rank != 5) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "GridSample (opset %d) supports 4-D X [N,C,H,W] and 5-D X "
+                            "[N,C,D,H,W] (as onnxruntime does); got rank %d",
+                            (int)node->opset, (int)rank);
+  }
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_rank(node, grid, "grid", rank));
+  const int32_t sp = rank - 2;
   const int64_t* xd = x->shape.dims;
   const int64_t* gd = grid->shape.dims;
-  if (gd[0] != xd[0] || gd[3] != 2) {
+  if (gd[0] != xd[0] || gd[rank - 1] != sp) {
     char a[MLCC_INFER_SHAPE_BUF], b[MLCC_INFER_SHAPE_BUF];
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                            "GridSample needs grid [N,H_out,W_out,2] for X [N,C,H,W]; got X %s "
-                            "and grid %s",
-                            mlcc_infer_fmt_shape(&x->shape, a),
+                            "GridSample needs grid [N, out spatial dims..., %d] for X %s; got "
+                            "grid %s",
+                            (int)sp, mlcc_infer_fmt_shape(&x->shape, a),
                             mlcc_infer_fmt_shape(&grid->shape, b));
   }
   // GridSample-20 renamed the modes (bilinear -> linear, bicubic -> cubic,
-  // default linear) and allows N-d inputs (only 4-D here).
+  // default linear) and allows N-d inputs (4-D and 5-D here).
   static const char* const kModes[] = {"bilinear", "nearest", "bicubic"};
   static const char* const kModes20[] = {"linear", "nearest", "cubic"};
   static const char* const kPads[] = {"zeros", "border", "reflection"};
@@ -78,15 +87,28 @@ mlcc_status_t mlcc_infer_grid_sample(mlcc_node_t* node) {
     MLCC_RETURN_IF_ERROR(check_enum(node, "mode", "bilinear", kModes, 3));
   }
   MLCC_RETURN_IF_ERROR(check_enum(node, "padding_mode", "zeros", kPads, 3));
+  if (rank == 5) {
+    const char* mode = "linear";
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "mode", "linear", &mode));
+    if (strcmp(mode, "cubic") == 0) {
+      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                              "GridSample mode 'cubic' on 5-D X is not supported (bicubic is "
+                              "4-D; onnxruntime refuses it too)");
+    }
+  }
   int64_t align = 0;
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "align_corners", 0, &align));
   mlcc_shape_t y = x->shape;
-  y.dims[2] = gd[1];
-  y.dims[3] = gd[2];
-  if ((xd[2] == 0 || xd[3] == 0) && mlcc_infer_numel(&y) > 0) {
+  bool empty = false;
+  for (int32_t d = 2; d < rank; ++d) {
+    y.dims[d] = gd[d - 1];
+    empty = empty || xd[d] == 0;
+  }
+  if (empty && mlcc_infer_numel(&y) > 0) {
+    char a[MLCC_INFER_SHAPE_BUF];
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "GridSample cannot sample an empty image (H=%lld, W=%lld)",
-                            (long long)xd[2], (long long)xd[3]);
+                            "GridSample cannot sample an empty image (X %s)",
+                            mlcc_infer_fmt_shape(&x->shape, a));
   }
   return mlcc_infer_set_output(node, 0, x->dtype, &y);
 }

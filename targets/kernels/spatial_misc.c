@@ -189,13 +189,41 @@ static void gs_axis_taps(mlcc_emit_ctx_t* ctx, int mode, int pad, LLVMValueRef x
   }
 }
 
-// X [N,C,H,W], grid [N,Ho,Wo,2] (x, y in [-1, 1]) -> Y [N,C,Ho,Wo]. Follows
-// the ONNX GridSample-16 reference (= onnxruntime): denormalize per
-// align_corners, round half to even for nearest, then for a sample outside
-// [x_min, x_max] x [y_min, y_max] clamp (border) or reflect (reflection)
-// both coordinates; taps outside the image read 0 (zeros), the clamped
-// border pixel (border) or the reflected pixel (reflection). Computed in
-// float (double if X or grid is double).
+// Sum over the taps of axes k-1 .. 0 (grid components: 0 = the innermost
+// axis W) of w * X at |base| + the taps' offsets: for axis k the weighted
+// sum of the inner sums, innermost first (the 2-D order of GridSample-16:
+// sum_i wy_i * sum_j wx_j * x_ij).
+static LLVMValueRef gs_accumulate(mlcc_emit_ctx_t* ctx, const mlcc_value_t* x, mlcc_dtype_t ct_dt,
+                                  LLVMValueRef base, const gs_axis_t* ax, const int64_t* stride,
+                                  int k, LLVMValueRef off, LLVMValueRef valid, bool zeros) {
+  LLVMValueRef acc = NULL;
+  for (int t = 0; t < ax[k].n; ++t) {
+    LLVMValueRef o = imulc(ctx, ax[k].idx[t], stride[k]);
+    o = off != NULL ? iadd(ctx, off, o) : o;
+    LLVMValueRef va = !zeros ? NULL
+                      : valid != NULL ? LLVMBuildAnd(ctx->b, valid, ax[k].valid[t], "")
+                                      : ax[k].valid[t];
+    LLVMValueRef v;
+    if (k == 0) {
+      v = load_as(ctx, x, iadd(ctx, base, o), ct_dt);
+      if (va != NULL) v = sel(ctx, va, v, fc(mlcc_emit_type(ctx, ct_dt), 0));
+    } else {
+      v = gs_accumulate(ctx, x, ct_dt, base, ax, stride, k - 1, o, va, zeros);
+    }
+    if (ax[k].w[t] != NULL) v = fp_mul(ctx, ax[k].w[t], v);
+    acc = acc ? fp_add(ctx, acc, v) : v;
+  }
+  return acc;
+}
+
+// X [N,C,H,W] with grid [N,Ho,Wo,2] (x, y in [-1, 1]) -> Y [N,C,Ho,Wo], or
+// (opset 20) X [N,C,D,H,W] with grid [N,Do,Ho,Wo,3] (x, y, z) -> Y
+// [N,C,Do,Ho,Wo]. Follows the ONNX GridSample reference (= onnxruntime):
+// denormalize per align_corners, round half to even for nearest, then for a
+// sample outside the box [min, max] of any axis clamp (border) or reflect
+// (reflection) every coordinate; taps outside the image read 0 (zeros), the
+// clamped border pixel (border) or the reflected pixel (reflection).
+// Computed in float (double if X or grid is double).
 static mlcc_status_t emit_grid_sample(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
@@ -213,85 +241,83 @@ static mlcc_status_t emit_grid_sample(mlcc_emit_ctx_t* ctx, const mlcc_node_t* n
   int mode = find_name(s_mode, v20 ? kModes20 : kModes, 3), pad = find_name(s_pad, kPads, 3);
   if (mode < 0) return bad_attr(node, "mode", s_mode);
   if (pad < 0) return bad_attr(node, "padding_mode", s_pad);
+  const int rank = x->shape.rank, sp = rank - 2;
+  if ((sp != 2 && sp != 3) || (sp == 3 && mode == GS_BICUBIC)) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "GridSample kernel: rank %d with mode '%s'", rank, s_mode);
+  }
   if (numel(&y->shape) == 0) return mlcc_ok_status();
-  const int64_t N = x->shape.dims[0], C = x->shape.dims[1], H = x->shape.dims[2],
-                W = x->shape.dims[3], Ho = y->shape.dims[2], Wo = y->shape.dims[3];
+  const int64_t N = x->shape.dims[0], C = x->shape.dims[1];
+  // Axis k of the grid's components: k = 0 is W (the innermost), 1 H, 2 D.
+  int64_t len[3], stride[3], out_len[3], plane = 1, out_plane = 1;
+  for (int k = 0; k < sp; ++k) {
+    len[k] = x->shape.dims[rank - 1 - k];
+    out_len[k] = y->shape.dims[rank - 1 - k];
+    stride[k] = plane;
+    plane *= len[k];
+    out_plane *= out_len[k];
+  }
   mlcc_dtype_t ct_dt =
       x->dtype == MLCC_DTYPE_F64 || grid->dtype == MLCC_DTYPE_F64 ? MLCC_DTYPE_F64
                                                                   : MLCC_DTYPE_F32;
   LLVMTypeRef ct = mlcc_emit_type(ctx, ct_dt);
-  const double x_min = align ? 0 : -0.5, x_max = align ? (double)W - 1 : (double)W - 0.5;
-  const double y_min = align ? 0 : -0.5, y_max = align ? (double)H - 1 : (double)H - 0.5;
-
-  mlcc_loop_t ln = mlcc_emit_for(ctx, 0, N, "n");
-  mlcc_loop_t lh = mlcc_emit_for(ctx, 0, Ho, "h");
-  mlcc_loop_t lw = mlcc_emit_for(ctx, 0, Wo, "w");
-  LLVMValueRef g = imulc(ctx, imad(ctx, imad(ctx, ln.iv, Ho, lh.iv), Wo, lw.iv), 2);
-  LLVMValueRef gx = load_as(ctx, grid, g, ct_dt);
-  LLVMValueRef gy = load_as(ctx, grid, iaddc(ctx, g, 1), ct_dt);
-  // Denormalize: align_corners ? (g+1)/2*(L-1) : ((g+1)*L-1)/2.
-  LLVMValueRef one = fc(ct, 1), half = fc(ct, 0.5);
-  LLVMValueRef px, py;
-  if (align) {
-    px = fp_mul(ctx, fp_mul(ctx, fp_add(ctx, gx, one), half), fc(ct, (double)W - 1));
-    py = fp_mul(ctx, fp_mul(ctx, fp_add(ctx, gy, one), half), fc(ct, (double)H - 1));
-  } else {
-    px = fp_mul(ctx, fp_sub(ctx, fp_mul(ctx, fp_add(ctx, gx, one), fc(ct, (double)W)), one), half);
-    py = fp_mul(ctx, fp_sub(ctx, fp_mul(ctx, fp_add(ctx, gy, one), fc(ct, (double)H)), one), half);
+  double lo[3], hi[3];
+  for (int k = 0; k < sp; ++k) {
+    lo[k] = align ? 0 : -0.5;
+    hi[k] = align ? (double)len[k] - 1 : (double)len[k] - 0.5;
   }
-  if (mode == GS_NEAREST) {
-    px = intr1(ctx, "llvm.rint", px);  // default rounding: half to even
-    py = intr1(ctx, "llvm.rint", py);
+  mlcc_loop_t ln = mlcc_emit_for(ctx, 0, N, "n");
+  mlcc_loop_t lo_[3];
+  static const char* const kNames[3] = {"w", "h", "d"};
+  for (int k = sp - 1; k >= 0; --k) lo_[k] = mlcc_emit_for(ctx, 0, out_len[k], kNames[k]);
+  LLVMValueRef pos = ln.iv;  // n, then the output spatial position (outermost first)
+  for (int k = sp - 1; k >= 0; --k) pos = imad(ctx, pos, out_len[k], lo_[k].iv);
+  LLVMValueRef g = imulc(ctx, pos, sp);
+  LLVMValueRef one = fc(ct, 1), half = fc(ct, 0.5), p[3];
+  for (int k = 0; k < sp; ++k) {
+    LLVMValueRef gk = load_as(ctx, grid, k == 0 ? g : iaddc(ctx, g, k), ct_dt);
+    // Denormalize: align_corners ? (g+1)/2*(L-1) : ((g+1)*L-1)/2.
+    if (align) {
+      p[k] = fp_mul(ctx, fp_mul(ctx, fp_add(ctx, gk, one), half), fc(ct, (double)len[k] - 1));
+    } else {
+      p[k] = fp_mul(ctx, fp_sub(ctx, fp_mul(ctx, fp_add(ctx, gk, one), fc(ct, (double)len[k])),
+                                one),
+                    half);
+    }
+    if (mode == GS_NEAREST) p[k] = intr1(ctx, "llvm.rint", p[k]);  // half to even
   }
   if (pad == GS_BORDER) {
-    LLVMValueRef oob = LLVMBuildOr(
-        ctx->b,
-        LLVMBuildOr(ctx->b, fcmp(ctx, LLVMRealOLT, px, fc(ct, x_min)),
-                    fcmp(ctx, LLVMRealOGT, px, fc(ct, x_max)), ""),
-        LLVMBuildOr(ctx->b, fcmp(ctx, LLVMRealOLT, py, fc(ct, y_min)),
-                    fcmp(ctx, LLVMRealOGT, py, fc(ct, y_max)), ""),
-        "oob");
-    px = sel(ctx, oob, fclamp(ctx, px, 0, (double)W - 1), px);
-    py = sel(ctx, oob, fclamp(ctx, py, 0, (double)H - 1), py);
+    LLVMValueRef oob = NULL;
+    for (int k = 0; k < sp; ++k) {
+      LLVMValueRef o = LLVMBuildOr(ctx->b, fcmp(ctx, LLVMRealOLT, p[k], fc(ct, lo[k])),
+                                   fcmp(ctx, LLVMRealOGT, p[k], fc(ct, hi[k])), "");
+      oob = oob ? LLVMBuildOr(ctx->b, oob, o, "oob") : o;
+    }
+    for (int k = 0; k < sp; ++k) {
+      p[k] = sel(ctx, oob, fclamp(ctx, p[k], 0, (double)len[k] - 1), p[k]);
+    }
   } else if (pad == GS_REFLECTION) {
-    px = gs_reflect(ctx, px, x_min, x_max);
-    py = gs_reflect(ctx, py, y_min, y_max);
+    for (int k = 0; k < sp; ++k) p[k] = gs_reflect(ctx, p[k], lo[k], hi[k]);
   }
   // Keep far-away (and NaN) coordinates a few pixels outside the image so the
   // float-to-int conversions below are defined; taps stay outside as before.
-  px = fclamp(ctx, px, -4, (double)W + 3);
-  py = fclamp(ctx, py, -4, (double)H + 3);
-  gs_axis_t ax, ay;
-  gs_axis_taps(ctx, mode, pad, px, W, x_min, x_max, &ax);
-  gs_axis_taps(ctx, mode, pad, py, H, y_min, y_max, &ay);
-  LLVMValueRef off[4][4], valid[4][4];
-  for (int i = 0; i < ay.n; ++i) {
-    for (int j = 0; j < ax.n; ++j) {
-      off[i][j] = imad(ctx, ay.idx[i], W, ax.idx[j]);
-      valid[i][j] = pad == GS_ZEROS ? LLVMBuildAnd(ctx->b, ay.valid[i], ax.valid[j], "") : NULL;
-    }
+  gs_axis_t ax[3];
+  for (int k = 0; k < sp; ++k) {
+    p[k] = fclamp(ctx, p[k], -4, (double)len[k] + 3);
+    gs_axis_taps(ctx, mode, pad, p[k], len[k], lo[k], hi[k], &ax[k]);
   }
   mlcc_loop_t lc = mlcc_emit_for(ctx, 0, C, "c");
-  LLVMValueRef base = imulc(ctx, imad(ctx, ln.iv, C, lc.iv), H * W);
-  LLVMValueRef zero = fc(ct, 0), acc = NULL;
-  for (int i = 0; i < ay.n; ++i) {
-    LLVMValueRef row = NULL;
-    for (int j = 0; j < ax.n; ++j) {
-      LLVMValueRef v = load_as(ctx, x, iadd(ctx, base, off[i][j]), ct_dt);
-      if (valid[i][j] != NULL) v = sel(ctx, valid[i][j], v, zero);
-      if (ax.w[j] != NULL) v = fp_mul(ctx, ax.w[j], v);
-      row = row ? fp_add(ctx, row, v) : v;
-    }
-    if (ay.w[i] != NULL) row = fp_mul(ctx, ay.w[i], row);
-    acc = acc ? fp_add(ctx, acc, row) : row;
-  }
-  LLVMValueRef oidx = imad(ctx, imad(ctx, imad(ctx, ln.iv, C, lc.iv), Ho, lh.iv), Wo, lw.iv);
-  mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, oidx,
+  LLVMValueRef base = imulc(ctx, imad(ctx, ln.iv, C, lc.iv), plane);
+  LLVMValueRef acc =
+      gs_accumulate(ctx, x, ct_dt, base, ax, stride, sp - 1, NULL, NULL, pad == GS_ZEROS);
+  LLVMValueRef opos = imad(ctx, ln.iv, C, lc.iv);
+  for (int k = sp - 1; k >= 0; --k) opos = imad(ctx, opos, out_len[k], lo_[k].iv);
+  mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, opos,
                                             mlcc_emit_convert(ctx, acc, ct_dt, y->dtype));
   mlcc_emit_loop_end(ctx, &lc);
-  mlcc_emit_loop_end(ctx, &lw);
-  mlcc_emit_loop_end(ctx, &lh);
+  for (int k = 0; k < sp; ++k) mlcc_emit_loop_end(ctx, &lo_[k]);
   mlcc_emit_loop_end(ctx, &ln);
+  (void)out_plane;
   return st;
 }
 

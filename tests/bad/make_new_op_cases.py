@@ -1069,6 +1069,29 @@ many("gridsample", "error", [
                             [vi("x", F, [1, 1, 2, 2]), vi("grid", F, [1, 1, 1, 2])],
                             [vi("y", F, None)], [], 15)),
 ])
+many("gridsample20", "error", [
+    ("x_rank5_cubic", lambda: one("GridSample", ["x", "grid"], ["y"],
+                                  [vi("x", F, [1, 1, 2, 2, 2]), vi("grid", F, [1, 1, 1, 1, 3])],
+                                  [vi("y", F, None)], [], 20, mode="cubic")),
+    ("x_rank5_grid_last2", lambda: one("GridSample", ["x", "grid"], ["y"],
+                                       [vi("x", F, [1, 1, 2, 2, 2]),
+                                        vi("grid", F, [1, 1, 1, 1, 2])], [vi("y", F, None)], [],
+                                       20)),
+    ("x_rank6", lambda: one("GridSample", ["x", "grid"], ["y"],
+                            [vi("x", F, [1, 1, 2, 2, 2, 2]), vi("grid", F, [1, 1, 1, 1, 1, 4])],
+                            [vi("y", F, None)], [], 20)),
+    ("x_rank5_empty_depth", lambda: one("GridSample", ["x", "grid"], ["y"],
+                                        [vi("x", F, [1, 1, 0, 2, 2]),
+                                         vi("grid", F, [1, 1, 1, 1, 3])], [vi("y", F, None)], [],
+                                        20)),
+])
+many("gridsample20", "ok", [
+    ("x_rank5_grid_nan", lambda: one("GridSample", ["x", "grid"], ["y"],
+                                     [vi("x", F, [1, 1, 2, 2, 2])], [vi("y", F, None)],
+                                     [const("grid", np.array([np.nan, np.inf, -1e30],
+                                                             np.float32).reshape(1, 1, 1, 1, 3))],
+                                     20, padding_mode="reflection")),
+])
 many("gridsample", "ok", [
     ("grid_nan_nearest", lambda: grid_sample(
         grid_const=np.array([[[[np.nan, 0], [np.inf, -np.inf]]]], np.float32), mode="nearest")),

@@ -19,6 +19,7 @@ on x86 and its MLCC_OPSET_CROSS_SAMPLE under qemu on aarch64 and riscv64.
 """
 import argparse
 import filecmp
+import itertools
 import os
 import shutil
 import subprocess
@@ -946,6 +947,80 @@ CASES["gridsample20_cubic_zeros_align"] = lambda: gridsample_case(
     "gridsample20_cubic", 20, mode="cubic", padding_mode="zeros", align_corners=1)
 CASES["gridsample22_nearest_reflection"] = lambda: gridsample_case(
     "gridsample22_nearest", 22, mode="nearest", padding_mode="reflection")
+
+
+# --- GridSample 20 on 5-D inputs (trilinear / nearest) -------------------------
+def gs_reflect_ref(x, lo, hi):
+    span = hi - lo
+    if lo <= x <= hi:
+        return x
+    d = lo - x if x < lo else x - hi
+    n = int(d // span)
+    r = d - n * span
+    if x < lo:
+        return lo + r if n % 2 == 0 else hi - r
+    return hi - r if n % 2 == 0 else lo + r
+
+
+def gridsample_nd_ref(x, g, mode, pad, align):
+    """The ONNX GridSample reference for linear/nearest on N-d inputs:
+    grid component k addresses axis -1-k; denormalize, round half to even
+    (nearest), clamp every coordinate when any is outside (border) or
+    reflect (reflection); taps outside read 0 (zeros)."""
+    sp = x.shape[2:]
+    s_ = len(sp)
+    lens = sp[::-1]
+    lo = [0.0 if align else -0.5] * s_
+    hi = [(n - 1.0) if align else n - 0.5 for n in lens]
+    y = np.zeros(x.shape[:2] + g.shape[1:-1])
+    for n in range(x.shape[0]):
+        for o in itertools.product(*[range(k) for k in g.shape[1:-1]]):
+            p = [((float(g[(n,) + o + (k,)]) + 1) / 2 * (lens[k] - 1)) if align else
+                 (((float(g[(n,) + o + (k,)]) + 1) * lens[k] - 1) / 2) for k in range(s_)]
+            if mode == "nearest":
+                p = [float(np.rint(v)) for v in p]
+            if pad == "border" and any(not (lo[k] <= p[k] <= hi[k]) for k in range(s_)):
+                p = [min(max(p[k], 0.0), lens[k] - 1.0) for k in range(s_)]
+            elif pad == "reflection":
+                p = [gs_reflect_ref(p[k], lo[k], hi[k]) for k in range(s_)]
+            taps = [[(int(p[k]), 1.0)] if mode == "nearest" else
+                    [(int(np.floor(p[k])), 1 - (p[k] - np.floor(p[k]))),
+                     (int(np.floor(p[k])) + 1, p[k] - np.floor(p[k]))] for k in range(s_)]
+            for combo in itertools.product(*taps):
+                w, idx, inside = 1.0, [], True
+                for k, (i, wk) in enumerate(combo):
+                    if pad == "zeros":
+                        inside = inside and 0 <= i < lens[k]
+                    elif pad == "reflection":
+                        i = int(gs_reflect_ref(float(i), lo[k], hi[k]))
+                    idx.append(min(max(i, 0), lens[k] - 1))
+                    w *= wk
+                if inside:
+                    y[(n, slice(None)) + o] += w * x[(n, slice(None)) + tuple(idx[::-1])]
+    return y.astype(x.dtype)
+
+
+def gridsample5d_case(name, opset, mode, pad, align):
+    r = rng(name)
+    x = r.standard_normal((2, 3, 3, 4, 5)).astype(np.float32)
+    g = r.uniform(-1.25, 1.25, size=(2, 2, 3, 4, 3)).astype(np.float32)
+    return Spec([node("GridSample", ["x", "g"], ["y"], mode=mode, padding_mode=pad,
+                      align_corners=align)], [("x", x), ("g", g)], [("y", F32)], opset,
+                numpy_ref=lambda f: [gridsample_nd_ref(f["x"], f["g"], mode, pad, align)])
+
+
+CASES["gridsample20_5d_linear_zeros"] = lambda: gridsample5d_case(
+    "gridsample20_5d_linear_zeros", 20, "linear", "zeros", 0)
+CASES["gridsample20_5d_linear_border_align"] = lambda: gridsample5d_case(
+    "gridsample20_5d_linear_border_align", 20, "linear", "border", 1)
+CASES["gridsample20_5d_linear_reflection"] = lambda: gridsample5d_case(
+    "gridsample20_5d_linear_reflection", 20, "linear", "reflection", 0)
+CASES["gridsample22_5d_nearest_zeros_align"] = lambda: gridsample5d_case(
+    "gridsample22_5d_nearest_zeros_align", 22, "nearest", "zeros", 1)
+CASES["gridsample20_5d_nearest_reflection_align"] = lambda: gridsample5d_case(
+    "gridsample20_5d_nearest_reflection_align", 20, "nearest", "reflection", 1)
+CASES["gridsample20_5d_nearest_border"] = lambda: gridsample5d_case(
+    "gridsample20_5d_nearest_border", 20, "nearest", "border", 0)
 
 
 # --- CumProd 26 -----------------------------------------------------------------

@@ -19,7 +19,8 @@ set(MLCC_OPSET_CROSS_SAMPLE reduce18_mean_axes_input split18_num_outputs_uneven
   attention24_nonpad_kv_seqlen_causal_gqa quantize21_block_size_axis1_uneven
   dequantize21_int16_uint16
   lppool18_ceil_mode_dilations_p3 llama_block23 deformconv19_groups_mask_bias
-  resize18_antialias_linear_many_taps resize19_half_pixel_symmetric_antialias_not_larger)
+  resize18_antialias_linear_many_taps resize19_half_pixel_symmetric_antialias_not_larger
+  pad19_wrap_negative_pads_axes gridsample20_5d_linear_reflection)
 foreach(dir ${MLCC_OPSET_CASE_DIRS})
   if(NOT IS_DIRECTORY ${dir})
     continue()
