@@ -303,7 +303,7 @@ mlcc_status_t mlcc_infer_quant_dynamic(mlcc_node_t* node) {
 //===----------------------------------------------------------------------===//
 
 void mlcc_quant_conv_operands(const mlcc_node_t* node, mlcc_quant_conv_operands_t* out) {
-  bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
+  bool qlinear = node->op == MLCC_OP_QLINEAR_CONV || node->op == MLCC_OP_QLINEAR_MATMUL;
   out->x = mlcc_node_input(node, 0);
   out->w = mlcc_node_input(node, qlinear ? 3 : 1);
   out->x_zero = mlcc_node_input(node, 2);

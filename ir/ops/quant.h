@@ -47,7 +47,9 @@ mlcc_status_t mlcc_quant_linear_resolve(const mlcc_node_t* node, mlcc_quant_line
 // The operands of a QLinearConv (x, x_scale, x_zero_point, w, w_scale,
 // w_zero_point, y_scale, y_zero_point, B) or ConvInteger (x, w,
 // x_zero_point, w_zero_point) |node| by role, borrowed; NULL where absent
-// (ConvInteger has no scales, output quantization or bias).
+// (ConvInteger has no scales, output quantization or bias). QLinearMatMul
+// and MatMulInteger have the same positions (x = A, w = B; bias = quant-fuse's
+// 9th input, MLCC_QMATMUL_BIAS_ATTR).
 typedef struct mlcc_quant_conv_operands_t {
   const mlcc_value_t *x, *w, *x_zero, *w_zero, *x_scale, *w_scale, *y_scale, *y_zero, *bias;
   const mlcc_value_t* y;

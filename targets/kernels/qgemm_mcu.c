@@ -415,19 +415,17 @@ mlcc_status_t mlcc_emit_qgemm_matmul_mcu(mlcc_emit_ctx_t* ctx, const mlcc_node_t
   bool qlinear = node->op == MLCC_OP_QLINEAR_MATMUL;
   mlcc_quant_matmul_t q;
   MLCC_RETURN_IF_ERROR(mlcc_quant_matmul_resolve(node, &q));
-  const mlcc_value_t* a = mlcc_node_input(node, 0);
-  const mlcc_value_t* bm = mlcc_node_input(node, qlinear ? 3 : 1);
-  const mlcc_value_t* az = mlcc_node_input(node, 2);
-  const mlcc_value_t* bz = mlcc_node_input(node, qlinear ? 5 : 3);
-  const mlcc_value_t* bs = qlinear ? mlcc_node_input(node, 4) : NULL;
-  const mlcc_value_t* bias = qlinear && node->n_inputs > 8 ? node->inputs[8] : NULL;
+  mlcc_quant_conv_operands_t ops;
+  mlcc_quant_conv_operands(node, &ops);
+  const mlcc_value_t *a = ops.x, *bm = ops.w, *az = ops.x_zero, *bz = ops.w_zero;
+  const mlcc_value_t *bs = ops.w_scale, *bias = ops.bias, *y = ops.y;
   // A 2-D B (A's batch dims, if any, are rows: [batch * M, K] x [K, N]),
   // per-tensor A parameters, per-tensor or per-column B parameters; anything
   // else stays on quant.c's loops.
   if (q.b_batch.rank != 0 || q.a_batch.rank != q.batch.rank) return mlcc_ok_status();
   int64_t rows = mlcc_shape_numel_unchecked(&q.batch) * q.m;
   if (rows * q.k * q.n == 0 || q.k > INT32_MAX / (q.n > 0 ? q.n : 1)) return mlcc_ok_status();
-  if (numel_or(az, 1) != 1 || (qlinear && numel_or(mlcc_node_input(node, 1), 1) != 1)) {
+  if (numel_or(az, 1) != 1 || (qlinear && numel_or(ops.x_scale, 1) != 1)) {
     return mlcc_ok_status();
   }
   int64_t nbz = numel_or(bz, 1), nbs = numel_or(bs, 1);
@@ -440,13 +438,12 @@ mlcc_status_t mlcc_emit_qgemm_matmul_mcu(mlcc_emit_ctx_t* ctx, const mlcc_node_t
   LLVMTypeRef i8 = ctx->t_i8, i32 = ctx->t_i32;
   bool a_u8 = a->dtype == MLCC_DTYPE_U8, w_u8 = bm->dtype == MLCC_DTYPE_U8;
   bool need_rowsum = !const_zero(bz);
-  const mlcc_value_t* y = mlcc_node_output(node, 0);
   LLVMValueRef xzv = ld_i32(ctx, az, c64(ctx, 0));
   LLVMValueRef asv = NULL, ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
   if (qlinear) {
-    asv = ld_f32(ctx, mlcc_node_input(node, 1), c64(ctx, 0));
-    ysv = ld_f32(ctx, mlcc_node_input(node, 6), c64(ctx, 0));
-    const mlcc_value_t* yz = mlcc_node_input(node, 7);
+    asv = ld_f32(ctx, ops.x_scale, c64(ctx, 0));
+    ysv = ld_f32(ctx, ops.y_scale, c64(ctx, 0));
+    const mlcc_value_t* yz = ops.y_zero;
     yzf = yz == NULL ? mlcc_emit_f32(ctx, 0.f)
                      : mlcc_emit_convert(ctx, mlcc_emit_load(ctx, yz, c64(ctx, 0)), yz->dtype,
                                          MLCC_DTYPE_F32);
