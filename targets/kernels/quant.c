@@ -314,10 +314,10 @@ static mlcc_status_t emit_quant_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
 }
 
 // NAME_STACK_SIZE share of QLinearConv / ConvInteger: the fast path's packed
-// rows (qgemm.h), the same on every target, so |only| does not matter.
+// rows or plane (qgemm.h; the x86 depthwise plane only when |only| is x86 or
+// NULL).
 static int64_t quant_conv_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* only) {
-  (void)only;
-  return mlcc_qgemm_conv_stack_bytes(node);
+  return mlcc_qgemm_conv_stack_bytes(node, only);
 }
 
 //===----------------------------------------------------------------------===//
