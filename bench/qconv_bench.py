@@ -14,7 +14,10 @@ batch 1, built three ways and compiled by mlcc for this machine
 
 Prints one line per form: median and min ms over RUNS runs and the ratio to
 float. A rough check, not the benchmark table (bench/run.py owns that).
+With --depthwise the convolutions are depthwise (weights [CH, 1, 3, 3],
+group = CH: the int8 depthwise kernel, e.g. --ch 144 --hw 56).
 Usage: bench/qconv_bench.py --mlcc build/mlcc [--layers 3 --ch 64 --hw 56 --runs 30]
+       [--depthwise]
 """
 import argparse
 import os
@@ -29,8 +32,10 @@ from onnx import TensorProto, helper, numpy_helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def build_models(layers, ch, hw, rng):
-    ws = [rng.normal(0, 0.05, (ch, ch, 3, 3)).astype(np.float32) for _ in range(layers)]
+def build_models(layers, ch, hw, rng, depthwise=False):
+    cg = 1 if depthwise else ch
+    grp = ch if depthwise else 1
+    ws = [rng.normal(0, 0.05, (ch, cg, 3, 3)).astype(np.float32) for _ in range(layers)]
     bs = [rng.normal(0, 0.1, ch).astype(np.float32) for _ in range(layers)]
     x_info = lambda n, t: helper.make_tensor_value_info(n, t, [1, ch, hw, hw])
     mk = lambda nodes, inits, tin, tout, name: helper.make_model(
@@ -41,7 +46,8 @@ def build_models(layers, ch, hw, rng):
     nodes, inits, cur = [], [], "x"
     for i in range(layers):
         inits += [numpy_helper.from_array(ws[i], "w%d" % i), numpy_helper.from_array(bs[i], "b%d" % i)]
-        nodes += [helper.make_node("Conv", [cur, "w%d" % i, "b%d" % i], ["c%d" % i], pads=[1] * 4),
+        nodes += [helper.make_node("Conv", [cur, "w%d" % i, "b%d" % i], ["c%d" % i], pads=[1] * 4,
+                                   group=grp),
                   helper.make_node("Relu", ["c%d" % i], ["r%d" % i if i < layers - 1 else "y"])]
         cur = "r%d" % i
     fmodel = mk(nodes, inits, TensorProto.FLOAT, TensorProto.FLOAT, "qbench_f")
@@ -62,7 +68,7 @@ def build_models(layers, ch, hw, rng):
         out = "q%d" % i if i < layers - 1 else "y"
         nodes.append(helper.make_node("QLinearConv", [cur, "s", "z", "w%d" % i, "ws%d" % i,
                                                       "wz%d" % i, "s", "z", "b%d" % i], [out],
-                                      pads=[1] * 4))
+                                      pads=[1] * 4, group=grp))
         cur = out
     qmodel = mk(nodes, inits, TensorProto.UINT8, TensorProto.UINT8, "qbench_q")
     # QDQ
@@ -82,7 +88,7 @@ def build_models(layers, ch, hw, rng):
                   helper.make_node("DequantizeLinear", ["b%d" % i, "bs%d" % i, "bz%d" % i],
                                    ["db%d" % i], axis=0),
                   helper.make_node("Conv", ["dx%d" % i, "dw%d" % i, "db%d" % i], ["c%d" % i],
-                                   pads=[1] * 4),
+                                   pads=[1] * 4, group=grp),
                   helper.make_node("Relu", ["c%d" % i], ["r%d" % i]),
                   helper.make_node("QuantizeLinear", ["r%d" % i, "s", "z"], [out])]
         cur = out
@@ -99,11 +105,12 @@ def main():
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--mcpu", default="native")
     ap.add_argument("--mlcc-flag", action="append", default=[])
+    ap.add_argument("--depthwise", action="store_true", help="depthwise 3x3 convs (group = ch)")
     args = ap.parse_args()
     rng = np.random.default_rng(1)
     work = tempfile.mkdtemp(prefix="mlcc-qbench-")
-    models = build_models(args.layers, args.ch, args.hw, rng)
-    macs = args.layers * args.ch * args.ch * 9 * args.hw * args.hw
+    models = build_models(args.layers, args.ch, args.hw, rng, args.depthwise)
+    macs = args.layers * args.ch * (1 if args.depthwise else args.ch) * 9 * args.hw * args.hw
     base = None
     for name, model in models.items():
         path = os.path.join(work, name + ".onnx")

@@ -35,7 +35,8 @@ static const double kPruneRatio = 1.30;   // dropped after round 1 when slower
 
 #define MODEL_NAME "mlcc_tune_model"
 
-// The harness: NAME_run on deterministic inputs, per-kernel medians.
+// The harness: NAME_run on deterministic inputs, per-kernel minima (the
+// steadiest statistic on a loaded machine: preemption only adds time).
 // Usage: harness MIN_RUNS MAX_RUNS MIN_MS OUTFILE
 static const char kHarness[] =
     "#define _POSIX_C_SOURCE 200809L\n"
@@ -94,7 +95,7 @@ static const char kHarness[] =
     "  for (int k = 0; k < nk; ++k) {\n"
     "    for (int r = 0; r < runs; ++r) col[r] = d[(size_t)r * nk + k];\n"
     "    qsort(col, (size_t)runs, sizeof(int64_t), cmp64);\n"
-    "    printf(\"k %d %lld\\n\", k, (long long)col[runs / 2]);\n"
+    "    printf(\"k %d %lld\\n\", k, (long long)col[0]);\n"
     "  }\n"
     "  FILE* f = fopen(argv[4], \"wb\"); if (!f) return 4;\n"
     "  for (int i = 0; i < info->num_outputs; ++i)\n"
@@ -699,7 +700,10 @@ mlcc_status_t mlcc_tune_search(const mlcc_graph_t* graph, const mlcc_codegen_opt
         for (uint32_t r = 0; r < c->n_ratio_rounds; ++r) rs[r] = c->ratios[i * kRounds + r];
         qsort(rs, c->n_ratio_rounds, sizeof(double), cmp_double);
         double med = rs[c->n_ratio_rounds / 2];
-        if (med < best_ratio) {
+        // A winner is faster in every round, not only in the median: with
+        // several candidates per batch, one noisy round would otherwise pick
+        // a random schedule (the winner's curse of many comparisons).
+        if (med < best_ratio && rs[c->n_ratio_rounds - 1] < 1.0) {
           best_ratio = med;
           winner = (int)j;
         }
@@ -725,6 +729,12 @@ mlcc_status_t mlcc_tune_search(const mlcc_graph_t* graph, const mlcc_codegen_opt
       }
       if (s == NULL && (!nref.built || !measure(&t, &nref, &why))) {
         s = mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "--tune: the new reference failed");
+      }
+      // The winners' times as measured in the new reference, not the product
+      // of the batches' ratios (which compounds their noise).
+      for (uint32_t i = 0; s == NULL && i < t.n_ks; ++i) {
+        // Point 0 is the default (mlcc_sched_enumerate).
+        if (t.ks[i].best != 0 && nref.ns[i] > 0) t.ks[i].best_ns = nref.ns[i];
       }
       free_cands(&ref, 1);
       ref = nref;

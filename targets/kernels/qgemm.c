@@ -121,6 +121,26 @@ static bool plan_dw(const mlcc_node_t* node, qconv_geom_t* q) {
   return true;
 }
 
+// Depthwise convolutions on x86-64: their own kernel over whole planes
+// (emit_dw_plane, below).
+enum { DWP_LANES = 16 };
+
+// Plane rows and row width (bytes) of emit_dw_plane for |q|.
+static int64_t dwp_rows(const qconv_geom_t* q) { return (q->oh - 1) * q->sh + (q->kh - 1) * q->dh + 1; }
+static int64_t dwp_width(const qconv_geom_t* q) {
+  int64_t nblk = (q->ow + DWP_LANES - 1) / DWP_LANES;
+  return nblk * DWP_LANES * q->sw + (q->kw - 1) * q->dw;
+}
+
+// Fills |q| and returns true when emit_dw_plane takes |node| on |target|:
+// a depthwise node plan_dw takes, x86-64, the padded plane within the stack
+// limit.
+static bool plan_dw_plane(const mlcc_node_t* node, const mlcc_target_t* target,
+                          qconv_geom_t* q) {
+  if (target == NULL || target->arch != MLCC_ARCH_X86_64 || !plan_dw(node, q)) return false;
+  return dwp_rows(q) * dwp_width(q) <= ROWS_MAX_BYTES;
+}
+
 bool mlcc_qgemm_conv_takes(const mlcc_node_t* node) {
   qconv_geom_t q;
   return node != NULL && plan(node, &q);
@@ -150,21 +170,32 @@ void mlcc_qgemm_pack_conv_weights(const uint8_t* src, int64_t m, int64_t cg, int
 }
 
 int64_t mlcc_qgemm_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target) {
-  (void)target;
   qconv_geom_t q;
   if (node == NULL) return 0;
-  bool dw = plan_dw(node, &q);
-  if (!dw && (!plan(node, &q) || !packed(node, &q))) return 0;  // reference loops
-  int64_t units = q.batch * q.group * q.oh;
+  int64_t units;
+  if (plan_dw_plane(node, target, &q)) {
+    units = q.batch * q.group;  // emit_dw_plane: one per (image, group)
+  } else {
+    bool dw = plan_dw(node, &q);
+    if (!dw && (!plan(node, &q) || !packed(node, &q))) return 0;  // reference loops
+    units = q.batch * q.group * q.oh;
+  }
   // A split pays for itself from about a million MACs.
   int64_t macs = q.batch * q.m * q.oh * q.ow * q.k;
   return units >= 2 && macs >= (1 << 20) ? units : 0;
 }
 
-int64_t mlcc_qgemm_conv_stack_bytes(const mlcc_node_t* node) {
+int64_t mlcc_qgemm_conv_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* only) {
   qconv_geom_t q;
   if (node == NULL) return 0;
-  if (plan_dw(node, &q)) return 2 * q.kh * q.wp + 64;
+  if (plan_dw(node, &q)) {
+    int64_t rows = 2 * q.kh * q.wp + 64;
+    // emit_dw_plane (x86-64: any Linux target set includes it, |only| NULL).
+    if (only != NULL && only->arch != MLCC_ARCH_X86_64) return rows;
+    int64_t plane = dwp_rows(&q) * dwp_width(&q);
+    if (plane > ROWS_MAX_BYTES) return rows;
+    return plane + 64 > rows ? plane + 64 : rows;
+  }
   if (!plan(node, &q)) return 0;
   // int16 rows + int32 per-column sums + int32 per-pixel sums + slack.
   return 2 * q.kh * q.wp * q.cg + 4 * q.kh * q.wp + 4 * q.ow + 64;
@@ -318,7 +349,7 @@ static LLVMValueRef splat(mlcc_emit_ctx_t* ctx, LLVMValueRef v, unsigned n) {
 // Lanes [from, from + n) of |v|, or of concat(v, w) when |w| is given.
 static LLVMValueRef lanes_of(mlcc_emit_ctx_t* ctx, LLVMValueRef v, LLVMValueRef w,
                              unsigned from, unsigned stride, unsigned n) {
-  LLVMValueRef idx[64];
+  LLVMValueRef idx[128];
   for (unsigned i = 0; i < n; ++i) idx[i] = LLVMConstInt(ctx->t_i32, from + i * stride, 0);
   return LLVMBuildShuffleVector(ctx->b, v, w != NULL ? w : LLVMGetUndef(LLVMTypeOf(v)),
                                 LLVMConstVector(idx, n), "");
@@ -534,6 +565,228 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   return status;
 }
 
+// Depthwise kernel on x86 (emit_dw_plane): one parallel unit per (image,
+// group). The group's input plane is copied once, raw, into a stack plane
+// padded with the x zero point (DWP_LANES-byte vector copies), so the
+// padding adds (x_zp - x_zp) * w = 0 like the spec's zero padding and no
+// pixel needs a border test. Then per output row, DWP_LANES adjacent output
+// pixels at a time: for each tap, acc += ext(plane[oh*sh + kh*dh][ow*sw +
+// kw*dw ...]) * (w - w_zp) in int32 lanes (stride 2..4: a load of
+// DWP_LANES*sw bytes and every sw-th lane), and
+//   sum (x - x_zp)(w - w_zp) = sum x (w - w_zp) - x_zp * sum (w - w_zp),
+// all int32 and wrapping, so the result is bit-identical to the reference
+// (emit_dw and quant.c). The requantization is qgemm.h's float formula on
+// the lanes; full vectors are stored whole, the row's last partial one with
+// a masked store.
+// A store of vector |v| at element |idx| of |node|'s output 0, lanes whose
+// |mask| bit is set (all lanes when |mask| is NULL); only for an unfused
+// kernel (the caller checks).
+static void dwp_store(mlcc_emit_ctx_t* ctx, const mlcc_value_t* y, LLVMValueRef idx,
+                      LLVMValueRef v, LLVMValueRef mask) {
+  LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(v));
+  LLVMValueRef p = gep(ctx, et, mlcc_emit_ptr(ctx, y), idx);
+  if (mask == NULL) {
+    LLVMSetAlignment(LLVMBuildStore(ctx->b, v, p), 1);
+    return;
+  }
+  const char* name = "llvm.masked.store";
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMTypeRef ov[2] = {LLVMTypeOf(v), LLVMTypeOf(p)};
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ctx->module, id, ov, 2);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(ctx->llctx, id, ov, 2);
+  LLVMValueRef args[4] = {v, p, LLVMConstInt(ctx->t_i32, 1, 0), mask};
+  LLVMBuildCall2(ctx->b, fty, fn, args, 4, "");
+}
+
+static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                   const qconv_geom_t* qp, bool* out_done) {
+  qconv_geom_t q = *qp;
+  bool qlinear = node->op == MLCC_OP_QLINEAR_CONV;
+  mlcc_quant_conv_operands_t ops;
+  mlcc_quant_conv_operands(node, &ops);
+  const mlcc_value_t *x = ops.x, *w = ops.w, *xz = ops.x_zero, *wz = ops.w_zero;
+  const mlcc_value_t *xs = ops.x_scale, *ws = ops.w_scale, *ys = ops.y_scale, *yz = ops.y_zero;
+  const mlcc_value_t *bias = ops.bias, *y = ops.y;
+  LLVMValueRef xp = mlcc_emit_ptr(ctx, x);
+  if (xp == NULL || mlcc_emit_ptr(ctx, y) == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: data or output is not a kernel argument",
+                            mlcc_op_name(node->op));
+  }
+  *out_done = true;
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i8 = ctx->t_i8, i32 = ctx->t_i32, f32 = ctx->t_f32;
+  const unsigned V = DWP_LANES;
+  LLVMTypeRef vi = LLVMVectorType(i32, V), vf = LLVMVectorType(f32, V), vb = LLVMVectorType(i8, V);
+  bool x_u8 = x->dtype == MLCC_DTYPE_U8;
+  bool w_pc = numel_or(wz, 1) != 1, ws_pc = numel_or(ws, 1) != 1;
+  const mlcc_kernel_t* k = ctx->kernel;
+  bool fused = k != NULL && k->n_nodes > 1 && k->nodes[0] == node;
+  int64_t hp = dwp_rows(&q), wpl = dwp_width(&q);
+  int64_t nblk = (q.ow + V - 1) / V;
+  LLVMValueRef plane = entry_array(ctx, i8, hp * wpl);
+  LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
+  LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
+  LLVMValueRef xz8 = LLVMBuildTrunc(b, xzv, i8, "");
+  LLVMValueRef xsv = NULL, ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
+  if (qlinear) {
+    xsv = ld_f32(ctx, xs, c64(ctx, 0), 1.f);
+    ysv = ld_f32(ctx, ys, c64(ctx, 0), 1.f);
+    yzf = zp_f32(ctx, yz);
+    mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
+  }
+  // One parallel unit per (image, group): units [rb, re).
+  LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : c64(ctx, 0);
+  LLVMValueRef re = ctx->range_end ? ctx->range_end : c64(ctx, q.batch * q.group);
+  mlcc_loop_t lu = mlcc_emit_loop_begin(ctx, rb, re, 1, "qpu");
+  LLVMValueRef n_iv = LLVMBuildUDiv(b, lu.iv, c64(ctx, q.group), "");
+  LLVMValueRef g_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.group), "");
+  LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, g_iv), q.h * q.w);
+  // The plane: x_zero_point everywhere, then the image rows at (ph, pw).
+  {
+    LLVMValueRef fill = splat(ctx, xz8, V);
+    int64_t nfill = hp * wpl / V;
+    mlcc_loop_t lf = mlcc_emit_for(ctx, 0, nfill, "qpf");
+    LLVMSetAlignment(LLVMBuildStore(b, fill, gep(ctx, i8, plane, imulc(ctx, lf.iv, V))), 1);
+    mlcc_emit_loop_end(ctx, &lf);
+    for (int64_t t = nfill * V; t < hp * wpl; ++t) {
+      LLVMBuildStore(b, xz8, gep(ctx, i8, plane, c64(ctx, t)));
+    }
+    // Image rows ih in [r0, r1) land on plane rows ih + ph; columns [0, cw).
+    int64_t r0 = q.ph > 0 ? 0 : -q.ph, r1 = hp - q.ph < q.h ? hp - q.ph : q.h;
+    int64_t c0 = q.pw > 0 ? 0 : -q.pw;
+    int64_t cw = wpl - q.pw < q.w ? wpl - q.pw : q.w;  // image columns [c0, cw)
+    if (r1 > r0 && cw > c0) {
+      int64_t len = cw - c0, nv = len / V;
+      mlcc_loop_t lr = mlcc_emit_for(ctx, r0, r1, "qpr");
+      LLVMValueRef src = iadd(ctx, x_img, iaddc(ctx, imulc(ctx, lr.iv, q.w), c0));
+      LLVMValueRef dst = iaddc(ctx, imulc(ctx, lr.iv, wpl), q.ph * wpl + q.pw + c0);
+      if (nv > 0) {
+        mlcc_loop_t lc = mlcc_emit_for(ctx, 0, nv, "qpc");
+        LLVMValueRef o = imulc(ctx, lc.iv, V);
+        LLVMValueRef l = vload(ctx, i8, V, xp, iadd(ctx, src, o), 1);
+        LLVMSetAlignment(LLVMBuildStore(b, l, gep(ctx, i8, plane, iadd(ctx, dst, o))), 1);
+        mlcc_emit_loop_end(ctx, &lc);
+      }
+      if (nv * V < len) {
+        mlcc_loop_t lc = mlcc_emit_for(ctx, nv * V, len, "qpt");
+        LLVMValueRef l = LLVMBuildLoad2(b, i8, gep(ctx, i8, xp, iadd(ctx, src, lc.iv)), "");
+        LLVMBuildStore(b, l, gep(ctx, i8, plane, iadd(ctx, dst, lc.iv)));
+        mlcc_emit_loop_end(ctx, &lc);
+      }
+      mlcc_emit_loop_end(ctx, &lr);
+    }
+  }
+  // Output channels of this group (the channel multiplier).
+  mlcc_loop_t lmm = mlcc_emit_for(ctx, 0, q.mg, "qpm");
+  LLVMValueRef m = imad(ctx, g_iv, q.mg, lmm.iv);
+  LLVMValueRef wzm = ld_i32(ctx, wz, w_pc ? m : c64(ctx, 0));
+  int64_t n_taps = q.kh * q.kw;
+  bool unroll_taps = n_taps <= 49;
+  LLVMValueRef taps[49];
+  // bias' = bias - x_zero_point * sum_t (w[t] - w_zp)
+  LLVMValueRef wsum = zero32;
+  if (unroll_taps) {
+    for (int64_t t = 0; t < n_taps; ++t) {
+      LLVMValueRef wt = LLVMBuildSub(b, ld_i32(ctx, w, imad(ctx, m, n_taps, c64(ctx, t))), wzm, "");
+      wsum = LLVMBuildAdd(b, wsum, wt, "");
+      taps[t] = splat(ctx, wt, V);
+    }
+  } else {
+    LLVMValueRef ws_var = mlcc_emit_var(ctx, i32, zero32);
+    mlcc_loop_t lt = mlcc_emit_for(ctx, 0, n_taps, "qpws");
+    LLVMValueRef wt = LLVMBuildSub(b, ld_i32(ctx, w, imad(ctx, m, n_taps, lt.iv)), wzm, "");
+    LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, i32, ws_var, ""), wt, ""), ws_var);
+    mlcc_emit_loop_end(ctx, &lt);
+    wsum = LLVMBuildLoad2(b, i32, ws_var, "");
+  }
+  LLVMValueRef bm = bias != NULL ? ld_i32(ctx, bias, m) : zero32;
+  bm = LLVMBuildSub(b, bm, LLVMBuildMul(b, xzv, wsum, ""), "");
+  LLVMValueRef bv = splat(ctx, bm, V);
+  LLVMValueRef multv = NULL, yzv = NULL, qlov = NULL, qhiv = NULL;
+  if (qlinear) {
+    LLVMValueRef wsm = ld_f32(ctx, ws, ws_pc ? m : c64(ctx, 0), 1.f);
+    multv = splat(ctx, LLVMBuildFDiv(b, LLVMBuildFMul(b, xsv, wsm, ""), ysv, "mult"), V);
+    yzv = splat(ctx, yzf, V);
+    qlov = splat(ctx, qlo, V);
+    qhiv = splat(ctx, qhi, V);
+  }
+  LLVMValueRef y_ch = imulc(ctx, imad(ctx, n_iv, q.m, m), q.oh * q.ow);
+  mlcc_loop_t loh = mlcc_emit_for(ctx, 0, q.oh, "qpoh");
+  LLVMValueRef prow = imulc(ctx, loh.iv, q.sh * wpl);
+  LLVMValueRef y_row = iadd(ctx, y_ch, imulc(ctx, loh.iv, q.ow));
+  mlcc_loop_t lb = mlcc_emit_for(ctx, 0, nblk, "qpb");
+  LLVMValueRef ow0 = imulc(ctx, lb.iv, V);
+  LLVMValueRef base = iadd(ctx, prow, imulc(ctx, ow0, q.sw));
+  // One tap: V pixels' inputs at stride sw, extended to int32, times |wtap|.
+  #define DWP_TAP(ACC, AT, WTAP)                                                      \
+    do {                                                                             \
+      LLVMValueRef xl_ = vload(ctx, i8, (unsigned)(V * q.sw), plane, (AT), 1);       \
+      if (q.sw > 1) xl_ = lanes_of(ctx, xl_, NULL, 0, (unsigned)q.sw, V);            \
+      LLVMValueRef p_ = LLVMBuildMul(b, ext(ctx, xl_, x_u8, vi), (WTAP), "");        \
+      (ACC) = LLVMBuildAdd(b, (ACC), p_, "");                                        \
+    } while (0)
+  LLVMValueRef acc = LLVMConstNull(vi);
+  if (unroll_taps) {
+    for (int64_t a = 0; a < q.kh; ++a) {
+      for (int64_t e = 0; e < q.kw; ++e) {
+        DWP_TAP(acc, iaddc(ctx, base, a * q.dh * wpl + e * q.dw), taps[a * q.kw + e]);
+      }
+    }
+  } else {
+    LLVMValueRef accv = mlcc_emit_var(ctx, vi, LLVMConstNull(vi));
+    mlcc_loop_t la = mlcc_emit_for(ctx, 0, q.kh, "qpta");
+    mlcc_loop_t le = mlcc_emit_for(ctx, 0, q.kw, "qpte");
+    LLVMValueRef wt = LLVMBuildSub(
+        b, ld_i32(ctx, w, iadd(ctx, imulc(ctx, m, n_taps), imad(ctx, la.iv, q.kw, le.iv))), wzm, "");
+    LLVMValueRef at = iadd(ctx, base, iadd(ctx, imulc(ctx, la.iv, q.dh * wpl), imulc(ctx, le.iv, q.dw)));
+    LLVMValueRef a0 = LLVMBuildLoad2(b, vi, accv, "");
+    DWP_TAP(a0, at, splat(ctx, wt, V));
+    LLVMBuildStore(b, a0, accv);
+    mlcc_emit_loop_end(ctx, &le);
+    mlcc_emit_loop_end(ctx, &la);
+    acc = LLVMBuildLoad2(b, vi, accv, "");
+  }
+  #undef DWP_TAP
+  LLVMValueRef outv = LLVMBuildAdd(b, acc, bv, "");
+  if (qlinear) {
+    LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, outv, vf, ""), multv, "");
+    f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
+    f = LLVMBuildFAdd(b, f, yzv, "");
+    f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, qlov);
+    f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, qhiv);
+    outv = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, vi, ""), vb, "");
+  }
+  mlcc_status_t status = mlcc_ok_status();
+  LLVMValueRef y_at = iadd(ctx, y_row, ow0);
+  if (fused) {  // a fused chain runs per element (not expected after quant-fuse)
+    for (unsigned l = 0; l < V && status == NULL; ++l) {
+      LLVMValueRef o = iaddc(ctx, ow0, l);
+      mlcc_if_t br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLT, o, c64(ctx, q.ow), ""));
+      LLVMValueRef e = LLVMBuildExtractElement(b, outv, LLVMConstInt(i32, l, 0), "");
+      status = mlcc_emit_store_output(ctx, node, 0, iaddc(ctx, y_at, l), e);
+      mlcc_emit_if_end(ctx, &br);
+    }
+  } else if (q.ow % V == 0) {
+    dwp_store(ctx, y, y_at, outv, NULL);
+  } else {
+    // Blocks before the last are full; the last one stores OW % V lanes.
+    LLVMValueRef full = LLVMBuildICmp(b, LLVMIntSLT, lb.iv, c64(ctx, nblk - 1), "");
+    mlcc_if_t br = mlcc_emit_if_begin(ctx, full);
+    dwp_store(ctx, y, y_at, outv, NULL);
+    mlcc_emit_if_else(ctx, &br);
+    LLVMValueRef mk[DWP_LANES];
+    int64_t rest = q.ow - (nblk - 1) * V;
+    for (unsigned l = 0; l < V; ++l) mk[l] = LLVMConstInt(ctx->t_i1, (int64_t)l < rest, 0);
+    dwp_store(ctx, y, y_at, outv, LLVMConstVector(mk, V));
+    mlcc_emit_if_end(ctx, &br);
+  }
+  mlcc_emit_loop_end(ctx, &lb);
+  mlcc_emit_loop_end(ctx, &loh);
+  mlcc_emit_loop_end(ctx, &lmm);
+  mlcc_emit_loop_end(ctx, &lu);
+  return status;
+}
+
 // Packs the KH input rows output row |oh_iv| reads (qgemm.h's form) for the
 // image/group whose channel-0 plane starts at element |x_img| of |x|:
 // rows[iw'][kh][c] = x[c][ih][iw' - pw] - x_zero_point (0 outside the image),
@@ -542,12 +795,95 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
 // kernel's sdot form shifts by 128 for uint8 x and 0 for int8 x, the blocked
 // VNNI form by 0 and -128, making the bytes uint8).
 // colsum[kh][iw'] = sum_c (x - x_zero_point) and pixsum[ow] = the window sum
-// of each output pixel (for the weight zero point).
+// of each output pixel (for the weight zero point). With |vec| (x86) the
+// interior columns of the first cg / 8 * 8 channels are packed by vectors
+// (emit_pack_rows_vec), the same values.
+// The transpose of the 16 byte vectors |v| (<16 x i8>, row r = v[r]): in
+// place, v[i] lane r = the old v[r] lane i. Four rounds of the perfect
+// shuffle (interleave v[i] with v[i + 8]: punpcklbw / punpckhbw on x86).
+static void transpose16(mlcc_emit_ctx_t* ctx, LLVMValueRef* v) {
+  LLVMValueRef lo[16], hi[16], nv[16];
+  for (unsigned k = 0; k < 8; ++k) {
+    lo[2 * k] = LLVMConstInt(ctx->t_i32, k, 0);
+    lo[2 * k + 1] = LLVMConstInt(ctx->t_i32, 16 + k, 0);
+    hi[2 * k] = LLVMConstInt(ctx->t_i32, 8 + k, 0);
+    hi[2 * k + 1] = LLVMConstInt(ctx->t_i32, 24 + k, 0);
+  }
+  LLVMValueRef mlo = LLVMConstVector(lo, 16), mhi = LLVMConstVector(hi, 16);
+  for (int round = 0; round < 4; ++round) {
+    for (int i = 0; i < 8; ++i) {
+      nv[2 * i] = LLVMBuildShuffleVector(ctx->b, v[i], v[i + 8], mlo, "");
+      nv[2 * i + 1] = LLVMBuildShuffleVector(ctx->b, v[i], v[i + 8], mhi, "");
+    }
+    memcpy(v, nv, sizeof(nv));
+  }
+}
+
+// The vector part of emit_pack_rows (x86): for packed row |kh_iv| of image
+// row |ih| (valid), columns iw' in [pw, pw + 16 * nvec) and channels [0, cv)
+// (cv a multiple of 8): per block of 16 columns and 16 (or 8) channels, one
+// <16 x i8> load per channel row, a byte transpose, and one store per column
+// of the channels' packed values (int8 x ^ 0x80 when |flip|, else x; or
+// int16 x - x_zero_point); colsum[kh][iw'] = the columns' sum over [0, cv).
+static void emit_pack_rows_vec(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const mlcc_value_t* x,
+                               LLVMValueRef xzv, bool flip, bool dot8, LLVMValueRef rows,
+                               LLVMValueRef colsum, LLVMValueRef x_img, LLVMValueRef ih,
+                               LLVMValueRef kh_iv, int64_t nvec, int64_t cv) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i8 = ctx->t_i8, i16 = ctx->t_i16, i32 = ctx->t_i32;
+  bool x_u8 = x->dtype == MLCC_DTYPE_U8;
+  LLVMValueRef xp = mlcc_emit_ptr(ctx, x);
+  LLVMTypeRef v16i32 = LLVMVectorType(i32, 16);
+  LLVMValueRef sum = mlcc_emit_var(ctx, v16i32, NULL);
+  mlcc_loop_t lv = mlcc_emit_for(ctx, 0, nvec, "qgvw");
+  LLVMValueRef icol = imulc(ctx, lv.iv, 16);  // image column of lane 0
+  LLVMValueRef x_row = iadd(ctx, iadd(ctx, x_img, imulc(ctx, ih, q->w)), icol);
+  LLVMValueRef iw0 = iaddc(ctx, icol, q->pw);  // packed column of lane 0
+  LLVMBuildStore(b, LLVMConstNull(v16i32), sum);
+  for (int64_t c0 = 0; c0 < cv; c0 += 16) {
+    int64_t cb = cv - c0 >= 16 ? 16 : 8;
+    LLVMValueRef v[16];
+    LLVMValueRef s = LLVMBuildLoad2(b, v16i32, sum, "");
+    for (int64_t c = 0; c < 16; ++c) {
+      if (c >= cb) {
+        v[c] = LLVMConstNull(LLVMVectorType(i8, 16));
+        continue;
+      }
+      v[c] = vload(ctx, i8, 16, xp, iadd(ctx, x_row, c64(ctx, (c0 + c) * q->h * q->w)), 1);
+      s = LLVMBuildAdd(b, s, ext(ctx, v[c], x_u8, v16i32), "");
+    }
+    LLVMBuildStore(b, s, sum);
+    transpose16(ctx, v);
+    for (int64_t j = 0; j < 16; ++j) {
+      LLVMValueRef t = lanes_of(ctx, v[j], NULL, 0, 1, (unsigned)cb);
+      LLVMValueRef at = iaddc(ctx, imulc(ctx, iadd(ctx, imulc(ctx, iaddc(ctx, iw0, j), q->kh), kh_iv),
+                                         q->cg), c0);
+      LLVMValueRef st;
+      if (dot8) {
+        if (flip) t = LLVMBuildXor(b, t, splat(ctx, LLVMConstInt(i8, 0x80, 0), (unsigned)cb), "");
+        st = LLVMBuildStore(b, t, gep(ctx, i8, rows, at));
+        LLVMSetAlignment(st, 1);
+      } else {
+        LLVMTypeRef vw = LLVMVectorType(i16, (unsigned)cb);
+        LLVMValueRef w16 = LLVMBuildSub(b, ext(ctx, t, x_u8, vw),
+                                        splat(ctx, LLVMBuildTrunc(b, xzv, i16, ""), (unsigned)cb), "");
+        st = LLVMBuildStore(b, w16, gep(ctx, i16, rows, at));
+        LLVMSetAlignment(st, 2);
+      }
+    }
+  }
+  LLVMValueRef cs = LLVMBuildSub(b, LLVMBuildLoad2(b, v16i32, sum, ""),
+                                 splat(ctx, LLVMBuildMul(b, xzv, LLVMConstInt(i32, (unsigned long long)cv, 0), ""), 16), "");
+  LLVMValueRef st = LLVMBuildStore(b, cs, gep(ctx, i32, colsum, iadd(ctx, imulc(ctx, kh_iv, q->wp), iw0)));
+  LLVMSetAlignment(st, 4);
+  mlcc_emit_loop_end(ctx, &lv);
+}
+
 static void emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const mlcc_value_t* x,
                            LLVMValueRef xzv, LLVMValueRef xz8, int64_t xshift_c, bool dot8,
                            LLVMValueRef rows,
                            LLVMValueRef colsum, LLVMValueRef pixsum, LLVMValueRef x_img,
-                           LLVMValueRef oh_iv) {
+                           LLVMValueRef oh_iv, bool vec) {
   LLVMBuilderRef b = ctx->b;
   LLVMTypeRef i32 = ctx->t_i32;
   LLVMTypeRef row_t = dot8 ? ctx->t_i8 : ctx->t_i16;
@@ -557,14 +893,36 @@ static void emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const ml
   LLVMValueRef ih = iadd(ctx, imulc(ctx, oh_iv, q->sh), iaddc(ctx, imulc(ctx, lkh.iv, q->dh), -q->ph));
   LLVMValueRef ih_ok = LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q->h), "");
   LLVMValueRef ihc = LLVMBuildSelect(b, ih_ok, ih, c64(ctx, 0), "");
+  // x86: the columns [pw, pw + 16 * nvec) of channels [0, cv) by vectors
+  // (emit_pack_rows_vec); the scalar loop below does the rest.
+  int64_t span = q->wp - q->pw < q->w ? q->wp - q->pw : q->w;
+  int64_t nvec = vec && span > 0 ? span / 16 : 0;
+  int64_t cv = vec ? q->cg / 8 * 8 : 0;
+  if (nvec == 0 || cv == 0) nvec = cv = 0;
+  if (nvec > 0) {
+    mlcc_if_t br = mlcc_emit_if_begin(ctx, ih_ok);
+    emit_pack_rows_vec(ctx, q, x, xzv, dot8 && xshift_c != 0, dot8, rows, colsum, x_img, ih,
+                       lkh.iv, nvec, cv);
+    mlcc_emit_if_end(ctx, &br);
+  }
   mlcc_loop_t liw = mlcc_emit_for(ctx, 0, q->wp, "qgiw");
   LLVMValueRef iw = iaddc(ctx, liw.iv, -q->pw);
   LLVMValueRef ok = LLVMBuildAnd(b, ih_ok, LLVMBuildICmp(b, LLVMIntULT, iw, c64(ctx, q->w), ""), "");
   LLVMValueRef iwc = LLVMBuildSelect(b, ok, iw, c64(ctx, 0), "");
   LLVMValueRef x_at = iadd(ctx, x_img, imad(ctx, ihc, q->w, iwc));
   LLVMValueRef r_at = imulc(ctx, imad(ctx, liw.iv, q->kh, lkh.iv), q->cg);
+  LLVMValueRef cs_at = gep(ctx, i32, colsum, imad(ctx, lkh.iv, q->wp, liw.iv));
   LLVMValueRef sum = mlcc_emit_var(ctx, i32, zero32);
-  mlcc_loop_t lc = mlcc_emit_for(ctx, 0, q->cg, "qgc");
+  LLVMValueRef cbeg = c64(ctx, 0);
+  if (nvec > 0) {  // a vector column: its channels from cv on, its sum so far
+    LLVMValueRef in_vec = LLVMBuildAnd(
+        b, ih_ok, LLVMBuildICmp(b, LLVMIntULT, iw, c64(ctx, 16 * nvec), ""), "");
+    cbeg = LLVMBuildSelect(b, in_vec, c64(ctx, cv), cbeg, "");
+    mlcc_if_t br = mlcc_emit_if_begin(ctx, in_vec);
+    LLVMBuildStore(b, LLVMBuildLoad2(b, i32, cs_at, ""), sum);
+    mlcc_emit_if_end(ctx, &br);
+  }
+  mlcc_loop_t lc = mlcc_emit_loop_begin(ctx, cbeg, c64(ctx, q->cg), 1, "qgc");
   LLVMValueRef xraw = ld_i32(ctx, x, iadd(ctx, x_at, imulc(ctx, lc.iv, q->h * q->w)));
   LLVMValueRef xv = LLVMBuildSub(b, xraw, xzv, "");
   xv = LLVMBuildSelect(b, ok, xv, zero32, "");
@@ -577,8 +935,7 @@ static void emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const ml
   LLVMSetAlignment(st, dot8 ? 1 : 2);
   LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, i32, sum, ""), xv, ""), sum);
   mlcc_emit_loop_end(ctx, &lc);
-  LLVMBuildStore(b, LLVMBuildLoad2(b, i32, sum, ""),
-                 gep(ctx, i32, colsum, imad(ctx, lkh.iv, q->wp, liw.iv)));
+  LLVMBuildStore(b, LLVMBuildLoad2(b, i32, sum, ""), cs_at);
   mlcc_emit_loop_end(ctx, &liw);
   mlcc_emit_loop_end(ctx, &lkh);
   // Window sums per output pixel (for the weight zero point).
@@ -600,7 +957,7 @@ void mlcc_qgemm_emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q,
                                const mlcc_value_t* x, LLVMValueRef xzv, LLVMValueRef rows,
                                LLVMValueRef colsum, LLVMValueRef pixsum, LLVMValueRef x_img,
                                LLVMValueRef oh_iv) {
-  emit_pack_rows(ctx, q, x, xzv, xzv, 0, false, rows, colsum, pixsum, x_img, oh_iv);
+  emit_pack_rows(ctx, q, x, xzv, xzv, 0, false, rows, colsum, pixsum, x_img, oh_iv, false);
 }
 
 //===----------------------------------------------------------------------===//
@@ -612,6 +969,9 @@ void mlcc_qgemm_emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q,
 // QB_NP pixels: 12 accumulators + 2 weight vectors + 1 broadcast = 15 of the
 // 16 ymm registers.
 enum { QB_L = 8, QB_NV = 2, QB_NB = QB_L * QB_NV, QB_NP = 6 };
+// With AVX-512 (32 vector registers; the VNNI form) a conv tile takes up to
+// QB_NP_MAX pixels: 2 * 12 accumulators + 2 + 1 = 27 registers (qb_conv_np).
+enum { QB_NP_MAX = 12 };
 
 static int64_t qblock_of(const mlcc_node_t* node) {
   const mlcc_attr_t* a = mlcc_node_attr(node, MLCC_QBLOCK_ATTR);
@@ -719,6 +1079,23 @@ static LLVMValueRef qb_dpbusd(mlcc_emit_ctx_t* ctx, LLVMValueRef acc, LLVMValueR
   return mlcc_emit_intrinsic(ctx, "llvm.x86.avx512.vpdpbusd.256", args, 3);
 }
 
+// Pixels per conv tile for an output row of |ow| pixels: QB_NP, or with
+// |wide| (AVX-512's 32 registers) the count in [QB_NP, QB_NP_MAX] that
+// wastes the fewest pixel slots in the row's last tile (ties: the larger;
+// OW 7 and 14 take 7, OW 56 and 112 take 8).
+static int qb_conv_np(int64_t ow, bool wide) {
+  int best = QB_NP;
+  int64_t best_slots = (ow + QB_NP - 1) / QB_NP * QB_NP;
+  for (int np = QB_NP + 1; wide && np <= QB_NP_MAX; ++np) {
+    int64_t slots = (ow + np - 1) / np * np;
+    if (slots <= best_slots) {
+      best = np;
+      best_slots = slots;
+    }
+  }
+  return best;
+}
+
 // What the blocks of one unit share (emit_blocked, emit_blocked_matmul): a
 // unit is one output row of a convolution (pixels = its OW outputs) or a run
 // of rows of a matmul (pixels = rows of A, channels = columns of B).
@@ -737,7 +1114,8 @@ typedef struct qb_unit_t {
   LLVMValueRef y_base;                 // output element of pixel 0, channel 0
   int64_t y_ch, y_pix;                 // output strides of a channel and a pixel
   LLVMValueRef xsv, ysv, yzf, qlo, qhi;
-  LLVMValueRef acc[QB_NV][QB_NP];  // <QB_L x i32> variables
+  int np;                          // pixels per tile: QB_NP, or qb_conv_np's
+  LLVMValueRef acc[QB_NV][QB_NP_MAX];  // <QB_L x i32> variables
   LLVMValueRef wsum[QB_NV];        // kg 4: per-lane sum of the weights (<QB_L x i32>)
 } qb_unit_t;
 
@@ -745,6 +1123,7 @@ typedef struct qb_unit_t {
 // channel |mb| of the group, all pixels of the unit.
 static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef mb, int64_t bs) {
   LLVMBuilderRef b = ctx->b;
+  const int NP = r->np;
   LLVMTypeRef i8 = ctx->t_i8, i16 = ctx->t_i16, i32 = ctx->t_i32, f32 = ctx->t_f32;
   LLVMTypeRef vi = LLVMVectorType(i32, QB_L), vf = LLVMVectorType(f32, QB_L);
   LLVMTypeRef vw = LLVMVectorType(i16, 2 * QB_L);
@@ -805,22 +1184,22 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
       }
     }
   }
-  mlcc_loop_t lj = mlcc_emit_loop_begin(ctx, c64(ctx, 0), r->npix, QB_NP, "qbj");
+  mlcc_loop_t lj = mlcc_emit_loop_begin(ctx, c64(ctx, 0), r->npix, NP, "qbj");
   for (int v = 0; v < nv; ++v) {
-    for (int j = 0; j < QB_NP; ++j) LLVMBuildStore(b, LLVMConstNull(vi), r->acc[v][j]);
+    for (int j = 0; j < NP; ++j) LLVMBuildStore(b, LLVMConstNull(vi), r->acc[v][j]);
   }
   // Pixel lj + j reads its window at rows[(lj + j) * pix_stride]; past the
   // last pixel (the last tile) it reads the last pixel's, and its results
   // are dropped.
   LLVMValueRef last = iaddc(ctx, r->npix, -1);
-  LLVMValueRef pix[QB_NP], pbase[QB_NP];
-  for (int j = 0; j < QB_NP; ++j) {
+  LLVMValueRef pix[QB_NP_MAX], pbase[QB_NP_MAX];
+  for (int j = 0; j < NP; ++j) {
     pix[j] = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, lj.iv, j), last);
     pbase[j] = imulc(ctx, pix[j], r->pix_stride);
   }
   mlcc_loop_t lsg = mlcc_emit_for(ctx, 0, r->n_seg, "qbs");
-  LLVMValueRef xseg[QB_NP];
-  for (int j = 0; j < QB_NP; ++j) xseg[j] = iadd(ctx, pbase[j], imulc(ctx, lsg.iv, r->seg_stride));
+  LLVMValueRef xseg[QB_NP_MAX];
+  for (int j = 0; j < NP; ++j) xseg[j] = iadd(ctx, pbase[j], imulc(ctx, lsg.iv, r->seg_stride));
   LLVMValueRef wseg = iadd(ctx, wblk, imulc(ctx, lsg.iv, r->seg_len * bs));
   if (r->kg == 4) {
     // Quads: bytes x' (uint8) times int8 w, vpdpbusd.
@@ -833,7 +1212,7 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
         LLVMValueRef l = vload(ctx, i8, 4 * cnt[v], r->wp, iaddc(ctx, wat, 4 * v * QB_L), 1);
         wv[v] = LLVMBuildBitCast(b, qb_pad(ctx, l, 4 * cnt[v], 4 * QB_L), vi, "");
       }
-      for (int j = 0; j < QB_NP; ++j) {
+      for (int j = 0; j < NP; ++j) {
         // The quad x'[k..k+3] as one i32, broadcast (vpbroadcastd).
         LLVMValueRef at = gep(ctx, i8, r->rows, iadd(ctx, xseg[j], imulc(ctx, lq.iv, 4)));
         LLVMValueRef qd = LLVMBuildLoad2(b, i32, at, "");
@@ -854,7 +1233,7 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
         LLVMValueRef l = vload(ctx, i8, cnt[v], r->wp, iaddc(ctx, wat, v * QB_L), 1);
         wt[v] = LLVMBuildSExt(b, qb_pad(ctx, l, cnt[v], QB_L), vi, "");
       }
-      for (int j = 0; j < QB_NP; ++j) {
+      for (int j = 0; j < NP; ++j) {
         LLVMValueRef at = gep(ctx, i8, r->rows, iaddc(ctx, xseg[j], nq * 4 + t));
         LLVMValueRef x1 = LLVMBuildZExt(b, LLVMBuildLoad2(b, i8, at, ""), i32, "");
         LLVMValueRef xs = splat(ctx, x1, QB_L);
@@ -874,7 +1253,7 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
         LLVMValueRef l = vload(ctx, i8, 2 * cnt[v], r->wp, iaddc(ctx, wat, 2 * v * QB_L), 1);
         wv[v] = ext(ctx, qb_pad(ctx, l, 2 * cnt[v], 2 * QB_L), r->w_u8, vw);
       }
-      for (int j = 0; j < QB_NP; ++j) {
+      for (int j = 0; j < NP; ++j) {
         // The pair (x[k], x[k + 1]) as one i32, broadcast (vpbroadcastd).
         LLVMValueRef at = gep(ctx, i16, r->rows, iadd(ctx, xseg[j], imulc(ctx, lp.iv, 2)));
         LLVMValueRef pr = LLVMBuildLoad2(b, i32, at, "");
@@ -895,7 +1274,7 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
         LLVMValueRef l = vload(ctx, i8, cnt[v], r->wp, iaddc(ctx, wat, v * QB_L), 1);
         wt[v] = ext(ctx, qb_pad(ctx, l, cnt[v], QB_L), r->w_u8, vi);
       }
-      for (int j = 0; j < QB_NP; ++j) {
+      for (int j = 0; j < NP; ++j) {
         LLVMValueRef at = gep(ctx, i16, r->rows, iaddc(ctx, xseg[j], r->seg_len - 1));
         LLVMValueRef x1 = LLVMBuildSExt(b, LLVMBuildLoad2(b, i16, at, ""), i32, "");
         LLVMValueRef xs = splat(ctx, x1, QB_L);
@@ -909,13 +1288,17 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
   mlcc_emit_loop_end(ctx, &lsg);
 
   //--- Epilogue per pixel: zero-point correction, bias, requantization
-  // (qgemm.h) on the channel lanes, then the stores of the valid outputs
-  // (one vector store for 8 adjacent channels, else one per lane).
+  // (qgemm.h) on the channel lanes, then the stores of the valid outputs:
+  // for 8 adjacent channels one vector store (matmul) or, when the tile's
+  // pixels are all valid and channels are strided (conv), a byte transpose
+  // of the tile and one np-byte store per channel; else one per lane.
   mlcc_status_t status = mlcc_ok_status();
-  for (int j = 0; j < QB_NP && status == NULL; ++j) {
+  const mlcc_kernel_t* kern = ctx->kernel;
+  bool fused = kern != NULL && kern->n_nodes > 1 && kern->nodes[0] == r->node;
+  LLVMValueRef outs[QB_NP_MAX][QB_NV];
+  for (int j = 0; j < NP; ++j) {
     LLVMValueRef psv = splat(ctx, LLVMBuildLoad2(b, i32, gep(ctx, i32, r->pixsum, pix[j]), ""),
                              QB_L);
-    LLVMValueRef outv[QB_NV];
     for (int v = 0; v < nv; ++v) {
       LLVMValueRef a = LLVMBuildLoad2(b, vi, r->acc[v][j], "");
       a = LLVMBuildSub(b, a, LLVMBuildMul(b, wzv[v], psv, ""), "");
@@ -924,34 +1307,76 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
         a = LLVMBuildSub(b, a, LLVMBuildMul(b, splat(ctx, r->xz8, QB_L), wsv, ""), "");
       }
       a = LLVMBuildAdd(b, a, biasv[v], "");
-      outv[v] = a;
+      outs[j][v] = a;
       if (r->qlinear) {
         LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, a, vf, ""), multv[v], "");
         f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
         f = LLVMBuildFAdd(b, f, splat(ctx, r->yzf, QB_L), "");
         f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, splat(ctx, r->qlo, QB_L));
         f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, splat(ctx, r->qhi, QB_L));
-        outv[v] = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, vi, ""), LLVMVectorType(i8, QB_L), "");
+        outs[j][v] = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, vi, ""), LLVMVectorType(i8, QB_L), "");
       }
     }
+  }
+  LLVMValueRef y_blk = iadd(ctx, r->y_base, imulc(ctx, m0, r->y_ch));
+  bool transpose = r->qlinear && !fused && r->y_ch != 1 && r->y_pix == 1;
+  for (int v = 0; v < nv; ++v) transpose = transpose && cnt[v] == QB_L;
+  mlcc_if_t tbr;
+  if (transpose) {
+    LLVMValueRef all = LLVMBuildICmp(b, LLVMIntSLE, iaddc(ctx, lj.iv, NP), r->npix, "");
+    tbr = mlcc_emit_if_begin(ctx, all);
+    for (int v = 0; v < nv; ++v) {
+      // Concatenate the pixels' <QB_L x i8> (pixel-major), then one shuffle
+      // to channel-major: lane c * NP + j = pixel j, channel c.
+      LLVMValueRef cat[QB_NP_MAX + 1];
+      unsigned n = (unsigned)NP, w = QB_L;
+      for (int j = 0; j < NP; ++j) cat[j] = outs[j][v];
+      while (n > 1) {
+        if (n % 2 != 0) cat[n++] = LLVMConstNull(LLVMTypeOf(cat[0]));
+        for (unsigned k = 0; k < n / 2; ++k) {
+          cat[k] = lanes_of(ctx, cat[2 * k], cat[2 * k + 1], 0, 1, 2 * w);
+        }
+        n /= 2;
+        w *= 2;
+      }
+      LLVMValueRef idx[QB_L * QB_NP_MAX];
+      for (unsigned c = 0; c < QB_L; ++c) {
+        for (unsigned j = 0; j < (unsigned)NP; ++j) idx[c * NP + j] = LLVMConstInt(i32, j * QB_L + c, 0);
+      }
+      LLVMValueRef t = LLVMBuildShuffleVector(b, cat[0], LLVMGetUndef(LLVMTypeOf(cat[0])),
+                                              LLVMConstVector(idx, QB_L * (unsigned)NP), "");
+      for (unsigned c = 0; c < QB_L; ++c) {
+        LLVMValueRef row = lanes_of(ctx, t, NULL, c * (unsigned)NP, 1, (unsigned)NP);
+        LLVMValueRef at = iadd(ctx, iaddc(ctx, y_blk, (v * QB_L + c) * r->y_ch), lj.iv);
+        dwp_store(ctx, mlcc_node_output(r->node, 0), at, row, NULL);
+      }
+    }
+    mlcc_emit_if_else(ctx, &tbr);
+  }
+  for (int j = 0; j < NP && status == NULL; ++j) {
     LLVMValueRef o = iaddc(ctx, lj.iv, j);
     mlcc_if_t br;
     if (j > 0) br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLT, o, r->npix, ""));
-    LLVMValueRef y_at = iadd(ctx, iadd(ctx, r->y_base, imulc(ctx, m0, r->y_ch)),
-                             imulc(ctx, o, r->y_pix));
+    LLVMValueRef y_at = iadd(ctx, y_blk, imulc(ctx, o, r->y_pix));
     for (int v = 0; v < nv && status == NULL; ++v) {
       if (r->y_ch == 1 && cnt[v] == QB_L) {
-        status = mlcc_emit_store_output_vec(ctx, r->node, 0, iaddc(ctx, y_at, v * QB_L), outv[v]);
+        LLVMValueRef at = iaddc(ctx, y_at, v * QB_L);
+        if (fused) {
+          status = mlcc_emit_store_output_vec(ctx, r->node, 0, at, outs[j][v]);
+        } else {
+          dwp_store(ctx, mlcc_node_output(r->node, 0), at, outs[j][v], NULL);
+        }
         continue;
       }
       for (unsigned c = 0; c < cnt[v] && status == NULL; ++c) {
-        LLVMValueRef e = LLVMBuildExtractElement(b, outv[v], LLVMConstInt(i32, c, 0), "");
+        LLVMValueRef e = LLVMBuildExtractElement(b, outs[j][v], LLVMConstInt(i32, c, 0), "");
         status = mlcc_emit_store_output(ctx, r->node, 0,
                                         iaddc(ctx, y_at, (v * QB_L + c) * r->y_ch), e);
       }
     }
     if (j > 0) mlcc_emit_if_end(ctx, &br);
   }
+  if (transpose) mlcc_emit_if_end(ctx, &tbr);
   mlcc_emit_loop_end(ctx, &lj);
   return status;
 }
@@ -1020,8 +1445,9 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
     mlcc_qgemm_act_bounds(ctx, node, ops.y->dtype, r.ysv, r.yzf, &r.qlo, &r.qhi);
   }
   LLVMTypeRef vi = LLVMVectorType(i32, QB_L);
+  r.np = qb_conv_np(q.ow, r.kg == 4);  // VNNI-512 implies AVX-512's registers
   for (int v = 0; v < QB_NV; ++v) {
-    for (int j = 0; j < QB_NP; ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
+    for (int j = 0; j < r.np; ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
     r.wsum[v] = mlcc_emit_var(ctx, vi, NULL);
   }
   r.k = q.k;
@@ -1042,7 +1468,7 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
   LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, imulc(ctx, g_iv, q.cg)), q.h * q.w);
   emit_pack_rows(ctx, &q, x, xzv, r.xz8, r.kg == 4 ? xshift : 0, r.kg == 4, r.rows, colsum,
-                 r.pixsum, x_img, oh_iv);
+                 r.pixsum, x_img, oh_iv, true);
   r.ch0 = imulc(ctx, g_iv, q.mg);
   r.y_base = iadd(ctx, imulc(ctx, n_iv, q.m * q.oh * q.ow), imulc(ctx, oh_iv, q.ow));
   mlcc_status_t status = qb_unit(ctx, &r, q.mg);
@@ -1185,6 +1611,7 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
                           &r.qhi);
   }
   LLVMTypeRef vi = LLVMVectorType(i32, QB_L);
+  r.np = QB_NP;
   for (int v = 0; v < QB_NV; ++v) {
     for (int j = 0; j < QB_NP; ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
     r.wsum[v] = mlcc_emit_var(ctx, vi, NULL);
@@ -1236,6 +1663,7 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
                                    bool* out_done) {
   *out_done = false;
   qconv_geom_t q;
+  if (plan_dw_plane(node, ctx->target, &q)) return emit_dw_plane(ctx, node, &q, out_done);
   if (plan_dw(node, &q)) return emit_dw(ctx, node, &q, out_done);
   if (!plan(node, &q)) return mlcc_ok_status();
   // Dispatch: depthwise (above); the x86 register blocks (their layout is
@@ -1327,7 +1755,8 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
   LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, imulc(ctx, g_iv, q.cg)), q.h * q.w);
 
-  emit_pack_rows(ctx, &q, x, xzv, xz8, x_u8 ? 128 : 0, dot8, rows, colsum, pixsum, x_img, oh_iv);
+  emit_pack_rows(ctx, &q, x, xzv, xz8, x_u8 ? 128 : 0, dot8, rows, colsum, pixsum, x_img, oh_iv,
+                 ctx->target != NULL && ctx->target->arch == MLCC_ARCH_X86_64);
 
   //--- Compute: MR output channels x nr pixels per register block.
   mlcc_loop_t lm = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, q.mg), MR, "qgm");

@@ -47,14 +47,23 @@
 //   int8 weights (exact, non-saturating, 32 MACs per ymm instruction); the
 //   epilogue subtracts x_zero_point' * sum_k w (per block, by vpdpbusd with
 //   1 1 1 1) and w_zero_point * sum_k (x - x_zero_point), all int32 and
-//   wrapping: bit-identical to the other forms. No horizontal
-//   reduction; the epilogue works on channel lanes. QLinearMatMul /
+//   wrapping: bit-identical to the other forms. The VNNI conv tile takes
+//   6..12 pixels, chosen per layer for the fewest idle slots (AVX-512's 32
+//   registers). No horizontal reduction; the epilogue works on channel
+//   lanes, and a full conv tile is byte-transposed to one store of its
+//   pixels per channel. The input rows are packed by vector byte
+//   transposes (16 columns x 16 or 8 channels). QLinearMatMul /
 //   MatMulInteger with a constant 2-D B run through the same tiles
 //   (mlcc_emit_qgemm_matmul).
 // * Depthwise convolutions (C/group = 1, any channel multiplier, width
 //   stride <= 4) have their own kernel: packed zero-point-subtracted int16
 //   rows, 8 output pixels per vector, each tap an int32 multiply-add with
-//   (w - w_zero_point) splatted; weights in ONNX order (no packing).
+//   (w - w_zero_point) splatted; weights in ONNX order (no packing). On
+//   x86-64 (when the padded plane fits the stack limit) the plane form
+//   instead: the whole input plane copied raw into a plane padded with
+//   x_zero_point, 16 output pixels per vector, sum x * (w - w_zp) minus
+//   x_zp * sum (w - w_zp) in int32, full-vector (masked for the row tail)
+//   stores.
 // * A fused activation (attributes MLCC_QACT_ATTR and friends in pack.h, set
 //   by the quant-fuse pass) clamps the quantized result to [Q(lo), Q(hi)] where
 //   Q(v) = saturate(round_half_even(v / y_scale) + y_zp): quantization is
@@ -76,14 +85,17 @@ extern "C" {
 #endif
 
 // Stack bytes the fast path of a QLinearConv / ConvInteger |node| allocates
-// (packed tile plus per-pixel sums), the same for every target; 0 when the
-// path declines the node. Pure.
-int64_t mlcc_qgemm_conv_stack_bytes(const mlcc_node_t* node);
+// (packed tile plus per-pixel sums; for a depthwise node on x86-64 the
+// padded input plane): for target |only|, or with |only| NULL the bound over
+// every target (kernels.h's stack_bytes contract); 0 when the path declines
+// the node. Pure.
+int64_t mlcc_qgemm_conv_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* only);
 
 // Parallel units of the fast kernel of QLinearConv / ConvInteger |node|
-// (kernels.h's parallel_units contract): one per (image, group, output row)
-// when the node takes a fast path and has at least about 2^20 MACs, else 0
-// (the reference loops are not split). Pure.
+// (kernels.h's parallel_units contract): one per (image, group, output row),
+// for a depthwise node on x86-64 one per (image, group), when the node takes
+// a fast path and has at least about 2^20 MACs, else 0 (the reference loops
+// are not split). Pure.
 int64_t mlcc_qgemm_conv_parallel_units(const mlcc_node_t* node, const mlcc_target_t* target);
 
 // Emits the fast kernel of QLinearConv / ConvInteger |node| and sets

@@ -331,6 +331,23 @@ def main():
     matmul_integer_case(out, "qk_mmint_k1", u8(rng, (10, 1)), s8(rng, (1, 20)), 3,
                         rng.integers(-128, 128, 20).astype(np.int8))
 
+    # The x86 vector packing of the input rows (emit_pack_rows_vec: 16
+    # columns x 16 or 8 channels per byte transpose, the scalar loop for the
+    # rest): 24 channels (16 + 8) over 37 columns (two vectors and a tail);
+    # 13 channels (8 + 5) of int8 x at -128 with uint8 weights (the int16
+    # rows), stride 2 and a width dilation; 1x1 with two groups of 16
+    # channels over 48 columns, int8 y saturating at both ends.
+    qlinear_conv_case(out, "qk_pack_vec_u8_3x3", rng, u8(rng, (1, 24, 7, 37)),
+                      s8(rng, (20, 24, 3, 3)), 0.02, 131, rng.uniform(0.001, 0.01, 20), 0,
+                      0.05, 120, np.uint8, bias=rng.integers(-3000, 3000, 20),
+                      pads=(1, 1, 1, 1))
+    qlinear_conv_case(out, "qk_pack_vec_s8_u8w_stride2", rng, s8(rng, (2, 13, 6, 50)),
+                      u8(rng, (9, 13, 3, 3)), 0.03, -128, 0.002, 128, 0.1, 7, np.uint8,
+                      pads=(2, 1, 0, 3), strides=(2, 2), dil=(1, 2))
+    qlinear_conv_case(out, "qk_pack_vec_1x1_groups", rng, u8(rng, (1, 32, 3, 48)),
+                      s8(rng, (6, 16, 1, 1)), 0.05, 0, rng.uniform(0.01, 0.05, 6), 0,
+                      0.01, 0, np.int8, bias=rng.integers(-20000, 20000, 6), group=2)
+
     # Depthwise (the emit_dw kernel): odd channel counts, widths that fill no
     # vector, stride 2, a channel multiplier of 2, dilation, 1-D.
     qlinear_conv_case(out, "qk_dw3x3_pad", rng, u8(rng, (1, 13, 9, 19)), s8(rng, (13, 1, 3, 3)),
@@ -345,6 +362,31 @@ def main():
                       pads=(4, 4, 4, 4), dil=(2, 2), group=4)
     conv_integer_case(out, "qk_convint_dw", u8(rng, (1, 5, 7, 9)), u8(rng, (5, 1, 3, 3)), 255,
                       7, pads=(1, 1, 1, 1), group=5)
+    # The x86 plane form of the depthwise kernel (emit_dw_plane, 16 pixels per
+    # vector): rows of exactly 32 (no masked tail), int8 x at -128 saturating
+    # int8 y at both ends with per-channel weight zero points; stride 2 over
+    # three vectors with a multiplier of 3 and odd channels; stride 3 with a
+    # 5x5 window, uint8 weights at zero point 255 and x zero point 255 (uint8
+    # y saturating at both ends); a 7x7 plane (one masked vector per row);
+    # and a plane above the stack limit (the row form runs instead).
+    qlinear_conv_case(out, "qk_dwp_w32_s8_sat", rng, s8(rng, (1, 5, 10, 32)),
+                      s8(rng, (5, 1, 3, 3)), 0.05, -128, rng.uniform(0.01, 0.05, 5),
+                      rng.integers(-20, 20, 5).astype(np.int8), 0.01, 127, np.int8,
+                      bias=rng.integers(-30000, 30000, 5), pads=(1, 1, 1, 1), group=5)
+    qlinear_conv_case(out, "qk_dwp_stride2_mult3", rng, u8(rng, (2, 7, 17, 40)),
+                      s8(rng, (21, 1, 3, 3)), 0.02, 3, rng.uniform(0.002, 0.02, 21),
+                      0, 0.03, 128, np.uint8, bias=rng.integers(-3000, 3000, 21),
+                      pads=(1, 1, 1, 1), strides=(2, 2), group=7)
+    qlinear_conv_case(out, "qk_dwp_stride3_5x5_u8w", rng, u8(rng, (1, 3, 20, 37)),
+                      u8(rng, (3, 1, 5, 5)), 0.02, 255, 0.004, 255, 0.02, 0, np.uint8,
+                      pads=(2, 1, 2, 3), strides=(3, 3), group=3)
+    qlinear_conv_case(out, "qk_dwp_7x7", rng, u8(rng, (1, 33, 7, 7)),
+                      s8(rng, (33, 1, 3, 3), -127, 128), 0.02, 0, rng.uniform(0.01, 0.05, 33),
+                      0, 6 / 255, 0, np.uint8, bias=rng.integers(-500, 500, 33),
+                      pads=(1, 1, 1, 1), group=33)
+    qlinear_conv_case(out, "qk_dwp_big_plane", rng, u8(rng, (1, 2, 300, 330)),
+                      s8(rng, (2, 1, 3, 3)), 0.02, 100, 0.01, 0, 0.05, 120, np.uint8,
+                      pads=(1, 1, 1, 1), group=2)
 
     # QDQ graphs (quant-fuse). Output step = the last layer's ys.
     x = rng.uniform(-1, 1, (1, 8, 12, 12)).astype(F32)
