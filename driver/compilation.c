@@ -958,20 +958,27 @@ static void tune_remote_store(tune_remote_t* tr, const mlcc_tune_record_t* rec) 
   free(text);
 }
 
+// The import job's --input-* arguments (shapes and values; borrowed from
+// c->jobs), at most |cap| of them, into |out|; returns how many.
+static uint32_t import_input_args(const mlcc_compilation_t* c, const char** out, uint32_t cap) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < c->jobs.n_jobs; ++i) {
+    const mlcc_job_t* j = &c->jobs.jobs[i];
+    if (j->kind != MLCC_JOB_IMPORT) continue;
+    for (uint32_t a = 3; a < j->argc && n < cap; ++a) {
+      if (strncmp(j->argv[a], "--input-", 8) == 0) out[n++] = j->argv[a];
+    }
+  }
+  return n;
+}
+
 // --tune (driver/tune_run.h): measures, then stores the records in the
 // local cache and adds them to c->tune_file (written back to
 // --tuning-records=FILE when given), where apply_tuning finds them.
 static mlcc_status_t run_tune(mlcc_compilation_t* c, const mlcc_codegen_options_t* cg) {
   const mlcc_options_t* o = c->options;
   const char* args[136];
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < c->jobs.n_jobs; ++i) {
-    const mlcc_job_t* j = &c->jobs.jobs[i];
-    if (j->kind != MLCC_JOB_IMPORT) continue;
-    for (uint32_t a = 3; a < j->argc && n < 128; ++a) {
-      if (strncmp(j->argv[a], "--input-", 8) == 0) args[n++] = j->argv[a];
-    }
-  }
+  uint32_t n = import_input_args(c, args, 128);
   if (o->passes != NULL) args[n++] = arena_printf(&c->arena, "--passes=%s", o->passes);
   if (o->winograd_given) args[n++] = o->no_winograd ? "-fno-winograd" : "-fwinograd";
   for (uint32_t i = 0; i < n; ++i) {
@@ -1422,14 +1429,7 @@ static mlcc_status_t run_describe(mlcc_compilation_t* c) {
   }
   // The options besides target, CPU, features and -O that change the code.
   const char* opts[136];
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < c->jobs.n_jobs; ++i) {
-    const mlcc_job_t* j = &c->jobs.jobs[i];
-    if (j->kind != MLCC_JOB_IMPORT) continue;
-    for (uint32_t a = 3; a < j->argc && n < 128; ++a) {
-      if (strncmp(j->argv[a], "--input-", 8) == 0) opts[n++] = j->argv[a];
-    }
-  }
+  uint32_t n = import_input_args(c, opts, 128);
   if (o->passes != NULL) opts[n++] = arena_printf(&c->arena, "--passes=%s", o->passes);
   if (o->no_winograd) opts[n++] = "-fno-winograd";
   if (o->profile) opts[n++] = "--profile";

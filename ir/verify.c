@@ -199,6 +199,208 @@ static void check_kernels(verifier_t* v, const uint32_t* pos_of_node, uint32_t n
   free(seen);
 }
 
+// The value table and the graph inputs; marks every constant and input
+// as defined in |defined| (by value id).
+static void check_values(verifier_t* v, uint8_t* defined, bool require_shapes) {
+  const mlcc_graph_t* g = v->graph;
+  for (uint32_t i = 0; i < g->n_values; ++i) {
+    const mlcc_value_t* val = g->values[i];
+    if (val == NULL || val->id != i) {
+      problem(v, "value slot %u holds a value with id %u", i, val ? val->id : 0);
+      continue;
+    }
+    if (val->kind == MLCC_VALUE_CONSTANT) {
+      defined[i] = 1;
+      if (val->producer != NULL) {
+        problem(v, "constant '%s' has a producer", val->name);
+      }
+      if (!mlcc_dtype_is_valid(val->dtype) || !val->shape_known) {
+        problem(v, "constant '%s' has no dtype or shape", val->name);
+      } else if (val->data == NULL && mlcc_value_byte_size(val) != 0) {
+        problem(v, "constant '%s' has no data", val->name);
+      }
+    } else if (val->kind == MLCC_VALUE_INPUT) {
+      defined[i] = 1;
+      if (val->producer != NULL) problem(v, "graph input '%s' has a producer", val->name);
+    }
+    bool listed = false;
+    for (uint32_t j = 0; j < g->n_outputs; ++j) listed |= g->outputs[j] == val;
+    if (val->is_output != listed) {
+      problem(v, "value '%s' %s", val->name,
+              val->is_output ? "is flagged as an output but not listed in the graph outputs"
+                             : "is a graph output but not flagged is_output");
+    }
+  }
+  for (uint32_t i = 0; i < g->n_inputs; ++i) {
+    const mlcc_value_t* in = g->inputs[i];
+    if (in == NULL || !owned(g, in)) {
+      problem(v, "graph input %u is not a value of the graph", i);
+    } else if (in->kind != MLCC_VALUE_INPUT) {
+      problem(v, "graph input '%s' is not of kind INPUT", in->name);
+    } else if (require_shapes) {
+      check_typed(v, "graph input", in);
+    }
+  }
+}
+
+// One live node with a valid op: its op's opset and arity, the extent
+// slots of bounded outputs, its inputs (defined before use; counted in
+// |uses|) and outputs (one producer each; marked in |defined|).
+static void check_node(verifier_t* v, const mlcc_node_t* n, uint8_t* defined, uint32_t* uses,
+                       bool require_shapes) {
+  const mlcc_graph_t* g = v->graph;
+  char desc[256];
+  mlcc_node_describe(n, desc, sizeof(desc));
+  const mlcc_op_desc_t* d = mlcc_op_desc(n->op);
+  if (n->opset < d->opset_min || n->opset > d->opset_max) {
+    problem(v, "%s: opset outside the supported range %d..%d", desc, d->opset_min,
+            d->opset_max);
+  }
+  if (n->n_inputs < d->in_min || n->n_inputs > d->in_max) {
+    problem(v, "%s has %u inputs; %s takes %u to %u", desc, n->n_inputs, d->name,
+            d->in_min, d->in_max);
+  }
+  // Extent slots of bounded outputs (plan-memory) follow the ONNX outputs.
+  uint32_t n_extents = 0;
+  for (uint32_t j = 0; j < n->n_outputs; ++j) {
+    const mlcc_value_t* out = n->outputs[j];
+    if (out == NULL || out->bound_dims == 0 || out->extent == NULL) continue;
+    const mlcc_value_t* e = out->extent;
+    bool found = false;
+    for (uint32_t k = 0; k < n->n_outputs; ++k) found |= n->outputs[k] == e;
+    if (!found || e->dtype != MLCC_DTYPE_I64 || e->shape.rank != 1 ||
+        e->shape.dims[0] != out->shape.rank) {
+      problem(v, "%s: the extent slot of '%s' must be an int64 [%d] output of the node",
+              desc, out->name, (int)out->shape.rank);
+    }
+    n_extents += found;
+  }
+  uint32_t n_onnx_outputs = n->n_outputs - n_extents;
+  if (n_onnx_outputs < d->out_min || n_onnx_outputs > d->out_max) {
+    problem(v, "%s has %u outputs; %s produces %u to %u", desc, n_onnx_outputs, d->name,
+            d->out_min, d->out_max);
+  }
+  for (uint32_t j = 0; j < n->n_inputs; ++j) {
+    const mlcc_value_t* in = n->inputs[j];
+    if (in == NULL) {
+      if (j < d->in_min) problem(v, "%s: required input %u is missing", desc, j);
+      continue;
+    }
+    if (!owned(g, in)) {
+      problem(v, "%s: input %u is not a value of the graph", desc, j);
+      continue;
+    }
+    uses[in->id]++;
+    if (in->bound_dims != 0) {
+      problem(v, "%s: input %u '%s' has a data-dependent shape (only graph outputs may)",
+              desc, j, in->name);
+    }
+    if (!defined[in->id]) {
+      problem(v, "%s: input %u '%s' is used before it is defined%s", desc, j, in->name,
+              in->producer == NULL ? " (it has no producer)" : "");
+    }
+    if (require_shapes) check_typed(v, desc, in);
+  }
+  for (uint32_t j = 0; j < n->n_outputs; ++j) {
+    const mlcc_value_t* out = n->outputs[j];
+    if (out == NULL) {
+      if (j < d->out_min) problem(v, "%s: required output %u is missing", desc, j);
+      continue;
+    }
+    if (!owned(g, out)) {
+      problem(v, "%s: output %u is not a value of the graph", desc, j);
+      continue;
+    }
+    if (out->kind != MLCC_VALUE_INTERMEDIATE) {
+      problem(v, "%s: output '%s' is a graph input or constant", desc, out->name);
+    } else if (defined[out->id]) {
+      problem(v, "%s: value '%s' has more than one producer", desc, out->name);
+    } else if (out->producer != n) {
+      problem(v, "%s: output '%s' names another node as its producer", desc,
+              out->name);
+    }
+    defined[out->id] = 1;
+    if (require_shapes) check_typed(v, desc, out);
+  }
+  if (g->n_kernels == 0 && n->kernel != -1) {
+    problem(v, "%s is in kernel %d but the graph has no kernels", desc, (int)n->kernel);
+  }
+}
+
+// The node list in program order: slots, duplicate ids (|pos_of_node|[id]
+// = 1 + its position), then every live node (check_node).
+static void check_nodes(verifier_t* v, uint32_t* pos_of_node, uint32_t n_ids, uint8_t* defined,
+                        uint32_t* uses, bool require_shapes) {
+  const mlcc_graph_t* g = v->graph;
+  for (uint32_t i = 0; i < g->n_nodes; ++i) {
+    const mlcc_node_t* n = g->nodes[i];
+    if (n == NULL) {
+      problem(v, "node slot %u is NULL", i);
+      continue;
+    }
+    if (n->id < n_ids) {
+      if (pos_of_node[n->id] != 0) {
+        problem(v, "node id %u appears twice in the node list", n->id);
+      }
+      pos_of_node[n->id] = i + 1;
+    }
+    if (n->dead) continue;
+    if ((unsigned)n->op >= (unsigned)MLCC_OP_COUNT) {
+      problem(v, "node #%u '%s' has an invalid op %d", n->id, n->name, (int)n->op);
+      continue;
+    }
+    check_node(v, n, defined, uses, require_shapes);
+  }
+}
+
+// The graph outputs: values of the graph, produced by a live node.
+static void check_outputs(verifier_t* v, const uint8_t* defined, bool require_shapes) {
+  const mlcc_graph_t* g = v->graph;
+  for (uint32_t i = 0; i < g->n_outputs; ++i) {
+    const mlcc_value_t* out = g->outputs[i];
+    if (out == NULL || !owned(g, out)) {
+      problem(v, "graph output %u is not a value of the graph", i);
+      continue;
+    }
+    if (!defined[out->id]) {
+      problem(v, "graph output '%s' is not produced by any live node", out->name);
+    }
+    if (require_shapes) check_typed(v, "graph output", out);
+  }
+}
+
+// The verdict: OK, or one INVALID_MODEL status listing the problems (the
+// first on the first line); frees v->text.
+static mlcc_status_t verdict(verifier_t* v) {
+  if (v->oom) {
+    free(v->text);
+    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED,
+                            "out of memory verifying the graph");
+  }
+  if (v->n_problems == 0) {
+    free(v->text);
+    return mlcc_ok_status();
+  }
+  // The first problem goes on the first line, where drivers and users look;
+  // the rest (up to MAX_PROBLEMS) follow one per line.
+  const char* text = v->text ? v->text : "";
+  const char* first = text[0] == '\n' ? text + 3 : text;  // skip "\n  "
+  const char* rest = strchr(first, '\n');
+  int first_len = rest ? (int)(rest - first) : (int)strlen(first);
+  mlcc_status_t s;
+  if (v->n_problems == 1) {
+    s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%.*s", first_len, first);
+  } else {
+    s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                         "%.*s (and %u more problem%s%s):%s", first_len, first,
+                         v->n_problems - 1, v->n_problems == 2 ? "" : "s",
+                         v->n_problems > MAX_PROBLEMS ? ", first ones shown" : "",
+                         rest ? rest : "");
+  }
+  free(v->text);
+  return s;
+}
+
 mlcc_status_t mlcc_graph_verify(const mlcc_graph_t* graph, bool require_shapes) {
   verifier_t v;
   memset(&v, 0, sizeof(v));
@@ -219,186 +421,12 @@ mlcc_status_t mlcc_graph_verify(const mlcc_graph_t* graph, bool require_shapes) 
     return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED,
                             "out of memory verifying the graph");
   }
-  char desc[256];
-
-  // Values.
-  for (uint32_t i = 0; i < g->n_values; ++i) {
-    const mlcc_value_t* val = g->values[i];
-    if (val == NULL || val->id != i) {
-      problem(&v, "value slot %u holds a value with id %u", i, val ? val->id : 0);
-      continue;
-    }
-    if (val->kind == MLCC_VALUE_CONSTANT) {
-      defined[i] = 1;
-      if (val->producer != NULL) {
-        problem(&v, "constant '%s' has a producer", val->name);
-      }
-      if (!mlcc_dtype_is_valid(val->dtype) || !val->shape_known) {
-        problem(&v, "constant '%s' has no dtype or shape", val->name);
-      } else if (val->data == NULL && mlcc_value_byte_size(val) != 0) {
-        problem(&v, "constant '%s' has no data", val->name);
-      }
-    } else if (val->kind == MLCC_VALUE_INPUT) {
-      defined[i] = 1;
-      if (val->producer != NULL) problem(&v, "graph input '%s' has a producer", val->name);
-    }
-    bool listed = false;
-    for (uint32_t j = 0; j < g->n_outputs; ++j) listed |= g->outputs[j] == val;
-    if (val->is_output != listed) {
-      problem(&v, "value '%s' %s", val->name,
-              val->is_output ? "is flagged as an output but not listed in the graph outputs"
-                             : "is a graph output but not flagged is_output");
-    }
-  }
-  for (uint32_t i = 0; i < g->n_inputs; ++i) {
-    const mlcc_value_t* in = g->inputs[i];
-    if (in == NULL || !owned(g, in)) {
-      problem(&v, "graph input %u is not a value of the graph", i);
-    } else if (in->kind != MLCC_VALUE_INPUT) {
-      problem(&v, "graph input '%s' is not of kind INPUT", in->name);
-    } else if (require_shapes) {
-      check_typed(&v, "graph input", in);
-    }
-  }
-
-  // Nodes in order.
-  for (uint32_t i = 0; i < g->n_nodes; ++i) {
-    const mlcc_node_t* n = g->nodes[i];
-    if (n == NULL) {
-      problem(&v, "node slot %u is NULL", i);
-      continue;
-    }
-    if (n->id < n_ids) {
-      if (pos_of_node[n->id] != 0) {
-        problem(&v, "node id %u appears twice in the node list", n->id);
-      }
-      pos_of_node[n->id] = i + 1;
-    }
-    if (n->dead) continue;
-    if ((unsigned)n->op >= (unsigned)MLCC_OP_COUNT) {
-      problem(&v, "node #%u '%s' has an invalid op %d", n->id, n->name, (int)n->op);
-      continue;
-    }
-    mlcc_node_describe(n, desc, sizeof(desc));
-    const mlcc_op_desc_t* d = mlcc_op_desc(n->op);
-    if (n->opset < d->opset_min || n->opset > d->opset_max) {
-      problem(&v, "%s: opset outside the supported range %d..%d", desc, d->opset_min,
-              d->opset_max);
-    }
-    if (n->n_inputs < d->in_min || n->n_inputs > d->in_max) {
-      problem(&v, "%s has %u inputs; %s takes %u to %u", desc, n->n_inputs, d->name,
-              d->in_min, d->in_max);
-    }
-    // Extent slots of bounded outputs (plan-memory) follow the ONNX outputs.
-    uint32_t n_extents = 0;
-    for (uint32_t j = 0; j < n->n_outputs; ++j) {
-      const mlcc_value_t* out = n->outputs[j];
-      if (out == NULL || out->bound_dims == 0 || out->extent == NULL) continue;
-      const mlcc_value_t* e = out->extent;
-      bool found = false;
-      for (uint32_t k = 0; k < n->n_outputs; ++k) found |= n->outputs[k] == e;
-      if (!found || e->dtype != MLCC_DTYPE_I64 || e->shape.rank != 1 ||
-          e->shape.dims[0] != out->shape.rank) {
-        problem(&v, "%s: the extent slot of '%s' must be an int64 [%d] output of the node",
-                desc, out->name, (int)out->shape.rank);
-      }
-      n_extents += found;
-    }
-    uint32_t n_onnx_outputs = n->n_outputs - n_extents;
-    if (n_onnx_outputs < d->out_min || n_onnx_outputs > d->out_max) {
-      problem(&v, "%s has %u outputs; %s produces %u to %u", desc, n_onnx_outputs, d->name,
-              d->out_min, d->out_max);
-    }
-    for (uint32_t j = 0; j < n->n_inputs; ++j) {
-      const mlcc_value_t* in = n->inputs[j];
-      if (in == NULL) {
-        if (j < d->in_min) problem(&v, "%s: required input %u is missing", desc, j);
-        continue;
-      }
-      if (!owned(g, in)) {
-        problem(&v, "%s: input %u is not a value of the graph", desc, j);
-        continue;
-      }
-      uses[in->id]++;
-      if (in->bound_dims != 0) {
-        problem(&v, "%s: input %u '%s' has a data-dependent shape (only graph outputs may)",
-                desc, j, in->name);
-      }
-      if (!defined[in->id]) {
-        problem(&v, "%s: input %u '%s' is used before it is defined%s", desc, j, in->name,
-                in->producer == NULL ? " (it has no producer)" : "");
-      }
-      if (require_shapes) check_typed(&v, desc, in);
-    }
-    for (uint32_t j = 0; j < n->n_outputs; ++j) {
-      const mlcc_value_t* out = n->outputs[j];
-      if (out == NULL) {
-        if (j < d->out_min) problem(&v, "%s: required output %u is missing", desc, j);
-        continue;
-      }
-      if (!owned(g, out)) {
-        problem(&v, "%s: output %u is not a value of the graph", desc, j);
-        continue;
-      }
-      if (out->kind != MLCC_VALUE_INTERMEDIATE) {
-        problem(&v, "%s: output '%s' is a graph input or constant", desc, out->name);
-      } else if (defined[out->id]) {
-        problem(&v, "%s: value '%s' has more than one producer", desc, out->name);
-      } else if (out->producer != n) {
-        problem(&v, "%s: output '%s' names another node as its producer", desc,
-                out->name);
-      }
-      defined[out->id] = 1;
-      if (require_shapes) check_typed(&v, desc, out);
-    }
-    if (g->n_kernels == 0 && n->kernel != -1) {
-      problem(&v, "%s is in kernel %d but the graph has no kernels", desc, (int)n->kernel);
-    }
-  }
-
-  // Graph outputs.
-  for (uint32_t i = 0; i < g->n_outputs; ++i) {
-    const mlcc_value_t* out = g->outputs[i];
-    if (out == NULL || !owned(g, out)) {
-      problem(&v, "graph output %u is not a value of the graph", i);
-      continue;
-    }
-    if (!defined[out->id]) {
-      problem(&v, "graph output '%s' is not produced by any live node", out->name);
-    }
-    if (require_shapes) check_typed(&v, "graph output", out);
-  }
-
+  check_values(&v, defined, require_shapes);
+  check_nodes(&v, pos_of_node, n_ids, defined, uses, require_shapes);
+  check_outputs(&v, defined, require_shapes);
   check_kernels(&v, pos_of_node, n_ids, uses, require_shapes);
-
   free(defined);
   free(uses);
   free(pos_of_node);
-  if (v.oom) {
-    free(v.text);
-    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED,
-                            "out of memory verifying the graph");
-  }
-  if (v.n_problems == 0) {
-    free(v.text);
-    return mlcc_ok_status();
-  }
-  // The first problem goes on the first line, where drivers and users look;
-  // the rest (up to MAX_PROBLEMS) follow one per line.
-  const char* text = v.text ? v.text : "";
-  const char* first = text[0] == '\n' ? text + 3 : text;  // skip "\n  "
-  const char* rest = strchr(first, '\n');
-  int first_len = rest ? (int)(rest - first) : (int)strlen(first);
-  mlcc_status_t s;
-  if (v.n_problems == 1) {
-    s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%.*s", first_len, first);
-  } else {
-    s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                         "%.*s (and %u more problem%s%s):%s", first_len, first,
-                         v.n_problems - 1, v.n_problems == 2 ? "" : "s",
-                         v.n_problems > MAX_PROBLEMS ? ", first ones shown" : "",
-                         rest ? rest : "");
-  }
-  free(v.text);
-  return s;
+  return verdict(&v);
 }

@@ -892,6 +892,143 @@ static mlcc_status_t scan_sequence(lower_ctx_t* lc, mlcc_node_t* node,
   return s;
 }
 
+// The directions and axes attributes of Scan into |p| (Scan-8 has only
+// 'directions'; its axes are fixed).
+static mlcc_status_t scan_attrs(const mlcc_node_t* node, bool batched, scan_plan_t* p) {
+  uint32_t M = p->n_in, K = p->n_out;
+  mlcc_status_t s = mlcc_ok_status();
+  if (batched) {
+    s = scan_ints(node, "directions", M, 0, p->in_dirs);
+    if (s == NULL) s = check_directions("directions", p->in_dirs, M);
+  } else {
+    s = scan_ints(node, "scan_input_directions", M, 0, p->in_dirs);
+    if (s == NULL) s = check_directions("scan_input_directions", p->in_dirs, M);
+    if (s == NULL) s = scan_ints(node, "scan_output_directions", K, 0, p->out_dirs);
+    if (s == NULL) s = check_directions("scan_output_directions", p->out_dirs, K);
+    if (s == NULL) s = scan_ints(node, "scan_input_axes", M, 0, p->in_axes);
+    if (s == NULL) s = scan_ints(node, "scan_output_axes", K, 0, p->out_axes);
+  }
+  return s;
+}
+
+// The sequence length p->steps of the scan inputs rest[N..N+M) (one for
+// all), and for Scan-8 (|batched|) the batch *|batch| that every input
+// shares on axis 0 (else 1) and the check of 'sequence_lens' (constant,
+// full length).
+static mlcc_status_t scan_lengths(lower_ctx_t* lc, mlcc_node_t* node, mlcc_value_t* const* rest,
+                                  uint32_t n_rest, uint32_t first, bool batched, scan_plan_t* p,
+                                  int64_t* batch) {
+  uint32_t N = p->n_state, M = p->n_in;
+  *batch = 1;
+  mlcc_status_t s = mlcc_ok_status();
+  for (uint32_t i = 0; i < M && s == NULL; ++i) {
+    const mlcc_value_t* x = rest[N + i];
+    int64_t axis = 1;
+    if (batched) {
+      if (x->shape.rank < 2) {
+        s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                             "Scan-8 scan input %u must have rank >= 2 (batch, sequence, "
+                             "...); got rank %d", i, (int)x->shape.rank);
+        break;
+      }
+      p->in_axes[i] = 0;  // the sequence axis once the batch item is selected
+    } else {
+      s = scan_axis(node, "scan_input_axes", i, p->in_axes[i], x->shape.rank, &p->in_axes[i]);
+      if (s != NULL) break;
+      axis = p->in_axes[i];
+    }
+    int64_t len = x->shape.dims[axis];
+    if (i == 0) p->steps = len;
+    if (len != p->steps) {
+      s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                           "Scan inputs must have one sequence length; scan input 0 has %"
+                           PRId64 " and scan input %u has %" PRId64, p->steps, i, len);
+    }
+  }
+  if (s == NULL && batched) {
+    for (uint32_t i = 0; i < n_rest && s == NULL; ++i) {
+      int64_t b = rest[i]->shape.rank >= 1 ? rest[i]->shape.dims[0] : -1;
+      if (i == 0) *batch = b;
+      if (b < 0 || b != *batch) {
+        s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                             "Scan-8 inputs must share batch dim 0; input %u has shape of "
+                             "rank %d%s", first + i, (int)rest[i]->shape.rank,
+                             b < 0 ? "" : " and another batch size");
+      }
+    }
+    mlcc_value_t* lens = node->inputs[0];
+    if (s == NULL && lens != NULL) {
+      if (!mlcc_dtype_is_int(lens->dtype) || lens->shape.rank != 1 ||
+          lens->shape.dims[0] != *batch) {
+        char tb[200];
+        s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                             "Scan input 'sequence_lens' must be an integer [%" PRId64 "] "
+                             "tensor; got %s", *batch, type_str(lens, tb, sizeof(tb)));
+      } else if (lens->kind != MLCC_VALUE_CONSTANT) {
+        s = runtime_error(lc, node, "input 'sequence_lens'", "sequence lengths", lens);
+      }
+      for (int64_t b = 0; b < *batch && s == NULL; ++b) {
+        int64_t len = mlcc_value_const_i64(lens, b);
+        if (len != p->steps) {
+          s = mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                               "Scan 'sequence_lens'[%" PRId64 "] is %" PRId64 " but the "
+                               "sequence has %" PRId64 " steps; only full-length sequences "
+                               "are supported", b, len, p->steps);
+        }
+      }
+    }
+  }
+  return s;
+}
+
+// Scan-8: one sequence per batch item (rest[] sliced at item b on axis 0;
+// |item_xs| [M] holds one item's scan inputs), then every output stacks the
+// items on axis 0.
+static mlcc_status_t scan_batched(lower_ctx_t* lc, mlcc_node_t* node,
+                                  const mlcc_subgraph_t* body, const scan_plan_t* p,
+                                  mlcc_value_t* const* rest, int64_t batch,
+                                  mlcc_value_t** item_xs, const bool* skip) {
+  uint32_t N = p->n_state, M = p->n_in, K = p->n_out;
+  mlcc_status_t s = mlcc_ok_status();
+  if (batch == 0 || batch > MLCC_LOWER_MAX_ITERATIONS) {
+    s = mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                         "Scan-8 with batch size %" PRId64 " is not supported", batch);
+  }
+  size_t per_item = (size_t)N + K;
+  mlcc_value_t** items = NULL;  // [batch][N + K]
+  if (s == NULL) {
+    items = (mlcc_value_t**)calloc((size_t)batch * per_item + 1, sizeof(*items));
+    if (items == NULL) s = oom();
+  }
+  for (int64_t b = 0; b < batch && s == NULL; ++b) {
+    mlcc_value_t** item = items + (size_t)b * per_item;
+    for (uint32_t j = 0; j < N && s == NULL; ++j) {
+      s = select_slice(lc, node, rest[j], b, 0, &item[j]);
+    }
+    for (uint32_t i = 0; i < M && s == NULL; ++i) {
+      s = select_slice(lc, node, rest[N + i], b, 0, &item_xs[i]);
+    }
+    if (s == NULL) {
+      s = scan_sequence(lc, node, body, p, item, item_xs, item + N, skip);
+    }
+    if (s != NULL) s = mlcc_status_annotate(s, "batch item %" PRId64, b);
+  }
+  mlcc_value_t** column = NULL;
+  if (s == NULL) {
+    column = (mlcc_value_t**)calloc((size_t)batch, sizeof(*column));
+    if (column == NULL) s = oom();
+  }
+  for (size_t k = 0; k < per_item && s == NULL; ++k) {
+    mlcc_value_t* out = node->outputs[k];
+    if (out == NULL) continue;
+    for (int64_t b = 0; b < batch; ++b) column[b] = items[(size_t)b * per_item + k];
+    s = stack_values(lc, node, column, (uint32_t)batch, 0, out, NULL);
+  }
+  free(column);
+  free(items);
+  return s;
+}
+
 static mlcc_status_t lower_scan(lower_ctx_t* lc, mlcc_node_t* node) {
   const mlcc_subgraph_t* body = NULL;
   MLCC_RETURN_IF_ERROR(require_graph(node, "body", &body));
@@ -953,77 +1090,10 @@ static mlcc_status_t lower_scan(lower_ctx_t* lc, mlcc_node_t* node) {
   mlcc_value_t** xs = vals + N;            // [M]
   mlcc_value_t** dst = vals + N + M;       // [K]
   mlcc_value_t** item_xs = vals + N + M + K;  // Scan-8: one batch item's scan inputs [M]
-  mlcc_status_t s = mlcc_ok_status();
-  if (batched) {
-    s = scan_ints(node, "directions", M, 0, p.in_dirs);
-    if (s == NULL) s = check_directions("directions", p.in_dirs, M);
-  } else {
-    s = scan_ints(node, "scan_input_directions", M, 0, p.in_dirs);
-    if (s == NULL) s = check_directions("scan_input_directions", p.in_dirs, M);
-    if (s == NULL) s = scan_ints(node, "scan_output_directions", K, 0, p.out_dirs);
-    if (s == NULL) s = check_directions("scan_output_directions", p.out_dirs, K);
-    if (s == NULL) s = scan_ints(node, "scan_input_axes", M, 0, p.in_axes);
-    if (s == NULL) s = scan_ints(node, "scan_output_axes", K, 0, p.out_axes);
-  }
+  mlcc_status_t s = scan_attrs(node, batched, &p);
   // The sequence length (and the batch for Scan-8).
   int64_t batch = 1;
-  for (uint32_t i = 0; i < M && s == NULL; ++i) {
-    const mlcc_value_t* x = rest[N + i];
-    int64_t axis = 1;
-    if (batched) {
-      if (x->shape.rank < 2) {
-        s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                             "Scan-8 scan input %u must have rank >= 2 (batch, sequence, "
-                             "...); got rank %d", i, (int)x->shape.rank);
-        break;
-      }
-      p.in_axes[i] = 0;  // the sequence axis once the batch item is selected
-    } else {
-      s = scan_axis(node, "scan_input_axes", i, p.in_axes[i], x->shape.rank, &p.in_axes[i]);
-      if (s != NULL) break;
-      axis = p.in_axes[i];
-    }
-    int64_t len = x->shape.dims[axis];
-    if (i == 0) p.steps = len;
-    if (len != p.steps) {
-      s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                           "Scan inputs must have one sequence length; scan input 0 has %"
-                           PRId64 " and scan input %u has %" PRId64, p.steps, i, len);
-    }
-  }
-  if (s == NULL && batched) {
-    for (uint32_t i = 0; i < n_rest && s == NULL; ++i) {
-      int64_t b = rest[i]->shape.rank >= 1 ? rest[i]->shape.dims[0] : -1;
-      if (i == 0) batch = b;
-      if (b < 0 || b != batch) {
-        s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                             "Scan-8 inputs must share batch dim 0; input %u has shape of "
-                             "rank %d%s", first + i, (int)rest[i]->shape.rank,
-                             b < 0 ? "" : " and another batch size");
-      }
-    }
-    mlcc_value_t* lens = node->inputs[0];
-    if (s == NULL && lens != NULL) {
-      if (!mlcc_dtype_is_int(lens->dtype) || lens->shape.rank != 1 ||
-          lens->shape.dims[0] != batch) {
-        char tb[200];
-        s = mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                             "Scan input 'sequence_lens' must be an integer [%" PRId64 "] "
-                             "tensor; got %s", batch, type_str(lens, tb, sizeof(tb)));
-      } else if (lens->kind != MLCC_VALUE_CONSTANT) {
-        s = runtime_error(lc, node, "input 'sequence_lens'", "sequence lengths", lens);
-      }
-      for (int64_t b = 0; b < batch && s == NULL; ++b) {
-        int64_t len = mlcc_value_const_i64(lens, b);
-        if (len != p.steps) {
-          s = mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                               "Scan 'sequence_lens'[%" PRId64 "] is %" PRId64 " but the "
-                               "sequence has %" PRId64 " steps; only full-length sequences "
-                               "are supported", b, len, p.steps);
-        }
-      }
-    }
-  }
+  if (s == NULL) s = scan_lengths(lc, node, rest, n_rest, first, batched, &p, &batch);
   if (s == NULL && (p.steps > MLCC_LOWER_MAX_ITERATIONS ||
                     batch * p.steps > MLCC_LOWER_MAX_ITERATIONS)) {
     s = mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
@@ -1041,42 +1111,7 @@ static mlcc_status_t lower_scan(lower_ctx_t* lc, mlcc_node_t* node) {
     }
   } else if (s == NULL) {
     // Scan-8: one sequence per batch item, then stack the items on axis 0.
-    if (batch == 0 || batch > MLCC_LOWER_MAX_ITERATIONS) {
-      s = mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                           "Scan-8 with batch size %" PRId64 " is not supported", batch);
-    }
-    size_t per_item = (size_t)N + K;
-    mlcc_value_t** items = NULL;  // [batch][N + K]
-    if (s == NULL) {
-      items = (mlcc_value_t**)calloc((size_t)batch * per_item + 1, sizeof(*items));
-      if (items == NULL) s = oom();
-    }
-    for (int64_t b = 0; b < batch && s == NULL; ++b) {
-      mlcc_value_t** item = items + (size_t)b * per_item;
-      for (uint32_t j = 0; j < N && s == NULL; ++j) {
-        s = select_slice(lc, node, rest[j], b, 0, &item[j]);
-      }
-      for (uint32_t i = 0; i < M && s == NULL; ++i) {
-        s = select_slice(lc, node, rest[N + i], b, 0, &item_xs[i]);
-      }
-      if (s == NULL) {
-        s = scan_sequence(lc, node, body, &p, item, item_xs, item + N, skip);
-      }
-      if (s != NULL) s = mlcc_status_annotate(s, "batch item %" PRId64, b);
-    }
-    mlcc_value_t** column = NULL;
-    if (s == NULL) {
-      column = (mlcc_value_t**)calloc((size_t)batch, sizeof(*column));
-      if (column == NULL) s = oom();
-    }
-    for (size_t k = 0; k < per_item && s == NULL; ++k) {
-      mlcc_value_t* out = node->outputs[k];
-      if (out == NULL) continue;
-      for (int64_t b = 0; b < batch; ++b) column[b] = items[(size_t)b * per_item + k];
-      s = stack_values(lc, node, column, (uint32_t)batch, 0, out, NULL);
-    }
-    free(column);
-    free(items);
+    s = scan_batched(lc, node, body, &p, rest, batch, item_xs, skip);
   }
   free(ints);
   free(vals);

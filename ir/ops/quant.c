@@ -78,6 +78,50 @@ static mlcc_status_t check_same_shape(const mlcc_node_t* node, const mlcc_value_
 // QuantizeLinear, DequantizeLinear
 //===----------------------------------------------------------------------===//
 
+// [outer, len, inner] of |x| around axis |ax|, not blocked.
+static void set_axis_layout(const mlcc_value_t* x, int32_t ax, mlcc_quant_linear_t* out) {
+  out->axis = ax;
+  out->outer = 1;
+  out->len = x->shape.dims[ax];
+  out->inner = 1;
+  for (int32_t d = 0; d < x->shape.rank; ++d) {
+    if (d < ax) out->outer *= x->shape.dims[d];
+    else if (d > ax) out->inner *= x->shape.dims[d];
+  }
+  out->block = 0;
+  out->n_blocks = out->len;
+}
+
+// Blocked quantization (opset 21): |s| has x's rank, dim axis
+// ceil(x.shape[axis] / block), the other dims x's.
+static mlcc_status_t resolve_blocked(const mlcc_node_t* node, const mlcc_value_t* x,
+                                     const mlcc_value_t* s, const char* s_name, int64_t block,
+                                     mlcc_quant_linear_t* out) {
+  int64_t axis = 1;
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "axis", 1, &axis));
+  int32_t ax = 0;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_axis(node, "attribute 'axis'", axis, x->shape.rank, &ax));
+  int64_t nb = (x->shape.dims[ax] + block - 1) / block;
+  bool ok = s->shape.rank == x->shape.rank;
+  for (int32_t d = 0; ok && d < x->shape.rank; ++d) {
+    ok = s->shape.dims[d] == (d == ax ? nb : x->shape.dims[d]);
+  }
+  if (!ok) {
+    char sx[MLCC_INFER_SHAPE_BUF], ss[MLCC_INFER_SHAPE_BUF];
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s with block_size=%lld needs '%s' of x's shape with dim axis=%d "
+                            "= ceil(%lld / %lld) = %lld; got x%s and %s%s",
+                            mlcc_infer_op(node), (long long)block, s_name, (int)ax,
+                            (long long)x->shape.dims[ax], (long long)block, (long long)nb,
+                            mlcc_infer_fmt_shape(&x->shape, sx), s_name,
+                            mlcc_infer_fmt_shape(&s->shape, ss));
+  }
+  set_axis_layout(x, ax, out);
+  out->block = block;
+  out->n_blocks = nb;
+  return mlcc_ok_status();
+}
+
 mlcc_status_t mlcc_quant_linear_resolve(const mlcc_node_t* node, mlcc_quant_linear_t* out) {
   memset(out, 0, sizeof(*out));
   bool quant = node->op == MLCC_OP_QUANTIZE_LINEAR;
@@ -91,11 +135,19 @@ mlcc_status_t mlcc_quant_linear_resolve(const mlcc_node_t* node, mlcc_quant_line
   MLCC_RETURN_IF_ERROR(check_same_shape(node, s, s_name, zp, zp_name));
   int64_t numel = mlcc_infer_numel(&x->shape), ns = mlcc_infer_numel(&s->shape);
   char sx[MLCC_INFER_SHAPE_BUF], ss[MLCC_INFER_SHAPE_BUF];
+  int64_t block = 0;
+  if (node->opset >= 21) MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "block_size", 0, &block));
+  if (block < 0) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s block_size must be >= 0; got %lld",
+                            mlcc_infer_op(node), (long long)block);
+  }
+  if (block > 0) return resolve_blocked(node, x, s, s_name, block, out);
   if (ns == 1) {
     out->axis = -1;
     out->outer = 1;
     out->len = 1;
     out->inner = numel;
+    out->n_blocks = 1;
     return mlcc_ok_status();
   }
   if (node->opset < 13) {
@@ -117,23 +169,23 @@ mlcc_status_t mlcc_quant_linear_resolve(const mlcc_node_t* node, mlcc_quant_line
                             (long long)x->shape.dims[ax], mlcc_infer_fmt_shape(&x->shape, sx),
                             s_name, mlcc_infer_fmt_shape(&s->shape, ss));
   }
-  out->axis = ax;
-  out->outer = 1;
-  out->len = x->shape.dims[ax];
-  out->inner = 1;
-  for (int32_t d = 0; d < x->shape.rank; ++d) {
-    if (d < ax) out->outer *= x->shape.dims[d];
-    else if (d > ax) out->inner *= x->shape.dims[d];
-  }
+  set_axis_layout(x, ax, out);
   return mlcc_ok_status();
+}
+
+// True if |dt| is a quantized type of QuantizeLinear / DequantizeLinear at
+// |node|'s opset: int8, uint8; 21+ also int16, uint16.
+static bool quant_type_ok(const mlcc_node_t* node, mlcc_dtype_t dt) {
+  if (dt == MLCC_DTYPE_U8 || dt == MLCC_DTYPE_I8) return true;
+  return node->opset >= 21 && (dt == MLCC_DTYPE_I16 || dt == MLCC_DTYPE_U16);
 }
 
 // The attributes and types that opsets 19-25 add to QuantizeLinear and
 // DequantizeLinear, where they would change the opset-13 semantics mlcc
-// implements: float16/bfloat16 scales (19), 16-bit integer types (21),
-// blocked quantization ('block_size', 21), 'output_dtype' (Q 21, DQ 23)
+// implements: float16/bfloat16 scales (19), 'output_dtype' (Q 21, DQ 23)
 // other than the type mlcc produces anyway, and 'precision' (Q 23) other
-// than float32. Each is UNIMPLEMENTED (the float8/4-bit/2-bit types are
+// than float32. Each is UNIMPLEMENTED (16-bit integer types and
+// 'block_size' (21) are implemented) (the float8/4-bit/2-bit types are
 // refused where their tensors are read). 'saturate' (19) only concerns
 // float8 outputs.
 static mlcc_status_t check_quant_opset19(const mlcc_node_t* node, const mlcc_value_t* x,
@@ -146,24 +198,7 @@ static mlcc_status_t check_quant_opset19(const mlcc_node_t* node, const mlcc_val
                             "%s with a %s '%s' (opset 19+) is not supported; only float32",
                             mlcc_infer_op(node), mlcc_dtype_name(s->dtype), s_name);
   }
-  const mlcc_value_t* q = quant ? zp : x;  // the quantized side
-  if (node->opset >= 21 && q != NULL &&
-      (q->dtype == MLCC_DTYPE_I16 || q->dtype == MLCC_DTYPE_U16)) {
-    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "%s with %s quantized values (opset 21+) is not supported; only "
-                            "int8 and uint8%s",
-                            mlcc_infer_op(node), mlcc_dtype_name(q->dtype),
-                            quant ? "" : " (and int32)");
-  }
   if (node->opset < 21) return mlcc_ok_status();
-  int64_t block = 0;
-  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "block_size", 0, &block));
-  if (block != 0) {
-    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "%s with block_size=%lld (blocked quantization, opset 21+) is not "
-                            "supported",
-                            mlcc_infer_op(node), (long long)block);
-  }
   int64_t out_dt = 0;
   if (quant || node->opset >= 23) {
     MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "output_dtype", 0, &out_dt));
@@ -175,10 +210,10 @@ static mlcc_status_t check_quant_opset19(const mlcc_node_t* node, const mlcc_val
                               "%s",
                               (long long)out_dt, mlcc_dtype_name(zp->dtype));
     }
-    if (out_dt != MLCC_DTYPE_U8 && out_dt != MLCC_DTYPE_I8) {
+    if (!quant_type_ok(node, (mlcc_dtype_t)out_dt)) {
       return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
                               "QuantizeLinear to output_dtype %lld (%s) is not supported; only "
-                              "int8 and uint8",
+                              "int8, uint8, int16 and uint16",
                               (long long)out_dt, mlcc_dtype_name((mlcc_dtype_t)out_dt));
     }
     *inout_y = (mlcc_dtype_t)out_dt;
@@ -204,8 +239,9 @@ static mlcc_status_t check_quant_opset19(const mlcc_node_t* node, const mlcc_val
 
 // QuantizeLinear: x float32/int32 -> y of y_zero_point's type (uint8 when
 // absent; 21+: or output_dtype), x's shape. DequantizeLinear: x
-// int8/uint8/int32 -> float32. Opsets 19-26 at the opset-13 semantics only
-// (check_quant_opset19).
+// int8/uint8/int32 (21+: int16/uint16) -> float32. Opset 21 adds blocked
+// quantization (block_size; mlcc_quant_linear_resolve); float16/bfloat16
+// scales and the other 19-25 additions are checked by check_quant_opset19.
 mlcc_status_t mlcc_infer_quant_linear(mlcc_node_t* node) {
   bool quant = node->op == MLCC_OP_QUANTIZE_LINEAR;
   mlcc_value_t *x = NULL, *s = NULL, *zp = NULL;
@@ -225,14 +261,22 @@ mlcc_status_t mlcc_infer_quant_linear(mlcc_node_t* node) {
                               "got %s",
                               (int)node->opset, mlcc_dtype_name(x->dtype));
     }
-    MLCC_RETURN_IF_ERROR(check_8bit(node, zp, zp_name));
+    if (zp != NULL && !quant_type_ok(node, zp->dtype)) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "QuantizeLinear (opset %d) input '%s' must be int8 or uint8%s; "
+                              "got %s",
+                              (int)node->opset, zp_name,
+                              node->opset >= 21 ? " (21+: or int16, uint16)" : "",
+                              mlcc_dtype_name(zp->dtype));
+    }
     y_dtype = zp != NULL ? zp->dtype : out_dtype != MLCC_DTYPE_COUNT ? out_dtype : MLCC_DTYPE_U8;
   } else {
-    if (x->dtype != MLCC_DTYPE_U8 && x->dtype != MLCC_DTYPE_I8 && x->dtype != MLCC_DTYPE_I32) {
+    if (!quant_type_ok(node, x->dtype) && x->dtype != MLCC_DTYPE_I32) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                              "DequantizeLinear (opset %d) input 'x' must be int8, uint8 or "
+                              "DequantizeLinear (opset %d) input 'x' must be int8, uint8%s or "
                               "int32; got %s",
-                              (int)node->opset, mlcc_dtype_name(x->dtype));
+                              (int)node->opset, node->opset >= 21 ? ", int16, uint16" : "",
+                              mlcc_dtype_name(x->dtype));
     }
     MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "x", zp, zp_name));
   }

@@ -25,16 +25,23 @@ extern "C" {
 
 // Element layout of QuantizeLinear / DequantizeLinear: input 0 viewed as
 // [outer, len, inner] around the quantization axis. Per-tensor (a scale of
-// one element) has axis -1, outer = 1, len = 1 and inner = numel.
+// one element) has axis -1, outer = 1, len = 1 and inner = numel. Blocked
+// quantization (opset 21 block_size > 0) has |block| = block_size and a
+// scale [outer, n_blocks, inner] (x's shape with dim axis ceil(len /
+// block)): element (o, c, i) of x uses scale (o, c / block, i). Per-axis and
+// per-tensor have block 0 and n_blocks = len.
 typedef struct mlcc_quant_linear_t {
   int32_t axis;        // normalized axis, or -1 for per-tensor
   int64_t outer, len, inner;
+  int64_t block, n_blocks;
 } mlcc_quant_linear_t;
 
 // Resolves the layout of a QuantizeLinear / DequantizeLinear |node| whose
-// inputs are inferred. Scale and zero point must have the same element count;
+// inputs are inferred. Scale and zero point must have the same shape;
 // one element (any rank) is per-tensor; opset >= 13 also allows a 1-D tensor
-// of x.shape[axis] elements (per-axis). INVALID_MODEL otherwise.
+// of x.shape[axis] elements (per-axis); opset >= 21 with block_size > 0 a
+// tensor of x's rank whose dim axis is ceil(x.shape[axis] / block_size) and
+// other dims are x's (blocked). INVALID_MODEL otherwise.
 mlcc_status_t mlcc_quant_linear_resolve(const mlcc_node_t* node, mlcc_quant_linear_t* out);
 
 // The operands of a QLinearConv (x, x_scale, x_zero_point, w, w_scale,

@@ -40,6 +40,99 @@ static mlcc_status_t check_kernel_values(const mlcc_kernel_t* kernel) {
   return mlcc_ok_status();
 }
 
+// The LLVM types of |ctx| in |llctx|.
+static void set_types(mlcc_emit_ctx_t* ctx, LLVMContextRef llctx) {
+  ctx->t_void = LLVMVoidTypeInContext(llctx);
+  ctx->t_i1 = LLVMInt1TypeInContext(llctx);
+  ctx->t_i8 = LLVMInt8TypeInContext(llctx);
+  ctx->t_i16 = LLVMInt16TypeInContext(llctx);
+  ctx->t_i32 = LLVMInt32TypeInContext(llctx);
+  ctx->t_i64 = LLVMInt64TypeInContext(llctx);
+  ctx->t_f32 = LLVMFloatTypeInContext(llctx);
+  ctx->t_f64 = LLVMDoubleTypeInContext(llctx);
+  ctx->t_ptr = LLVMPointerTypeInContext(llctx, 0);
+}
+
+// For an in-place kernel (plan-memory), the argument indices of the last
+// node's output (*|out_output|) and of kernel->inplace_input (*|out_input|);
+// -1 when absent (and always for other kernels).
+static void find_inplace_args(const mlcc_kernel_t* kernel, const mlcc_value_t** arg_values,
+                              uint32_t n_args, int64_t* out_output, int64_t* out_input) {
+  *out_output = -1;
+  *out_input = -1;
+  if (kernel->inplace_input == NULL) return;
+  const mlcc_node_t* last = kernel->nodes[kernel->n_nodes - 1];
+  for (uint32_t i = 0; i < n_args; ++i) {
+    if (arg_values[i] == mlcc_node_output(last, 0)) *out_output = i;
+    if (arg_values[i] == kernel->inplace_input) *out_input = i;
+  }
+}
+
+// Runs |emitter| on |anchor| into ctx->fn (the builder at the start of
+// |body|), then closes the function: a return where the emitter left the
+// block open, and the entry block (allocas) branching to |body|. The
+// emitter's error, else the ctx's deferred one (mlcc_emit_fail).
+static mlcc_status_t emit_body(mlcc_emit_ctx_t* ctx, const mlcc_emitter_t* emitter,
+                               const mlcc_node_t* anchor, LLVMBasicBlockRef body) {
+  mlcc_status_t s = emitter->emit(ctx, anchor);
+  if (mlcc_status_is_ok(s) && ctx->deferred_status != NULL) {
+    s = ctx->deferred_status;
+    ctx->deferred_status = NULL;
+  }
+  mlcc_status_free(ctx->deferred_status);
+  ctx->deferred_status = NULL;
+  if (mlcc_status_is_ok(s)) {
+    if (LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(ctx->b)) == NULL) {
+      LLVMBuildRetVoid(ctx->b);
+    }
+    LLVMPositionBuilderAtEnd(ctx->b, ctx->entry_bb);
+    LLVMBuildBr(ctx->b, body);
+  }
+  return s;
+}
+
+// The body of a parallel kernel's "<symbol>"(args...): hides the range
+// variant |fn| (weak_odr, hidden) and calls it over units [0, |units|).
+static mlcc_status_t build_wrapper(LLVMContextRef llctx, LLVMValueRef wrapper, LLVMValueRef fn,
+                                   LLVMTypeRef rfty, uint32_t n_args, int64_t units) {
+  LLVMSetLinkage(fn, LLVMWeakODRLinkage);
+  LLVMSetVisibility(fn, LLVMHiddenVisibility);
+  add_fn_attr(llctx, wrapper, LLVMAttributeFunctionIndex, "nounwind");
+  LLVMTypeRef t_i64 = LLVMInt64TypeInContext(llctx);
+  LLVMBuilderRef wb = LLVMCreateBuilderInContext(llctx);
+  LLVMPositionBuilderAtEnd(wb, LLVMAppendBasicBlockInContext(llctx, wrapper, "entry"));
+  mlcc_status_t s = mlcc_ok_status();
+  LLVMValueRef* cargs = calloc(n_args + 2, sizeof(*cargs));
+  if (cargs == NULL) {
+    s = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  } else {
+    for (uint32_t i = 0; i < n_args; ++i) cargs[i] = LLVMGetParam(wrapper, i);
+    cargs[n_args] = LLVMConstInt(t_i64, 0, 0);
+    cargs[n_args + 1] = LLVMConstInt(t_i64, (unsigned long long)units, 0);
+    LLVMBuildCall2(wb, rfty, fn, cargs, n_args + 2, "");
+    LLVMBuildRetVoid(wb);
+    free(cargs);
+  }
+  LLVMDisposeBuilder(wb);
+  return s;
+}
+
+// The kernel's function types: "<symbol>"(ptr x |n_args|) in *|out_fty|
+// and its range variant's (ptr x |n_args|, i64 begin, i64 end) in
+// *|out_rfty|. RESOURCE_EXHAUSTED on OOM.
+static mlcc_status_t kernel_fn_types(const mlcc_emit_ctx_t* ctx, uint32_t n_args,
+                                     LLVMTypeRef* out_fty, LLVMTypeRef* out_rfty) {
+  LLVMTypeRef* params = calloc((size_t)n_args + 2, sizeof(*params));
+  if (params == NULL) return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  for (uint32_t i = 0; i < n_args; ++i) params[i] = ctx->t_ptr;
+  params[n_args] = ctx->t_i64;
+  params[n_args + 1] = ctx->t_i64;
+  *out_fty = LLVMFunctionType(ctx->t_void, params, n_args, 0);
+  *out_rfty = LLVMFunctionType(ctx->t_void, params, n_args + 2, 0);
+  free(params);
+  return mlcc_ok_status();
+}
+
 mlcc_status_t mlcc_codegen_build_kernel_fn(LLVMContextRef llctx, LLVMModuleRef module,
                                            const mlcc_target_t* target,
                                            const mlcc_kernel_t* kernel, const char* symbol,
@@ -58,11 +151,9 @@ mlcc_status_t mlcc_codegen_build_kernel_fn(LLVMContextRef llctx, LLVMModuleRef m
   uint32_t n_args = mlcc_kernel_args(kernel, NULL, 0);
   const mlcc_value_t** arg_values = calloc(n_args ? n_args : 1, sizeof(*arg_values));
   LLVMValueRef* arg_ptrs = calloc(n_args ? n_args : 1, sizeof(*arg_ptrs));
-  LLVMTypeRef* params = calloc(n_args ? n_args : 1, sizeof(*params));
-  if (arg_values == NULL || arg_ptrs == NULL || params == NULL) {
+  if (arg_values == NULL || arg_ptrs == NULL) {
     free(arg_values);
     free(arg_ptrs);
-    free(params);
     return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   }
   mlcc_kernel_args(kernel, arg_values, n_args);
@@ -73,33 +164,18 @@ mlcc_status_t mlcc_codegen_build_kernel_fn(LLVMContextRef llctx, LLVMModuleRef m
   ctx.module = module;
   ctx.target = target;
   ctx.kernel = kernel;
-  ctx.t_void = LLVMVoidTypeInContext(llctx);
-  ctx.t_i1 = LLVMInt1TypeInContext(llctx);
-  ctx.t_i8 = LLVMInt8TypeInContext(llctx);
-  ctx.t_i16 = LLVMInt16TypeInContext(llctx);
-  ctx.t_i32 = LLVMInt32TypeInContext(llctx);
-  ctx.t_i64 = LLVMInt64TypeInContext(llctx);
-  ctx.t_f32 = LLVMFloatTypeInContext(llctx);
-  ctx.t_f64 = LLVMDoubleTypeInContext(llctx);
-  ctx.t_ptr = LLVMPointerTypeInContext(llctx, 0);
-  for (uint32_t i = 0; i < n_args; ++i) params[i] = ctx.t_ptr;
+  set_types(&ctx, llctx);
   // A parallel kernel is built as "<symbol>_r"(args..., i64 begin, i64 end)
   // computing units [begin, end), and "<symbol>"(args...) calls it with the
   // whole range (kernel-abi-v1 unchanged).
   int64_t units = mlcc_emit_parallel_units(kernel, target);
-  LLVMTypeRef* rparams = calloc(n_args + 2, sizeof(*rparams));
-  if (rparams == NULL) {
+  LLVMTypeRef fty = NULL, rfty = NULL;
+  mlcc_status_t ts = kernel_fn_types(&ctx, n_args, &fty, &rfty);
+  if (ts != NULL) {
     free(arg_values);
     free(arg_ptrs);
-    free(params);
-    return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return ts;
   }
-  for (uint32_t i = 0; i < n_args; ++i) rparams[i] = ctx.t_ptr;
-  rparams[n_args] = ctx.t_i64;
-  rparams[n_args + 1] = ctx.t_i64;
-  LLVMTypeRef fty = LLVMFunctionType(ctx.t_void, params, n_args, 0);
-  LLVMTypeRef rfty = LLVMFunctionType(ctx.t_void, rparams, n_args + 2, 0);
-  free(rparams);
   char rsym[64];
   snprintf(rsym, sizeof(rsym), "%s_r", symbol);
   LLVMValueRef wrapper = NULL;
@@ -119,17 +195,10 @@ mlcc_status_t mlcc_codegen_build_kernel_fn(LLVMContextRef llctx, LLVMModuleRef m
   // the output's parameter is unused and not noalias. Loads and stores of one
   // element then share a base, so LLVM sees their distance is 0.
   int64_t inplace_out = -1, inplace_in = -1;
-  if (kernel->inplace_input != NULL) {
-    const mlcc_node_t* last = kernel->nodes[kernel->n_nodes - 1];
-    for (uint32_t i = 0; i < n_args; ++i) {
-      if (arg_values[i] == mlcc_node_output(last, 0)) inplace_out = i;
-      if (arg_values[i] == kernel->inplace_input) inplace_in = i;
-    }
-  }
+  find_inplace_args(kernel, arg_values, n_args, &inplace_out, &inplace_in);
   if (kernel->inplace_input != NULL && (inplace_out < 0 || inplace_in < 0)) {
     free(arg_values);
     free(arg_ptrs);
-    free(params);
     if (wrapper != NULL) LLVMDeleteFunction(wrapper);
     LLVMDeleteFunction(fn);
     return mlcc_node_annotate(
@@ -153,41 +222,12 @@ mlcc_status_t mlcc_codegen_build_kernel_fn(LLVMContextRef llctx, LLVMModuleRef m
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(llctx, fn, "body");
   LLVMPositionBuilderAtEnd(ctx.b, body);
 
-  mlcc_status_t s = emitter->emit(&ctx, anchor);
-  if (mlcc_status_is_ok(s) && ctx.deferred_status != NULL) {
-    s = ctx.deferred_status;
-    ctx.deferred_status = NULL;
-  }
-  mlcc_status_free(ctx.deferred_status);
-  if (mlcc_status_is_ok(s)) {
-    if (LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(ctx.b)) == NULL) {
-      LLVMBuildRetVoid(ctx.b);
-    }
-    LLVMPositionBuilderAtEnd(ctx.b, ctx.entry_bb);
-    LLVMBuildBr(ctx.b, body);
-  }
+  mlcc_status_t s = emit_body(&ctx, emitter, anchor, body);
   LLVMDisposeBuilder(ctx.b);
   free(arg_values);
   free(arg_ptrs);
-  free(params);
   if (mlcc_status_is_ok(s) && wrapper != NULL) {
-    LLVMSetLinkage(fn, LLVMWeakODRLinkage);
-    LLVMSetVisibility(fn, LLVMHiddenVisibility);
-    add_fn_attr(llctx, wrapper, LLVMAttributeFunctionIndex, "nounwind");
-    LLVMBuilderRef wb = LLVMCreateBuilderInContext(llctx);
-    LLVMPositionBuilderAtEnd(wb, LLVMAppendBasicBlockInContext(llctx, wrapper, "entry"));
-    LLVMValueRef* cargs = calloc(n_args + 2, sizeof(*cargs));
-    if (cargs == NULL) {
-      s = mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-    } else {
-      for (uint32_t i = 0; i < n_args; ++i) cargs[i] = LLVMGetParam(wrapper, i);
-      cargs[n_args] = LLVMConstInt(ctx.t_i64, 0, 0);
-      cargs[n_args + 1] = LLVMConstInt(ctx.t_i64, (unsigned long long)units, 0);
-      LLVMBuildCall2(wb, rfty, fn, cargs, n_args + 2, "");
-      LLVMBuildRetVoid(wb);
-      free(cargs);
-    }
-    LLVMDisposeBuilder(wb);
+    s = build_wrapper(llctx, wrapper, fn, rfty, n_args, units);
   }
   if (!mlcc_status_is_ok(s)) {
     if (wrapper != NULL) LLVMDeleteFunction(wrapper);

@@ -111,11 +111,15 @@ mlcc_status_t mlcc_emit_check_types(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
     const mlcc_value_t* v = i < node->n_inputs ? node->inputs[i]
                                                : node->outputs[i - node->n_inputs];
     if (v != NULL && mlcc_emit_type(ctx, v->dtype) == NULL) {
-      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s (opset %d) does not support dtype %s",
-                              mlcc_op_name(node->op), node->opset, mlcc_dtype_name(v->dtype));
+      return mlcc_emit_unsupported_dtype(node, v->dtype);
     }
   }
   return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_emit_unsupported_dtype(const mlcc_node_t* node, mlcc_dtype_t dtype) {
+  return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED, "%s (opset %d) does not support dtype %s",
+                          mlcc_op_name(node->op), node->opset, mlcc_dtype_name(dtype));
 }
 
 LLVMValueRef mlcc_emit_ptr(mlcc_emit_ctx_t* ctx, const mlcc_value_t* value) {

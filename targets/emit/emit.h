@@ -270,7 +270,7 @@ void mlcc_emit_fail(mlcc_emit_ctx_t* ctx, mlcc_status_t status);
 // tolerance (exp, sigmoid, tanh: a few ulp relative; erf: 1.5e-7 absolute);
 // exp flushes results below ~2.7e-38 to that value's neighbourhood (|err| <
 // 3e-38); NaN propagates, exp(+inf) = inf. For double: llvm.exp/libm.
-// Implemented in targets/kernels/elementwise.c.
+// Implemented in targets/emit/elementwise_scalar.c.
 LLVMValueRef mlcc_emit_fast_exp(mlcc_emit_ctx_t* ctx, LLVMValueRef x);
 LLVMValueRef mlcc_emit_fast_sigmoid(mlcc_emit_ctx_t* ctx, LLVMValueRef x);
 LLVMValueRef mlcc_emit_fast_tanh(mlcc_emit_ctx_t* ctx, LLVMValueRef x);
@@ -309,15 +309,43 @@ LLVMValueRef mlcc_emit_fsum_round(mlcc_emit_ctx_t* ctx, const mlcc_fsum_t* s, LL
 // |operands| (computational types, one per input slot; NULL for omitted
 // optional inputs; vectors of one width when
 // mlcc_emit_elementwise_vector_ok(node)). Used by mlcc_emit_elementwise and by epilogues.
-// Implemented in targets/kernels/elementwise.c. UNIMPLEMENTED for unsupported dtypes.
+// Implemented in targets/emit/elementwise_scalar.c. UNIMPLEMENTED for unsupported dtypes,
+// INVALID_MODEL for missing operands.
 mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                            const LLVMValueRef* operands,
                                            LLVMValueRef* out_value);
 
 // True if mlcc_emit_elementwise_scalar accepts LLVM vector operands (all of
 // one width; results lane-wise) for |node|: F32 inputs and outputs and an op
-// whose formula uses no libm call. Implemented in targets/kernels/elementwise.c.
+// whose formula uses no libm call. Implemented in targets/emit/elementwise_scalar.c.
 bool mlcc_emit_elementwise_vector_ok(const mlcc_node_t* node);
+
+// The fold of the variadic Max, Min, Sum and Mean (ONNX Max-1..13, Min-1..13,
+// Sum-1..13, Mean-1..13) in the arithmetic of one dtype, as
+// mlcc_emit_elementwise_scalar applies it: acc = max(acc, x) / min / acc + x
+// (Max and Min propagate NaN like numpy), and Mean divides by the count at
+// the end. For the elementwise kernel's run-time loop over many inputs.
+// Implemented in targets/emit/elementwise_scalar.c.
+typedef struct mlcc_emit_fold_t {
+  mlcc_emit_ctx_t* ctx;  // borrowed
+  mlcc_op_t op;
+  mlcc_dtype_t dtype;
+  unsigned lanes;        // 0: scalar operands; else their vector width
+} mlcc_emit_fold_t;
+
+// Sets up |f| for |node|'s op over operands of |dtype| (computational
+// types, |lanes| wide). UNIMPLEMENTED ("OP (opset N) does not support dtype
+// D") unless the op is variadic and |dtype| is a number (a float for Mean).
+mlcc_status_t mlcc_emit_fold_init(mlcc_emit_fold_t* f, mlcc_emit_ctx_t* ctx,
+                                  const mlcc_node_t* node, mlcc_dtype_t dtype, unsigned lanes);
+// |acc| folded with |x| (both of the fold's type).
+LLVMValueRef mlcc_emit_fold_step(const mlcc_emit_fold_t* f, LLVMValueRef acc, LLVMValueRef x);
+// The result after |count| operands were folded into |acc|: |acc| / count
+// for Mean with count > 1, else |acc|.
+LLVMValueRef mlcc_emit_fold_finish(const mlcc_emit_fold_t* f, LLVMValueRef acc, int64_t count);
+
+// UNIMPLEMENTED "OP (opset N) does not support dtype D" for |node|.
+mlcc_status_t mlcc_emit_unsupported_dtype(const mlcc_node_t* node, mlcc_dtype_t dtype);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Kernel emitters of the quantization ops (ops.def "Quantization"):
-// QuantizeLinear / DequantizeLinear (per-tensor and per-axis, opsets 10-17),
+// QuantizeLinear / DequantizeLinear (per-tensor and per-axis, opsets 10-26;
+// 21+: blocked quantization and int16/uint16),
 // DynamicQuantizeLinear 11, QLinearConv / ConvInteger 10 and QLinearMatMul /
 // MatMulInteger 10. Scalar loop nests through the emit.h toolkit; scales and
 // zero points are read at run time (they are ordinary kernel arguments).
@@ -9,8 +10,8 @@
 //
 // Arithmetic (ONNX specs; matches onnxruntime's reference kernels):
 // * Quantize: y = saturate(round_half_even(x / scale) + zero_point), in
-//   float32; saturation to [0,255] (uint8) or [-128,127] (int8); NaN gives
-//   the lower bound.
+//   float32; saturation to [0,255] (uint8), [-128,127] (int8), [0,65535]
+//   (uint16) or [-32768,32767] (int16); NaN gives the lower bound.
 // * Dequantize: y = float(x - zero_point) * scale.
 // * Integer contractions subtract the zero points from int8/uint8 operands
 //   and accumulate in int32 (wrapping, as the specs allow). QLinear* ops then
@@ -60,9 +61,15 @@ static LLVMValueRef load_zp_f32(mlcc_emit_ctx_t* ctx, const mlcc_value_t* v, LLV
   return mlcc_emit_convert(ctx, mlcc_emit_load(ctx, v, idx), v->dtype, MLCC_DTYPE_F32);
 }
 
+// The saturation range of quantized type |qdt|: int8, uint8 and (Q/DQ 21)
+// int16, uint16.
 static void qrange(mlcc_dtype_t qdt, float* lo, float* hi) {
-  *lo = qdt == MLCC_DTYPE_I8 ? -128.f : 0.f;
-  *hi = qdt == MLCC_DTYPE_I8 ? 127.f : 255.f;
+  switch (qdt) {
+    case MLCC_DTYPE_I8: *lo = -128.f, *hi = 127.f; break;
+    case MLCC_DTYPE_I16: *lo = -32768.f, *hi = 32767.f; break;
+    case MLCC_DTYPE_U16: *lo = 0.f, *hi = 65535.f; break;
+    default: *lo = 0.f, *hi = 255.f; break;
+  }
 }
 
 // round_half_even(|f|) + |zp_f| clamped to the float bounds [|lo|, |hi|]
@@ -121,20 +128,28 @@ static mlcc_status_t emit_quant_linear(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
   LLVMBuilderRef b = ctx->b;
   mlcc_loop_t lo = mlcc_emit_for(ctx, 0, q.outer, "qo");
   mlcc_loop_t lc = mlcc_emit_for(ctx, 0, q.len, "qc");
-  LLVMValueRef sv = load_f32(ctx, s, lc.iv, 1.f);
+  // Per-tensor / per-axis: the parameters of channel lc; blocked: of
+  // (lo, lc / block, li), read in the inner loop.
+  LLVMValueRef pidx = lc.iv;
+  LLVMValueRef sv = q.block > 0 ? NULL : load_f32(ctx, s, lc.iv, 1.f);
   mlcc_loop_t li = mlcc_emit_for(ctx, 0, q.inner, "qi");
+  if (q.block > 0) {
+    pidx = imad(ctx, imad(ctx, lo.iv, q.n_blocks, LLVMBuildSDiv(b, lc.iv, c64(ctx, q.block), "")),
+                q.inner, li.iv);
+    sv = load_f32(ctx, s, pidx, 1.f);
+  }
   LLVMValueRef idx = imad(ctx, imad(ctx, lo.iv, q.len, lc.iv), q.inner, li.iv);
   LLVMValueRef r = NULL;
   if (quant) {
     LLVMValueRef xf = mlcc_emit_convert(ctx, mlcc_emit_load(ctx, x, idx), x->dtype,
                                         MLCC_DTYPE_F32);
-    r = requantize(ctx, LLVMBuildFDiv(b, xf, sv, ""), load_zp_f32(ctx, zp, lc.iv), y->dtype);
+    r = requantize(ctx, LLVMBuildFDiv(b, xf, sv, ""), load_zp_f32(ctx, zp, pidx), y->dtype);
   } else {
     // int32 inputs may have zero points far from 0: subtract in i64.
     LLVMValueRef xi = mlcc_emit_convert(ctx, mlcc_emit_load(ctx, x, idx), x->dtype,
                                         MLCC_DTYPE_I64);
     LLVMValueRef zi = zp == NULL ? c64(ctx, 0)
-                                 : mlcc_emit_convert(ctx, mlcc_emit_load(ctx, zp, lc.iv),
+                                 : mlcc_emit_convert(ctx, mlcc_emit_load(ctx, zp, pidx),
                                                      zp->dtype, MLCC_DTYPE_I64);
     LLVMValueRef d = mlcc_emit_convert(ctx, LLVMBuildSub(b, xi, zi, ""), MLCC_DTYPE_I64,
                                        MLCC_DTYPE_F32);

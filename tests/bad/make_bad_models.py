@@ -351,8 +351,9 @@ def opset18_resize_antialias():
 
 
 @case
-def opset21_quantize_block_size():
-    sc = numpy_helper.from_array(np.full((2, 1), 0.5, np.float32), "s")
+def opset21_quantize_block_size_scale_shape():
+    # block_size 4 along axis 1 of 4 needs a [2, 1] scale
+    sc = numpy_helper.from_array(np.full((2, 2), 0.5, np.float32), "s")
     return model([helper.make_node("QuantizeLinear", ["x", "s"], ["y"], name="q", axis=1,
                                    block_size=4)],
                  [vi("x", F, [2, 4])], [vi("y", TensorProto.UINT8, [2, 4])],

@@ -774,6 +774,100 @@ def dequantize21_per_axis_uint8():
                  ("zp", np.array([128, 0, 255], np.uint8))])
 
 
+def quant_ref(x, s, zp, qdt, axis=1, block=0):
+    """numpy QuantizeLinear-21 (round half to even, saturate to |qdt|'s
+    range) with per-tensor, per-axis or blocked (|block| > 0: s and zp of
+    x's rank, dim axis ceil(n / block), repeated over each block) params."""
+    s, zp = expand_qparams(x, s, zp, axis, block)
+    info = np.iinfo(qdt)
+    return np.clip(np.rint(x / s) + zp, info.min, info.max).astype(qdt)
+
+
+def expand_qparams(x, s, zp, axis, block):
+    s = np.asarray(s, np.float32)
+    zp = np.zeros(s.shape, np.int64) if zp is None else np.asarray(zp).astype(np.int64)
+    if block:
+        s = np.repeat(s, block, axis).take(range(x.shape[axis]), axis)
+        zp = np.repeat(zp, block, axis).take(range(x.shape[axis]), axis)
+    elif s.ndim == 1 and s.size > 1:
+        shape = [1] * x.ndim
+        shape[axis] = s.size
+        s, zp = s.reshape(shape), zp.reshape(shape)
+    return s, zp
+
+
+def dequant_ref(x, s, zp, axis=1, block=0):
+    s, zp = expand_qparams(x, s, zp, axis, block)
+    return ((x.astype(np.int64) - zp) * s).astype(np.float32)
+
+
+@case
+def quantize21_int16_uint16_per_axis():
+    """QuantizeLinear-21 to int16 (per axis 0) and uint16 (per tensor), with
+    saturation at both ends."""
+    r = rng("quantize21_int16")
+    x = (r.standard_normal((3, 5)) * 3000).astype(np.float32)
+    x[0, :2] = [1e7, -1e7]
+    s = np.array([0.5, 0.25, 2.0], np.float32)
+    zp = np.array([0, -300, 1000], np.int16)
+    s2, zp2 = np.array(0.125, np.float32), np.array(30000, np.uint16)
+    return Spec([node("QuantizeLinear", ["x", "s", "zp"], ["y"], axis=0),
+                 node("QuantizeLinear", ["x", "s2", "zp2"], ["z"])],
+                [("x", x)], [("y", TensorProto.INT16), ("z", TensorProto.UINT16)], 21,
+                [("s", s), ("zp", zp), ("s2", s2), ("zp2", zp2)],
+                numpy_ref=lambda f: [quant_ref(f["x"], s, zp, np.int16, axis=0),
+                                     quant_ref(f["x"], s2, zp2, np.uint16)])
+
+
+@case
+def dequantize21_int16_uint16():
+    """DequantizeLinear-21 from int16 (per axis 1, a run-time input) and
+    uint16 (per tensor, a constant)."""
+    r = rng("dequantize21_int16")
+    x = r.integers(-32768, 32767, (2, 3, 4)).astype(np.int16)
+    u = r.integers(0, 65535, (5,)).astype(np.uint16)
+    s = np.array([0.5, 0.01, 3.0], np.float32)
+    zp = np.array([0, 1234, -32768], np.int16)
+    return Spec([node("DequantizeLinear", ["x", "s", "zp"], ["y"], axis=1),
+                 node("DequantizeLinear", ["u", "s2", "zp2"], ["z"])],
+                [("x", x)], [("y", F32), ("z", F32)], 21,
+                [("s", s), ("zp", zp), ("u", u), ("s2", np.array(0.25, np.float32)),
+                 ("zp2", np.array(40000, np.uint16))],
+                numpy_ref=lambda f: [dequant_ref(f["x"], s, zp, axis=1),
+                                     dequant_ref(u, np.array(0.25, np.float32),
+                                                 np.array(40000, np.uint16))])
+
+
+@case
+def quantize21_block_size_axis1_uneven():
+    """Blocked QuantizeLinear-21: block_size 3 along axis 1 of 7 (the last
+    block holds one element), int8 zero points of x's rank."""
+    r = rng("quantize21_block")
+    x = (r.standard_normal((2, 7, 3)) * 10).astype(np.float32)
+    s = r.uniform(0.05, 0.5, (2, 3, 3)).astype(np.float32)
+    zp = r.integers(-5, 5, (2, 3, 3)).astype(np.int8)
+    return Spec([node("QuantizeLinear", ["x", "s", "zp"], ["y"], axis=1, block_size=3)],
+                [("x", x)], [("y", TensorProto.INT8)], 21, [("s", s), ("zp", zp)],
+                numpy_ref=lambda f: [quant_ref(f["x"], s, zp, np.int8, axis=1, block=3)])
+
+
+@case
+def dequantize21_block_size_weights_matmul():
+    """Blocked DequantizeLinear-21 of constant uint8 weights [K=8, N=3]
+    along axis 0 with block_size 4 (scale and zero point [2, 3]), feeding a
+    MatMul: the weight-only quantization exporters write."""
+    r = rng("dequantize21_block")
+    w = r.integers(0, 255, (8, 3)).astype(np.uint8)
+    s = r.uniform(0.01, 0.05, (2, 3)).astype(np.float32)
+    zp = r.integers(100, 150, (2, 3)).astype(np.uint8)
+    a = r.standard_normal((2, 8)).astype(np.float32)
+    return Spec([node("DequantizeLinear", ["w", "s", "zp"], ["wf"], axis=0, block_size=4),
+                 node("MatMul", ["a", "wf"], ["y"])],
+                [("a", a)], [("y", F32)], 21, [("w", w), ("s", s), ("zp", zp)],
+                numpy_ref=lambda f: [(f["a"].astype(np.float64) @ dequant_ref(
+                    w, s, zp, axis=0, block=4)).astype(np.float32)])
+
+
 @case
 def dequantize24_output_dtype_float_int32():
     x = rng("dequantize24").integers(-10**6, 10**6, size=(6,), dtype=np.int64).astype(np.int32)
