@@ -756,6 +756,10 @@ mlcc_status_t mlcc_attention_resolve(const mlcc_node_t* node, mlcc_attention_t* 
   float scale = 0, softcap = 0;
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "is_causal", 0, &causal));
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "softcap", 0.f, &softcap));
+  if (causal != 0 && causal != 1) {  // the spec's attribute is 0 or 1
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Attention is_causal must be 0 or 1; got %lld",
+                            (long long)causal);
+  }
   out->causal = causal != 0;
   out->softcap = softcap;
   if (mlcc_node_attr(node, "scale") != NULL) {

@@ -342,12 +342,14 @@ def opset18_reduce_axes_attribute():
 
 
 @case
-def opset18_resize_antialias():
-    sc = numpy_helper.from_array(np.array([1, 1, 0.5, 0.5], np.float32), "scales")
-    return model([helper.make_node("Resize", ["x", "", "scales"], ["y"], name="down",
-                                   mode="linear", antialias=1)],
+def opset18_resize_bad_aspect_policy():
+    # Resize-18 antialias is supported since session 9; an unknown
+    # keep_aspect_ratio_policy is still a bad model.
+    sz = numpy_helper.from_array(np.array([1, 1, 2, 2], np.int64), "sizes")
+    return model([helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], name="down",
+                                   mode="linear", keep_aspect_ratio_policy="bogus")],
                  [vi("x", F, [1, 1, 4, 4])], [vi("y", F, [1, 1, 2, 2])], opsets=(("", 18),),
-                 inits=[sc])
+                 inits=[sz])
 
 
 @case
@@ -375,6 +377,14 @@ def opset23_attention_qk_mode_out_of_range():
                  [vi("q", F, [1, 2, 3, 4]), vi("k", F, [1, 2, 3, 4]), vi("v", F, [1, 2, 3, 4])],
                  [vi("y", F, [1, 2, 3, 4]), vi("qk", F, [1, 2, 3, 3])], opsets=(("", 23),),
                  ir_version=10)
+
+
+@case
+def opset23_attention_is_causal_2():
+    return model([helper.make_node("Attention", ["q", "k", "v"], ["y"], name="attn",
+                                   is_causal=2)],
+                 [vi("q", F, [1, 2, 3, 4]), vi("k", F, [1, 2, 3, 4]), vi("v", F, [1, 2, 3, 4])],
+                 [vi("y", F, [1, 2, 3, 4])], opsets=(("", 23),), ir_version=10)
 
 
 @case
