@@ -238,6 +238,20 @@ static void k_step(mlcc_emit_ctx_t* ctx, mlcc_qmcu_kind_t kind, bool w_u8, LLVMV
   }
 }
 
+// qgemm.h's requantization of the int32 sum |r| with multiplier |mult|
+// (float32): round half to even, + the output zero point |yzf|, clamped to
+// [|qlo|, |qhi|], to an 8-bit integer.
+static LLVMValueRef requant8(mlcc_emit_ctx_t* ctx, LLVMValueRef r, LLVMValueRef mult,
+                             LLVMValueRef yzf, LLVMValueRef qlo, LLVMValueRef qhi) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, r, ctx->t_f32, ""), mult, "");
+  f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
+  f = LLVMBuildFAdd(b, f, yzf, "");
+  f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, qlo);
+  f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, qhi);
+  return LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, ctx->t_i32, ""), ctx->t_i8, "");
+}
+
 mlcc_status_t mlcc_emit_qgemm_conv_mcu(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                        const qconv_geom_t* qp, bool* out_done) {
   *out_done = false;
@@ -361,14 +375,7 @@ mlcc_status_t mlcc_emit_qgemm_conv_mcu(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
       r = LLVMBuildSub(b, r, LLVMBuildMul(b, wzm[i], ps[j], ""), "");
       r = LLVMBuildAdd(b, r, bm[i], "");
       LLVMValueRef out = r;
-      if (qlinear) {  // qgemm.h's requantization, scalar
-        LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, r, ctx->t_f32, ""), mult[i], "");
-        f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
-        f = LLVMBuildFAdd(b, f, yzf, "");
-        f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, qlo);
-        f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, qhi);
-        out = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, i32, ""), i8, "");
-      }
+      if (qlinear) out = requant8(ctx, r, mult[i], yzf, qlo, qhi);
       LLVMValueRef o = iaddc(ctx, lj.iv, j);
       LLVMValueRef ok2 =
           LLVMBuildAnd(b, mvalid[i], LLVMBuildICmp(b, LLVMIntSLT, o, c64(ctx, q.ow), ""), "");
@@ -504,12 +511,7 @@ mlcc_status_t mlcc_emit_qgemm_matmul_mcu(mlcc_emit_ctx_t* ctx, const mlcc_node_t
     if (qlinear) {
       LLVMValueRef bsj = ld_f32(ctx, bs, nbs == 1 ? c64(ctx, 0) : col[j]);
       LLVMValueRef mult = LLVMBuildFDiv(b, LLVMBuildFMul(b, asv, bsj, ""), ysv, "mult");
-      LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, r, ctx->t_f32, ""), mult, "");
-      f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
-      f = LLVMBuildFAdd(b, f, yzf, "");
-      f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, qlo);
-      f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, qhi);
-      out = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, i32, ""), mlcc_emit_type(ctx, y->dtype), "");
+      out = requant8(ctx, r, mult, yzf, qlo, qhi);
     }
     LLVMValueRef o = iaddc(ctx, ln.iv, j);
     mlcc_if_t br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLT, o, c64(ctx, q.n), ""));
