@@ -7,7 +7,9 @@ For each model (default: resnet18, mobilenet_v2, squeezenet1_1, detector,
 transformer of ../shared/models) the QDQ model of scripts/quantize.py (the
 cached one of the quant.* tests under --quant-dir when present, else
 quantized here with the tests' calibration: sample input + 2 seeded random
-inputs) and the float model are compiled with mlcc -mcpu=native and linked
+inputs) and the float model are compiled with mlcc -mcpu=native (--mcpu CPU:
+both mlcc builds for that CPU, e.g. x86-64-v3 for the AVX2-only form on any
+AVX2 host; onnxruntime still picks its kernels from the host's CPU) and linked
 with bench/bench_main.c, and the four runners alternate: ROUNDS rounds of
 RUNS/ROUNDS timed runs each after warm-up (bench/run.py's scheme,
 bench/ort_bench.js for onnxruntime-node 1.30 with graph optimizations 'all',
@@ -16,7 +18,7 @@ i.e. its QDQ fusion into int8 kernels). Prints a Markdown table: medians (or
 MACs), and the library (.a) and NAME_WEIGHTS_SIZE bytes of both builds.
 
 Usage: bench/quant_bench.py --mlcc build/mlcc [--threads 1,2] [--runs 20] [--rounds 4]
-       [--only resnet18,...] [--stat min] [--quant-dir build/tests/quant]
+       [--only resnet18,...] [--stat min] [--quant-dir build/tests/quant] [--mcpu CPU]
 """
 import argparse
 import json
@@ -44,7 +46,8 @@ MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_1", "detector", "transformer"
 def build(args, model, name, work):
     lib = os.path.join(work, "lib%s.a" % name)
     t0 = time.monotonic()
-    subprocess.run([args.mlcc, model, "-o", lib, "--name=" + name, "-mcpu=native"], check=True)
+    subprocess.run([args.mlcc, model, "-o", lib, "--name=" + name, "-mcpu=" + args.mcpu],
+                   check=True)
     compile_s = time.monotonic() - t0
     header = open(os.path.join(work, name + ".h")).read()
     weights = int(re.search(r"WEIGHTS_SIZE (\d+)", header).group(1))
@@ -117,6 +120,8 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--stat", choices=("median", "min"), default="median")
     ap.add_argument("--ort-dir", default=os.path.join(ROOT, "tools", "ort"))
+    ap.add_argument("--mcpu", default="native",
+                    help="mlcc -mcpu for both mlcc builds (ORT always uses the host CPU)")
     ap.add_argument("--quant-dir", default=os.path.join(ROOT, "build", "tests", "quant"))
     args = ap.parse_args()
     manifest = json.load(open(os.path.join(args.models, "manifest.json")))["models"]
