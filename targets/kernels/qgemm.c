@@ -309,6 +309,17 @@ static bool arm_dotprod(const mlcc_target_t* t) {
   return arm_has(t, "dotprod", cpus, sizeof(cpus) / sizeof(cpus[0]));
 }
 
+// True if the aarch64 |target| has the int8 matrix multiply instructions
+// (smmla/ummla/usmmla, FEAT_I8MM): "+i8mm" in its features (the last mention
+// wins), else a CPU that has them (LLVM 16's Armv8.6-A and later cores).
+static bool arm_i8mm(const mlcc_target_t* t) {
+  static const char* const cpus[] = {
+      "cortex-a510", "cortex-a710", "cortex-a715", "cortex-x2", "cortex-x3", "neoverse-n2",
+      "neoverse-v1", "neoverse-v2", "neoverse-512tvb", "apple-a15", "apple-a16", "apple-m2",
+      "ampere1", "ampere1a"};
+  return arm_has(t, "i8mm", cpus, sizeof(cpus) / sizeof(cpus[0]));
+}
+
 // acc + |name|(a, b) for the aarch64 int8 dot / matrix intrinsics overloaded
 // on the accumulator and operand types (llvm.aarch64.neon.sdot, .usmmla).
 static LLVMValueRef neon_int8(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef acc,
@@ -326,6 +337,14 @@ static LLVMValueRef neon_int8(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueR
 static LLVMValueRef sdot(mlcc_emit_ctx_t* ctx, LLVMValueRef acc, LLVMValueRef a,
                          LLVMValueRef b) {
   return neon_int8(ctx, "llvm.aarch64.neon.sdot", acc, a, b);
+}
+
+// acc + usmmla(a, b): |acc| (<4 x i32>) is a 2x2 int32 matrix (lane i*2+j)
+// plus rows i of |a| (<16 x i8>, 2 rows of 8 uint8) times rows j of |b| (2
+// rows of 8 int8), exact.
+static LLVMValueRef usmmla(mlcc_emit_ctx_t* ctx, LLVMValueRef acc, LLVMValueRef a,
+                           LLVMValueRef b) {
+  return neon_int8(ctx, "llvm.aarch64.neon.usmmla", acc, a, b);
 }
 
 // acc + a*b for int16 vectors |a|, |b| of |lanes| lanes. x86: |acc| has
@@ -992,11 +1011,13 @@ static int64_t qblock_of(const mlcc_node_t* node) {
   return a != NULL && a->kind == MLCC_ATTR_INT && a->i == QB_NB ? a->i : 0;
 }
 
-// k per weight group of |node|'s blocked layout: 4 with MLCC_QBLOCK_K_ATTR = 4
-// (vpdpbusd quads), else 2 (vpmaddwd pairs).
+// k per weight group of |node|'s blocked layout: MLCC_QBLOCK_K_ATTR's 4
+// (vpdpbusd / sdot quads) or 8 (aarch64 usmmla octets), else 2 (vpmaddwd
+// pairs).
 static int qblock_kg(const mlcc_node_t* node) {
   const mlcc_attr_t* a = mlcc_node_attr(node, MLCC_QBLOCK_K_ATTR);
-  return a != NULL && a->kind == MLCC_ATTR_INT && a->i == 4 ? 4 : 2;
+  if (a == NULL || a->kind != MLCC_ATTR_INT) return 2;
+  return a->i == 4 || a->i == 8 ? (int)a->i : 2;
 }
 
 // True if the x86 |target| has AVX-512 VNNI with 256-bit forms (vpdpbusd on
@@ -1019,12 +1040,13 @@ static bool x86_vnni(const mlcc_target_t* t) {
   return (vnni < 0 ? cpu : vnni == 1) && (vl < 0 ? cpu : vl == 1);
 }
 
-// True if the blocked kernel takes weights of dtype |wdt| on aarch64
-// |target| (the sdot form, qa_block): int8 weights and the dot-product
-// extension. uint8 weights and CPUs without it keep the row kernel.
-static bool arm_sdot_block(const mlcc_target_t* target, mlcc_dtype_t wdt) {
-  return target != NULL && target->arch == MLCC_ARCH_AARCH64 && wdt == MLCC_DTYPE_I8 &&
-         arm_dotprod(target);
+// The k group of the blocked kernel for weights of dtype |wdt| on aarch64
+// |target| (qa_block), or 0 when it does not take them: int8 weights, 8
+// (usmmla octets) with +i8mm, else 4 (sdot quads) with +dotprod. uint8
+// weights and CPUs with neither keep the row kernel.
+static int arm_block_kg(const mlcc_target_t* target, mlcc_dtype_t wdt) {
+  if (target == NULL || target->arch != MLCC_ARCH_AARCH64 || wdt != MLCC_DTYPE_I8) return 0;
+  return arm_i8mm(target) ? 8 : arm_dotprod(target) ? 4 : 0;
 }
 
 int64_t mlcc_qgemm_conv_block(const mlcc_node_t* node, const mlcc_target_t* target,
@@ -1032,9 +1054,10 @@ int64_t mlcc_qgemm_conv_block(const mlcc_node_t* node, const mlcc_target_t* targ
   qconv_geom_t q;
   if (node == NULL || target == NULL || !plan(node, &q)) return 0;
   const mlcc_value_t* wv = mlcc_node_input(node, node->op == MLCC_OP_QLINEAR_CONV ? 3 : 1);
-  if (arm_sdot_block(target, wv->dtype)) {  // aarch64: the quad layout, sdot
+  int akg = arm_block_kg(target, wv->dtype);
+  if (akg != 0) {  // aarch64: sdot quads or usmmla octets
     if (out_segments != NULL) *out_segments = q.n_seg;
-    if (out_kg != NULL) *out_kg = 4;
+    if (out_kg != NULL) *out_kg = akg;
     return QB_NB;
   }
   if (target->arch != MLCC_ARCH_X86_64 || !x86_has(target, "avx2")) return 0;
@@ -1128,7 +1151,7 @@ static int qb_conv_np(int64_t ow, bool wide) {
 typedef struct qb_unit_t {
   const mlcc_node_t* node;
   bool qlinear, w_u8, avx2;
-  bool sdot;                           // aarch64 +dotprod: qa_block (int8 x' = x - 128 rows)
+  bool arm;                            // aarch64 (kg 4: sdot, 8: usmmla): qa_block
   int kg;                              // k per weight group: 2 (vpmaddwd) or 4 (vpdpbusd)
   LLVMValueRef xz8;                    // kg 4: x_zero_point of the uint8 rows
   const mlcc_value_t *wz, *ws, *bias;  // per-channel or per-tensor; may be NULL
@@ -1409,12 +1432,14 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
 }
 
 //===----------------------------------------------------------------------===//
-// Blocked aarch64 kernel with the dot-product extension (sdot): the same
-// weight layout as the VNNI form (MLCC_QBLOCK_ATTR = QB_NB with
-// MLCC_QBLOCK_K_ATTR = 4: per segment [L/4][bs][4] int8 quads, then
-// [L % 4][bs]), register tiles of QB_NB output channels (QA_NV vectors of
-// QA_L int32 lanes) x QA_NP pixels: 16 accumulators, 4 weight vectors and
-// 4 pixel vectors of the 32 NEON registers.
+// Blocked aarch64 kernels: with the dot-product extension (sdot) the weight
+// layout of the VNNI form (MLCC_QBLOCK_ATTR = QB_NB with MLCC_QBLOCK_K_ATTR =
+// 4: per segment [L/4][bs][4] int8 quads, then [L % 4][bs]); with the int8
+// matrix multiply (+i8mm, usmmla) octets (MLCC_QBLOCK_K_ATTR = 8: [L/8][bs][8],
+// then [L % 8][bs]). Register tiles of QB_NB output channels x QA_NP pixels:
+// 16 accumulators (sdot: QA_NV vectors of QA_L int32 lanes per pixel;
+// usmmla: 8 channel pairs x 2 pixel pairs, a 2 x 2 matrix each), the weight
+// and pixel vectors, of the 32 NEON registers.
 //===----------------------------------------------------------------------===//
 
 enum { QA_L = 4, QA_NV = QB_NB / QA_L, QA_NP = 4 };
@@ -1432,15 +1457,18 @@ static LLVMValueRef qa_sdot_lane(mlcc_emit_ctx_t* ctx, LLVMValueRef acc, LLVMVal
 }
 
 // One block of |bs| (1..QB_NB, a constant) output channels starting at
-// channel |mb| of the group, all pixels of the unit |r| (r->sdot): the
-// packed rows hold int8 x' = x - 128 (uint8 x) or x (int8 x), r->xz8 the
-// zero point shifted alike, and
+// channel |mb| of the group, all pixels of the unit |r| (r->arm).
+// sdot (kg 4): the packed rows hold int8 x' = x - 128 (uint8 x) or x (int8
+// x); for each run of 4 quads of a segment, one 16-byte load of each
+// pixel's x' and 16 weight vectors (4 quads x 4 channel vectors), indexed
+// sdot; the segment's last 1..3 quads take a broadcast 32-bit quad.
+// usmmla (kg 8): uint8 x' = x (uint8 x) or x + 128 (int8 x); per octet of
+// k, one 16-byte operand of 2 pixels x 8 bytes (two 8-byte loads) times 8
+// channel-pair vectors of 2 x 8 int8 weights. The segment's last k (1..3,
+// or 1..7) are a multiply-add of the broadcast byte. With r->xz8 the zero
+// point shifted like x',
 //   sum (x - x_zp)(w - w_zp) = sum x'w - x_zp' * sum w - w_zp * sum (x - x_zp)
 // in int32, wrapping: bit-identical to the int16 form and the reference.
-// For each run of 4 quads of a segment, one 16-byte load of each pixel's x'
-// and 16 weight vectors (4 quads x 4 channel vectors), indexed sdot; the
-// segment's last 1..3 quads take a broadcast 32-bit quad, its last 1..3 k
-// a multiply-add of the broadcast byte.
 static mlcc_status_t qa_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef mb, int64_t bs) {
   LLVMBuilderRef b = ctx->b;
   LLVMTypeRef i8 = ctx->t_i8, i32 = ctx->t_i32, f32 = ctx->t_f32;
@@ -1471,7 +1499,13 @@ static mlcc_status_t qa_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
     }
   }
   LLVMValueRef wblk = imulc(ctx, m0, r->k);  // the block's weights (bs * k bytes)
-  int64_t nq = r->seg_len / 4, rest = r->seg_len % 4, n16 = nq / 4;
+  // kg 4: quads (sdot); kg 8: octets (usmmla), k groups of a segment |nq|.
+  const bool mm = r->kg == 8;
+  const int G = mm ? 8 : 4;
+  int64_t nq = r->seg_len / G, rest = r->seg_len % G, n16 = mm ? 0 : nq / 4;
+  int ncp = (int)((bs + 1) / 2);  // usmmla: channel pairs
+  unsigned cpc[QB_NB / 2];        // channels of each pair (1 or 2)
+  for (int p = 0; p < ncp; ++p) cpc[p] = (unsigned)(bs - 2 * p < 2 ? bs - 2 * p : 2);
   // Weight vector |v| of the quad at byte |wat| of the layout (4 * cnt[v]
   // bytes, zero-padded to 16), and the bytes of a remaining k, sign-extended.
   #define QA_WQ(WAT, V)                                                                   \
@@ -1480,29 +1514,47 @@ static mlcc_status_t qa_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
   #define QA_W1(WAT, V)                                                                   \
     LLVMBuildSExt(b, qb_pad(ctx, vload(ctx, i8, cnt[V], r->wp, iaddc(ctx, (WAT), (V) * QA_L), 1), \
                             cnt[V], QA_L), vi, "")
+  // usmmla: the octets of channel pair |P| at byte |WAT| (8 * cpc bytes,
+  // zero-padded to 16: row j of the 2 x 8 operand is channel 2P + j).
+  #define QA_WO(WAT, P)                                                                   \
+    qb_pad(ctx, vload(ctx, i8, 8 * cpc[P], r->wp, iaddc(ctx, (WAT), 16 * (P)), 1), 8 * cpc[P], 16)
   // The block's weight sums for the x zero point: sdot(w, 1 1 1 1) over the
-  // quads, plus the remaining k of each segment.
+  // quads (usmmla(1 ... 1, w) over the octets: lanes 0 and 1 hold the pair's
+  // sums), plus the remaining k of each segment.
   LLVMValueRef wsum[QA_NV];
   {
     LLVMValueRef ones = splat(ctx, LLVMConstInt(i8, 1, 0), 16);
-    LLVMValueRef wsv[QA_NV];
+    LLVMValueRef wsv[QA_NV], wsp[QB_NB / 2];
     for (int v = 0; v < nv; ++v) wsv[v] = mlcc_emit_var(ctx, vi, LLVMConstNull(vi));
     if (nq > 0) {
+      for (int p = 0; mm && p < ncp; ++p) wsp[p] = mlcc_emit_var(ctx, vi, LLVMConstNull(vi));
       mlcc_loop_t ls = mlcc_emit_for(ctx, 0, r->n_seg * nq, "qaws");
-      LLVMValueRef wat = iadd(ctx, wblk, imulc(ctx, ls.iv, 4 * bs));
+      LLVMValueRef wat = iadd(ctx, wblk, imulc(ctx, ls.iv, G * bs));
       if (rest > 0) {  // skip the rest rows of the segments before
         LLVMValueRef seg = LLVMBuildUDiv(b, ls.iv, c64(ctx, nq), "");
         wat = iadd(ctx, wat, imulc(ctx, seg, rest * bs));
       }
-      for (int v = 0; v < nv; ++v) {
+      for (int v = 0; !mm && v < nv; ++v) {
         LLVMValueRef s = LLVMBuildLoad2(b, vi, wsv[v], "");
         LLVMBuildStore(b, sdot(ctx, s, QA_WQ(wat, v), ones), wsv[v]);
       }
+      for (int p = 0; mm && p < ncp; ++p) {
+        LLVMValueRef s = LLVMBuildLoad2(b, vi, wsp[p], "");
+        LLVMBuildStore(b, usmmla(ctx, s, ones, QA_WO(wat, p)), wsp[p]);
+      }
       mlcc_emit_loop_end(ctx, &ls);
+      for (int v = 0; mm && v < nv; ++v) {  // channels 4v..4v+3: pairs 2v, 2v + 1
+        LLVMValueRef lo = LLVMBuildLoad2(b, vi, wsp[2 * v], "");
+        LLVMValueRef hi = 2 * v + 1 < ncp ? LLVMBuildLoad2(b, vi, wsp[2 * v + 1], "")
+                                          : LLVMConstNull(vi);
+        LLVMValueRef idx[4] = {LLVMConstInt(i32, 0, 0), LLVMConstInt(i32, 1, 0),
+                               LLVMConstInt(i32, 4, 0), LLVMConstInt(i32, 5, 0)};
+        LLVMBuildStore(b, LLVMBuildShuffleVector(b, lo, hi, LLVMConstVector(idx, 4), ""), wsv[v]);
+      }
     }
     for (int64_t sg = 0; sg < r->n_seg; ++sg) {
       for (int64_t t = 0; t < rest; ++t) {
-        LLVMValueRef wat = iaddc(ctx, wblk, sg * r->seg_len * bs + (nq * 4 + t) * bs);
+        LLVMValueRef wat = iaddc(ctx, wblk, sg * r->seg_len * bs + (nq * G + t) * bs);
         for (int v = 0; v < nv; ++v) {
           LLVMValueRef s = LLVMBuildLoad2(b, vi, wsv[v], "");
           LLVMBuildStore(b, LLVMBuildAdd(b, s, QA_W1(wat, v), ""), wsv[v]);
@@ -1511,13 +1563,21 @@ static mlcc_status_t qa_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
     }
     for (int v = 0; v < nv; ++v) wsum[v] = LLVMBuildLoad2(b, vi, wsv[v], "");
   }
-  LLVMValueRef acc[QA_NV][QA_NP];
-  for (int v = 0; v < nv; ++v) {
+  // sdot: acc[v][j] = channels 4v..4v+3 of pixel j. usmmla: macc[p][h] =
+  // the 2 x 2 matrix of pixels 2h, 2h + 1 (rows) and channels 2p, 2p + 1.
+  LLVMValueRef acc[QA_NV][QA_NP], macc[QB_NB / 2][QA_NP / 2];
+  for (int v = 0; !mm && v < nv; ++v) {
     for (int j = 0; j < QA_NP; ++j) acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
   }
+  for (int p = 0; mm && p < ncp; ++p) {
+    for (int h = 0; h < QA_NP / 2; ++h) macc[p][h] = mlcc_emit_var(ctx, vi, NULL);
+  }
   mlcc_loop_t lj = mlcc_emit_loop_begin(ctx, c64(ctx, 0), r->npix, QA_NP, "qaj");
-  for (int v = 0; v < nv; ++v) {
+  for (int v = 0; !mm && v < nv; ++v) {
     for (int j = 0; j < QA_NP; ++j) LLVMBuildStore(b, LLVMConstNull(vi), acc[v][j]);
+  }
+  for (int p = 0; mm && p < ncp; ++p) {
+    for (int h = 0; h < QA_NP / 2; ++h) LLVMBuildStore(b, LLVMConstNull(vi), macc[p][h]);
   }
   // Pixel lj + j reads its window at rows[(lj + j) * pix_stride]; past the
   // last pixel (the last tile) it reads the last pixel's, and its results
@@ -1552,7 +1612,7 @@ static mlcc_status_t qa_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
     mlcc_emit_loop_end(ctx, &lq);
     no_unroll(ctx, &lq);
   }
-  for (int64_t t = n16 * 4; t < nq; ++t) {  // the segment's last 1..3 quads
+  for (int64_t t = n16 * 4; !mm && t < nq; ++t) {  // the segment's last 1..3 quads
     LLVMValueRef xq[QA_NP];
     for (int j = 0; j < QA_NP; ++j) {
       LLVMValueRef qd = LLVMBuildLoad2(b, i32, gep(ctx, i8, r->rows, iaddc(ctx, xseg[j], 4 * t)), "");
@@ -1568,7 +1628,51 @@ static mlcc_status_t qa_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
       }
     }
   }
-  for (int64_t t = 0; t < rest; ++t) {  // the segment's last 1..3 k: bs bytes each
+  if (mm && nq > 0) {  // octets: 2 pixels x 8 k of x' by 2 channels x 8 k, usmmla
+    mlcc_loop_t lq = mlcc_emit_for(ctx, 0, nq, "qao");
+    LLVMValueRef xv[QA_NP / 2];
+    for (int h = 0; h < QA_NP / 2; ++h) {
+      LLVMValueRef o = imulc(ctx, lq.iv, 8);
+      LLVMValueRef x0 = vload(ctx, i8, 8, r->rows, iadd(ctx, xseg[2 * h], o), 1);
+      LLVMValueRef x1 = vload(ctx, i8, 8, r->rows, iadd(ctx, xseg[2 * h + 1], o), 1);
+      xv[h] = lanes_of(ctx, x0, x1, 0, 1, 16);
+    }
+    LLVMValueRef wat = iadd(ctx, wseg, imulc(ctx, lq.iv, 8 * bs));
+    for (int p = 0; p < ncp; ++p) {
+      LLVMValueRef wv = QA_WO(wat, p);
+      for (int h = 0; h < QA_NP / 2; ++h) {
+        LLVMValueRef a = LLVMBuildLoad2(b, vi, macc[p][h], "");
+        LLVMBuildStore(b, usmmla(ctx, a, xv[h], wv), macc[p][h]);
+      }
+    }
+    mlcc_emit_loop_end(ctx, &lq);
+    no_unroll(ctx, &lq);
+  }
+  for (int64_t t = 0; mm && t < rest; ++t) {  // the segment's last 1..7 k: bs bytes each
+    LLVMValueRef wat = iaddc(ctx, wseg, (nq * 8 + t) * bs);
+    LLVMValueRef wt[QA_NV], xb[QA_NP];
+    for (int v = 0; v < nv; ++v) wt[v] = QA_W1(wat, v);
+    for (int j = 0; j < QA_NP; ++j) {
+      LLVMValueRef at = gep(ctx, i8, r->rows, iaddc(ctx, xseg[j], nq * 8 + t));
+      xb[j] = LLVMBuildZExt(b, LLVMBuildLoad2(b, i8, at, ""), i32, "");
+    }
+    for (int p = 0; p < ncp; ++p) {  // lanes (pixel i, channel c) = i * 2 + c
+      unsigned c0 = (unsigned)(p % 2) * 2;
+      LLVMValueRef widx[4] = {LLVMConstInt(i32, c0, 0), LLVMConstInt(i32, c0 + 1, 0),
+                              LLVMConstInt(i32, c0, 0), LLVMConstInt(i32, c0 + 1, 0)};
+      LLVMValueRef wq = LLVMBuildShuffleVector(b, wt[p / 2], LLVMGetUndef(vi),
+                                               LLVMConstVector(widx, 4), "");
+      for (int h = 0; h < QA_NP / 2; ++h) {
+        LLVMValueRef xq = LLVMGetUndef(vi);
+        for (unsigned l = 0; l < 4; ++l) {
+          xq = LLVMBuildInsertElement(b, xq, xb[2 * h + l / 2], LLVMConstInt(i32, l, 0), "");
+        }
+        LLVMValueRef a = LLVMBuildLoad2(b, vi, macc[p][h], "");
+        LLVMBuildStore(b, LLVMBuildAdd(b, a, LLVMBuildMul(b, xq, wq, ""), ""), macc[p][h]);
+      }
+    }
+  }
+  for (int64_t t = 0; !mm && t < rest; ++t) {  // the segment's last 1..3 k: bs bytes each
     LLVMValueRef wat = iaddc(ctx, wseg, (nq * 4 + t) * bs);
     LLVMValueRef wt[QA_NV];
     for (int v = 0; v < nv; ++v) wt[v] = QA_W1(wat, v);
@@ -1583,6 +1687,7 @@ static mlcc_status_t qa_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
   }
   #undef QA_WQ
   #undef QA_W1
+  #undef QA_WO
   mlcc_emit_loop_end(ctx, &lsg);
 
   //--- Epilogue per pixel: zero-point corrections, bias, requantization
@@ -1599,7 +1704,18 @@ static mlcc_status_t qa_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
     LLVMValueRef psv = splat(ctx, LLVMBuildLoad2(b, i32, gep(ctx, i32, r->pixsum, pix[j]), ""),
                              QA_L);
     for (int v = 0; v < nv; ++v) {
-      LLVMValueRef a = LLVMBuildLoad2(b, vi, acc[v][j], "");
+      LLVMValueRef a;
+      if (mm) {  // pixel j's row of pairs 2v and 2v + 1
+        unsigned i0 = (unsigned)(j % 2) * 2;
+        LLVMValueRef lo = LLVMBuildLoad2(b, vi, macc[2 * v][j / 2], "");
+        LLVMValueRef hi = 2 * v + 1 < ncp ? LLVMBuildLoad2(b, vi, macc[2 * v + 1][j / 2], "")
+                                          : LLVMConstNull(vi);
+        LLVMValueRef idx[4] = {LLVMConstInt(i32, i0, 0), LLVMConstInt(i32, i0 + 1, 0),
+                               LLVMConstInt(i32, 4 + i0, 0), LLVMConstInt(i32, 5 + i0, 0)};
+        a = LLVMBuildShuffleVector(b, lo, hi, LLVMConstVector(idx, 4), "");
+      } else {
+        a = LLVMBuildLoad2(b, vi, acc[v][j], "");
+      }
       a = LLVMBuildSub(b, a, LLVMBuildMul(b, wzv[v], psv, ""), "");
       a = LLVMBuildSub(b, a, LLVMBuildMul(b, xzs, wsum[v], ""), "");
       a = LLVMBuildAdd(b, a, biasv[v], "");
@@ -1681,11 +1797,11 @@ static mlcc_status_t qb_unit(mlcc_emit_ctx_t* ctx, qb_unit_t* r, int64_t mg) {
   int64_t nfull = mg / QB_NB * QB_NB;
   if (nfull > 0) {
     mlcc_loop_t lm = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, nfull), QB_NB, "qbm");
-    status = r->sdot ? qa_block(ctx, r, lm.iv, QB_NB) : qb_block(ctx, r, lm.iv, QB_NB);
+    status = r->arm ? qa_block(ctx, r, lm.iv, QB_NB) : qb_block(ctx, r, lm.iv, QB_NB);
     mlcc_emit_loop_end(ctx, &lm);
   }
   if (status == NULL && nfull < mg) {
-    status = r->sdot ? qa_block(ctx, r, c64(ctx, nfull), mg - nfull)
+    status = r->arm ? qa_block(ctx, r, c64(ctx, nfull), mg - nfull)
                      : qb_block(ctx, r, c64(ctx, nfull), mg - nfull);
   }
   return status;
@@ -1725,17 +1841,17 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
            x86_has(ctx->target, "avx2");
   int64_t col_len = q.kh * q.cg;
   r.kg = qblock_kg(node);
-  r.sdot = r.kg == 4 && ctx->target != NULL && ctx->target->arch == MLCC_ARCH_AARCH64;
-  // VNNI: uint8 bytes x - xshift (x, or x + 128 for int8 x); 3 bytes of
-  // slack for the last quad of a window (their weights are not read).
-  // aarch64 sdot (qa_block): int8 bytes x - 128 (uint8 x) or x (int8 x).
-  r.rows = r.kg == 4 ? entry_array(ctx, ctx->t_i8, q.wp * col_len + 4)
+  r.arm = r.kg >= 4 && ctx->target != NULL && ctx->target->arch == MLCC_ARCH_AARCH64;
+  // VNNI and usmmla: uint8 bytes x - xshift (x, or x + 128 for int8 x); 3
+  // bytes of slack for the last quad of a window (their weights are not
+  // read). aarch64 sdot (qa_block): int8 bytes x - 128 (uint8 x) or x.
+  r.rows = r.kg >= 4 ? entry_array(ctx, ctx->t_i8, q.wp * col_len + 4)
                      : entry_array(ctx, ctx->t_i16, q.wp * col_len);
   LLVMValueRef colsum = entry_array(ctx, i32, q.kh * q.wp);
   r.pixsum = entry_array(ctx, i32, q.ow);
   LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
   int64_t xshift = x->dtype == MLCC_DTYPE_U8 ? 0 : -128;
-  if (r.sdot) xshift = x->dtype == MLCC_DTYPE_U8 ? 128 : 0;
+  if (r.arm && r.kg == 4) xshift = x->dtype == MLCC_DTYPE_U8 ? 128 : 0;
   r.xz8 = LLVMBuildSub(b, xzv, LLVMConstInt(i32, (unsigned long long)xshift, 1), "");
   if (r.qlinear) {
     r.xsv = ld_f32(ctx, ops.x_scale, c64(ctx, 0), 1.f);
@@ -1766,7 +1882,7 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                     c64(ctx, q.group), "");
   LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
   LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, imulc(ctx, g_iv, q.cg)), q.h * q.w);
-  emit_pack_rows(ctx, &q, x, xzv, r.xz8, r.kg == 4 ? xshift : 0, r.kg == 4, r.rows, colsum,
+  emit_pack_rows(ctx, &q, x, xzv, r.xz8, r.kg >= 4 ? xshift : 0, r.kg >= 4, r.rows, colsum,
                  r.pixsum, x_img, oh_iv, true);
   r.ch0 = imulc(ctx, g_iv, q.mg);
   r.y_base = iadd(ctx, imulc(ctx, n_iv, q.m * q.oh * q.ow), imulc(ctx, oh_iv, q.ow));
@@ -1838,8 +1954,9 @@ int64_t mlcc_qgemm_matmul_block(const mlcc_node_t* node, const mlcc_target_t* ta
   qmm_geom_t g;
   if (target == NULL || !plan_matmul(node, &g)) return 0;
   const mlcc_value_t* bm = mlcc_node_input(node, node->op == MLCC_OP_QLINEAR_MATMUL ? 3 : 1);
-  if (arm_sdot_block(target, bm->dtype)) {  // aarch64: the quad layout, sdot
-    if (out_kg != NULL) *out_kg = 4;
+  int akg = arm_block_kg(target, bm->dtype);
+  if (akg != 0) {  // aarch64: sdot quads or usmmla octets
+    if (out_kg != NULL) *out_kg = akg;
     return QB_NB;
   }
   if (target->arch != MLCC_ARCH_X86_64 || !x86_has(target, "avx2")) return 0;
@@ -1895,16 +2012,16 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   r.avx2 = ctx->target != NULL && ctx->target->arch == MLCC_ARCH_X86_64 &&
            x86_has(ctx->target, "avx2");
   r.kg = qblock_kg(node);
-  r.sdot = r.kg == 4 && ctx->target != NULL && ctx->target->arch == MLCC_ARCH_AARCH64;
-  // VNNI (kg 4): uint8 bytes a - ashift (a, or a + 128 for int8 A), 4 bytes
-  // of slack for the last quad. aarch64 sdot (qa_block): int8 bytes a - 128
-  // (uint8 A) or a (int8 A).
-  r.rows = r.kg == 4 ? entry_array(ctx, ctx->t_i8, g.rows * g.k + 4)
+  r.arm = r.kg >= 4 && ctx->target != NULL && ctx->target->arch == MLCC_ARCH_AARCH64;
+  // VNNI (kg 4) and usmmla (kg 8): uint8 bytes a - ashift (a, or a + 128
+  // for int8 A), 4 bytes of slack for the last quad. aarch64 sdot (qa_block,
+  // kg 4): int8 bytes a - 128 (uint8 A) or a (int8 A).
+  r.rows = r.kg >= 4 ? entry_array(ctx, ctx->t_i8, g.rows * g.k + 4)
                      : entry_array(ctx, i16, g.rows * g.k);
   r.pixsum = entry_array(ctx, i32, g.rows);
   LLVMValueRef azv = ld_i32(ctx, az, c64(ctx, 0));
   int64_t ashift = a->dtype == MLCC_DTYPE_U8 ? 0 : -128;
-  if (r.sdot) ashift = a->dtype == MLCC_DTYPE_U8 ? 128 : 0;
+  if (r.arm && r.kg == 4) ashift = a->dtype == MLCC_DTYPE_U8 ? 128 : 0;
   LLVMValueRef ashiftv = LLVMConstInt(i32, (unsigned long long)ashift, 1);
   r.xz8 = LLVMBuildSub(b, azv, ashiftv, "");
   if (qlinear) {
@@ -1945,7 +2062,7 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   LLVMValueRef araw = ld_i32(ctx, a, iadd(ctx, a_at, at));
   LLVMValueRef xv = LLVMBuildSub(b, araw, azv, "");
   LLVMValueRef st;
-  if (r.kg == 4) {
+  if (r.kg >= 4) {
     st = LLVMBuildStore(b, LLVMBuildTrunc(b, LLVMBuildSub(b, araw, ashiftv, ""), ctx->t_i8, ""),
                         gep(ctx, ctx->t_i8, r.rows, at));
     LLVMSetAlignment(st, 1);
