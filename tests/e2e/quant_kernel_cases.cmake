@@ -26,8 +26,11 @@ set(MLCC_QUANT_KERNEL_CASE_NAMES
   qk_pack_vec_u8_3x3 qk_pack_vec_s8_u8w_stride2 qk_pack_vec_1x1_groups
   qk_dwp_w32_s8_sat qk_dwp_stride2_mult3 qk_dwp_stride3_5x5_u8w qk_dwp_7x7 qk_dwp_big_plane
   qdq_mobilenet_block qdq_conv_relu_u8 qdq_conv_clip_s8 qdq_conv_float_bias_stride qdq_conv_chain
-  qdq_conv_axis1_stays_float)
-foreach(variant x86 x86_v2 x86_native aarch64 aarch64_dotprod riscv riscv_v128 riscv_v256)
+  qdq_conv_axis1_stays_float
+  qk_arm_k45_m17 qk_arm_s8x_dilated_m33 qk_arm_1x1_k6 qk_arm_mm_k19_n21 qk_arm_mm_s8a_n48
+  qk_arm_mmint_s8a_k70)
+foreach(variant x86 x86_v2 x86_native aarch64 aarch64_dotprod aarch64_a53 riscv riscv_v128
+        riscv_v256)
   if(variant STREQUAL "x86")
     set(args --target x86)
   elseif(variant STREQUAL "x86_v2")
@@ -38,6 +41,8 @@ foreach(variant x86 x86_v2 x86_native aarch64 aarch64_dotprod riscv riscv_v128 r
     set(args --target aarch64)
   elseif(variant STREQUAL "aarch64_dotprod")
     set(args --target aarch64 --mattr=+neon,+dotprod)
+  elseif(variant STREQUAL "aarch64_a53")  # no dotprod: built for and run on a Cortex-A53
+    set(args --target aarch64 --mcpu cortex-a53 --qemu-cpu cortex-a53)
   elseif(variant STREQUAL "riscv")
     set(args --target riscv)
   else()
