@@ -2120,6 +2120,11 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
     if (lanes == 32 && !x86_has(ctx->target, "avx512bw")) lanes = 16;
     if (lanes == 16 && !x86_has(ctx->target, "avx2")) lanes = 8;
   }
+  // riscv64 with V (vector_bytes 32): 8 int16 lanes, LMUL 1 at VLEN 128, so
+  // the 8 <8 x i32> accumulators of a register block take LMUL 2 each (16 of
+  // the 32 vector registers). With 16 lanes they took LMUL 4, all 32
+  // registers, and the k loop spilled them (vs4r.v / vl4r.v each step).
+  if (ctx->target != NULL && ctx->target->arch == MLCC_ARCH_RISCV64) lanes = 8;
   // aarch64 with +dotprod and int8 weights: the packed rows hold int8
   // x' = x - 128 (uint8 x) or x (int8 x), padding x' = x_zero_point' (the
   // zero point shifted alike), and sdot sums x' * w; then
