@@ -147,6 +147,8 @@ bool mlcc_qgemm_conv_takes(const mlcc_node_t* node) {
 }
 
 static int64_t qblock_of(const mlcc_node_t* node);
+static bool x86_vnni(const mlcc_target_t* t);
+static bool x86_vbmi(const mlcc_target_t* t);
 
 // True when |node|'s weights are in a layout a dense fast kernel reads.
 static bool packed(const mlcc_node_t* node, const qconv_geom_t* q) {
@@ -581,10 +583,18 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
 // A store of vector |v| at element |idx| of |node|'s output 0, lanes whose
 // |mask| bit is set (all lanes when |mask| is NULL); only for an unfused
 // kernel (the caller checks).
+static void dwp_store_at(mlcc_emit_ctx_t* ctx, LLVMValueRef p, LLVMValueRef v,
+                         LLVMValueRef mask);
 static void dwp_store(mlcc_emit_ctx_t* ctx, const mlcc_value_t* y, LLVMValueRef idx,
                       LLVMValueRef v, LLVMValueRef mask) {
   LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(v));
-  LLVMValueRef p = gep(ctx, et, mlcc_emit_ptr(ctx, y), idx);
+  dwp_store_at(ctx, gep(ctx, et, mlcc_emit_ptr(ctx, y), idx), v, mask);
+}
+
+// A store of vector |v| at pointer |p|, lanes whose |mask| bit is set (all
+// lanes when |mask| is NULL).
+static void dwp_store_at(mlcc_emit_ctx_t* ctx, LLVMValueRef p, LLVMValueRef v,
+                         LLVMValueRef mask) {
   if (mask == NULL) {
     LLVMSetAlignment(LLVMBuildStore(ctx->b, v, p), 1);
     return;
@@ -623,7 +633,17 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   bool fused = k != NULL && k->n_nodes > 1 && k->nodes[0] == node;
   int64_t hp = dwp_rows(&q), wpl = dwp_width(&q);
   int64_t nblk = (q.ow + V - 1) / V;
-  LLVMValueRef plane = entry_array(ctx, i8, hp * wpl);
+  // AVX-512BW (with VL): a row's tail is copied into the plane by one masked
+  // byte load and store.
+  bool bw = x86_has(ctx->target, "avx512bw") && x86_has(ctx->target, "avx512vl");
+  // AVX-512 VNNI + VBMI, uint8 x, int8 w, no column dilation, KW <= 8:
+  // four taps of a row per vpdpbusd (dwp_dpbusd below); the plane then
+  // has 64 bytes of slack for the 64-byte window loads.
+  bool dpb = bw && x86_vnni(ctx->target) && x86_vbmi(ctx->target) && x_u8 &&
+             w->dtype == MLCC_DTYPE_I8 && q.dw == 1 && q.kw <= 8 && q.kh * q.kw <= 49 &&
+             15 * q.sw + 4 * ((q.kw + 3) / 4) - 1 < 64;
+  int64_t plane_bytes = hp * wpl + (dpb ? 64 : 0);
+  LLVMValueRef plane = entry_array(ctx, i8, plane_bytes);
   LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
   LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
   LLVMValueRef xz8 = LLVMBuildTrunc(b, xzv, i8, "");
@@ -644,11 +664,11 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   // The plane: x_zero_point everywhere, then the image rows at (ph, pw).
   {
     LLVMValueRef fill = splat(ctx, xz8, V);
-    int64_t nfill = hp * wpl / V;
+    int64_t nfill = plane_bytes / V;
     mlcc_loop_t lf = mlcc_emit_for(ctx, 0, nfill, "qpf");
     LLVMSetAlignment(LLVMBuildStore(b, fill, gep(ctx, i8, plane, imulc(ctx, lf.iv, V))), 1);
     mlcc_emit_loop_end(ctx, &lf);
-    for (int64_t t = nfill * V; t < hp * wpl; ++t) {
+    for (int64_t t = nfill * V; t < plane_bytes; ++t) {
       LLVMBuildStore(b, xz8, gep(ctx, i8, plane, c64(ctx, t)));
     }
     // Image rows ih in [r0, r1) land on plane rows ih + ph; columns [0, cw).
@@ -667,7 +687,23 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
         LLVMSetAlignment(LLVMBuildStore(b, l, gep(ctx, i8, plane, iadd(ctx, dst, o))), 1);
         mlcc_emit_loop_end(ctx, &lc);
       }
-      if (nv * V < len) {
+      if (nv * V < len && bw) {
+        // The row's tail: one masked load and store (AVX-512BW's vmovdqu8
+        // with a mask register; bytes past the tail are neither read nor
+        // written).
+        LLVMValueRef mk[DWP_LANES];
+        for (unsigned l = 0; l < V; ++l) mk[l] = LLVMConstInt(ctx->t_i1, (int64_t)l < len - nv * V, 0);
+        LLVMValueRef mask = LLVMConstVector(mk, V);
+        LLVMValueRef sp = gep(ctx, i8, xp, iaddc(ctx, src, nv * V));
+        const char* name = "llvm.masked.load";
+        unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+        LLVMTypeRef ov[2] = {vb, LLVMTypeOf(sp)};
+        LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ctx->module, id, ov, 2);
+        LLVMTypeRef fty = LLVMIntrinsicGetType(ctx->llctx, id, ov, 2);
+        LLVMValueRef args[4] = {sp, LLVMConstInt(i32, 1, 0), mask, LLVMGetUndef(vb)};
+        LLVMValueRef l = LLVMBuildCall2(b, fty, fn, args, 4, "");
+        dwp_store_at(ctx, gep(ctx, i8, plane, iaddc(ctx, dst, nv * V)), l, mask);
+      } else if (nv * V < len) {
         mlcc_loop_t lc = mlcc_emit_for(ctx, nv * V, len, "qpt");
         LLVMValueRef l = LLVMBuildLoad2(b, i8, gep(ctx, i8, xp, iadd(ctx, src, lc.iv)), "");
         LLVMBuildStore(b, l, gep(ctx, i8, plane, iadd(ctx, dst, lc.iv)));
@@ -702,6 +738,28 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef bm = bias != NULL ? ld_i32(ctx, bias, m) : zero32;
   bm = LLVMBuildSub(b, bm, LLVMBuildMul(b, xzv, wsum, ""), "");
   LLVMValueRef bv = splat(ctx, bm, V);
+  // dpb: per kernel row a and quad j, the int8 weights w[a][4j..4j+3] as
+  // the bytes of one int32 (0 past KW), in every lane; ones[j] has byte 1
+  // where a tap is.
+  int nquad = (int)((q.kw + 3) / 4);
+  LLVMValueRef wquad[49][2], ones[2] = {NULL, NULL}, wzs = NULL;
+  if (dpb) {
+    for (int j = 0; j < nquad; ++j) {
+      uint32_t o = 0;
+      for (int i = 0; i < 4; ++i) o |= (4 * j + i < q.kw ? 1u : 0u) << (8 * i);
+      ones[j] = splat(ctx, LLVMConstInt(i32, o, 0), V);
+      for (int64_t a = 0; a < q.kh; ++a) {
+        LLVMValueRef d = zero32;
+        for (int i = 0; i < 4 && 4 * j + i < q.kw; ++i) {
+          LLVMValueRef wt = ld_i32(ctx, w, imad(ctx, m, n_taps, c64(ctx, a * q.kw + 4 * j + i)));
+          wt = LLVMBuildAnd(b, wt, LLVMConstInt(i32, 0xff, 0), "");
+          d = LLVMBuildOr(b, d, LLVMBuildShl(b, wt, LLVMConstInt(i32, 8 * i, 0), ""), "");
+        }
+        wquad[a][j] = splat(ctx, d, V);
+      }
+    }
+    wzs = splat(ctx, wzm, V);
+  }
   LLVMValueRef multv = NULL, yzv = NULL, qlov = NULL, qhiv = NULL;
   if (qlinear) {
     LLVMValueRef wsm = ld_f32(ctx, ws, ws_pc ? m : c64(ctx, 0), 1.f);
@@ -726,7 +784,32 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
       (ACC) = LLVMBuildAdd(b, (ACC), p_, "");                                        \
     } while (0)
   LLVMValueRef acc = LLVMConstNull(vi);
-  if (unroll_taps) {
+  if (dpb) {
+    // Lane l's quad j is the 4 bytes at l * sw + 4j of a 64-byte window of
+    // the plane row (vpermb): acc += sum_i x[.. + i] * w[a][4j + i]
+    // (vpdpbusd, uint8 x int8, exact int32), xs += the same sum with
+    // weights 1; then acc - w_zp * xs = sum x (w - w_zp).
+    LLVMValueRef xsum = LLVMConstNull(vi);
+    LLVMTypeRef v64 = LLVMVectorType(i8, 64);
+    for (int64_t a = 0; a < q.kh; ++a) {
+      LLVMValueRef win = vload(ctx, i8, 64, plane, iaddc(ctx, base, a * q.dh * wpl), 1);
+      for (int j = 0; j < nquad; ++j) {
+        LLVMValueRef idx[64];
+        for (unsigned l = 0; l < V; ++l) {
+          for (unsigned i = 0; i < 4; ++i) {
+            idx[4 * l + i] = LLVMConstInt(i32, (unsigned)(l * q.sw + 4 * j + i), 0);
+          }
+        }
+        LLVMValueRef u = LLVMBuildShuffleVector(b, win, LLVMGetUndef(v64), LLVMConstVector(idx, 64), "");
+        u = LLVMBuildBitCast(b, u, vi, "");
+        LLVMValueRef args[3] = {acc, u, wquad[a][j]};
+        acc = mlcc_emit_intrinsic(ctx, "llvm.x86.avx512.vpdpbusd.512", args, 3);
+        LLVMValueRef args1[3] = {xsum, u, ones[j]};
+        xsum = mlcc_emit_intrinsic(ctx, "llvm.x86.avx512.vpdpbusd.512", args1, 3);
+      }
+    }
+    acc = LLVMBuildSub(b, acc, LLVMBuildMul(b, wzs, xsum, ""), "");
+  } else if (unroll_taps) {
     for (int64_t a = 0; a < q.kh; ++a) {
       for (int64_t e = 0; e < q.kw; ++e) {
         DWP_TAP(acc, iaddc(ctx, base, a * q.dh * wpl + e * q.dw), taps[a * q.kw + e]);
@@ -1003,6 +1086,26 @@ static bool x86_vnni(const mlcc_target_t* t) {
   bool cpu = false;
   for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); ++i) cpu |= strcmp(t->cpu, cpus[i]) == 0;
   return (vnni < 0 ? cpu : vnni == 1) && (vl < 0 ? cpu : vl == 1);
+}
+
+// True if the x86 |target| has AVX-512 VBMI (vpermb): "+avx512vbmi" in its
+// features (the last mention wins), else a CPU that has it.
+static bool x86_vbmi(const mlcc_target_t* t) {
+  int on = -1;
+  for (const char* p = t->features; p != NULL && *p;) {
+    const char* comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == 11 && strncmp(p + 1, "avx512vbmi", 10) == 0) on = p[0] == '+';
+    p = comma ? comma + 1 : NULL;
+  }
+  if (on >= 0) return on == 1;
+  static const char* const cpus[] = {
+      "cannonlake", "icelake-client", "icelake-server", "tigerlake", "sapphirerapids",
+      "rocketlake", "znver4", "graniterapids", "emeraldrapids"};
+  for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); ++i) {
+    if (strcmp(t->cpu, cpus[i]) == 0) return true;
+  }
+  return false;
 }
 
 int64_t mlcc_qgemm_conv_block(const mlcc_node_t* node, const mlcc_target_t* target,
