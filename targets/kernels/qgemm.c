@@ -642,8 +642,13 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   bool dpb = bw && x86_vnni(ctx->target) && x86_vbmi(ctx->target) && x_u8 &&
              w->dtype == MLCC_DTYPE_I8 && q.dw == 1 && q.kw <= 8 && q.kh * q.kw <= 49 &&
              15 * q.sw + 4 * ((q.kw + 3) / 4) - 1 < 64;
+  // direct: one vector of output pixels per row (OW <= 16) and input rows of
+  // at most 64 bytes (the 14 x 14 and 7 x 7 planes): no plane; each window
+  // is a masked load of the input row itself, its padding columns and rows
+  // the x zero point (dwp_dpbusd below).
+  bool direct = dpb && nblk == 1 && q.w <= 64;
   int64_t plane_bytes = hp * wpl + (dpb ? 64 : 0);
-  LLVMValueRef plane = entry_array(ctx, i8, plane_bytes);
+  LLVMValueRef plane = direct ? NULL : entry_array(ctx, i8, plane_bytes);
   LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
   LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
   LLVMValueRef xz8 = LLVMBuildTrunc(b, xzv, i8, "");
@@ -662,7 +667,7 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef g_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.group), "");
   LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, g_iv), q.h * q.w);
   // The plane: x_zero_point everywhere, then the image rows at (ph, pw).
-  {
+  if (!direct) {
     LLVMValueRef fill = splat(ctx, xz8, V);
     int64_t nfill = plane_bytes / V;
     mlcc_loop_t lf = mlcc_emit_for(ctx, 0, nfill, "qpf");
@@ -791,16 +796,44 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
     // weights 1; then acc - w_zp * xs = sum x (w - w_zp).
     LLVMValueRef xsum = LLVMConstNull(vi);
     LLVMTypeRef v64 = LLVMVectorType(i8, 64);
+    // direct: the window is input row ih = oh * sh + a * dh - ph (a masked
+    // load of its W bytes; a row outside the image is all x zero point), and
+    // lane l's byte i of quad j is column l * sw + 4j + i - pw, or the zero
+    // point (lane 0 of the second shuffle operand) outside [0, W) or past KW.
+    LLVMValueRef zp64 = direct ? splat(ctx, xz8, 64) : NULL;
     for (int64_t a = 0; a < q.kh; ++a) {
-      LLVMValueRef win = vload(ctx, i8, 64, plane, iaddc(ctx, base, a * q.dh * wpl), 1);
+      LLVMValueRef win;
+      if (direct) {
+        LLVMValueRef ih = iaddc(ctx, imulc(ctx, loh.iv, q.sh), a * q.dh - q.ph);
+        LLVMValueRef inb = LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q.h), "");
+        LLVMValueRef ihc = LLVMBuildSelect(b, inb, ih, c64(ctx, 0), "");
+        LLVMValueRef mk[64];
+        for (unsigned l = 0; l < 64; ++l) mk[l] = LLVMConstInt(ctx->t_i1, (int64_t)l < q.w, 0);
+        LLVMValueRef sp = gep(ctx, i8, xp, iadd(ctx, x_img, imulc(ctx, ihc, q.w)));
+        const char* name = "llvm.masked.load";
+        unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+        LLVMTypeRef ov[2] = {v64, LLVMTypeOf(sp)};
+        LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ctx->module, id, ov, 2);
+        LLVMTypeRef fty = LLVMIntrinsicGetType(ctx->llctx, id, ov, 2);
+        LLVMValueRef args[4] = {sp, LLVMConstInt(i32, 1, 0), LLVMConstVector(mk, 64), zp64};
+        win = LLVMBuildSelect(b, inb, LLVMBuildCall2(b, fty, fn, args, 4, ""), zp64, "");
+      } else {
+        win = vload(ctx, i8, 64, plane, iaddc(ctx, base, a * q.dh * wpl), 1);
+      }
       for (int j = 0; j < nquad; ++j) {
         LLVMValueRef idx[64];
         for (unsigned l = 0; l < V; ++l) {
           for (unsigned i = 0; i < 4; ++i) {
-            idx[4 * l + i] = LLVMConstInt(i32, (unsigned)(l * q.sw + 4 * j + i), 0);
+            int64_t c = (int64_t)(l * q.sw + 4 * j + i);
+            if (direct) {
+              c -= q.pw;
+              if (c < 0 || c >= q.w || 4 * j + (int64_t)i >= q.kw) c = 64;
+            }
+            idx[4 * l + i] = LLVMConstInt(i32, (unsigned)c, 0);
           }
         }
-        LLVMValueRef u = LLVMBuildShuffleVector(b, win, LLVMGetUndef(v64), LLVMConstVector(idx, 64), "");
+        LLVMValueRef u = LLVMBuildShuffleVector(b, win, direct ? zp64 : LLVMGetUndef(v64),
+                                                LLVMConstVector(idx, 64), "");
         u = LLVMBuildBitCast(b, u, vi, "");
         LLVMValueRef args[3] = {acc, u, wquad[a][j]};
         acc = mlcc_emit_intrinsic(ctx, "llvm.x86.avx512.vpdpbusd.512", args, 3);
