@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// expand-attention: float32 Attention-23/24 (ONNX; Q/K/V 3-D or 4-D, GQA/MQA,
+// expand-attention: float32 Attention-23/24/25 (ONNX; Q/K/V 3-D or 4-D, GQA/MQA,
 // is_causal, scale, softcap, softmax_precision, past_key/past_value, the
 // present outputs and qk_matmul_output) becomes the ops of its definition,
 // which have fast kernels (batched MatMul with fused epilogues, Softmax):
@@ -15,7 +15,8 @@
 //                                              shorter Attention-24 mask is
 //                                              -inf past its end; C[i][j] =
 //                                              -inf where j > i + past under
-//                                              is_causal, else 0)
+//                                              is_causal or outside the
+//                                              Attention-25 window, else 0)
 //   s = s + bias                               (mode 2)
 //   s = Cast(s, softmax_precision)             (double: Softmax in double;
 //                                              float16/bfloat16: rounded
@@ -197,13 +198,16 @@ static mlcc_status_t repeat_heads(xa_t* x, mlcc_value_t* in, int64_t hq, mlcc_va
   return reshape(x, e, d4, 4, NULL, out);
 }
 
-// The causal bias [Sq, T]: -inf where key j is after query row i + past.
+// The frontier bias [Sq, T]: -inf where key j is after query row i + past
+// (is_causal) or outside Attention-25's sliding window around it.
 static mlcc_status_t causal_bias(xa_t* x, const mlcc_attention_t* a, mlcc_value_t** out) {
   size_t n = (size_t)a->q_seq * (size_t)a->total;
   float* c = (float*)malloc(n ? n * sizeof(float) : 1);
   if (c == NULL) return oom();
   for (int64_t i = 0; i < a->q_seq; ++i) {
-    for (int64_t j = 0; j < a->total; ++j) c[i * a->total + j] = j > i + a->past ? -INFINITY : 0;
+    for (int64_t j = 0; j < a->total; ++j) {
+      c[i * a->total + j] = mlcc_attention_visible(a, a->past, i, j) ? 0 : -INFINITY;
+    }
   }
   mlcc_shape_t sh = {.rank = 2, .dims = {a->q_seq, a->total}};
   mlcc_status_t s = const_f32(x, c, &sh, out);
@@ -237,7 +241,8 @@ static bool foldable_mask(const mlcc_value_t* m) {
          m->dtype != MLCC_DTYPE_F16;
 }
 
-// The additive bias of a constant attn_mask (and the causal frontier) as a
+// The additive bias of a constant attn_mask (or none: |m| NULL) and the
+// causal frontier and sliding window as a
 // constant [mb, mh, Sq, T] (mb, mh: B, Hq where the mask has those axes,
 // else 1). When some query row is -inf at every key, |*open| is the bool
 // constant [mb, mh, Sq, 1] that is false on those rows (the zero-row guard),
@@ -264,9 +269,10 @@ static mlcc_status_t constant_bias(xa_t* x, const mlcc_attention_t* a, const mlc
                        j * a->m_stride[3];
           // Keys past a shorter (Attention-24) mask are masked.
           float v = j >= a->m_len       ? -INFINITY
+                    : m == NULL         ? 0.f
                     : a->mask_kind == 1 ? (elem_f64(m, mi) != 0 ? 0.f : -INFINITY)
                                         : (float)elem_f64(m, mi);
-          if (a->causal && j > i + a->past) v = -INFINITY;
+          if (!mlcc_attention_visible(a, a->past, i, j)) v = -INFINITY;
           c[o] = v;
           row_open = row_open || v != -INFINITY;
         }
@@ -296,7 +302,11 @@ static mlcc_status_t attention_bias(xa_t* x, const mlcc_attention_t* a, mlcc_val
                                     mlcc_value_t** out, mlcc_value_t** open) {
   *out = NULL;
   *open = NULL;
-  if (foldable_mask(m)) return constant_bias(x, a, m, out, open);
+  // A window without a mask is a constant bias too; unlike causality alone it
+  // can close a whole row (a query past the keys), so the guard is computed.
+  if (foldable_mask(m) || (m == NULL && mlcc_attention_windowed(a))) {
+    return constant_bias(x, a, m, out, open);
+  }
   mlcc_value_t* bias = NULL;
   if (m != NULL && a->mask_kind == 1) {
     mlcc_value_t *zero = NULL, *ninf = NULL;
@@ -311,7 +321,7 @@ static mlcc_status_t attention_bias(xa_t* x, const mlcc_attention_t* a, mlcc_val
   } else if (m != NULL) {
     bias = m;
   }
-  if (a->causal) {
+  if (a->causal || mlcc_attention_windowed(a)) {
     mlcc_value_t* c = NULL;
     MLCC_RETURN_IF_ERROR(causal_bias(x, a, &c));
     if (bias == NULL) bias = c;

@@ -749,7 +749,7 @@ mlcc_status_t mlcc_pass_quant_fuse(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
 
 // Packs |node|'s constant weights: the blocked layout when |nb| > 0
 // (MLCC_QBLOCK_ATTR = nb, |segments| window segments, k in groups of |kg|:
-// MLCC_QBLOCK_K_ATTR = 4 for quads), else the row
+// MLCC_QBLOCK_K_ATTR = 4 for quads, 8 for octets), else the row
 // kernel's [M][KW][KH][C/group] order (MLCC_QPACKED_ATTR = 1).
 static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb,
                               int64_t segments, int64_t kg) {
@@ -762,7 +762,7 @@ static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb
   int64_t group = ga != NULL && ga->kind == MLCC_ATTR_INT && ga->i > 0 ? ga->i : 1;
   size_t bytes = (size_t)(mo * cg * kh * kw);
   uint8_t* dst = (uint8_t*)mlcc_arena_alloc(&graph->arena, bytes ? bytes : 1, 64);
-  uint32_t n_new = kg == 4 ? 2 : 1;  // the layout (+ MLCC_QBLOCK_K_ATTR for quads)
+  uint32_t n_new = kg != 2 ? 2 : 1;  // the layout (+ MLCC_QBLOCK_K_ATTR for quads, octets)
   mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
       &graph->arena, (node->n_attrs + n_new) * sizeof(*attrs), _Alignof(mlcc_attr_t));
   if (dst == NULL || attrs == NULL) return oom();
@@ -795,7 +795,7 @@ static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb
     memset(a + 1, 0, sizeof(*a));
     a[1].name = MLCC_QBLOCK_K_ATTR;
     a[1].kind = MLCC_ATTR_INT;
-    a[1].i = 4;
+    a[1].i = kg;
   }
   // Splice: nothing below can fail.
   node->attrs = attrs;
@@ -805,7 +805,7 @@ static mlcc_status_t pack_one(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb
 }
 
 // Packs the constant 2-D B [K, N] of QLinearMatMul / MatMulInteger |node|
-// in the blocked layout (MLCC_QBLOCK_ATTR = nb, k groups of |kg|: 4 adds
+// in the blocked layout (MLCC_QBLOCK_ATTR = nb, k groups of |kg|: 4 or 8 add
 // MLCC_QBLOCK_K_ATTR): B^T [N][K] packed like conv weights of N output
 // channels.
 static mlcc_status_t pack_matmul(mlcc_graph_t* graph, mlcc_node_t* node, int64_t nb,
@@ -817,7 +817,7 @@ static mlcc_status_t pack_matmul(mlcc_graph_t* graph, mlcc_node_t* node, int64_t
   uint8_t* dst = (uint8_t*)mlcc_arena_alloc(&graph->arena, bytes ? bytes : 1, 64);
   uint8_t* bt = (uint8_t*)malloc(bytes ? bytes : 1);
   mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
-      &graph->arena, (node->n_attrs + (kg == 4 ? 2 : 1)) * sizeof(*attrs),
+      &graph->arena, (node->n_attrs + (kg != 2 ? 2 : 1)) * sizeof(*attrs),
       _Alignof(mlcc_attr_t));
   if (dst == NULL || bt == NULL || attrs == NULL) {
     free(bt);
@@ -848,15 +848,15 @@ static mlcc_status_t pack_matmul(mlcc_graph_t* graph, mlcc_node_t* node, int64_t
   a->name = MLCC_QBLOCK_ATTR;
   a->kind = MLCC_ATTR_INT;
   a->i = nb;
-  if (kg == 4) {
+  if (kg != 2) {
     memset(a + 1, 0, sizeof(*a));
     a[1].name = MLCC_QBLOCK_K_ATTR;
     a[1].kind = MLCC_ATTR_INT;
-    a[1].i = 4;
+    a[1].i = kg;
   }
   // Splice: nothing below can fail.
   node->attrs = attrs;
-  node->n_attrs += kg == 4 ? 2 : 1;
+  node->n_attrs += kg != 2 ? 2 : 1;
   node->inputs[bi] = packed;
   return mlcc_ok_status();
 }

@@ -633,7 +633,7 @@ mlcc_status_t mlcc_infer_misc_rotary(mlcc_node_t* node) {
 }
 
 //===----------------------------------------------------------------------===//
-// Attention (23)
+// Attention (23-25)
 //===----------------------------------------------------------------------===//
 
 // Strides (b, h, s) of a [B, H, S, D] (|four|) or [B, S, H*D] tensor.
@@ -762,6 +762,24 @@ mlcc_status_t mlcc_attention_resolve(const mlcc_node_t* node, mlcc_attention_t* 
   }
   out->causal = causal != 0;
   out->softcap = softcap;
+  static const char* const kWin[2] = {"left_window_size", "right_window_size"};
+  int64_t win[2] = {-1, -1};
+  for (int w = 0; w < 2; ++w) {
+    if (mlcc_node_attr(node, kWin[w]) == NULL) continue;
+    if (node->opset < 25) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Attention-%d has no attribute %s (it is Attention-25)",
+                              node->opset, kWin[w]);
+    }
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, kWin[w], -1, &win[w]));
+    if (win[w] < -1) {
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "Attention %s must be -1 (unbounded) or >= 0; got %lld", kWin[w],
+                              (long long)win[w]);
+    }
+  }
+  out->left_window = win[0];
+  out->right_window = win[1];
   if (mlcc_node_attr(node, "scale") != NULL) {
     MLCC_RETURN_IF_ERROR(mlcc_node_attr_float(node, "scale", 0.f, &scale));
     out->scale = scale;

@@ -75,18 +75,39 @@ typedef struct mlcc_attention_t {
   int64_t q_b, q_h, q_s, k_b, k_h, k_s, v_b, v_h, v_s, y_b, y_h, y_s;
   double scale, softcap;
   bool causal, nonpad;
+  // Attention-25 sliding window: keys j with p - left_window <= j <= p +
+  // right_window are visible to the query at absolute position p (offset +
+  // query row); -1 leaves that side unbounded (and is the value before 25).
+  int64_t left_window, right_window;
   int mask_kind, qk_mode;
   int64_t m_stride[4], m_len;
   mlcc_dtype_t softmax_dt;
 } mlcc_attention_t;
 
-// Resolves |node| (Attention-23 or -24, inputs inferred) into |*out| and,
-// when |out_y| is not NULL, Y's shape. Errors: INVALID_MODEL for shapes,
+// Resolves |node| (ONNX Attention, opset 23-25, inputs inferred) into |*out|
+// and, when |out_y| is not NULL, Y's shape. Errors: INVALID_MODEL for shapes,
 // types and attribute values the spec rejects (nonpad_kv_seqlen before
-// opset 24, qk_matmul_output_mode outside 0-3, a softmax_precision that is
-// not float, float16, bfloat16 or double).
+// opset 24, left_window_size / right_window_size before opset 25 or below
+// -1, qk_matmul_output_mode outside 0-3, a softmax_precision that is not
+// float, float16, bfloat16 or double).
 mlcc_status_t mlcc_attention_resolve(const mlcc_node_t* node, mlcc_attention_t* out,
                                      mlcc_shape_t* out_y);
+
+// True if Attention |a|'s causal frontier and sliding window (ONNX
+// Attention-25) let query row |i| see key |j| (0..total-1), with the query's
+// absolute position offset + i. Masks and nonpad_kv_seqlen are not included.
+static inline bool mlcc_attention_visible(const mlcc_attention_t* a, int64_t offset, int64_t i,
+                                          int64_t j) {
+  int64_t p = offset + i;
+  if (a->causal && j > p) return false;
+  if (a->left_window >= 0 && j < p - a->left_window) return false;
+  return a->right_window < 0 || j <= p + a->right_window;
+}
+
+// True if |a| has a sliding window on either side (Attention-25).
+static inline bool mlcc_attention_windowed(const mlcc_attention_t* a) {
+  return a->left_window >= 0 || a->right_window >= 0;
+}
 
 // The geometry of a Col2Im-18 node: input [N, C*prod(k), prod(L)] -> output
 // [N, C, img...] with |n| spatial dims, block (kernel) dims |k|, |pads|

@@ -187,14 +187,24 @@ static LLVMValueRef att_score(mlcc_emit_ctx_t* ctx, const att_emit_t* e, const m
   if (e->n_valid != NULL) {
     s = LLVMBuildSelect(b, icmp(ctx, LLVMIntSLT, jt, e->n_valid), s, ninf, "");
   }
-  if (a->causal) {
-    // Bottom-right frontier: j <= i + offset, offset = past, or (external
-    // cache: nonpad_kv_seqlen without past_key) nonpad_kv_seqlen[b] - Sq.
+  if (a->causal || mlcc_attention_windowed(a)) {
+    // The query's absolute position p = i + offset, offset = past, or
+    // (external cache: nonpad_kv_seqlen without past_key) nonpad_kv_seqlen[b]
+    // - Sq. Causal (bottom-right frontier): j <= p; Attention-25's window:
+    // p - left_window <= j <= p + right_window (mlcc_attention_visible).
     LLVMValueRef off = e->n_valid != NULL && e->pk == NULL
                            ? LLVMBuildSub(b, e->n_valid, c64(ctx, a->q_seq), "")
                            : c64(ctx, a->past);
-    LLVMValueRef lim = wadd(ctx, e->i, off);
-    s = LLVMBuildSelect(b, icmp(ctx, LLVMIntSGT, jt, lim), ninf, s, "");
+    LLVMValueRef p = wadd(ctx, e->i, off);
+    if (a->causal) s = LLVMBuildSelect(b, icmp(ctx, LLVMIntSGT, jt, p), ninf, s, "");
+    if (a->left_window >= 0) {
+      LLVMValueRef lo = LLVMBuildSub(b, p, c64(ctx, a->left_window), "");
+      s = LLVMBuildSelect(b, icmp(ctx, LLVMIntSLT, jt, lo), ninf, s, "");
+    }
+    if (a->right_window >= 0) {
+      LLVMValueRef hi = wadd(ctx, p, c64(ctx, a->right_window));
+      s = LLVMBuildSelect(b, icmp(ctx, LLVMIntSGT, jt, hi), ninf, s, "");
+    }
   }
   if (stage != NULL) stage[2] = s;
   return s;

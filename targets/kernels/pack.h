@@ -93,8 +93,8 @@ void mlcc_conv_winograd_pack_weights(const float* w, int64_t mo, int64_t c, int6
 
 // Layout attribute of blocked QLinearConv / ConvInteger weights (INT nb, the
 // channel block; 16 today), written by passes/quant_fuse.c's quant-pack on
-// x86 targets with AVX2 for every node mlcc_qgemm_conv_block takes (1x1
-// kernels too) and read by the blocked kernel (qgemm.c, emit_blocked). With
+// x86 targets with AVX2 and aarch64 targets with +dotprod or +i8mm (int8
+// weights) for every node mlcc_qgemm_conv_block takes (1x1 kernels too) and read by the blocked kernel (qgemm.c, emit_blocked). With
 // K = C/group * KH * KW in the window order [KW][KH][C/group], split into S
 // equal segments of L = K/S values (S = 1 when the width dilation is 1, else
 // S = KW), the weight constant's bytes hold, for each group g and each block
@@ -106,22 +106,27 @@ void mlcc_conv_winograd_pack_weights(const float* w, int64_t mo, int64_t c, int6
 // With MLCC_QBLOCK_K_ATTR = 4 (x86 with AVX-512 VNNI and int8 weights: the
 // vpdpbusd form) the groups are quads instead of pairs: per segment
 // [L/4][bs][4] (element (p, c, t) is w[mb + c][s * L + 4p + t]), then
-// [L % 4][bs] (the remaining k, each bs bytes).
+// [L % 4][bs] (the remaining k, each bs bytes). aarch64 with +dotprod and
+// int8 weights uses the same quads (sdot). With MLCC_QBLOCK_K_ATTR = 8
+// (aarch64 with +i8mm and int8 weights: the usmmla form) the groups are
+// octets: per segment [L/8][bs][8], then [L % 8][bs].
 #define MLCC_QBLOCK_ATTR "mlcc.qblock"
 #define MLCC_QBLOCK_K_ATTR "mlcc.qblock_k"
 
 // Channel block nb (> 0) of the blocked layout for QLinearConv / ConvInteger
 // |node| on |target|, the window's segment count S (|out_segments|, may be
-// NULL) and the k group (|out_kg|, may be NULL: 4 for the VNNI form, else 2),
-// or 0 when the blocked kernel does not take the node (not x86 with
-// AVX2, or a node the dense fast path declines: mlcc_qgemm_conv_takes). Pure.
+// NULL) and the k group (|out_kg|, may be NULL: 4 for the VNNI and sdot
+// forms, 8 for usmmla, else 2), or 0 when the blocked kernel does not take
+// the node (neither x86 with AVX2 nor aarch64 with +dotprod or +i8mm and int8
+// weights, or a node the dense fast path declines: mlcc_qgemm_conv_takes).
+// Pure.
 int64_t mlcc_qgemm_conv_block(const mlcc_node_t* node, const mlcc_target_t* target,
                               int64_t* out_segments, int64_t* out_kg);
 
 // Writes ONNX-order weights |src| ([m][cg][kh][kw] int8/uint8, |group|
 // dividing |m|) in the blocked layout (MLCC_QBLOCK_ATTR) for block |nb|,
-// |segments| window segments (dividing cg * kh * kw) and k group |kg| (2 or
-// 4) into |dst| (the same byte count, not overlapping).
+// |segments| window segments (dividing cg * kh * kw) and k group |kg| (2,
+// 4 or 8) into |dst| (the same byte count, not overlapping).
 void mlcc_qgemm_pack_conv_blocked(const uint8_t* src, int64_t m, int64_t group, int64_t cg,
                                   int64_t kh, int64_t kw, int64_t segments, int64_t nb,
                                   int64_t kg, uint8_t* dst);
@@ -129,10 +134,12 @@ void mlcc_qgemm_pack_conv_blocked(const uint8_t* src, int64_t m, int64_t group, 
 // Channel block nb (> 0) of the blocked layout for the B constant of
 // QLinearMatMul / MatMulInteger |node| on |target| (B [K, N] is packed like
 // conv weights of N output channels with K = C/group, one segment: the
-// blocks are of N), or 0 when the blocked matmul does not take the node (not
-// x86 with AVX2, B not 2-D, A's parameters not per-tensor, B's neither
-// per-tensor nor per-column, dtypes). |out_kg| (may be NULL): the k group, 4
-// (VNNI quads, int8 B) or 2, as for mlcc_qgemm_conv_block. Pure.
+// blocks are of N), or 0 when the blocked matmul does not take the node
+// (neither x86 with AVX2 nor aarch64 with +dotprod or +i8mm, B not 2-D, A's
+// parameters not per-tensor, B's neither per-tensor nor per-column, dtypes;
+// a uint8 B on aarch64). |out_kg| (may be NULL): the k group, 4 (VNNI or
+// sdot quads, int8 B), 8 (usmmla octets) or 2, as for mlcc_qgemm_conv_block.
+// Pure.
 int64_t mlcc_qgemm_matmul_block(const mlcc_node_t* node, const mlcc_target_t* target,
                                 int64_t* out_kg);
 

@@ -278,42 +278,75 @@ static bool x86_has(const mlcc_target_t* t, const char* feat) {
   return false;
 }
 
-// True if the aarch64 |target| has the dot-product instructions (sdot/udot):
-// "+dotprod" in its features (the last mention wins), else a CPU that has
-// them (Armv8.2-A cores with the extension, Armv8.4-A and later).
-static bool arm_dotprod(const mlcc_target_t* t) {
+// True if the aarch64 |target| has feature |feat| ("dotprod", "i8mm"):
+// "+feat" in its features (the last mention wins), else a CPU of |cpus|
+// (|n| names) has it.
+static bool arm_has(const mlcc_target_t* t, const char* feat, const char* const* cpus, size_t n) {
   bool on = false, seen = false;
+  size_t fl = strlen(feat);
   for (const char* p = t->features; p != NULL && *p;) {
     const char* comma = strchr(p, ',');
     size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    if (len == 8 && strncmp(p + 1, "dotprod", 7) == 0) {
+    if (len == fl + 1 && strncmp(p + 1, feat, fl) == 0) {
       on = p[0] == '+';
       seen = true;
     }
     p = comma ? comma + 1 : NULL;
   }
   if (seen) return on;
-  static const char* const cpus[] = {
-      "cortex-a55", "cortex-a65", "cortex-a75", "cortex-a76", "cortex-a77", "cortex-a78",
-      "cortex-a710", "cortex-x1", "cortex-x2", "neoverse-n1", "neoverse-n2", "neoverse-v1",
-      "neoverse-v2", "apple-a13", "apple-a14", "apple-m1", "ampere1"};
-  for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); ++i) {
+  for (size_t i = 0; i < n; ++i) {
     if (strcmp(t->cpu, cpus[i]) == 0) return true;
   }
   return false;
 }
 
-// acc + sdot(a, b): each int32 lane of |acc| (<4 x i32>) plus the four
-// adjacent int8 products of |a| and |b| (<16 x i8>), exact.
-static LLVMValueRef sdot(mlcc_emit_ctx_t* ctx, LLVMValueRef acc, LLVMValueRef a,
-                         LLVMValueRef b) {
-  const char* name = "llvm.aarch64.neon.sdot";
+// True if the aarch64 |target| has the dot-product instructions (sdot/udot):
+// "+dotprod" in its features (the last mention wins), else a CPU that has
+// them (Armv8.2-A cores with the extension, Armv8.4-A and later).
+static bool arm_dotprod(const mlcc_target_t* t) {
+  static const char* const cpus[] = {
+      "cortex-a55", "cortex-a65", "cortex-a75", "cortex-a76", "cortex-a77", "cortex-a78",
+      "cortex-a710", "cortex-x1", "cortex-x2", "neoverse-n1", "neoverse-n2", "neoverse-v1",
+      "neoverse-v2", "apple-a13", "apple-a14", "apple-m1", "ampere1"};
+  return arm_has(t, "dotprod", cpus, sizeof(cpus) / sizeof(cpus[0]));
+}
+
+// True if the aarch64 |target| has the int8 matrix multiply instructions
+// (smmla/ummla/usmmla, FEAT_I8MM): "+i8mm" in its features (the last mention
+// wins), else a CPU that has them (LLVM 16's Armv8.6-A and later cores).
+static bool arm_i8mm(const mlcc_target_t* t) {
+  static const char* const cpus[] = {
+      "cortex-a510", "cortex-a710", "cortex-a715", "cortex-x2", "cortex-x3", "neoverse-n2",
+      "neoverse-v1", "neoverse-v2", "neoverse-512tvb", "apple-a15", "apple-a16", "apple-m2",
+      "ampere1", "ampere1a"};
+  return arm_has(t, "i8mm", cpus, sizeof(cpus) / sizeof(cpus[0]));
+}
+
+// acc + |name|(a, b) for the aarch64 int8 dot / matrix intrinsics overloaded
+// on the accumulator and operand types (llvm.aarch64.neon.sdot, .usmmla).
+static LLVMValueRef neon_int8(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef acc,
+                              LLVMValueRef a, LLVMValueRef b) {
   unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
   LLVMTypeRef ov[2] = {LLVMTypeOf(acc), LLVMTypeOf(a)};
   LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ctx->module, id, ov, 2);
   LLVMTypeRef fty = LLVMIntrinsicGetType(ctx->llctx, id, ov, 2);
   LLVMValueRef args[3] = {acc, a, b};
   return LLVMBuildCall2(ctx->b, fty, fn, args, 3, "");
+}
+
+// acc + sdot(a, b): each int32 lane of |acc| (<4 x i32>) plus the four
+// adjacent int8 products of |a| and |b| (<16 x i8>), exact.
+static LLVMValueRef sdot(mlcc_emit_ctx_t* ctx, LLVMValueRef acc, LLVMValueRef a,
+                         LLVMValueRef b) {
+  return neon_int8(ctx, "llvm.aarch64.neon.sdot", acc, a, b);
+}
+
+// acc + usmmla(a, b): |acc| (<4 x i32>) is a 2x2 int32 matrix (lane i*2+j)
+// plus rows i of |a| (<16 x i8>, 2 rows of 8 uint8) times rows j of |b| (2
+// rows of 8 int8), exact.
+static LLVMValueRef usmmla(mlcc_emit_ctx_t* ctx, LLVMValueRef acc, LLVMValueRef a,
+                           LLVMValueRef b) {
+  return neon_int8(ctx, "llvm.aarch64.neon.usmmla", acc, a, b);
 }
 
 // acc + a*b for int16 vectors |a|, |b| of |lanes| lanes. x86: |acc| has
@@ -1094,11 +1127,13 @@ static int64_t qblock_of(const mlcc_node_t* node) {
   return a != NULL && a->kind == MLCC_ATTR_INT && a->i == QB_NB ? a->i : 0;
 }
 
-// k per weight group of |node|'s blocked layout: 4 with MLCC_QBLOCK_K_ATTR = 4
-// (vpdpbusd quads), else 2 (vpmaddwd pairs).
+// k per weight group of |node|'s blocked layout: MLCC_QBLOCK_K_ATTR's 4
+// (vpdpbusd / sdot quads) or 8 (aarch64 usmmla octets), else 2 (vpmaddwd
+// pairs).
 static int qblock_kg(const mlcc_node_t* node) {
   const mlcc_attr_t* a = mlcc_node_attr(node, MLCC_QBLOCK_K_ATTR);
-  return a != NULL && a->kind == MLCC_ATTR_INT && a->i == 4 ? 4 : 2;
+  if (a == NULL || a->kind != MLCC_ATTR_INT) return 2;
+  return a->i == 4 || a->i == 8 ? (int)a->i : 2;
 }
 
 // True if the x86 |target| has AVX-512 VNNI with 256-bit forms (vpdpbusd on
@@ -1141,13 +1176,27 @@ static bool x86_vbmi(const mlcc_target_t* t) {
   return false;
 }
 
+// The k group of the blocked kernel for weights of dtype |wdt| on aarch64
+// |target| (qa_block), or 0 when it does not take them: int8 weights, 8
+// (usmmla octets) with +i8mm, else 4 (sdot quads) with +dotprod. uint8
+// weights and CPUs with neither keep the row kernel.
+static int arm_block_kg(const mlcc_target_t* target, mlcc_dtype_t wdt) {
+  if (target == NULL || target->arch != MLCC_ARCH_AARCH64 || wdt != MLCC_DTYPE_I8) return 0;
+  return arm_i8mm(target) ? 8 : arm_dotprod(target) ? 4 : 0;
+}
+
 int64_t mlcc_qgemm_conv_block(const mlcc_node_t* node, const mlcc_target_t* target,
                               int64_t* out_segments, int64_t* out_kg) {
   qconv_geom_t q;
-  if (node == NULL || target == NULL || target->arch != MLCC_ARCH_X86_64 ||
-      !x86_has(target, "avx2") || !plan(node, &q)) {
-    return 0;
+  if (node == NULL || target == NULL || !plan(node, &q)) return 0;
+  const mlcc_value_t* wv = mlcc_node_input(node, node->op == MLCC_OP_QLINEAR_CONV ? 3 : 1);
+  int akg = arm_block_kg(target, wv->dtype);
+  if (akg != 0) {  // aarch64: sdot quads or usmmla octets
+    if (out_segments != NULL) *out_segments = q.n_seg;
+    if (out_kg != NULL) *out_kg = akg;
+    return QB_NB;
   }
+  if (target->arch != MLCC_ARCH_X86_64 || !x86_has(target, "avx2")) return 0;
   if (out_segments != NULL) *out_segments = q.n_seg;
   // vpdpbusd multiplies uint8 by int8: int8 weights only.
   const mlcc_value_t* w = mlcc_node_input(node, node->op == MLCC_OP_QLINEAR_CONV ? 3 : 1);
@@ -1238,6 +1287,7 @@ static int qb_conv_np(int64_t ow, bool wide) {
 typedef struct qb_unit_t {
   const mlcc_node_t* node;
   bool qlinear, w_u8, avx2;
+  bool arm;                            // aarch64 (kg 4: sdot, 8: usmmla): qa_block
   int kg;                              // k per weight group: 2 (vpmaddwd) or 4 (vpdpbusd)
   LLVMValueRef xz8;                    // kg 4: x_zero_point of the uint8 rows
   const mlcc_value_t *wz, *ws, *bias;  // per-channel or per-tensor; may be NULL
@@ -1517,6 +1567,365 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
   return status;
 }
 
+//===----------------------------------------------------------------------===//
+// Blocked aarch64 kernels: with the dot-product extension (sdot) the weight
+// layout of the VNNI form (MLCC_QBLOCK_ATTR = QB_NB with MLCC_QBLOCK_K_ATTR =
+// 4: per segment [L/4][bs][4] int8 quads, then [L % 4][bs]); with the int8
+// matrix multiply (+i8mm, usmmla) octets (MLCC_QBLOCK_K_ATTR = 8: [L/8][bs][8],
+// then [L % 8][bs]). Register tiles of QB_NB output channels x QA_NP pixels:
+// 16 accumulators (sdot: QA_NV vectors of QA_L int32 lanes per pixel;
+// usmmla: 8 channel pairs x 2 pixel pairs, a 2 x 2 matrix each), the weight
+// and pixel vectors, of the 32 NEON registers.
+//===----------------------------------------------------------------------===//
+
+enum { QA_L = 4, QA_NV = QB_NB / QA_L, QA_NP = 4 };
+
+// acc + sdot(w, x lane |t|): per int32 lane of |acc| (<4 x i32>) the four
+// products of the int8 quad of |w| (<16 x i8>: 4 channels x 4 k) in that
+// lane with quad |t| of |x16| (<4 x i32>: 4 quads of one pixel), exact. The
+// splat of one 32-bit lane selects sdot's indexed form (sdot v.4s, w.16b,
+// x.4b[t]).
+static LLVMValueRef qa_sdot_lane(mlcc_emit_ctx_t* ctx, LLVMValueRef acc, LLVMValueRef w,
+                                 LLVMValueRef x16, unsigned t) {
+  LLVMValueRef xs = lanes_of(ctx, x16, NULL, t, 0, QA_L);
+  LLVMValueRef xb = LLVMBuildBitCast(ctx->b, xs, LLVMVectorType(ctx->t_i8, 16), "");
+  return sdot(ctx, acc, w, xb);
+}
+
+// One block of |bs| (1..QB_NB, a constant) output channels starting at
+// channel |mb| of the group, all pixels of the unit |r| (r->arm).
+// sdot (kg 4): the packed rows hold int8 x' = x - 128 (uint8 x) or x (int8
+// x); for each run of 4 quads of a segment, one 16-byte load of each
+// pixel's x' and 16 weight vectors (4 quads x 4 channel vectors), indexed
+// sdot; the segment's last 1..3 quads take a broadcast 32-bit quad.
+// usmmla (kg 8): uint8 x' = x (uint8 x) or x + 128 (int8 x); per octet of
+// k, one 16-byte operand of 2 pixels x 8 bytes (two 8-byte loads) times 8
+// channel-pair vectors of 2 x 8 int8 weights. The segment's last k (1..3,
+// or 1..7) are a multiply-add of the broadcast byte. With r->xz8 the zero
+// point shifted like x',
+//   sum (x - x_zp)(w - w_zp) = sum x'w - x_zp' * sum w - w_zp * sum (x - x_zp)
+// in int32, wrapping: bit-identical to the int16 form and the reference.
+static mlcc_status_t qa_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef mb, int64_t bs) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i8 = ctx->t_i8, i32 = ctx->t_i32, f32 = ctx->t_f32;
+  LLVMTypeRef vi = LLVMVectorType(i32, QA_L), vf = LLVMVectorType(f32, QA_L);
+  LLVMTypeRef v16 = LLVMVectorType(i8, 16);
+  const mlcc_value_t *wz = r->wz, *ws = r->ws, *bias = r->bias;
+  bool wz_pc = numel_or(wz, 1) != 1, ws_pc = numel_or(ws, 1) != 1;
+  int nv = (int)((bs + QA_L - 1) / QA_L);
+  unsigned cnt[QA_NV];
+  for (int v = 0; v < nv; ++v) cnt[v] = (unsigned)(bs - v * QA_L < QA_L ? bs - v * QA_L : QA_L);
+  LLVMValueRef m0 = iadd(ctx, r->ch0, mb);
+  // Per-lane channel parameters (padding lanes: 0; their results are dropped).
+  LLVMValueRef wzv[QA_NV], biasv[QA_NV], multv[QA_NV];
+  for (int v = 0; v < nv; ++v) {
+    wzv[v] = LLVMConstNull(vi);
+    biasv[v] = LLVMConstNull(vi);
+    multv[v] = LLVMConstNull(vf);
+    for (unsigned c = 0; c < cnt[v]; ++c) {
+      LLVMValueRef m = iaddc(ctx, m0, v * QA_L + c);
+      LLVMValueRef li = LLVMConstInt(i32, c, 0);
+      wzv[v] = LLVMBuildInsertElement(b, wzv[v], ld_i32(ctx, wz, wz_pc ? m : c64(ctx, 0)), li, "");
+      if (bias != NULL) biasv[v] = LLVMBuildInsertElement(b, biasv[v], ld_i32(ctx, bias, m), li, "");
+      if (r->qlinear) {
+        LLVMValueRef wsm = ld_f32(ctx, ws, ws_pc ? m : c64(ctx, 0), 1.f);
+        LLVMValueRef mult = LLVMBuildFDiv(b, LLVMBuildFMul(b, r->xsv, wsm, ""), r->ysv, "mult");
+        multv[v] = LLVMBuildInsertElement(b, multv[v], mult, li, "");
+      }
+    }
+  }
+  LLVMValueRef wblk = imulc(ctx, m0, r->k);  // the block's weights (bs * k bytes)
+  // kg 4: quads (sdot); kg 8: octets (usmmla), k groups of a segment |nq|.
+  const bool mm = r->kg == 8;
+  const int G = mm ? 8 : 4;
+  int64_t nq = r->seg_len / G, rest = r->seg_len % G, n16 = mm ? 0 : nq / 4;
+  int ncp = (int)((bs + 1) / 2);  // usmmla: channel pairs
+  unsigned cpc[QB_NB / 2];        // channels of each pair (1 or 2)
+  for (int p = 0; p < ncp; ++p) cpc[p] = (unsigned)(bs - 2 * p < 2 ? bs - 2 * p : 2);
+  // Weight vector |v| of the quad at byte |wat| of the layout (4 * cnt[v]
+  // bytes, zero-padded to 16), and the bytes of a remaining k, sign-extended.
+  #define QA_WQ(WAT, V)                                                                   \
+    qb_pad(ctx, vload(ctx, i8, 4 * cnt[V], r->wp, iaddc(ctx, (WAT), 4 * (V) * QA_L), 1), \
+           4 * cnt[V], 16)
+  #define QA_W1(WAT, V)                                                                   \
+    LLVMBuildSExt(b, qb_pad(ctx, vload(ctx, i8, cnt[V], r->wp, iaddc(ctx, (WAT), (V) * QA_L), 1), \
+                            cnt[V], QA_L), vi, "")
+  // usmmla: the octets of channel pair |P| at byte |WAT| (8 * cpc bytes,
+  // zero-padded to 16: row j of the 2 x 8 operand is channel 2P + j).
+  #define QA_WO(WAT, P)                                                                   \
+    qb_pad(ctx, vload(ctx, i8, 8 * cpc[P], r->wp, iaddc(ctx, (WAT), 16 * (P)), 1), 8 * cpc[P], 16)
+  // The block's weight sums for the x zero point: sdot(w, 1 1 1 1) over the
+  // quads (usmmla(1 ... 1, w) over the octets: lanes 0 and 1 hold the pair's
+  // sums), plus the remaining k of each segment.
+  LLVMValueRef wsum[QA_NV];
+  {
+    LLVMValueRef ones = splat(ctx, LLVMConstInt(i8, 1, 0), 16);
+    LLVMValueRef wsv[QA_NV], wsp[QB_NB / 2];
+    for (int v = 0; v < nv; ++v) wsv[v] = mlcc_emit_var(ctx, vi, LLVMConstNull(vi));
+    if (nq > 0) {
+      for (int p = 0; mm && p < ncp; ++p) wsp[p] = mlcc_emit_var(ctx, vi, LLVMConstNull(vi));
+      mlcc_loop_t ls = mlcc_emit_for(ctx, 0, r->n_seg * nq, "qaws");
+      LLVMValueRef wat = iadd(ctx, wblk, imulc(ctx, ls.iv, G * bs));
+      if (rest > 0) {  // skip the rest rows of the segments before
+        LLVMValueRef seg = LLVMBuildUDiv(b, ls.iv, c64(ctx, nq), "");
+        wat = iadd(ctx, wat, imulc(ctx, seg, rest * bs));
+      }
+      for (int v = 0; !mm && v < nv; ++v) {
+        LLVMValueRef s = LLVMBuildLoad2(b, vi, wsv[v], "");
+        LLVMBuildStore(b, sdot(ctx, s, QA_WQ(wat, v), ones), wsv[v]);
+      }
+      for (int p = 0; mm && p < ncp; ++p) {
+        LLVMValueRef s = LLVMBuildLoad2(b, vi, wsp[p], "");
+        LLVMBuildStore(b, usmmla(ctx, s, ones, QA_WO(wat, p)), wsp[p]);
+      }
+      mlcc_emit_loop_end(ctx, &ls);
+      for (int v = 0; mm && v < nv; ++v) {  // channels 4v..4v+3: pairs 2v, 2v + 1
+        LLVMValueRef lo = LLVMBuildLoad2(b, vi, wsp[2 * v], "");
+        LLVMValueRef hi = 2 * v + 1 < ncp ? LLVMBuildLoad2(b, vi, wsp[2 * v + 1], "")
+                                          : LLVMConstNull(vi);
+        LLVMValueRef idx[4] = {LLVMConstInt(i32, 0, 0), LLVMConstInt(i32, 1, 0),
+                               LLVMConstInt(i32, 4, 0), LLVMConstInt(i32, 5, 0)};
+        LLVMBuildStore(b, LLVMBuildShuffleVector(b, lo, hi, LLVMConstVector(idx, 4), ""), wsv[v]);
+      }
+    }
+    for (int64_t sg = 0; sg < r->n_seg; ++sg) {
+      for (int64_t t = 0; t < rest; ++t) {
+        LLVMValueRef wat = iaddc(ctx, wblk, sg * r->seg_len * bs + (nq * G + t) * bs);
+        for (int v = 0; v < nv; ++v) {
+          LLVMValueRef s = LLVMBuildLoad2(b, vi, wsv[v], "");
+          LLVMBuildStore(b, LLVMBuildAdd(b, s, QA_W1(wat, v), ""), wsv[v]);
+        }
+      }
+    }
+    for (int v = 0; v < nv; ++v) wsum[v] = LLVMBuildLoad2(b, vi, wsv[v], "");
+  }
+  // sdot: acc[v][j] = channels 4v..4v+3 of pixel j. usmmla: macc[p][h] =
+  // the 2 x 2 matrix of pixels 2h, 2h + 1 (rows) and channels 2p, 2p + 1.
+  LLVMValueRef acc[QA_NV][QA_NP], macc[QB_NB / 2][QA_NP / 2];
+  for (int v = 0; !mm && v < nv; ++v) {
+    for (int j = 0; j < QA_NP; ++j) acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
+  }
+  for (int p = 0; mm && p < ncp; ++p) {
+    for (int h = 0; h < QA_NP / 2; ++h) macc[p][h] = mlcc_emit_var(ctx, vi, NULL);
+  }
+  mlcc_loop_t lj = mlcc_emit_loop_begin(ctx, c64(ctx, 0), r->npix, QA_NP, "qaj");
+  for (int v = 0; !mm && v < nv; ++v) {
+    for (int j = 0; j < QA_NP; ++j) LLVMBuildStore(b, LLVMConstNull(vi), acc[v][j]);
+  }
+  for (int p = 0; mm && p < ncp; ++p) {
+    for (int h = 0; h < QA_NP / 2; ++h) LLVMBuildStore(b, LLVMConstNull(vi), macc[p][h]);
+  }
+  // Pixel lj + j reads its window at rows[(lj + j) * pix_stride]; past the
+  // last pixel (the last tile) it reads the last pixel's, and its results
+  // are dropped.
+  LLVMValueRef last = iaddc(ctx, r->npix, -1);
+  LLVMValueRef pix[QA_NP], pbase[QA_NP], xseg[QA_NP];
+  for (int j = 0; j < QA_NP; ++j) {
+    pix[j] = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, lj.iv, j), last);
+    pbase[j] = imulc(ctx, pix[j], r->pix_stride);
+  }
+  mlcc_loop_t lsg = mlcc_emit_for(ctx, 0, r->n_seg, "qas");
+  for (int j = 0; j < QA_NP; ++j) xseg[j] = iadd(ctx, pbase[j], imulc(ctx, lsg.iv, r->seg_stride));
+  LLVMValueRef wseg = iadd(ctx, wblk, imulc(ctx, lsg.iv, r->seg_len * bs));
+  if (n16 > 0) {  // runs of 4 quads: 16 bytes of x' per pixel
+    mlcc_loop_t lq = mlcc_emit_for(ctx, 0, n16, "qaq");
+    LLVMValueRef x16[QA_NP];
+    for (int j = 0; j < QA_NP; ++j) {
+      LLVMValueRef l = vload(ctx, i8, 16, r->rows, iadd(ctx, xseg[j], imulc(ctx, lq.iv, 16)), 1);
+      x16[j] = LLVMBuildBitCast(b, l, vi, "");
+    }
+    LLVMValueRef wat0 = iadd(ctx, wseg, imulc(ctx, lq.iv, 16 * bs));
+    for (unsigned t = 0; t < 4; ++t) {
+      LLVMValueRef wat = iaddc(ctx, wat0, t * 4 * bs);
+      for (int v = 0; v < nv; ++v) {
+        LLVMValueRef wv = QA_WQ(wat, v);
+        for (int j = 0; j < QA_NP; ++j) {
+          LLVMValueRef a = LLVMBuildLoad2(b, vi, acc[v][j], "");
+          LLVMBuildStore(b, qa_sdot_lane(ctx, a, wv, x16[j], t), acc[v][j]);
+        }
+      }
+    }
+    mlcc_emit_loop_end(ctx, &lq);
+    no_unroll(ctx, &lq);
+  }
+  for (int64_t t = n16 * 4; !mm && t < nq; ++t) {  // the segment's last 1..3 quads
+    LLVMValueRef xq[QA_NP];
+    for (int j = 0; j < QA_NP; ++j) {
+      LLVMValueRef qd = LLVMBuildLoad2(b, i32, gep(ctx, i8, r->rows, iaddc(ctx, xseg[j], 4 * t)), "");
+      LLVMSetAlignment(qd, 1);
+      xq[j] = LLVMBuildBitCast(b, splat(ctx, qd, QA_L), v16, "");
+    }
+    LLVMValueRef wat = iaddc(ctx, wseg, t * 4 * bs);
+    for (int v = 0; v < nv; ++v) {
+      LLVMValueRef wv = QA_WQ(wat, v);
+      for (int j = 0; j < QA_NP; ++j) {
+        LLVMValueRef a = LLVMBuildLoad2(b, vi, acc[v][j], "");
+        LLVMBuildStore(b, sdot(ctx, a, wv, xq[j]), acc[v][j]);
+      }
+    }
+  }
+  if (mm && nq > 0) {  // octets: 2 pixels x 8 k of x' by 2 channels x 8 k, usmmla
+    mlcc_loop_t lq = mlcc_emit_for(ctx, 0, nq, "qao");
+    LLVMValueRef xv[QA_NP / 2];
+    for (int h = 0; h < QA_NP / 2; ++h) {
+      LLVMValueRef o = imulc(ctx, lq.iv, 8);
+      LLVMValueRef x0 = vload(ctx, i8, 8, r->rows, iadd(ctx, xseg[2 * h], o), 1);
+      LLVMValueRef x1 = vload(ctx, i8, 8, r->rows, iadd(ctx, xseg[2 * h + 1], o), 1);
+      xv[h] = lanes_of(ctx, x0, x1, 0, 1, 16);
+    }
+    LLVMValueRef wat = iadd(ctx, wseg, imulc(ctx, lq.iv, 8 * bs));
+    for (int p = 0; p < ncp; ++p) {
+      LLVMValueRef wv = QA_WO(wat, p);
+      for (int h = 0; h < QA_NP / 2; ++h) {
+        LLVMValueRef a = LLVMBuildLoad2(b, vi, macc[p][h], "");
+        LLVMBuildStore(b, usmmla(ctx, a, xv[h], wv), macc[p][h]);
+      }
+    }
+    mlcc_emit_loop_end(ctx, &lq);
+    no_unroll(ctx, &lq);
+  }
+  for (int64_t t = 0; mm && t < rest; ++t) {  // the segment's last 1..7 k: bs bytes each
+    LLVMValueRef wat = iaddc(ctx, wseg, (nq * 8 + t) * bs);
+    LLVMValueRef wt[QA_NV], xb[QA_NP];
+    for (int v = 0; v < nv; ++v) wt[v] = QA_W1(wat, v);
+    for (int j = 0; j < QA_NP; ++j) {
+      LLVMValueRef at = gep(ctx, i8, r->rows, iaddc(ctx, xseg[j], nq * 8 + t));
+      xb[j] = LLVMBuildZExt(b, LLVMBuildLoad2(b, i8, at, ""), i32, "");
+    }
+    for (int p = 0; p < ncp; ++p) {  // lanes (pixel i, channel c) = i * 2 + c
+      unsigned c0 = (unsigned)(p % 2) * 2;
+      LLVMValueRef widx[4] = {LLVMConstInt(i32, c0, 0), LLVMConstInt(i32, c0 + 1, 0),
+                              LLVMConstInt(i32, c0, 0), LLVMConstInt(i32, c0 + 1, 0)};
+      LLVMValueRef wq = LLVMBuildShuffleVector(b, wt[p / 2], LLVMGetUndef(vi),
+                                               LLVMConstVector(widx, 4), "");
+      for (int h = 0; h < QA_NP / 2; ++h) {
+        LLVMValueRef xq = LLVMGetUndef(vi);
+        for (unsigned l = 0; l < 4; ++l) {
+          xq = LLVMBuildInsertElement(b, xq, xb[2 * h + l / 2], LLVMConstInt(i32, l, 0), "");
+        }
+        LLVMValueRef a = LLVMBuildLoad2(b, vi, macc[p][h], "");
+        LLVMBuildStore(b, LLVMBuildAdd(b, a, LLVMBuildMul(b, xq, wq, ""), ""), macc[p][h]);
+      }
+    }
+  }
+  for (int64_t t = 0; !mm && t < rest; ++t) {  // the segment's last 1..3 k: bs bytes each
+    LLVMValueRef wat = iaddc(ctx, wseg, (nq * 4 + t) * bs);
+    LLVMValueRef wt[QA_NV];
+    for (int v = 0; v < nv; ++v) wt[v] = QA_W1(wat, v);
+    for (int j = 0; j < QA_NP; ++j) {
+      LLVMValueRef at = gep(ctx, i8, r->rows, iaddc(ctx, xseg[j], nq * 4 + t));
+      LLVMValueRef xs = splat(ctx, LLVMBuildSExt(b, LLVMBuildLoad2(b, i8, at, ""), i32, ""), QA_L);
+      for (int v = 0; v < nv; ++v) {
+        LLVMValueRef a = LLVMBuildLoad2(b, vi, acc[v][j], "");
+        LLVMBuildStore(b, LLVMBuildAdd(b, a, LLVMBuildMul(b, xs, wt[v], ""), ""), acc[v][j]);
+      }
+    }
+  }
+  #undef QA_WQ
+  #undef QA_W1
+  #undef QA_WO
+  mlcc_emit_loop_end(ctx, &lsg);
+
+  //--- Epilogue per pixel: zero-point corrections, bias, requantization
+  // (qgemm.h) on the channel lanes, then the stores of the valid outputs:
+  // a matmul row's QB_NB channels as one vector, a full conv tile (channels
+  // strided) by a byte transpose and one QA_NP-byte store per channel, else
+  // one per lane.
+  mlcc_status_t status = mlcc_ok_status();
+  const mlcc_kernel_t* kern = ctx->kernel;
+  bool fused = kern != NULL && kern->n_nodes > 1 && kern->nodes[0] == r->node;
+  LLVMValueRef outs[QA_NP][QA_NV];
+  LLVMValueRef xzs = splat(ctx, r->xz8, QA_L);
+  for (int j = 0; j < QA_NP; ++j) {
+    LLVMValueRef psv = splat(ctx, LLVMBuildLoad2(b, i32, gep(ctx, i32, r->pixsum, pix[j]), ""),
+                             QA_L);
+    for (int v = 0; v < nv; ++v) {
+      LLVMValueRef a;
+      if (mm) {  // pixel j's row of pairs 2v and 2v + 1
+        unsigned i0 = (unsigned)(j % 2) * 2;
+        LLVMValueRef lo = LLVMBuildLoad2(b, vi, macc[2 * v][j / 2], "");
+        LLVMValueRef hi = 2 * v + 1 < ncp ? LLVMBuildLoad2(b, vi, macc[2 * v + 1][j / 2], "")
+                                          : LLVMConstNull(vi);
+        LLVMValueRef idx[4] = {LLVMConstInt(i32, i0, 0), LLVMConstInt(i32, i0 + 1, 0),
+                               LLVMConstInt(i32, 4 + i0, 0), LLVMConstInt(i32, 5 + i0, 0)};
+        a = LLVMBuildShuffleVector(b, lo, hi, LLVMConstVector(idx, 4), "");
+      } else {
+        a = LLVMBuildLoad2(b, vi, acc[v][j], "");
+      }
+      a = LLVMBuildSub(b, a, LLVMBuildMul(b, wzv[v], psv, ""), "");
+      a = LLVMBuildSub(b, a, LLVMBuildMul(b, xzs, wsum[v], ""), "");
+      a = LLVMBuildAdd(b, a, biasv[v], "");
+      outs[j][v] = a;
+      if (r->qlinear) {
+        LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, a, vf, ""), multv[v], "");
+        f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
+        f = LLVMBuildFAdd(b, f, splat(ctx, r->yzf, QA_L), "");
+        f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, splat(ctx, r->qlo, QA_L));
+        f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, splat(ctx, r->qhi, QA_L));
+        outs[j][v] = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, vi, ""), LLVMVectorType(i8, QA_L), "");
+      }
+    }
+  }
+  const mlcc_value_t* y = mlcc_node_output(r->node, 0);
+  LLVMValueRef y_blk = iadd(ctx, r->y_base, imulc(ctx, m0, r->y_ch));
+  bool full_blk = nv == QA_NV && cnt[QA_NV - 1] == QA_L;
+  bool transpose = r->qlinear && !fused && r->y_ch != 1 && r->y_pix == 1 && full_blk;
+  mlcc_if_t tbr;
+  if (transpose) {
+    LLVMValueRef all = LLVMBuildICmp(b, LLVMIntSLE, iaddc(ctx, lj.iv, QA_NP), r->npix, "");
+    tbr = mlcc_emit_if_begin(ctx, all);
+    for (int v = 0; v < nv; ++v) {
+      // The 4 pixels' <4 x i8> (pixel-major), one shuffle to channel-major:
+      // lane c * QA_NP + j = pixel j, channel c.
+      LLVMValueRef p01 = lanes_of(ctx, outs[0][v], outs[1][v], 0, 1, 8);
+      LLVMValueRef p23 = lanes_of(ctx, outs[2][v], outs[3][v], 0, 1, 8);
+      LLVMValueRef idx[16];
+      for (unsigned c = 0; c < QA_L; ++c) {
+        for (unsigned j = 0; j < QA_NP; ++j) idx[c * QA_NP + j] = LLVMConstInt(i32, j * QA_L + c, 0);
+      }
+      LLVMValueRef t = LLVMBuildShuffleVector(b, p01, p23, LLVMConstVector(idx, 16), "");
+      for (unsigned c = 0; c < QA_L; ++c) {
+        LLVMValueRef row = lanes_of(ctx, t, NULL, c * QA_NP, 1, QA_NP);
+        LLVMValueRef at = iadd(ctx, iaddc(ctx, y_blk, (v * QA_L + c) * r->y_ch), lj.iv);
+        dwp_store(ctx, y, at, row, NULL);
+      }
+    }
+    mlcc_emit_if_else(ctx, &tbr);
+  }
+  for (int j = 0; j < QA_NP && status == NULL; ++j) {
+    LLVMValueRef o = iaddc(ctx, lj.iv, j);
+    mlcc_if_t br;
+    if (j > 0) br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLT, o, r->npix, ""));
+    LLVMValueRef y_at = iadd(ctx, y_blk, imulc(ctx, o, r->y_pix));
+    if (r->y_ch == 1 && full_blk && !fused) {  // QB_NB adjacent outputs: one store
+      LLVMValueRef lo = lanes_of(ctx, outs[j][0], outs[j][1], 0, 1, 2 * QA_L);
+      LLVMValueRef hi = lanes_of(ctx, outs[j][2], outs[j][3], 0, 1, 2 * QA_L);
+      dwp_store(ctx, y, y_at, lanes_of(ctx, lo, hi, 0, 1, 4 * QA_L), NULL);
+    } else {
+      for (int v = 0; v < nv && status == NULL; ++v) {
+        if (r->y_ch == 1 && cnt[v] == QA_L) {
+          LLVMValueRef at = iaddc(ctx, y_at, v * QA_L);
+          if (fused) {
+            status = mlcc_emit_store_output_vec(ctx, r->node, 0, at, outs[j][v]);
+          } else {
+            dwp_store(ctx, y, at, outs[j][v], NULL);
+          }
+          continue;
+        }
+        for (unsigned c = 0; c < cnt[v] && status == NULL; ++c) {
+          LLVMValueRef e = LLVMBuildExtractElement(b, outs[j][v], LLVMConstInt(i32, c, 0), "");
+          status = mlcc_emit_store_output(ctx, r->node, 0,
+                                          iaddc(ctx, y_at, (v * QA_L + c) * r->y_ch), e);
+        }
+      }
+    }
+    if (j > 0) mlcc_emit_if_end(ctx, &br);
+  }
+  if (transpose) mlcc_emit_if_end(ctx, &tbr);
+  mlcc_emit_loop_end(ctx, &lj);
+  return status;
+}
+
 // All blocks of the unit |r|: |mg| output channels in blocks of QB_NB (a
 // loop over the full blocks, then one shorter block).
 static mlcc_status_t qb_unit(mlcc_emit_ctx_t* ctx, qb_unit_t* r, int64_t mg) {
@@ -1524,10 +1933,13 @@ static mlcc_status_t qb_unit(mlcc_emit_ctx_t* ctx, qb_unit_t* r, int64_t mg) {
   int64_t nfull = mg / QB_NB * QB_NB;
   if (nfull > 0) {
     mlcc_loop_t lm = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, nfull), QB_NB, "qbm");
-    status = qb_block(ctx, r, lm.iv, QB_NB);
+    status = r->arm ? qa_block(ctx, r, lm.iv, QB_NB) : qb_block(ctx, r, lm.iv, QB_NB);
     mlcc_emit_loop_end(ctx, &lm);
   }
-  if (status == NULL && nfull < mg) status = qb_block(ctx, r, c64(ctx, nfull), mg - nfull);
+  if (status == NULL && nfull < mg) {
+    status = r->arm ? qa_block(ctx, r, c64(ctx, nfull), mg - nfull)
+                     : qb_block(ctx, r, c64(ctx, nfull), mg - nfull);
+  }
   return status;
 }
 
@@ -1565,14 +1977,17 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
            x86_has(ctx->target, "avx2");
   int64_t col_len = q.kh * q.cg;
   r.kg = qblock_kg(node);
-  // VNNI: uint8 bytes x - xshift (x, or x + 128 for int8 x); 3 bytes of
-  // slack for the last quad of a window (their weights are not read).
-  r.rows = r.kg == 4 ? entry_array(ctx, ctx->t_i8, q.wp * col_len + 4)
+  r.arm = r.kg >= 4 && ctx->target != NULL && ctx->target->arch == MLCC_ARCH_AARCH64;
+  // VNNI and usmmla: uint8 bytes x - xshift (x, or x + 128 for int8 x); 3
+  // bytes of slack for the last quad of a window (their weights are not
+  // read). aarch64 sdot (qa_block): int8 bytes x - 128 (uint8 x) or x.
+  r.rows = r.kg >= 4 ? entry_array(ctx, ctx->t_i8, q.wp * col_len + 4)
                      : entry_array(ctx, ctx->t_i16, q.wp * col_len);
   LLVMValueRef colsum = entry_array(ctx, i32, q.kh * q.wp);
   r.pixsum = entry_array(ctx, i32, q.ow);
   LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
   int64_t xshift = x->dtype == MLCC_DTYPE_U8 ? 0 : -128;
+  if (r.arm && r.kg == 4) xshift = x->dtype == MLCC_DTYPE_U8 ? 128 : 0;
   r.xz8 = LLVMBuildSub(b, xzv, LLVMConstInt(i32, (unsigned long long)xshift, 1), "");
   if (r.qlinear) {
     r.xsv = ld_f32(ctx, ops.x_scale, c64(ctx, 0), 1.f);
@@ -1603,7 +2018,7 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
                                     c64(ctx, q.group), "");
   LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
   LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, imulc(ctx, g_iv, q.cg)), q.h * q.w);
-  emit_pack_rows(ctx, &q, x, xzv, r.xz8, r.kg == 4 ? xshift : 0, r.kg == 4, r.rows, colsum,
+  emit_pack_rows(ctx, &q, x, xzv, r.xz8, r.kg >= 4 ? xshift : 0, r.kg >= 4, r.rows, colsum,
                  r.pixsum, x_img, oh_iv, true);
   r.ch0 = imulc(ctx, g_iv, q.mg);
   r.y_base = iadd(ctx, imulc(ctx, n_iv, q.m * q.oh * q.ow), imulc(ctx, oh_iv, q.ow));
@@ -1673,11 +2088,14 @@ static bool plan_matmul(const mlcc_node_t* node, qmm_geom_t* g) {
 int64_t mlcc_qgemm_matmul_block(const mlcc_node_t* node, const mlcc_target_t* target,
                                 int64_t* out_kg) {
   qmm_geom_t g;
-  if (target == NULL || target->arch != MLCC_ARCH_X86_64 || !x86_has(target, "avx2") ||
-      !plan_matmul(node, &g)) {
-    return 0;
-  }
+  if (target == NULL || !plan_matmul(node, &g)) return 0;
   const mlcc_value_t* bm = mlcc_node_input(node, node->op == MLCC_OP_QLINEAR_MATMUL ? 3 : 1);
+  int akg = arm_block_kg(target, bm->dtype);
+  if (akg != 0) {  // aarch64: sdot quads or usmmla octets
+    if (out_kg != NULL) *out_kg = akg;
+    return QB_NB;
+  }
+  if (target->arch != MLCC_ARCH_X86_64 || !x86_has(target, "avx2")) return 0;
   if (out_kg != NULL) *out_kg = x86_vnni(target) && bm->dtype == MLCC_DTYPE_I8 ? 4 : 2;
   return QB_NB;
 }
@@ -1730,13 +2148,16 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   r.avx2 = ctx->target != NULL && ctx->target->arch == MLCC_ARCH_X86_64 &&
            x86_has(ctx->target, "avx2");
   r.kg = qblock_kg(node);
-  // VNNI (kg 4): uint8 bytes a - ashift (a, or a + 128 for int8 A), 4 bytes
-  // of slack for the last quad.
-  r.rows = r.kg == 4 ? entry_array(ctx, ctx->t_i8, g.rows * g.k + 4)
+  r.arm = r.kg >= 4 && ctx->target != NULL && ctx->target->arch == MLCC_ARCH_AARCH64;
+  // VNNI (kg 4) and usmmla (kg 8): uint8 bytes a - ashift (a, or a + 128
+  // for int8 A), 4 bytes of slack for the last quad. aarch64 sdot (qa_block,
+  // kg 4): int8 bytes a - 128 (uint8 A) or a (int8 A).
+  r.rows = r.kg >= 4 ? entry_array(ctx, ctx->t_i8, g.rows * g.k + 4)
                      : entry_array(ctx, i16, g.rows * g.k);
   r.pixsum = entry_array(ctx, i32, g.rows);
   LLVMValueRef azv = ld_i32(ctx, az, c64(ctx, 0));
   int64_t ashift = a->dtype == MLCC_DTYPE_U8 ? 0 : -128;
+  if (r.arm && r.kg == 4) ashift = a->dtype == MLCC_DTYPE_U8 ? 128 : 0;
   LLVMValueRef ashiftv = LLVMConstInt(i32, (unsigned long long)ashift, 1);
   r.xz8 = LLVMBuildSub(b, azv, ashiftv, "");
   if (qlinear) {
@@ -1777,7 +2198,7 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   LLVMValueRef araw = ld_i32(ctx, a, iadd(ctx, a_at, at));
   LLVMValueRef xv = LLVMBuildSub(b, araw, azv, "");
   LLVMValueRef st;
-  if (r.kg == 4) {
+  if (r.kg >= 4) {
     st = LLVMBuildStore(b, LLVMBuildTrunc(b, LLVMBuildSub(b, araw, ashiftv, ""), ctx->t_i8, ""),
                         gep(ctx, ctx->t_i8, r.rows, at));
     LLVMSetAlignment(st, 1);
@@ -1835,6 +2256,11 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
     if (lanes == 32 && !x86_has(ctx->target, "avx512bw")) lanes = 16;
     if (lanes == 16 && !x86_has(ctx->target, "avx2")) lanes = 8;
   }
+  // riscv64 with V (vector_bytes 32): 8 int16 lanes, LMUL 1 at VLEN 128, so
+  // the 8 <8 x i32> accumulators of a register block take LMUL 2 each (16 of
+  // the 32 vector registers). With 16 lanes they took LMUL 4, all 32
+  // registers, and the k loop spilled them (vs4r.v / vl4r.v each step).
+  if (ctx->target != NULL && ctx->target->arch == MLCC_ARCH_RISCV64) lanes = 8;
   // aarch64 with +dotprod and int8 weights: the packed rows hold int8
   // x' = x - 128 (uint8 x) or x (int8 x), padding x' = x_zero_point' (the
   // zero point shifted alike), and sdot sums x' * w; then

@@ -397,6 +397,24 @@ def opset23_attention_nonpad_kv_seqlen():
 
 
 @case
+def opset24_attention_left_window():
+    """left_window_size is Attention-25's; at opset 24 it is refused, not
+    silently applied."""
+    return model([helper.make_node("Attention", ["q", "k", "v"], ["y"], name="attn",
+                                   left_window_size=2)],
+                 [vi("q", F, [1, 2, 3, 4]), vi("k", F, [1, 2, 3, 4]), vi("v", F, [1, 2, 3, 4])],
+                 [vi("y", F, [1, 2, 3, 4])], opsets=(("", 24),), ir_version=10)
+
+
+@case
+def opset25_attention_right_window_minus_2():
+    return model([helper.make_node("Attention", ["q", "k", "v"], ["y"], name="attn",
+                                   right_window_size=-2)],
+                 [vi("q", F, [1, 2, 3, 4]), vi("k", F, [1, 2, 3, 4]), vi("v", F, [1, 2, 3, 4])],
+                 [vi("y", F, [1, 2, 3, 4])], opsets=(("", 25),), ir_version=10)
+
+
+@case
 def unsupported_op():
     return model([helper.make_node("FooBarOp", ["x"], ["y"])], [vi("x", F, [1, 4])],
                  [vi("y", F, [1, 4])])

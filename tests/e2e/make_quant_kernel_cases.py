@@ -452,6 +452,38 @@ def main():
         w=s8(rng, (8, 8, 3, 3), -127, 128), ws=np.full(8, 0.004, F32), wz=np.zeros(8, np.int8),
         w_axis=1, act="relu", ys=0.02, yz=0, ydt=np.uint8, pads=(1, 1, 1, 1))])
 
+    # The aarch64 sdot form of the blocked kernel (qa_block: 16 channels x 4
+    # pixels, runs of 4 quads by indexed sdot, the segment's last 1..3 quads
+    # and last 1..3 k; int8 rows x - 128 for uint8 x). K = 45 (2 runs, 3
+    # quads, 1 k) with M = 17 (a full block and 1 channel), OW = 10 (a
+    # 2-pixel tile), x zero point 255, per-channel weight zero points -128 /
+    # 127 / 0, int8 y at -128; int8 x at 127 with a width dilation (segments
+    # of 21 = 1 run, 1 quad, 1 k) and M = 33, uint8 y at 0; a 1x1 conv with
+    # K = 6 (1 quad, 2 k) and x zero point 0; QLinearMatMul with K = 19 and
+    # N = 21 (y zero point 255), with N = 48 and int8 A at 127 (whole blocks:
+    # one 16-byte store per row), MatMulInteger with int8 A at -128, K = 70,
+    # N = 32.
+    wz = rng.integers(-4, 5, 17).astype(np.int8)
+    wz[:3] = [-128, 127, 0]
+    qlinear_conv_case(out, "qk_arm_k45_m17", rng, u8(rng, (1, 5, 8, 10)),
+                      s8(rng, (17, 5, 3, 3)), 0.02, 255, rng.uniform(0.0005, 0.002, 17), wz,
+                      0.05, -128, np.int8, bias=rng.integers(-3000, 3000, 17),
+                      pads=(1, 1, 1, 1))
+    qlinear_conv_case(out, "qk_arm_s8x_dilated_m33", rng, s8(rng, (1, 7, 9, 15)),
+                      s8(rng, (33, 7, 3, 3)), 0.03, 127, rng.uniform(0.001, 0.004, 33), 0,
+                      0.2, 0, np.uint8, bias=rng.integers(-20000, 20000, 33),
+                      pads=(2, 1, 2, 3), strides=(1, 2), dil=(2, 2))
+    qlinear_conv_case(out, "qk_arm_1x1_k6", rng, u8(rng, (2, 6, 5, 7)), s8(rng, (19, 6, 1, 1)),
+                      0.05, 0, 0.01, 0, 0.02, 128, np.uint8)
+    qlinear_matmul_case(out, "qk_arm_mm_k19_n21", u8(rng, (9, 19)), s8(rng, (19, 21)),
+                        0.02, 0, rng.uniform(0.002, 0.01, 21),
+                        rng.integers(-128, 128, 21).astype(np.int8), 0.01, 255, np.uint8)
+    qlinear_matmul_case(out, "qk_arm_mm_s8a_n48", s8(rng, (2, 7, 40)), s8(rng, (40, 48)),
+                        0.03, 127, rng.uniform(0.002, 0.01, 48), np.zeros(48, np.int8),
+                        0.05, -128, np.int8)
+    matmul_integer_case(out, "qk_arm_mmint_s8a_k70", s8(rng, (5, 70)), s8(rng, (70, 32)), -128,
+                        rng.integers(-128, 128, 32).astype(np.int8))
+
 
 if __name__ == "__main__":
     main()

@@ -6,9 +6,9 @@
 # counts, groups, strides, dilations; the qk_blk_* and qk_mm* cases aim at the
 # tails of the blocked x86 kernel: channel blocks, pixel tiles, odd K, dilated
 # segments); run_case.py compares the integer outputs exactly on x86 (AVX2,
-# x86-64-v2 and this CPU's -mcpu=native), aarch64 (with and without +dotprod)
-# and riscv64 (with and without +v). The rule the cases check: a result never
-# depends on the CPU. Included from tests/CMakeLists.txt after MLCC_RUN_CASE is
+# x86-64-v2 and this CPU's -mcpu=native), aarch64 (with and without +dotprod,
+# with +i8mm, and on a Cortex-A53) and riscv64 (with and without +v). The rule
+# the cases check: a result never depends on the CPU. Included from tests/CMakeLists.txt after MLCC_RUN_CASE is
 # set.
 set(MLCC_QUANT_KERNEL_CASES ${CMAKE_CURRENT_BINARY_DIR}/quant_kernel_cases)
 add_test(NAME quant_kernel.generate
@@ -27,8 +27,11 @@ set(MLCC_QUANT_KERNEL_CASE_NAMES
   qk_dwp_w32_s8_sat qk_dwp_stride2_mult3 qk_dwp_stride3_5x5_u8w qk_dwp_7x7 qk_dwp_big_plane
   qk_dwd_14_wzp qk_dwd_5x5_s2_mult2 qk_dwd_w64_s4 qk_dwp_w30_wzp qk_convint_dwd
   qdq_mobilenet_block qdq_conv_relu_u8 qdq_conv_clip_s8 qdq_conv_float_bias_stride qdq_conv_chain
-  qdq_conv_axis1_stays_float)
-foreach(variant x86 x86_v2 x86_native aarch64 aarch64_dotprod riscv riscv_v128 riscv_v256)
+  qdq_conv_axis1_stays_float
+  qk_arm_k45_m17 qk_arm_s8x_dilated_m33 qk_arm_1x1_k6 qk_arm_mm_k19_n21 qk_arm_mm_s8a_n48
+  qk_arm_mmint_s8a_k70)
+foreach(variant x86 x86_v2 x86_native aarch64 aarch64_dotprod aarch64_i8mm aarch64_a53 riscv
+        riscv_v128 riscv_v256)
   if(variant STREQUAL "x86")
     set(args --target x86)
   elseif(variant STREQUAL "x86_v2")
@@ -39,6 +42,10 @@ foreach(variant x86 x86_v2 x86_native aarch64 aarch64_dotprod riscv riscv_v128 r
     set(args --target aarch64)
   elseif(variant STREQUAL "aarch64_dotprod")
     set(args --target aarch64 --mattr=+neon,+dotprod)
+  elseif(variant STREQUAL "aarch64_i8mm")  # usmmla (qemu's default "max" CPU has FEAT_I8MM)
+    set(args --target aarch64 --mattr=+neon,+dotprod,+i8mm)
+  elseif(variant STREQUAL "aarch64_a53")  # no dotprod: built for and run on a Cortex-A53
+    set(args --target aarch64 --mcpu cortex-a53 --qemu-cpu cortex-a53)
   elseif(variant STREQUAL "riscv")
     set(args --target riscv)
   else()

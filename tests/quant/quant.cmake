@@ -80,6 +80,38 @@ foreach(pair resnet18:qdq mobilenet_v2:qdq detector:qop transformer:qop)
   set_tests_properties(quant.${model}.${format}.x86_avx512vnni PROPERTIES
     FIXTURES_REQUIRED quant_${model} LABELS quant SKIP_RETURN_CODE 77 TIMEOUT 1800)
 endforeach()
+# The blocked kernel's aarch64 sdot form (qa_block: the VNNI quad layout,
+# mlcc.qblock_k=4) on whole models under qemu-user (its default "max" CPU has
+# dotprod); squeezenet1_1 is quant.squeezenet1_1.qop.aarch64_dotprod above.
+# aarch64_a53: built for and run on a Cortex-A53 (no dotprod: the row
+# kernel's smlal). aarch64_i8mm: the usmmla form (mlcc.qblock_k=8).
+foreach(pair resnet18:qdq mobilenet_v2:qdq detector:qop transformer:qop squeezenet1_1:qop:a53
+             resnet18:qdq:i8mm squeezenet1_1:qop:i8mm transformer:qop:i8mm)
+  string(REPLACE ":" ";" mf ${pair})
+  list(GET mf 0 model)
+  list(GET mf 1 format)
+  list(LENGTH mf n)
+  if(n EQUAL 3)
+    list(GET mf 2 v)
+  else()
+    set(v dotprod)
+  endif()
+  if(v STREQUAL "a53")
+    set(variant aarch64_a53)
+    set(args --mlcc-flag=-mcpu=cortex-a53 --qemu-cpu cortex-a53)
+  elseif(v STREQUAL "i8mm")
+    set(variant aarch64_i8mm)
+    set(args --mattr=+dotprod,+i8mm)
+  else()
+    set(variant aarch64_dotprod)
+    set(args --mattr=+dotprod)
+  endif()
+  add_test(NAME quant.${model}.${format}.${variant}
+    COMMAND ${MLCC_PYTHON} ${MLCC_QUANT_RUN} run --mlcc $<TARGET_FILE:mlcc>
+            --out ${MLCC_QUANT_DIR}/${model} --format ${format} --target aarch64 ${args})
+  set_tests_properties(quant.${model}.${format}.${variant} PROPERTIES
+    FIXTURES_REQUIRED quant_${model} LABELS "quant;cross" SKIP_RETURN_CODE 77 TIMEOUT 1800)
+endforeach()
 # The header and --describe text of integer inputs/outputs.
 add_test(NAME quant.header
   COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/header_test.py --mlcc $<TARGET_FILE:mlcc>

@@ -1141,7 +1141,8 @@ def attention23_past_kv_float_mask_causal():
 
 
 def attention_ref(q, k, v, mask=None, causal=False, scale=None, softcap=0.0, hq=None, hkv=None,
-                  pk=None, pv=None, nonpad=None, mode=None, precision=None, pad_mask=False):
+                  pk=None, pv=None, nonpad=None, mode=None, precision=None, pad_mask=False,
+                  left=-1, right=-1):
     """numpy Attention-23/24 (onnx/defs/nn/old.cc, Attention_ver23_doc and
     Attention_ver24_doc): bias = mask (bool: 0 / -inf; any other type is
     cast to Q's type and added; |pad_mask| (24): a shorter key axis is padded
@@ -1150,7 +1151,10 @@ def attention_ref(q, k, v, mask=None, causal=False, scale=None, softcap=0.0, hq=
     before the bias; a query row whose bias is -inf at every key is 0 in Y
     and in the mode-3 output (the fully-masked-row errata). |precision|:
     the softmax_precision numpy type (scores cast to it, probabilities cast
-    back). Returns Y, or (Y, qk_matmul_output) when |mode| is given."""
+    back). |left|, |right| (Attention-25's left_window_size and
+    right_window_size, -1 unbounded): only keys j with p - left <= j <= p +
+    right are visible to the query at absolute position p = i + offset.
+    Returns Y, or (Y, qk_matmul_output) when |mode| is given."""
     three = q.ndim == 3
     out_t = q.dtype
     if three:
@@ -1176,10 +1180,14 @@ def attention_ref(q, k, v, mask=None, causal=False, scale=None, softcap=0.0, hq=
             mb = np.pad(mb, widths, constant_values=-np.inf)
         bias = bias + mb
     jj, ii = np.arange(t)[None, None, None, :], np.arange(sq)[None, None, :, None]
+    off = past if (pk is not None or nonpad is None) else \
+        (np.asarray(nonpad) - sq).reshape(-1, 1, 1, 1)
     if causal:
-        off = past if (pk is not None or nonpad is None) else \
-            (np.asarray(nonpad) - sq).reshape(-1, 1, 1, 1)
         bias = bias + np.where(jj > ii + off, -np.inf, 0)
+    if left >= 0:
+        bias = bias + np.where(jj < ii + off - left, -np.inf, 0)
+    if right >= 0:
+        bias = bias + np.where(jj > ii + off + right, -np.inf, 0)
     if nonpad is not None:
         bias = bias + np.where(jj < np.asarray(nonpad).reshape(-1, 1, 1, 1), 0, -np.inf)
     bias = np.broadcast_to(bias, s.shape)
@@ -1460,6 +1468,103 @@ def attention24_short_bool_mask_const_past():
                                                    pv=f["pv"], pad_mask=True),
                                      np.concatenate([f["pk"], f["k"]], 2),
                                      np.concatenate([f["pv"], f["v"]], 2)])
+
+
+# --- Attention 25: sliding windows (left_window_size, right_window_size) ----------
+ORT_NO_WINDOW = ("onnxruntime 1.30 refuses Attention-25's window attributes ('Unrecognized "
+                 "attribute: left_window_size for operator Attention'); the numpy reference "
+                 "follows the Attention-25 text (p - left <= j <= p + right, p = offset + i).")
+
+
+@case
+def attention25_window_causal_left():
+    """A causal left-looking window (the current key and two before it),
+    4-D MHA without a mask: a constant frontier, expanded onto
+    MatMul/Softmax."""
+    r, q, k, v = attention_qkv("attention25_causal_left", 2, 2, 2, 5, 5, 4, 3)
+    return Spec([node("Attention", ["q", "k", "v"], ["y"], is_causal=1, left_window_size=2)],
+                [("q", q), ("k", k), ("v", v)], [("y", F32)], 25,
+                ort_refuses=ORT_NO_WINDOW,
+                numpy_ref=lambda f: [attention_ref(f["q"], f["k"], f["v"], causal=True,
+                                                   left=2)])
+
+
+@case
+def attention25_window_bidir_mask_input_gqa():
+    """The spec's asymmetric window (left 2, right 1) without is_causal,
+    composed with a run-time bool mask input; 3-D GQA."""
+    r = rng("attention25_bidir")
+    q = r.standard_normal((2, 4, 4 * 4)).astype(np.float32)
+    k = r.standard_normal((2, 6, 2 * 4)).astype(np.float32)
+    v = r.standard_normal((2, 6, 2 * 3)).astype(np.float32)
+    mask = r.random((2, 1, 4, 6)) < 0.8
+    return Spec([node("Attention", ["q", "k", "v", "m"], ["y"], q_num_heads=4, kv_num_heads=2,
+                      left_window_size=2, right_window_size=1)],
+                [("q", q), ("k", k), ("v", v), ("m", mask)], [("y", F32)], 25,
+                ort_refuses=ORT_NO_WINDOW,
+                numpy_ref=lambda f: [attention_ref(f["q"], f["k"], f["v"], f["m"], hq=4, hkv=2,
+                                                   left=2, right=1)])
+
+
+@case
+def attention25_window_past_kv_mode3():
+    """A KV cache (past 4, new 2): the window counts from the query's
+    absolute position past + i; right window 0 without is_causal; the
+    mode-3 qk_matmul_output (probabilities) and the present outputs."""
+    r, q, k, v = attention_qkv("attention25_past", 1, 2, 1, 2, 2, 4, 4)
+    pk = r.standard_normal((1, 1, 4, 4)).astype(np.float32)
+    pv = r.standard_normal((1, 1, 4, 4)).astype(np.float32)
+    return Spec([node("Attention", ["q", "k", "v", "", "pk", "pv"], ["y", "pko", "pvo", "qk"],
+                      left_window_size=3, right_window_size=0, qk_matmul_output_mode=3)],
+                [("q", q), ("k", k), ("v", v), ("pk", pk), ("pv", pv)],
+                [("y", F32), ("pko", F32), ("pvo", F32), ("qk", F32)], 25,
+                ort_refuses=ORT_NO_WINDOW,
+                numpy_ref=lambda f: (lambda yq: [yq[0], np.concatenate([f["pk"], f["k"]], 2),
+                                                 np.concatenate([f["pv"], f["v"]], 2), yq[1]])(
+                    attention_ref(f["q"], f["k"], f["v"], pk=f["pk"], pv=f["pv"], left=3,
+                                  right=0, mode=3)))
+
+
+@case
+def attention25_window_rows_past_keys():
+    """Sq = 5 queries on 3 keys with a window of just the current position
+    (left 0, right 0): queries 3 and 4 see no key, so their rows are 0
+    (the fully-masked-row rule); a float mask is added on the open keys."""
+    r, q, k, v = attention_qkv("attention25_rows", 1, 2, 2, 5, 3, 4, 3)
+    mask = r.standard_normal((5, 3)).astype(np.float32)
+    return Spec([node("Attention", ["q", "k", "v", "m"], ["y"], left_window_size=0,
+                      right_window_size=0)],
+                [("q", q), ("k", k), ("v", v)], [("y", F32)], 25, [("m", mask)],
+                ort_refuses=ORT_NO_WINDOW,
+                numpy_ref=lambda f: [attention_ref(f["q"], f["k"], f["v"], mask, left=0,
+                                                   right=0)])
+
+
+@case
+def attention25_window_nonpad_causal():
+    """An external KV cache (nonpad_kv_seqlen, run time) with is_causal and a
+    left window of 1: the window's offset is nonpad[b] - Sq, like the causal
+    frontier's; the reference kernel runs it."""
+    r, q, k, v = attention_qkv("attention25_nonpad", 2, 2, 2, 3, 6, 4, 4)
+    n = np.array([6, 4], np.int64)
+    return Spec([node("Attention", ["q", "k", "v", "", "", "", "n"], ["y"], is_causal=1,
+                      left_window_size=1)],
+                [("q", q), ("k", k), ("v", v), ("n", n)], [("y", F32)], 25,
+                ort_refuses=ORT_NO_WINDOW,
+                numpy_ref=lambda f: [attention_ref(f["q"], f["k"], f["v"], causal=True,
+                                                   nonpad=f["n"], left=1)])
+
+
+@case
+def attention25_window_float64():
+    """float64 Q/K/V (the reference kernel, not the float32 expansion) with
+    a right-only window (left unbounded, right 1) and softcap."""
+    r, q, k, v = attention_qkv("attention25_f64", 1, 2, 2, 4, 4, 4, 2, dtype=np.float64)
+    return Spec([node("Attention", ["q", "k", "v"], ["y"], right_window_size=1, softcap=2.0)],
+                [("q", q), ("k", k), ("v", v)], [("y", TensorProto.DOUBLE)], 25,
+                ort_refuses=ORT_NO_WINDOW,
+                numpy_ref=lambda f: [attention_ref(f["q"], f["k"], f["v"], right=1,
+                                                   softcap=2.0)])
 
 
 # --- A Llama-style transformer block at opset 23 (seeded weights) ----------------
