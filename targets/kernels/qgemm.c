@@ -443,6 +443,16 @@ static LLVMValueRef zp_f32(mlcc_emit_ctx_t* ctx, const mlcc_value_t* v) {
   return mlcc_emit_convert(ctx, mlcc_emit_load(ctx, v, c64(ctx, 0)), v->dtype, MLCC_DTYPE_F32);
 }
 
+// The per-tensor requantization values of QLinearConv |node| whose operands
+// are |ops| (mlcc_quant_conv_operands): x_scale and y_scale as float32 (1
+// when absent), y_zero_point as float32 (0 when absent), and the fused
+// activation's bounds on y (mlcc_qgemm_act_bounds). For ConvInteger it emits
+// nothing and every field is NULL. The direct, depthwise and row conv
+// kernels share it.
+typedef struct {
+  LLVMValueRef xs, ys, yz, lo, hi;
+} qrequant_t;
+
 // saturate(round_half_even(|v| / |ys|) + |yzf|) in float, clamped to [lo, hi].
 static LLVMValueRef quantize_bound(mlcc_emit_ctx_t* ctx, float v, LLVMValueRef ys,
                                    LLVMValueRef yzf, float lo, float hi) {
@@ -473,6 +483,17 @@ void mlcc_qgemm_act_bounds(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node, mlcc_d
   if (ahi < INFINITY) *out_hi = quantize_bound(ctx, ahi, ys, yzf, lo, hi);
 }
 
+static qrequant_t qconv_requant(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                const mlcc_quant_conv_operands_t* ops) {
+  qrequant_t r = {NULL, NULL, NULL, NULL, NULL};
+  if (node->op != MLCC_OP_QLINEAR_CONV) return r;
+  r.xs = ld_f32(ctx, ops->x_scale, c64(ctx, 0), 1.f);
+  r.ys = ld_f32(ctx, ops->y_scale, c64(ctx, 0), 1.f);
+  r.yz = zp_f32(ctx, ops->y_zero);
+  mlcc_qgemm_act_bounds(ctx, node, ops->y->dtype, r.ys, r.yz, &r.lo, &r.hi);
+  return r;
+}
+
 // Depthwise kernel: per (image, channel, output row) the KH input rows are
 // packed as zero-point-subtracted int16 (0 outside the image), then
 // DW_LANES adjacent output pixels are computed at once: for each tap,
@@ -485,8 +506,8 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   mlcc_quant_conv_operands_t ops;
   mlcc_quant_conv_operands(node, &ops);
   const mlcc_value_t *x = ops.x, *w = ops.w, *xz = ops.x_zero, *wz = ops.w_zero;
-  const mlcc_value_t *xs = ops.x_scale, *ws = ops.w_scale, *ys = ops.y_scale, *yz = ops.y_zero;
-  const mlcc_value_t *bias = ops.bias, *y = ops.y;
+  const mlcc_value_t *ws = ops.w_scale;
+  const mlcc_value_t* bias = ops.bias;
   *out_done = true;
   LLVMBuilderRef b = ctx->b;
   LLVMTypeRef i16 = ctx->t_i16, i32 = ctx->t_i32, i8 = ctx->t_i8;
@@ -497,13 +518,8 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   LLVMValueRef rows = entry_array(ctx, i16, q.kh * q.wp);
   LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
   LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
-  LLVMValueRef xsv = NULL, ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
-  if (qlinear) {
-    xsv = ld_f32(ctx, xs, c64(ctx, 0), 1.f);
-    ysv = ld_f32(ctx, ys, c64(ctx, 0), 1.f);
-    yzf = zp_f32(ctx, yz);
-    mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
-  }
+  qrequant_t rq = qconv_requant(ctx, node, &ops);
+  LLVMValueRef xsv = rq.xs, ysv = rq.ys, yzf = rq.yz, qlo = rq.lo, qhi = rq.hi;
   // One parallel unit per (image, group, output row): units [rb, re).
   LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : c64(ctx, 0);
   LLVMValueRef re = ctx->range_end ? ctx->range_end : c64(ctx, q.batch * q.group * q.oh);
@@ -648,7 +664,7 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   mlcc_quant_conv_operands_t ops;
   mlcc_quant_conv_operands(node, &ops);
   const mlcc_value_t *x = ops.x, *w = ops.w, *xz = ops.x_zero, *wz = ops.w_zero;
-  const mlcc_value_t *xs = ops.x_scale, *ws = ops.w_scale, *ys = ops.y_scale, *yz = ops.y_zero;
+  const mlcc_value_t *ws = ops.w_scale;
   const mlcc_value_t *bias = ops.bias, *y = ops.y;
   LLVMValueRef xp = mlcc_emit_ptr(ctx, x);
   if (xp == NULL || mlcc_emit_ptr(ctx, y) == NULL) {
@@ -685,13 +701,8 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
   LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
   LLVMValueRef xz8 = LLVMBuildTrunc(b, xzv, i8, "");
-  LLVMValueRef xsv = NULL, ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
-  if (qlinear) {
-    xsv = ld_f32(ctx, xs, c64(ctx, 0), 1.f);
-    ysv = ld_f32(ctx, ys, c64(ctx, 0), 1.f);
-    yzf = zp_f32(ctx, yz);
-    mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
-  }
+  qrequant_t rq = qconv_requant(ctx, node, &ops);
+  LLVMValueRef xsv = rq.xs, ysv = rq.ys, yzf = rq.yz, qlo = rq.lo, qhi = rq.hi;
   // One parallel unit per (image, group): units [rb, re).
   LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : c64(ctx, 0);
   LLVMValueRef re = ctx->range_end ? ctx->range_end : c64(ctx, q.batch * q.group);
@@ -1989,12 +2000,12 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   int64_t xshift = x->dtype == MLCC_DTYPE_U8 ? 0 : -128;
   if (r.arm && r.kg == 4) xshift = x->dtype == MLCC_DTYPE_U8 ? 128 : 0;
   r.xz8 = LLVMBuildSub(b, xzv, LLVMConstInt(i32, (unsigned long long)xshift, 1), "");
-  if (r.qlinear) {
-    r.xsv = ld_f32(ctx, ops.x_scale, c64(ctx, 0), 1.f);
-    r.ysv = ld_f32(ctx, ops.y_scale, c64(ctx, 0), 1.f);
-    r.yzf = zp_f32(ctx, ops.y_zero);
-    mlcc_qgemm_act_bounds(ctx, node, ops.y->dtype, r.ysv, r.yzf, &r.qlo, &r.qhi);
-  }
+  qrequant_t rq = qconv_requant(ctx, node, &ops);
+  r.xsv = rq.xs;
+  r.ysv = rq.ys;
+  r.yzf = rq.yz;
+  r.qlo = rq.lo;
+  r.qhi = rq.hi;
   LLVMTypeRef vi = LLVMVectorType(i32, QB_L);
   r.np = qb_conv_np(q.ow, r.kg == 4);  // VNNI-512 implies AVX-512's registers
   for (int v = 0; v < QB_NV; ++v) {
@@ -2234,8 +2245,8 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   mlcc_quant_conv_operands_t ops;
   mlcc_quant_conv_operands(node, &ops);
   const mlcc_value_t *x = ops.x, *w = ops.w, *xz = ops.x_zero, *wz = ops.w_zero;
-  const mlcc_value_t *xs = ops.x_scale, *ws = ops.w_scale, *ys = ops.y_scale, *yz = ops.y_zero;
-  const mlcc_value_t *bias = ops.bias, *y = ops.y;
+  const mlcc_value_t *ws = ops.w_scale;
+  const mlcc_value_t* bias = ops.bias;
   LLVMValueRef wp = mlcc_emit_ptr(ctx, w);
   if (wp == NULL || mlcc_emit_ptr(ctx, x) == NULL) {
     return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: data or weights are not kernel arguments",
@@ -2292,13 +2303,8 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   bool x_u8 = x->dtype == MLCC_DTYPE_U8;
   LLVMValueRef xshift = LLVMConstInt(i32, x_u8 ? 128 : 0, 0);
   LLVMValueRef xz8 = LLVMBuildSub(b, xzv, xshift, "");  // x_zero_point' (dot8)
-  LLVMValueRef xsv = NULL, ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
-  if (qlinear) {
-    xsv = ld_f32(ctx, xs, c64(ctx, 0), 1.f);
-    ysv = ld_f32(ctx, ys, c64(ctx, 0), 1.f);
-    yzf = zp_f32(ctx, yz);
-    mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
-  }
+  qrequant_t rq = qconv_requant(ctx, node, &ops);
+  LLVMValueRef xsv = rq.xs, ysv = rq.ys, yzf = rq.yz, qlo = rq.lo, qhi = rq.hi;
   LLVMValueRef acc[MR][NR_MAX], tacc[MR][NR_MAX];
   for (int i = 0; i < MR; ++i) {
     for (int j = 0; j < nr; ++j) {
