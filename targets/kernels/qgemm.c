@@ -147,6 +147,8 @@ bool mlcc_qgemm_conv_takes(const mlcc_node_t* node) {
 }
 
 static int64_t qblock_of(const mlcc_node_t* node);
+static bool x86_vnni(const mlcc_target_t* t);
+static bool x86_vbmi(const mlcc_target_t* t);
 
 // True when |node|'s weights are in a layout a dense fast kernel reads.
 static bool packed(const mlcc_node_t* node, const qconv_geom_t* q) {
@@ -441,6 +443,16 @@ static LLVMValueRef zp_f32(mlcc_emit_ctx_t* ctx, const mlcc_value_t* v) {
   return mlcc_emit_convert(ctx, mlcc_emit_load(ctx, v, c64(ctx, 0)), v->dtype, MLCC_DTYPE_F32);
 }
 
+// The per-tensor requantization values of QLinearConv |node| whose operands
+// are |ops| (mlcc_quant_conv_operands): x_scale and y_scale as float32 (1
+// when absent), y_zero_point as float32 (0 when absent), and the fused
+// activation's bounds on y (mlcc_qgemm_act_bounds). For ConvInteger it emits
+// nothing and every field is NULL. The direct, depthwise and row conv
+// kernels share it.
+typedef struct {
+  LLVMValueRef xs, ys, yz, lo, hi;
+} qrequant_t;
+
 // saturate(round_half_even(|v| / |ys|) + |yzf|) in float, clamped to [lo, hi].
 static LLVMValueRef quantize_bound(mlcc_emit_ctx_t* ctx, float v, LLVMValueRef ys,
                                    LLVMValueRef yzf, float lo, float hi) {
@@ -471,6 +483,17 @@ void mlcc_qgemm_act_bounds(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node, mlcc_d
   if (ahi < INFINITY) *out_hi = quantize_bound(ctx, ahi, ys, yzf, lo, hi);
 }
 
+static qrequant_t qconv_requant(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                const mlcc_quant_conv_operands_t* ops) {
+  qrequant_t r = {NULL, NULL, NULL, NULL, NULL};
+  if (node->op != MLCC_OP_QLINEAR_CONV) return r;
+  r.xs = ld_f32(ctx, ops->x_scale, c64(ctx, 0), 1.f);
+  r.ys = ld_f32(ctx, ops->y_scale, c64(ctx, 0), 1.f);
+  r.yz = zp_f32(ctx, ops->y_zero);
+  mlcc_qgemm_act_bounds(ctx, node, ops->y->dtype, r.ys, r.yz, &r.lo, &r.hi);
+  return r;
+}
+
 // Depthwise kernel: per (image, channel, output row) the KH input rows are
 // packed as zero-point-subtracted int16 (0 outside the image), then
 // DW_LANES adjacent output pixels are computed at once: for each tap,
@@ -483,8 +506,8 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   mlcc_quant_conv_operands_t ops;
   mlcc_quant_conv_operands(node, &ops);
   const mlcc_value_t *x = ops.x, *w = ops.w, *xz = ops.x_zero, *wz = ops.w_zero;
-  const mlcc_value_t *xs = ops.x_scale, *ws = ops.w_scale, *ys = ops.y_scale, *yz = ops.y_zero;
-  const mlcc_value_t *bias = ops.bias, *y = ops.y;
+  const mlcc_value_t *ws = ops.w_scale;
+  const mlcc_value_t* bias = ops.bias;
   *out_done = true;
   LLVMBuilderRef b = ctx->b;
   LLVMTypeRef i16 = ctx->t_i16, i32 = ctx->t_i32, i8 = ctx->t_i8;
@@ -495,13 +518,8 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   LLVMValueRef rows = entry_array(ctx, i16, q.kh * q.wp);
   LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
   LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
-  LLVMValueRef xsv = NULL, ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
-  if (qlinear) {
-    xsv = ld_f32(ctx, xs, c64(ctx, 0), 1.f);
-    ysv = ld_f32(ctx, ys, c64(ctx, 0), 1.f);
-    yzf = zp_f32(ctx, yz);
-    mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
-  }
+  qrequant_t rq = qconv_requant(ctx, node, &ops);
+  LLVMValueRef xsv = rq.xs, ysv = rq.ys, yzf = rq.yz, qlo = rq.lo, qhi = rq.hi;
   // One parallel unit per (image, group, output row): units [rb, re).
   LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : c64(ctx, 0);
   LLVMValueRef re = ctx->range_end ? ctx->range_end : c64(ctx, q.batch * q.group * q.oh);
@@ -614,10 +632,18 @@ static mlcc_status_t emit_dw(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
 // A store of vector |v| at element |idx| of |node|'s output 0, lanes whose
 // |mask| bit is set (all lanes when |mask| is NULL); only for an unfused
 // kernel (the caller checks).
+static void dwp_store_at(mlcc_emit_ctx_t* ctx, LLVMValueRef p, LLVMValueRef v,
+                         LLVMValueRef mask);
 static void dwp_store(mlcc_emit_ctx_t* ctx, const mlcc_value_t* y, LLVMValueRef idx,
                       LLVMValueRef v, LLVMValueRef mask) {
   LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(v));
-  LLVMValueRef p = gep(ctx, et, mlcc_emit_ptr(ctx, y), idx);
+  dwp_store_at(ctx, gep(ctx, et, mlcc_emit_ptr(ctx, y), idx), v, mask);
+}
+
+// A store of vector |v| at pointer |p|, lanes whose |mask| bit is set (all
+// lanes when |mask| is NULL).
+static void dwp_store_at(mlcc_emit_ctx_t* ctx, LLVMValueRef p, LLVMValueRef v,
+                         LLVMValueRef mask) {
   if (mask == NULL) {
     LLVMSetAlignment(LLVMBuildStore(ctx->b, v, p), 1);
     return;
@@ -638,7 +664,7 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   mlcc_quant_conv_operands_t ops;
   mlcc_quant_conv_operands(node, &ops);
   const mlcc_value_t *x = ops.x, *w = ops.w, *xz = ops.x_zero, *wz = ops.w_zero;
-  const mlcc_value_t *xs = ops.x_scale, *ws = ops.w_scale, *ys = ops.y_scale, *yz = ops.y_zero;
+  const mlcc_value_t *ws = ops.w_scale;
   const mlcc_value_t *bias = ops.bias, *y = ops.y;
   LLVMValueRef xp = mlcc_emit_ptr(ctx, x);
   if (xp == NULL || mlcc_emit_ptr(ctx, y) == NULL) {
@@ -656,17 +682,27 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   bool fused = k != NULL && k->n_nodes > 1 && k->nodes[0] == node;
   int64_t hp = dwp_rows(&q), wpl = dwp_width(&q);
   int64_t nblk = (q.ow + V - 1) / V;
-  LLVMValueRef plane = entry_array(ctx, i8, hp * wpl);
+  // AVX-512BW (with VL): a row's tail is copied into the plane by one masked
+  // byte load and store.
+  bool bw = x86_has(ctx->target, "avx512bw") && x86_has(ctx->target, "avx512vl");
+  // AVX-512 VNNI + VBMI, uint8 x, int8 w, no column dilation, KW <= 8:
+  // four taps of a row per vpdpbusd (dwp_dpbusd below); the plane then
+  // has 64 bytes of slack for the 64-byte window loads.
+  bool dpb = bw && x86_vnni(ctx->target) && x86_vbmi(ctx->target) && x_u8 &&
+             w->dtype == MLCC_DTYPE_I8 && q.dw == 1 && q.kw <= 8 && q.kh * q.kw <= 49 &&
+             15 * q.sw + 4 * ((q.kw + 3) / 4) - 1 < 64;
+  // direct: one vector of output pixels per row (OW <= 16) and input rows of
+  // at most 64 bytes (the 14 x 14 and 7 x 7 planes): no plane; each window
+  // is a masked load of the input row itself, its padding columns and rows
+  // the x zero point (dwp_dpbusd below).
+  bool direct = dpb && nblk == 1 && q.w <= 64;
+  int64_t plane_bytes = hp * wpl + (dpb ? 64 : 0);
+  LLVMValueRef plane = direct ? NULL : entry_array(ctx, i8, plane_bytes);
   LLVMValueRef zero32 = LLVMConstInt(i32, 0, 0);
   LLVMValueRef xzv = ld_i32(ctx, xz, c64(ctx, 0));
   LLVMValueRef xz8 = LLVMBuildTrunc(b, xzv, i8, "");
-  LLVMValueRef xsv = NULL, ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
-  if (qlinear) {
-    xsv = ld_f32(ctx, xs, c64(ctx, 0), 1.f);
-    ysv = ld_f32(ctx, ys, c64(ctx, 0), 1.f);
-    yzf = zp_f32(ctx, yz);
-    mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
-  }
+  qrequant_t rq = qconv_requant(ctx, node, &ops);
+  LLVMValueRef xsv = rq.xs, ysv = rq.ys, yzf = rq.yz, qlo = rq.lo, qhi = rq.hi;
   // One parallel unit per (image, group): units [rb, re).
   LLVMValueRef rb = ctx->range_begin ? ctx->range_begin : c64(ctx, 0);
   LLVMValueRef re = ctx->range_end ? ctx->range_end : c64(ctx, q.batch * q.group);
@@ -675,13 +711,13 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef g_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.group), "");
   LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, g_iv), q.h * q.w);
   // The plane: x_zero_point everywhere, then the image rows at (ph, pw).
-  {
+  if (!direct) {
     LLVMValueRef fill = splat(ctx, xz8, V);
-    int64_t nfill = hp * wpl / V;
+    int64_t nfill = plane_bytes / V;
     mlcc_loop_t lf = mlcc_emit_for(ctx, 0, nfill, "qpf");
     LLVMSetAlignment(LLVMBuildStore(b, fill, gep(ctx, i8, plane, imulc(ctx, lf.iv, V))), 1);
     mlcc_emit_loop_end(ctx, &lf);
-    for (int64_t t = nfill * V; t < hp * wpl; ++t) {
+    for (int64_t t = nfill * V; t < plane_bytes; ++t) {
       LLVMBuildStore(b, xz8, gep(ctx, i8, plane, c64(ctx, t)));
     }
     // Image rows ih in [r0, r1) land on plane rows ih + ph; columns [0, cw).
@@ -700,7 +736,23 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
         LLVMSetAlignment(LLVMBuildStore(b, l, gep(ctx, i8, plane, iadd(ctx, dst, o))), 1);
         mlcc_emit_loop_end(ctx, &lc);
       }
-      if (nv * V < len) {
+      if (nv * V < len && bw) {
+        // The row's tail: one masked load and store (AVX-512BW's vmovdqu8
+        // with a mask register; bytes past the tail are neither read nor
+        // written).
+        LLVMValueRef mk[DWP_LANES];
+        for (unsigned l = 0; l < V; ++l) mk[l] = LLVMConstInt(ctx->t_i1, (int64_t)l < len - nv * V, 0);
+        LLVMValueRef mask = LLVMConstVector(mk, V);
+        LLVMValueRef sp = gep(ctx, i8, xp, iaddc(ctx, src, nv * V));
+        const char* name = "llvm.masked.load";
+        unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+        LLVMTypeRef ov[2] = {vb, LLVMTypeOf(sp)};
+        LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ctx->module, id, ov, 2);
+        LLVMTypeRef fty = LLVMIntrinsicGetType(ctx->llctx, id, ov, 2);
+        LLVMValueRef args[4] = {sp, LLVMConstInt(i32, 1, 0), mask, LLVMGetUndef(vb)};
+        LLVMValueRef l = LLVMBuildCall2(b, fty, fn, args, 4, "");
+        dwp_store_at(ctx, gep(ctx, i8, plane, iaddc(ctx, dst, nv * V)), l, mask);
+      } else if (nv * V < len) {
         mlcc_loop_t lc = mlcc_emit_for(ctx, nv * V, len, "qpt");
         LLVMValueRef l = LLVMBuildLoad2(b, i8, gep(ctx, i8, xp, iadd(ctx, src, lc.iv)), "");
         LLVMBuildStore(b, l, gep(ctx, i8, plane, iadd(ctx, dst, lc.iv)));
@@ -735,6 +787,28 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMValueRef bm = bias != NULL ? ld_i32(ctx, bias, m) : zero32;
   bm = LLVMBuildSub(b, bm, LLVMBuildMul(b, xzv, wsum, ""), "");
   LLVMValueRef bv = splat(ctx, bm, V);
+  // dpb: per kernel row a and quad j, the int8 weights w[a][4j..4j+3] as
+  // the bytes of one int32 (0 past KW), in every lane; ones[j] has byte 1
+  // where a tap is.
+  int nquad = (int)((q.kw + 3) / 4);
+  LLVMValueRef wquad[49][2], ones[2] = {NULL, NULL}, wzs = NULL;
+  if (dpb) {
+    for (int j = 0; j < nquad; ++j) {
+      uint32_t o = 0;
+      for (int i = 0; i < 4; ++i) o |= (4 * j + i < q.kw ? 1u : 0u) << (8 * i);
+      ones[j] = splat(ctx, LLVMConstInt(i32, o, 0), V);
+      for (int64_t a = 0; a < q.kh; ++a) {
+        LLVMValueRef d = zero32;
+        for (int i = 0; i < 4 && 4 * j + i < q.kw; ++i) {
+          LLVMValueRef wt = ld_i32(ctx, w, imad(ctx, m, n_taps, c64(ctx, a * q.kw + 4 * j + i)));
+          wt = LLVMBuildAnd(b, wt, LLVMConstInt(i32, 0xff, 0), "");
+          d = LLVMBuildOr(b, d, LLVMBuildShl(b, wt, LLVMConstInt(i32, 8 * i, 0), ""), "");
+        }
+        wquad[a][j] = splat(ctx, d, V);
+      }
+    }
+    wzs = splat(ctx, wzm, V);
+  }
   LLVMValueRef multv = NULL, yzv = NULL, qlov = NULL, qhiv = NULL;
   if (qlinear) {
     LLVMValueRef wsm = ld_f32(ctx, ws, ws_pc ? m : c64(ctx, 0), 1.f);
@@ -759,7 +833,60 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
       (ACC) = LLVMBuildAdd(b, (ACC), p_, "");                                        \
     } while (0)
   LLVMValueRef acc = LLVMConstNull(vi);
-  if (unroll_taps) {
+  if (dpb) {
+    // Lane l's quad j is the 4 bytes at l * sw + 4j of a 64-byte window of
+    // the plane row (vpermb): acc += sum_i x[.. + i] * w[a][4j + i]
+    // (vpdpbusd, uint8 x int8, exact int32), xs += the same sum with
+    // weights 1; then acc - w_zp * xs = sum x (w - w_zp).
+    LLVMValueRef xsum = LLVMConstNull(vi);
+    LLVMTypeRef v64 = LLVMVectorType(i8, 64);
+    // direct: the window is input row ih = oh * sh + a * dh - ph (a masked
+    // load of its W bytes; a row outside the image is all x zero point), and
+    // lane l's byte i of quad j is column l * sw + 4j + i - pw, or the zero
+    // point (lane 0 of the second shuffle operand) outside [0, W) or past KW.
+    LLVMValueRef zp64 = direct ? splat(ctx, xz8, 64) : NULL;
+    for (int64_t a = 0; a < q.kh; ++a) {
+      LLVMValueRef win;
+      if (direct) {
+        LLVMValueRef ih = iaddc(ctx, imulc(ctx, loh.iv, q.sh), a * q.dh - q.ph);
+        LLVMValueRef inb = LLVMBuildICmp(b, LLVMIntULT, ih, c64(ctx, q.h), "");
+        LLVMValueRef ihc = LLVMBuildSelect(b, inb, ih, c64(ctx, 0), "");
+        LLVMValueRef mk[64];
+        for (unsigned l = 0; l < 64; ++l) mk[l] = LLVMConstInt(ctx->t_i1, (int64_t)l < q.w, 0);
+        LLVMValueRef sp = gep(ctx, i8, xp, iadd(ctx, x_img, imulc(ctx, ihc, q.w)));
+        const char* name = "llvm.masked.load";
+        unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+        LLVMTypeRef ov[2] = {v64, LLVMTypeOf(sp)};
+        LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ctx->module, id, ov, 2);
+        LLVMTypeRef fty = LLVMIntrinsicGetType(ctx->llctx, id, ov, 2);
+        LLVMValueRef args[4] = {sp, LLVMConstInt(i32, 1, 0), LLVMConstVector(mk, 64), zp64};
+        win = LLVMBuildSelect(b, inb, LLVMBuildCall2(b, fty, fn, args, 4, ""), zp64, "");
+      } else {
+        win = vload(ctx, i8, 64, plane, iaddc(ctx, base, a * q.dh * wpl), 1);
+      }
+      for (int j = 0; j < nquad; ++j) {
+        LLVMValueRef idx[64];
+        for (unsigned l = 0; l < V; ++l) {
+          for (unsigned i = 0; i < 4; ++i) {
+            int64_t c = (int64_t)(l * q.sw + 4 * j + i);
+            if (direct) {
+              c -= q.pw;
+              if (c < 0 || c >= q.w || 4 * j + (int64_t)i >= q.kw) c = 64;
+            }
+            idx[4 * l + i] = LLVMConstInt(i32, (unsigned)c, 0);
+          }
+        }
+        LLVMValueRef u = LLVMBuildShuffleVector(b, win, direct ? zp64 : LLVMGetUndef(v64),
+                                                LLVMConstVector(idx, 64), "");
+        u = LLVMBuildBitCast(b, u, vi, "");
+        LLVMValueRef args[3] = {acc, u, wquad[a][j]};
+        acc = mlcc_emit_intrinsic(ctx, "llvm.x86.avx512.vpdpbusd.512", args, 3);
+        LLVMValueRef args1[3] = {xsum, u, ones[j]};
+        xsum = mlcc_emit_intrinsic(ctx, "llvm.x86.avx512.vpdpbusd.512", args1, 3);
+      }
+    }
+    acc = LLVMBuildSub(b, acc, LLVMBuildMul(b, wzs, xsum, ""), "");
+  } else if (unroll_taps) {
     for (int64_t a = 0; a < q.kh; ++a) {
       for (int64_t e = 0; e < q.kw; ++e) {
         DWP_TAP(acc, iaddc(ctx, base, a * q.dh * wpl + e * q.dw), taps[a * q.kw + e]);
@@ -852,9 +979,11 @@ static void transpose16(mlcc_emit_ctx_t* ctx, LLVMValueRef* v) {
   }
 }
 
-// The vector part of emit_pack_rows (x86): for packed row |kh_iv| of image
-// row |ih| (valid), columns iw' in [pw, pw + 16 * nvec) and channels [0, cv)
-// (cv a multiple of 8): per block of 16 columns and 16 (or 8) channels, one
+// The vector part of emit_pack_rows (x86, and aarch64's blocked kernels):
+// for packed row |kh_iv| of image row |ih| (valid), columns iw' in [pw, pw +
+// 16 * nvec) and channels [0, cv) (cv a multiple of 8, or on aarch64 with
+// int8 rows all of fewer than 8 channels: one block of cv): per block of 16
+// columns and 16 (or 8, or cv < 8) channels, one
 // <16 x i8> load per channel row, a byte transpose, and one store per column
 // of the channels' packed values (int8 x ^ 0x80 when |flip|, else x; or
 // int16 x - x_zero_point); colsum[kh][iw'] = the columns' sum over [0, cv).
@@ -874,7 +1003,7 @@ static void emit_pack_rows_vec(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, cons
   LLVMValueRef iw0 = iaddc(ctx, icol, q->pw);  // packed column of lane 0
   LLVMBuildStore(b, LLVMConstNull(v16i32), sum);
   for (int64_t c0 = 0; c0 < cv; c0 += 16) {
-    int64_t cb = cv - c0 >= 16 ? 16 : 8;
+    int64_t cb = cv - c0 >= 16 ? 16 : cv - c0 >= 8 ? 8 : cv - c0;
     LLVMValueRef v[16];
     LLVMValueRef s = LLVMBuildLoad2(b, v16i32, sum, "");
     for (int64_t c = 0; c < 16; ++c) {
@@ -931,6 +1060,11 @@ static void emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const ml
   int64_t span = q->wp - q->pw < q->w ? q->wp - q->pw : q->w;
   int64_t nvec = vec && span > 0 ? span / 16 : 0;
   int64_t cv = vec ? q->cg / 8 * 8 : 0;
+  // aarch64 int8 rows (qa_block): fewer than 8 channels (first layers) take
+  // the vector transpose too, one cg-byte store per column.
+  if (vec && dot8 && cv == 0 && ctx->target != NULL && ctx->target->arch == MLCC_ARCH_AARCH64) {
+    cv = q->cg;
+  }
   if (nvec == 0 || cv == 0) nvec = cv = 0;
   if (nvec > 0) {
     mlcc_if_t br = mlcc_emit_if_begin(ctx, ih_ok);
@@ -1038,6 +1172,26 @@ static bool x86_vnni(const mlcc_target_t* t) {
   bool cpu = false;
   for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); ++i) cpu |= strcmp(t->cpu, cpus[i]) == 0;
   return (vnni < 0 ? cpu : vnni == 1) && (vl < 0 ? cpu : vl == 1);
+}
+
+// True if the x86 |target| has AVX-512 VBMI (vpermb): "+avx512vbmi" in its
+// features (the last mention wins), else a CPU that has it.
+static bool x86_vbmi(const mlcc_target_t* t) {
+  int on = -1;
+  for (const char* p = t->features; p != NULL && *p;) {
+    const char* comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == 11 && strncmp(p + 1, "avx512vbmi", 10) == 0) on = p[0] == '+';
+    p = comma ? comma + 1 : NULL;
+  }
+  if (on >= 0) return on == 1;
+  static const char* const cpus[] = {
+      "cannonlake", "icelake-client", "icelake-server", "tigerlake", "sapphirerapids",
+      "rocketlake", "znver4", "graniterapids", "emeraldrapids"};
+  for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); ++i) {
+    if (strcmp(t->cpu, cpus[i]) == 0) return true;
+  }
+  return false;
 }
 
 // The k group of the blocked kernel for weights of dtype |wdt| on aarch64
@@ -1853,12 +2007,12 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   int64_t xshift = x->dtype == MLCC_DTYPE_U8 ? 0 : -128;
   if (r.arm && r.kg == 4) xshift = x->dtype == MLCC_DTYPE_U8 ? 128 : 0;
   r.xz8 = LLVMBuildSub(b, xzv, LLVMConstInt(i32, (unsigned long long)xshift, 1), "");
-  if (r.qlinear) {
-    r.xsv = ld_f32(ctx, ops.x_scale, c64(ctx, 0), 1.f);
-    r.ysv = ld_f32(ctx, ops.y_scale, c64(ctx, 0), 1.f);
-    r.yzf = zp_f32(ctx, ops.y_zero);
-    mlcc_qgemm_act_bounds(ctx, node, ops.y->dtype, r.ysv, r.yzf, &r.qlo, &r.qhi);
-  }
+  qrequant_t rq = qconv_requant(ctx, node, &ops);
+  r.xsv = rq.xs;
+  r.ysv = rq.ys;
+  r.yzf = rq.yz;
+  r.qlo = rq.lo;
+  r.qhi = rq.hi;
   LLVMTypeRef vi = LLVMVectorType(i32, QB_L);
   r.np = qb_conv_np(q.ow, r.kg == 4);  // VNNI-512 implies AVX-512's registers
   for (int v = 0; v < QB_NV; ++v) {
@@ -2098,8 +2252,8 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   mlcc_quant_conv_operands_t ops;
   mlcc_quant_conv_operands(node, &ops);
   const mlcc_value_t *x = ops.x, *w = ops.w, *xz = ops.x_zero, *wz = ops.w_zero;
-  const mlcc_value_t *xs = ops.x_scale, *ws = ops.w_scale, *ys = ops.y_scale, *yz = ops.y_zero;
-  const mlcc_value_t *bias = ops.bias, *y = ops.y;
+  const mlcc_value_t *ws = ops.w_scale;
+  const mlcc_value_t* bias = ops.bias;
   LLVMValueRef wp = mlcc_emit_ptr(ctx, w);
   if (wp == NULL || mlcc_emit_ptr(ctx, x) == NULL) {
     return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: data or weights are not kernel arguments",
@@ -2156,13 +2310,8 @@ mlcc_status_t mlcc_emit_qgemm_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   bool x_u8 = x->dtype == MLCC_DTYPE_U8;
   LLVMValueRef xshift = LLVMConstInt(i32, x_u8 ? 128 : 0, 0);
   LLVMValueRef xz8 = LLVMBuildSub(b, xzv, xshift, "");  // x_zero_point' (dot8)
-  LLVMValueRef xsv = NULL, ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
-  if (qlinear) {
-    xsv = ld_f32(ctx, xs, c64(ctx, 0), 1.f);
-    ysv = ld_f32(ctx, ys, c64(ctx, 0), 1.f);
-    yzf = zp_f32(ctx, yz);
-    mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
-  }
+  qrequant_t rq = qconv_requant(ctx, node, &ops);
+  LLVMValueRef xsv = rq.xs, ysv = rq.ys, yzf = rq.yz, qlo = rq.lo, qhi = rq.hi;
   LLVMValueRef acc[MR][NR_MAX], tacc[MR][NR_MAX];
   for (int i = 0; i < MR; ++i) {
     for (int j = 0; j < nr; ++j) {

@@ -384,6 +384,29 @@ def main():
                       s8(rng, (33, 1, 3, 3), -127, 128), 0.02, 0, rng.uniform(0.01, 0.05, 33),
                       0, 6 / 255, 0, np.uint8, bias=rng.integers(-500, 500, 33),
                       pads=(1, 1, 1, 1), group=33)
+    # The VNNI forms (x86 with AVX-512 VNNI + VBMI, uint8 x, int8 w: four taps
+    # of a row per vpdpbusd): a 14 x 14 plane read straight from the input
+    # rows (one vector per output row) with per-channel weight zero points
+    # and saturation at both ends; a 5x5 window (two quads per row) at stride
+    # 2 with asymmetric pads and a multiplier of 2; rows of 64 bytes at
+    # stride 4 (16 output pixels, the widest window); and a 30-wide plane
+    # (two vectors per row: the padded stack plane).
+    qlinear_conv_case(out, "qk_dwd_14_wzp", rng, u8(rng, (1, 19, 14, 14)),
+                      s8(rng, (19, 1, 3, 3)), 0.03, 7, rng.uniform(0.01, 0.05, 19),
+                      rng.integers(-9, 9, 19).astype(np.int8), 0.02, 120, np.uint8,
+                      bias=rng.integers(-20000, 20000, 19), pads=(1, 1, 1, 1), group=19)
+    qlinear_conv_case(out, "qk_dwd_5x5_s2_mult2", rng, u8(rng, (2, 6, 15, 13)),
+                      s8(rng, (12, 1, 5, 5)), 0.02, 200, rng.uniform(0.002, 0.02, 12),
+                      0, 0.05, 3, np.uint8, bias=rng.integers(-3000, 3000, 12),
+                      pads=(2, 1, 2, 3), strides=(2, 2), group=6)
+    qlinear_conv_case(out, "qk_dwd_w64_s4", rng, u8(rng, (1, 3, 9, 64)),
+                      s8(rng, (3, 1, 3, 3)), 0.02, 0, 0.01, 0, 0.03, 128, np.uint8,
+                      pads=(1, 1, 1, 1), strides=(4, 4), group=3)
+    qlinear_conv_case(out, "qk_dwp_w30_wzp", rng, u8(rng, (1, 5, 11, 30)),
+                      s8(rng, (5, 1, 3, 3)), 0.02, 90, 0.01, -5, 0.04, 100, np.uint8,
+                      pads=(1, 1, 1, 1), group=5)
+    conv_integer_case(out, "qk_convint_dwd", u8(rng, (1, 4, 7, 7)), s8(rng, (4, 1, 3, 3)), 131,
+                      np.array([0, -3, 5, 127], np.int8), pads=(1, 1, 1, 1), group=4)
     qlinear_conv_case(out, "qk_dwp_big_plane", rng, u8(rng, (1, 2, 300, 330)),
                       s8(rng, (2, 1, 3, 3)), 0.02, 100, 0.01, 0, 0.05, 120, np.uint8,
                       pads=(1, 1, 1, 1), group=2)
