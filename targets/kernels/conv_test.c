@@ -197,8 +197,29 @@ static void test_conv_grouped_dilated(void) {
   conv_case(p, 1, 2, true, NULL);
 }
 
+// Stride-2 3x3 on wide rows: on x86 AVX-512 the channel-vector kernel takes
+// rows of up to 160 output columns (20 segments), beyond that pixel vectors.
+// C = 3 and 16 (the detector's stem and stage1.0), M = 16 and 32; W 199 ->
+// 100 columns (pads 1/1), 319 -> 160, 321 -> 161 (the fallback), 200 -> 100
+// with right pad 0.
+static void test_conv_stride2_wide(void) {
+  conv_ref_t p = {.n = 1, .c = 3, .h = 7, .w = 199, .m = 16, .kh = 3, .kw = 3, .group = 1,
+                  .sh = 2, .sw = 2, .dh = 1, .dw = 1, .pt = 1, .pl = 1, .oh = 4, .ow = 100};
+  conv_case(p, 1, 1, true, NULL);
+  p.w = 319;
+  p.ow = 160;
+  conv_case(p, 1, 1, true, NULL);
+  p.w = 321;
+  p.ow = 161;
+  conv_case(p, 1, 1, false, NULL);
+  conv_ref_t q = {.n = 2, .c = 16, .h = 6, .w = 200, .m = 32, .kh = 3, .kw = 3, .group = 1,
+                  .sh = 2, .sw = 2, .dh = 1, .dw = 1, .pt = 1, .pl = 1, .oh = 3, .ow = 100};
+  conv_case(q, 0, 0, true, NULL);
+}
+
 int main(void) {
   RUN(test_conv_pads_stride_dilation_group);
+  RUN(test_conv_stride2_wide);
   RUN(test_conv_3x3_wide);
   RUN(test_conv_depthwise);
   RUN(test_conv_auto_pad);
