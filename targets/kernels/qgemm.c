@@ -979,9 +979,11 @@ static void transpose16(mlcc_emit_ctx_t* ctx, LLVMValueRef* v) {
   }
 }
 
-// The vector part of emit_pack_rows (x86): for packed row |kh_iv| of image
-// row |ih| (valid), columns iw' in [pw, pw + 16 * nvec) and channels [0, cv)
-// (cv a multiple of 8): per block of 16 columns and 16 (or 8) channels, one
+// The vector part of emit_pack_rows (x86, and aarch64's blocked kernels):
+// for packed row |kh_iv| of image row |ih| (valid), columns iw' in [pw, pw +
+// 16 * nvec) and channels [0, cv) (cv a multiple of 8, or on aarch64 with
+// int8 rows all of fewer than 8 channels: one block of cv): per block of 16
+// columns and 16 (or 8, or cv < 8) channels, one
 // <16 x i8> load per channel row, a byte transpose, and one store per column
 // of the channels' packed values (int8 x ^ 0x80 when |flip|, else x; or
 // int16 x - x_zero_point); colsum[kh][iw'] = the columns' sum over [0, cv).
@@ -1001,7 +1003,7 @@ static void emit_pack_rows_vec(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, cons
   LLVMValueRef iw0 = iaddc(ctx, icol, q->pw);  // packed column of lane 0
   LLVMBuildStore(b, LLVMConstNull(v16i32), sum);
   for (int64_t c0 = 0; c0 < cv; c0 += 16) {
-    int64_t cb = cv - c0 >= 16 ? 16 : 8;
+    int64_t cb = cv - c0 >= 16 ? 16 : cv - c0 >= 8 ? 8 : cv - c0;
     LLVMValueRef v[16];
     LLVMValueRef s = LLVMBuildLoad2(b, v16i32, sum, "");
     for (int64_t c = 0; c < 16; ++c) {
@@ -1058,6 +1060,11 @@ static void emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const ml
   int64_t span = q->wp - q->pw < q->w ? q->wp - q->pw : q->w;
   int64_t nvec = vec && span > 0 ? span / 16 : 0;
   int64_t cv = vec ? q->cg / 8 * 8 : 0;
+  // aarch64 int8 rows (qa_block): fewer than 8 channels (first layers) take
+  // the vector transpose too, one cg-byte store per column.
+  if (vec && dot8 && cv == 0 && ctx->target != NULL && ctx->target->arch == MLCC_ARCH_AARCH64) {
+    cv = q->cg;
+  }
   if (nvec == 0 || cv == 0) nvec = cv = 0;
   if (nvec > 0) {
     mlcc_if_t br = mlcc_emit_if_begin(ctx, ih_ok);
