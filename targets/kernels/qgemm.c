@@ -1323,28 +1323,25 @@ typedef struct qb_unit_t {
   LLVMValueRef wsum[QB_NV];        // kg 4: per-lane sum of the weights (<QB_L x i32>)
 } qb_unit_t;
 
-// One block of |bs| (1..QB_NB, a constant) output channels starting at
-// channel |mb| of the group, all pixels of the unit.
-static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef mb, int64_t bs) {
+// The per-lane channel parameters of a block of output channels from |m0|:
+// |nv| vectors of |lanes| lanes, |cnt|[v] real channels in vector v; the
+// weight zero points and int32 biases (<lanes x i32>) and, for QLinearConv,
+// the requantization multipliers x_scale * w_scale / y_scale (<lanes x
+// float>). Padding lanes hold 0; their results are dropped.
+static void qblock_lane_params(mlcc_emit_ctx_t* ctx, const qb_unit_t* r, LLVMValueRef m0,
+                               unsigned lanes, int nv, const unsigned* cnt, LLVMValueRef* wzv,
+                               LLVMValueRef* biasv, LLVMValueRef* multv) {
   LLVMBuilderRef b = ctx->b;
-  const int NP = r->np;
-  LLVMTypeRef i8 = ctx->t_i8, i16 = ctx->t_i16, i32 = ctx->t_i32, f32 = ctx->t_f32;
-  LLVMTypeRef vi = LLVMVectorType(i32, QB_L), vf = LLVMVectorType(f32, QB_L);
-  LLVMTypeRef vw = LLVMVectorType(i16, 2 * QB_L);
+  LLVMTypeRef i32 = ctx->t_i32;
+  LLVMTypeRef vi = LLVMVectorType(i32, lanes), vf = LLVMVectorType(ctx->t_f32, lanes);
   const mlcc_value_t *wz = r->wz, *ws = r->ws, *bias = r->bias;
   bool wz_pc = numel_or(wz, 1) != 1, ws_pc = numel_or(ws, 1) != 1;
-  int nv = (int)((bs + QB_L - 1) / QB_L);
-  unsigned cnt[QB_NV];
-  for (int v = 0; v < nv; ++v) cnt[v] = (unsigned)(bs - v * QB_L < QB_L ? bs - v * QB_L : QB_L);
-  LLVMValueRef m0 = iadd(ctx, r->ch0, mb);  // first channel
-  // Per-lane channel parameters (padding lanes: 0; their results are dropped).
-  LLVMValueRef wzv[QB_NV], biasv[QB_NV], multv[QB_NV];
   for (int v = 0; v < nv; ++v) {
     wzv[v] = LLVMConstNull(vi);
     biasv[v] = LLVMConstNull(vi);
     multv[v] = LLVMConstNull(vf);
     for (unsigned c = 0; c < cnt[v]; ++c) {
-      LLVMValueRef m = iaddc(ctx, m0, v * QB_L + c);
+      LLVMValueRef m = iaddc(ctx, m0, (int64_t)(v * lanes + c));
       LLVMValueRef li = LLVMConstInt(i32, c, 0);
       wzv[v] = LLVMBuildInsertElement(b, wzv[v], ld_i32(ctx, wz, wz_pc ? m : c64(ctx, 0)), li, "");
       if (bias != NULL) biasv[v] = LLVMBuildInsertElement(b, biasv[v], ld_i32(ctx, bias, m), li, "");
@@ -1355,6 +1352,22 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
       }
     }
   }
+}
+
+// One block of |bs| (1..QB_NB, a constant) output channels starting at
+// channel |mb| of the group, all pixels of the unit.
+static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef mb, int64_t bs) {
+  LLVMBuilderRef b = ctx->b;
+  const int NP = r->np;
+  LLVMTypeRef i8 = ctx->t_i8, i16 = ctx->t_i16, i32 = ctx->t_i32, f32 = ctx->t_f32;
+  LLVMTypeRef vi = LLVMVectorType(i32, QB_L), vf = LLVMVectorType(f32, QB_L);
+  LLVMTypeRef vw = LLVMVectorType(i16, 2 * QB_L);
+  int nv = (int)((bs + QB_L - 1) / QB_L);
+  unsigned cnt[QB_NV];
+  for (int v = 0; v < nv; ++v) cnt[v] = (unsigned)(bs - v * QB_L < QB_L ? bs - v * QB_L : QB_L);
+  LLVMValueRef m0 = iadd(ctx, r->ch0, mb);  // first channel
+  LLVMValueRef wzv[QB_NV], biasv[QB_NV], multv[QB_NV];
+  qblock_lane_params(ctx, r, m0, QB_L, nv, cnt, wzv, biasv, multv);
   LLVMValueRef wblk = imulc(ctx, m0, r->k);  // the block's weights (bs * k bytes)
   int64_t npair = r->seg_len / 2;
   if (r->kg == 4) {
@@ -1628,30 +1641,12 @@ static mlcc_status_t qa_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
   LLVMTypeRef i8 = ctx->t_i8, i32 = ctx->t_i32, f32 = ctx->t_f32;
   LLVMTypeRef vi = LLVMVectorType(i32, QA_L), vf = LLVMVectorType(f32, QA_L);
   LLVMTypeRef v16 = LLVMVectorType(i8, 16);
-  const mlcc_value_t *wz = r->wz, *ws = r->ws, *bias = r->bias;
-  bool wz_pc = numel_or(wz, 1) != 1, ws_pc = numel_or(ws, 1) != 1;
   int nv = (int)((bs + QA_L - 1) / QA_L);
   unsigned cnt[QA_NV];
   for (int v = 0; v < nv; ++v) cnt[v] = (unsigned)(bs - v * QA_L < QA_L ? bs - v * QA_L : QA_L);
   LLVMValueRef m0 = iadd(ctx, r->ch0, mb);
-  // Per-lane channel parameters (padding lanes: 0; their results are dropped).
   LLVMValueRef wzv[QA_NV], biasv[QA_NV], multv[QA_NV];
-  for (int v = 0; v < nv; ++v) {
-    wzv[v] = LLVMConstNull(vi);
-    biasv[v] = LLVMConstNull(vi);
-    multv[v] = LLVMConstNull(vf);
-    for (unsigned c = 0; c < cnt[v]; ++c) {
-      LLVMValueRef m = iaddc(ctx, m0, v * QA_L + c);
-      LLVMValueRef li = LLVMConstInt(i32, c, 0);
-      wzv[v] = LLVMBuildInsertElement(b, wzv[v], ld_i32(ctx, wz, wz_pc ? m : c64(ctx, 0)), li, "");
-      if (bias != NULL) biasv[v] = LLVMBuildInsertElement(b, biasv[v], ld_i32(ctx, bias, m), li, "");
-      if (r->qlinear) {
-        LLVMValueRef wsm = ld_f32(ctx, ws, ws_pc ? m : c64(ctx, 0), 1.f);
-        LLVMValueRef mult = LLVMBuildFDiv(b, LLVMBuildFMul(b, r->xsv, wsm, ""), r->ysv, "mult");
-        multv[v] = LLVMBuildInsertElement(b, multv[v], mult, li, "");
-      }
-    }
-  }
+  qblock_lane_params(ctx, r, m0, QA_L, nv, cnt, wzv, biasv, multv);
   LLVMValueRef wblk = imulc(ctx, m0, r->k);  // the block's weights (bs * k bytes)
   // kg 4: quads (sdot); kg 8: octets (usmmla), k groups of a segment |nq|.
   const bool mm = r->kg == 8;
