@@ -12,6 +12,10 @@ run is one run of the layer. Prints one line per form: millions of
 instructions and int8 / float32.
 Usage: bench/insn_count.py --mlcc build/mlcc --target aarch64 [--mattr +neon,+dotprod]
        [--qemu-cpu rv64,v=true,vlen=128,vext_spec=v1.0] [--layer r18c1 mbv2c1]
+       bench/insn_count.py --mlcc build/mlcc --target riscv --model A.onnx B.onnx ...
+With --model, each whole model (one input, one output: e.g. the llama23 and
+llama17 blocks of bench/make_llama_block.py) is counted as it is, and each
+line after the first gives its count relative to the first model's.
 """
 import argparse
 import os
@@ -100,6 +104,21 @@ def count(args, d, model, xbytes, ybytes, plugin):
     return n[1] - n[0]
 
 
+def model_bytes(path):
+    """(input bytes, output bytes) of a model with one graph input and one output."""
+    g = onnx.load(path).graph
+    inits = {t.name for t in g.initializer}
+    ins = [v for v in g.input if v.name not in inits]
+    if len(ins) != 1 or len(g.output) != 1:
+        sys.exit("insn_count: %s: --model takes models with one input and one output" % path)
+
+    def nbytes(v):
+        t = v.type.tensor_type
+        n = int(np.prod([d.dim_value for d in t.shape.dim]))
+        return n * onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[t.elem_type].itemsize
+    return nbytes(ins[0]), nbytes(g.output[0])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mlcc", required=True)
@@ -107,11 +126,22 @@ def main():
     ap.add_argument("--mattr", default=None)
     ap.add_argument("--qemu-cpu", default=None)
     ap.add_argument("--layer", nargs="+", choices=sorted(LAYERS), default=sorted(LAYERS))
+    ap.add_argument("--model", nargs="+", default=None,
+                    help="whole models to count instead of the layers")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="insn_count.") as d:
         plugin = os.path.join(d, "libinsn.so")
         subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-o", plugin,
                         os.path.join(HERE, "qemu_insn_count.c")], check=True)
+        if args.model:
+            first = None
+            for path in args.model:
+                xb, yb = model_bytes(path)
+                n = count(args, d, path, xb, yb, plugin)
+                first = first or n
+                print("%s %s %s: %.2fM instructions per run, %.3f of the first model"
+                      % (path, args.target, args.mattr or "", n / 1e6, n / first))
+            return
         rng = np.random.default_rng(0)
         for name in args.layer:
             f32, i8, xb, yb = layer_models(d, name, rng)

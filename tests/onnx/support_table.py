@@ -309,7 +309,8 @@ def render():
              "changed in opsets 18-26, with expected outputs from onnxruntime-node 1.30 "
              "(or a numpy reference where onnxruntime contradicts the spec; the case's "
              "REFERENCE.txt says why). CTest runs every case on x86 (`opset_cases.*`, label "
-             "onnx) and a sample on aarch64 and riscv64; `opset_cases.oracle_check` "
+             "onnx) and a sample on aarch64 and riscv64 (all of them there with `ctest -L "
+             "opset-cross-full`); `opset_cases.oracle_check` "
              "regenerates them and compares. The shared models re-exported at opset 21 "
              "(`bump_opset.py`) are checked against their references (`model.*.opset21.*`).")
     L.append("")

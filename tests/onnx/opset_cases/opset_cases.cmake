@@ -2,8 +2,10 @@
 # The opset 18-26 cases (issue 15): tests/onnx/opset_cases/cases/<name>/ in the
 # ONNX backend-test layout, expected outputs from onnxruntime-node 1.30
 # (make_opset_cases.py writes them; they are committed). Each case runs on x86
-# (label onnx); the cases in MLCC_OPSET_CROSS_SAMPLE below also run on
-# aarch64 and riscv64 under qemu-user (labels onnx;cross). An UNIMPLEMENTED
+# (label onnx) and on aarch64 and riscv64 under qemu-user: the cases in
+# MLCC_OPSET_CROSS_SAMPLE below in the default run (labels onnx;cross), the
+# others as the full cross run (label opset-cross-full, also cross-slow so that
+# scripts/test.sh leaves them out: ctest -L opset-cross-full runs them). An UNIMPLEMENTED
 # refusal fails the test: run_case.py's exit 77 is not a skip here.
 # opset_cases.oracle_check regenerates every case with onnxruntime-node and
 # compares the bytes with the committed ones (skipped when tools/ort is absent).
@@ -40,15 +42,21 @@ foreach(dir ${MLCC_OPSET_CASE_DIRS})
               --target x86 --opt=-O0)
     set_tests_properties(opset_cases.${case}.x86_kernel PROPERTIES LABELS onnx TIMEOUT 300)
   endif()
+  # Every case also runs on aarch64 and riscv64: the sample in the default run
+  # (labels onnx;cross), the rest as the full cross run, outside it
+  # (labels opset-cross-full;cross-slow: ctest -L opset-cross-full).
   if(case IN_LIST MLCC_OPSET_CROSS_SAMPLE)
-    foreach(target aarch64 riscv)
-      add_test(NAME opset_cases.${case}.${target}
-        COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc> --case ${dir}
-                --target ${target})
-      set_tests_properties(opset_cases.${case}.${target} PROPERTIES LABELS "onnx;cross"
-        TIMEOUT 600)
-    endforeach()
+    set(cross_labels "onnx;cross")
+  else()
+    set(cross_labels "opset-cross-full;cross-slow")
   endif()
+  foreach(target aarch64 riscv)
+    add_test(NAME opset_cases.${case}.${target}
+      COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc> --case ${dir}
+              --target ${target})
+    set_tests_properties(opset_cases.${case}.${target} PROPERTIES LABELS "${cross_labels}"
+      TIMEOUT 600)
+  endforeach()
 endforeach()
 add_test(NAME opset_cases.oracle_check COMMAND ${MLCC_PYTHON} ${MLCC_OPSET_GEN} --check)
 set_tests_properties(opset_cases.oracle_check PROPERTIES LABELS onnx SKIP_RETURN_CODE 77
