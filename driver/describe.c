@@ -32,7 +32,9 @@ static void append_key(mlcc_strbuf_t* sb, const char* key, const char* value, bo
 }
 
 // `"inputs": [{"name": "x", "dtype": "float32", "shape": [2, 4], "bounded": []}, ...]`;
-// "bounded" lists the dims whose value is an upper bound (data-dependent). An
+// "bounded" lists the dims whose value is an upper bound (data-dependent).
+// int4/uint4 add `"layout": "one_element_per_byte"` (int8_t -8..7 / uint8_t
+// 0..15 per element; ONNX packs them two per byte, the API does not). An
 // integer tensor that Q/DQ (de)quantizes adds `"quantization": {"scale": S,
 // "zero_point": Z}` (per axis also "axis" and "count"; S, Z are the first).
 static mlcc_status_t append_values(mlcc_strbuf_t* sb, const mlcc_graph_t* graph, const char* key,
@@ -58,6 +60,10 @@ static mlcc_status_t append_values(mlcc_strbuf_t* sb, const mlcc_graph_t* graph,
       first = false;
     }
     mlcc_strbuf_append(sb, "]");
+    if (mlcc_dtype_is_subbyte(v->dtype)) {
+      // int4/uint4: one element per byte in the API (ONNX packs two).
+      mlcc_strbuf_append(sb, ", \"layout\": \"one_element_per_byte\"");
+    }
     mlcc_header_quant_t q;
     if (mlcc_header_io_quant(graph, v, strcmp(key, "inputs") == 0, &q)) {
       mlcc_strbuf_appendf(sb, ", \"quantization\": {\"scale\": %.9g, \"zero_point\": %lld",

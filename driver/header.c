@@ -254,6 +254,12 @@ static mlcc_status_t describe_value(mlcc_strbuf_t* sb, const mlcc_graph_t* graph
                         (long long)v->shape.dims[d]);
   }
   mlcc_strbuf_append(sb, "]");
+  if (mlcc_dtype_is_subbyte(v->dtype)) {
+    // ONNX packs int4/uint4 two per byte; the generated API does not.
+    mlcc_strbuf_appendf(sb, ", one element per byte (%s %s, not packed)",
+                        mlcc_dtype_c_type(v->dtype),
+                        mlcc_dtype_is_unsigned(v->dtype) ? "0..15" : "-8..7");
+  }
   mlcc_header_quant_t q;
   if (mlcc_header_io_quant(graph, v, strcmp(role, "input") == 0, &q)) {
     // real = (q - zero_point) * scale, the ONNX QuantizeLinear/DequantizeLinear rule.

@@ -16,6 +16,9 @@ enum {
   MLCC_DTF_INT = 1u << 1,
   MLCC_DTF_UNSIGNED = 1u << 2,
   MLCC_DTF_BOOL = 1u << 3,
+  // ONNX stores two elements per byte (4 bits each, the first in the low
+  // nibble); mlcc's memory holds one per byte (dtypes.def).
+  MLCC_DTF_PACKED4 = 1u << 4,
 };
 
 // Values equal ONNX TensorProto.DataType; 0 is UNDEFINED. Not dense, so the
@@ -25,7 +28,7 @@ typedef enum mlcc_dtype_e {
 #define MLCC_DTYPE(id, onnx_id, name, size, ctype, flags) MLCC_DTYPE_##id = onnx_id,
 #include "ir/dtypes.def"
 #undef MLCC_DTYPE
-  MLCC_DTYPE_COUNT = 17  // one past the largest ONNX id we could meet (bfloat16=16)
+  MLCC_DTYPE_COUNT = 27  // one past the largest ONNX id we could meet (int2=26, IR 11)
 } mlcc_dtype_t;
 
 // True if |dtype| is one of the rows of dtypes.def.
@@ -40,6 +43,15 @@ bool mlcc_dtype_is_float(mlcc_dtype_t dtype);
 bool mlcc_dtype_is_int(mlcc_dtype_t dtype);       // signed or unsigned integers
 bool mlcc_dtype_is_unsigned(mlcc_dtype_t dtype);
 bool mlcc_dtype_is_bool(mlcc_dtype_t dtype);
+// Bits per element in ONNX's serialized form (TensorProto raw_data,
+// int32_data, external data): 4 for int4/uint4, else 8 * mlcc_dtype_size();
+// 0 for undefined/unsupported.
+uint32_t mlcc_dtype_bits(mlcc_dtype_t dtype);
+// True for the types ONNX packs several to a byte (int4, uint4).
+bool mlcc_dtype_is_subbyte(mlcc_dtype_t dtype);
+// Serialized bytes of |numel| elements: ceil(numel * bits / 8); 0 for an
+// unsupported dtype. |numel| < 2^32 (the importer's limit), so no overflow.
+uint64_t mlcc_dtype_packed_bytes(mlcc_dtype_t dtype, uint64_t numel);
 
 #ifdef __cplusplus
 }

@@ -53,9 +53,18 @@ char* mlcc_infer_fmt_shape(const mlcc_shape_t* shape, char* buf);
 // Fetches input |i| (ONNX parameter |name|) into |*out_value|. Absent
 // optional inputs give NULL. Returns INVALID_MODEL if a |required| input is
 // missing, INTERNAL if a present input has not been inferred, UNIMPLEMENTED
-// if its dtype is not one mlcc supports (bfloat16 outside Cast/CastLike).
+// if its dtype is not one mlcc supports (bfloat16 outside Cast/CastLike),
+// INVALID_MODEL for int4/uint4 where ONNX does not allow them.
 mlcc_status_t mlcc_infer_input(const mlcc_node_t* node, uint32_t i, const char* name,
                                bool required, mlcc_value_t** out_value);
+
+// INVALID_MODEL when |dtype| is int4/uint4 and |node|'s op at its opset does
+// not list it in its ONNX type constraints (UNIMPLEMENTED for BitCast, which
+// does but mlcc does not); OK otherwise. |what| is "input" or "output" and
+// |name| its ONNX name, for the message. mlcc_infer_input and
+// mlcc_infer_set_output call it.
+mlcc_status_t mlcc_infer_check_subbyte(const mlcc_node_t* node, const char* what,
+                                       const char* name, mlcc_dtype_t dtype);
 
 // Like mlcc_infer_input, and additionally requires a present input to be a
 // CONSTANT with data; otherwise UNIMPLEMENTED "<Op> input '<name>' (<role>)

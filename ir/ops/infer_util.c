@@ -20,6 +20,45 @@ char* mlcc_infer_fmt_shape(const mlcc_shape_t* shape, char* buf) {
   return buf;
 }
 
+// The ops whose ONNX type constraints list int4/uint4 (all from opset 21,
+// TensorScatter from 24; onnx/defs, IR 10). BitCast-26 also lists them but
+// mlcc does not implement it on sub-byte types.
+static bool subbyte_allowed(const mlcc_node_t* node) {
+  if (node->opset < 21) return false;
+  switch (node->op) {
+    case MLCC_OP_CAST: case MLCC_OP_CAST_LIKE: case MLCC_OP_CONSTANT:
+    case MLCC_OP_CONSTANT_OF_SHAPE: case MLCC_OP_QUANTIZE_LINEAR:
+    case MLCC_OP_DEQUANTIZE_LINEAR: case MLCC_OP_FLATTEN: case MLCC_OP_IDENTITY:
+    case MLCC_OP_IF: case MLCC_OP_LOOP: case MLCC_OP_SCAN: case MLCC_OP_PAD:
+    case MLCC_OP_RESHAPE: case MLCC_OP_SHAPE: case MLCC_OP_SIZE: case MLCC_OP_SQUEEZE:
+    case MLCC_OP_UNSQUEEZE: case MLCC_OP_TRANSPOSE:
+      return true;
+    case MLCC_OP_TENSOR_SCATTER:
+      return node->opset >= 24;
+    default:
+      return false;
+  }
+}
+
+mlcc_status_t mlcc_infer_check_subbyte(const mlcc_node_t* node, const char* what,
+                                       const char* name, mlcc_dtype_t dtype) {
+  if (!mlcc_dtype_is_subbyte(dtype) || subbyte_allowed(node)) return mlcc_ok_status();
+  if (node->op == MLCC_OP_BIT_CAST) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "%s %s '%s' has element type %s; mlcc does not implement BitCast "
+                            "on 4-bit types",
+                            mlcc_infer_op(node), what, name, mlcc_dtype_name(dtype));
+  }
+  return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                          "%s %s '%s' has element type %s, which %s-%d does not allow (ONNX "
+                          "allows int4/uint4 from opset 21 only in Cast, CastLike, Constant, "
+                          "ConstantOfShape, QuantizeLinear, DequantizeLinear, Identity, "
+                          "Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Pad, Shape, Size, "
+                          "If, Loop, Scan, and TensorScatter from 24)",
+                          mlcc_infer_op(node), what, name, mlcc_dtype_name(dtype),
+                          mlcc_infer_op(node), (int)node->opset);
+}
+
 mlcc_status_t mlcc_infer_input(const mlcc_node_t* node, uint32_t i, const char* name,
                                bool required, mlcc_value_t** out_value) {
   *out_value = NULL;
@@ -50,6 +89,7 @@ mlcc_status_t mlcc_infer_input(const mlcc_node_t* node, uint32_t i, const char* 
                             "only in Cast and CastLike",
                             mlcc_infer_op(node), name);
   }
+  MLCC_RETURN_IF_ERROR(mlcc_infer_check_subbyte(node, "input", name, v->dtype));
   if (v->shape.rank < 0 || v->shape.rank > MLCC_MAX_RANK) {
     return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s input '%s' has rank %d",
                             mlcc_infer_op(node), name, (int)v->shape.rank);
@@ -308,6 +348,12 @@ mlcc_status_t mlcc_infer_set_output(mlcc_node_t* node, uint32_t i, mlcc_dtype_t 
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
                             "%s output %u would have unsupported element type %s",
                             mlcc_infer_op(node), i, mlcc_dtype_name(dtype));
+  }
+  if (mlcc_dtype_is_subbyte(dtype)) {
+    char oname[16];
+    snprintf(oname, sizeof(oname), "%u", i);
+    MLCC_RETURN_IF_ERROR(mlcc_infer_check_subbyte(node, "output", v->name ? v->name : oname,
+                                                  dtype));
   }
   if (shape->rank < 0 || shape->rank > MLCC_MAX_RANK) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,

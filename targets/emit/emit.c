@@ -150,6 +150,7 @@ LLVMTypeRef mlcc_emit_type(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype) {
     case MLCC_DTYPE_F64: return ctx->t_f64;
     case MLCC_DTYPE_BOOL: return ctx->t_i1;
     case MLCC_DTYPE_U8: case MLCC_DTYPE_I8: return ctx->t_i8;
+    case MLCC_DTYPE_U4: case MLCC_DTYPE_I4: return ctx->t_i8;  // one per byte (dtypes.def)
     case MLCC_DTYPE_U16: case MLCC_DTYPE_I16: return ctx->t_i16;
     case MLCC_DTYPE_U32: case MLCC_DTYPE_I32: return ctx->t_i32;
     case MLCC_DTYPE_U64: case MLCC_DTYPE_I64: return ctx->t_i64;
@@ -197,6 +198,13 @@ LLVMValueRef mlcc_emit_const(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, double v)
 
 static LLVMValueRef round_narrow(mlcc_emit_ctx_t* ctx, LLVMValueRef f, mlcc_dtype_t to);
 
+LLVMValueRef mlcc_emit_wrap4(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t dtype) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  if (mlcc_dtype_is_unsigned(dtype)) return LLVMBuildAnd(ctx->b, v, LLVMConstInt(t, 0xf, 0), "u4");
+  LLVMValueRef four = LLVMConstInt(t, LLVMGetIntTypeWidth(t) - 4, 0);
+  return LLVMBuildAShr(ctx->b, LLVMBuildShl(ctx->b, v, four, ""), four, "i4");
+}
+
 LLVMValueRef mlcc_emit_convert(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t from,
                                mlcc_dtype_t to) {
   LLVMTypeRef tt = mlcc_emit_type(ctx, to);
@@ -227,6 +235,35 @@ LLVMValueRef mlcc_emit_convert(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_
     // that is never stored (a fused Cast chain) is the narrow type's too.
     if ((to == MLCC_DTYPE_F16 || to == MLCC_DTYPE_BF16) && from != to) r = round_narrow(ctx, r, to);
     return r;
+  }
+  // int4/uint4 target: ONNX Cast keeps the low 4 bits of an integer (two's
+  // complement, "discard higher bits and reinterpret"); a float is rounded
+  // half away from zero first (out of range the spec leaves it undefined;
+  // this is what onnxruntime 1.30 does, NaN gives 0).
+  if (mlcc_dtype_is_subbyte(to)) {
+    LLVMValueRef i;
+    if (ff) {
+      // No libm (microcontrollers): NaN -> 0, clamp to +-2^30 (floats that
+      // large are integers), truncate, then step away from zero when the
+      // dropped fraction (exact in float) is at least one half.
+      LLVMBuilderRef b = ctx->b;
+      LLVMValueRef zero = LLVMConstReal(ft, 0.0), lim = LLVMConstReal(ft, 1073741824.0);
+      LLVMValueRef nlim = LLVMConstReal(ft, -1073741824.0);
+      LLVMValueRef x = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, v, v, ""), zero, v, "");
+      x = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, lim, ""), lim, x, "");
+      x = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, nlim, ""), nlim, x, "");
+      LLVMValueRef t = LLVMBuildFPToSI(b, x, ctx->t_i32, "");
+      LLVMValueRef frac = LLVMBuildFSub(b, x, LLVMBuildSIToFP(b, t, ft, ""), "");
+      LLVMValueRef up = LLVMBuildZExt(
+          b, LLVMBuildFCmp(b, LLVMRealOGE, frac, LLVMConstReal(ft, 0.5), ""), ctx->t_i32, "");
+      LLVMValueRef dn = LLVMBuildZExt(
+          b, LLVMBuildFCmp(b, LLVMRealOLE, frac, LLVMConstReal(ft, -0.5), ""), ctx->t_i32, "");
+      t = LLVMBuildSub(b, LLVMBuildAdd(b, t, up, ""), dn, "");
+      i = LLVMBuildTrunc(b, t, ctx->t_i8, "");
+    } else {
+      i = ft == tt ? v : LLVMBuildIntCast2(ctx->b, v, tt, !(fb || mlcc_dtype_is_unsigned(from)), "");
+    }
+    return mlcc_emit_wrap4(ctx, i, to);
   }
   // Integer target.
   if (ff) {
@@ -372,6 +409,8 @@ LLVMValueRef mlcc_emit_load_elem(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, LLVMV
     v = LLVMBuildICmp(ctx->b, LLVMIntNE, v, LLVMConstInt(ctx->t_i8, 0, 0), "b");
   } else if (dtype == MLCC_DTYPE_F16) {
     v = LLVMBuildFPExt(ctx->b, v, ctx->t_f32, "h2f");
+  } else if (mlcc_dtype_is_subbyte(dtype)) {
+    v = mlcc_emit_wrap4(ctx, v, dtype);  // a caller's byte outside the range: its low 4 bits
   }
   return v;
 }

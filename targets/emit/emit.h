@@ -120,9 +120,16 @@ LLVMValueRef mlcc_emit_f32(mlcc_emit_ctx_t* ctx, float v);
 // A constant of |dtype|'s computational type holding |v| (rounded/truncated).
 LLVMValueRef mlcc_emit_const(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, double v);
 // Converts |v| of computational type |from| to |to| (ONNX Cast semantics:
-// float->int truncates toward zero, ->bool is != 0).
+// float->int truncates toward zero, ->bool is != 0; ->int4/uint4 keeps the
+// low 4 bits of the integer, a float rounded half away from zero first, as
+// onnxruntime does).
 LLVMValueRef mlcc_emit_convert(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t from,
                                mlcc_dtype_t to);
+// The low 4 bits of integer |v| (any width), sign-extended for |dtype| int4,
+// zero-extended for uint4: the canonical one-per-byte form (dtypes.def).
+// Loads of int4/uint4 apply it, so a caller's out-of-range byte reads as
+// its low 4 bits.
+LLVMValueRef mlcc_emit_wrap4(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t dtype);
 
 //===----------------------------------------------------------------------===//
 // Memory

@@ -335,6 +335,40 @@ def opset21_float8_input():
 
 
 @case
+def opset21_int4_add():
+    # Add's type constraint (opset 14+) has no int4: refused naming the type
+    return model([helper.make_node("Add", ["a", "b"], ["y"], name="add4")],
+                 [vi("a", 22, [2, 3]), vi("b", 22, [2, 3])], [vi("y", 22, [2, 3])],
+                 opsets=(("", 21),), ir_version=10)
+
+
+@case
+def opset21_int4_weight_matmul():
+    # an int4 initializer straight into MatMul (without DequantizeLinear)
+    w = TensorProto(name="w", data_type=22, dims=[2, 2], raw_data=bytes([0x21, 0xf7]))
+    return model([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+                 [vi("x", F, [1, 2])], [vi("y", F, [1, 2])], inits=[w], opsets=(("", 21),),
+                 ir_version=10)
+
+
+@case
+def opset20_cast_to_int4():
+    # int4 is a Cast target from opset 21 only
+    return model([helper.make_node("Cast", ["x"], ["y"], name="to_i4", to=22)],
+                 [vi("x", F, [1, 4])], [vi("y", 22, [1, 4])], opsets=(("", 20),),
+                 ir_version=9)
+
+
+@case
+def int4_raw_data_short():
+    # 5 int4 elements need ceil(5/2) = 3 bytes of raw_data; 2 given
+    w = TensorProto(name="w", data_type=22, dims=[5], raw_data=bytes([0x21, 0x43]))
+    return model([helper.make_node("DequantizeLinear", ["w", "s"], ["y"], name="dq")],
+                 [], [vi("y", F, [5])], inits=[w, helper.make_tensor("s", F, [], [0.5])],
+                 opsets=(("", 21),), ir_version=10)
+
+
+@case
 def opset18_reduce_axes_attribute():
     # ReduceMean-18 takes axes as input 1; the attribute form is opset <= 17
     return model([helper.make_node("ReduceMean", ["x"], ["y"], name="mean", axes=[1])],

@@ -42,6 +42,48 @@ NP2ONNX = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): Tensor
            np.dtype(np.uint32): TensorProto.UINT32, np.dtype(np.uint64): TensorProto.UINT64}
 
 
+# ONNX IR 10's 4-bit integers (TensorProto UINT4 = 21, INT4 = 22), which
+# Debian's onnx 1.12 and numpy do not know: a case holds them as a
+# TensorProto made by subbyte_tensor() (values in an int8/uint8 array, packed
+# two per byte, low nibble first, as the IR spec stores them) and
+# subbyte_array() reads one back.
+UINT4, INT4 = 21, 22
+SUBBYTE = {UINT4: np.uint8, INT4: np.int8}
+
+
+def subbyte_tensor(name, values, elem, int32_data=False):
+    """A TensorProto of int4 (|elem| INT4, values -8..7) or uint4 (UINT4,
+    0..15) with the shape of |values|: raw_data of ceil(n/2) bytes, or
+    int32_data (one packed byte per value) with |int32_data|."""
+    v = np.asarray(values)
+    lo, hi = (-8, 7) if elem == INT4 else (0, 15)
+    if v.size and (v.min() < lo or v.max() > hi):
+        raise ValueError("%s: values outside [%d, %d]" % (name, lo, hi))
+    nib = (v.reshape(-1).astype(np.int64) & 0xF).astype(np.uint8)
+    if nib.size % 2:
+        nib = np.append(nib, np.uint8(0))
+    packed = (nib[0::2] | (nib[1::2] << 4)).astype(np.uint8)
+    t = TensorProto(name=name, data_type=elem, dims=list(v.shape))
+    if int32_data:
+        t.int32_data.extend(int(b) for b in packed)
+    else:
+        t.raw_data = packed.tobytes()
+    return t
+
+
+def subbyte_array(t):
+    """The values of an int4/uint4 TensorProto |t| as an int8/uint8 array."""
+    n = int(np.prod(t.dims)) if len(t.dims) else 1
+    packed = (np.frombuffer(t.raw_data, np.uint8) if t.raw_data else
+              np.array(t.int32_data, np.int64).astype(np.uint8))
+    nib = np.empty(packed.size * 2, np.int16)
+    nib[0::2], nib[1::2] = packed & 0xF, packed >> 4
+    nib = nib[:n]
+    if t.data_type == INT4:
+        nib = np.where(nib >= 8, nib - 16, nib)
+    return nib.astype(SUBBYTE[t.data_type]).reshape(list(t.dims))
+
+
 def elem_type(dtype):
     """The TensorProto element type of a numpy dtype (KeyError if mlcc's
     cases have no use for it)."""
@@ -57,8 +99,10 @@ def value_info(name, elem=None, shape=None):
 
 
 def value_info_of(name, array, shape=True):
-    """The value info of |array|: its dtype, and its shape (shape=True), no
+    """The value info of |array| (or of a TensorProto): its dtype, and its shape (shape=True), no
     shape (None: the output shape is data-dependent) or the given dims."""
+    if isinstance(array, TensorProto):  # e.g. a subbyte_tensor()
+        return value_info(name, array.data_type, list(array.dims) if shape is True else shape)
     a = np.asarray(array)
     return value_info(name, elem_type(a.dtype), list(a.shape) if shape is True else shape)
 

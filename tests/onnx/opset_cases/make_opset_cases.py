@@ -46,7 +46,8 @@ NP_OF = {F32: np.float32, I64: np.int64, BOOL: np.bool_, I32: np.int32, U8: np.u
          TensorProto.INT8: np.int8, TensorProto.UINT16: np.uint16,
          TensorProto.INT16: np.int16, TensorProto.UINT32: np.uint32,
          TensorProto.UINT64: np.uint64, TensorProto.DOUBLE: np.float64,
-         TensorProto.FLOAT16: np.float16}
+         TensorProto.FLOAT16: np.float16, onnx_case.UINT4: np.uint8, onnx_case.INT4: np.int8}
+I4, U4 = onnx_case.INT4, onnx_case.UINT4
 
 CASES = {}
 
@@ -873,6 +874,41 @@ def dequantize24_output_dtype_float_int32():
     x = rng("dequantize24").integers(-10**6, 10**6, size=(6,), dtype=np.int64).astype(np.int32)
     return Spec([node("DequantizeLinear", ["x", "s"], ["y"], output_dtype=TensorProto.FLOAT)],
                 [("x", x)], [("y", F32)], 24, [("s", np.array(0.001, np.float32))])
+
+
+# --- int4/uint4 (IR 10, opset 21+): storage, Q/DQ, Cast, data movement ---------
+def i4(name, values, elem=None, int32_data=False):
+    """An int4 (default) or uint4 TensorProto of |values| (onnx_case.subbyte_tensor)."""
+    v = np.asarray(values)
+    if elem is None:
+        elem = I4 if v.dtype.kind == "i" else U4
+    return onnx_case.subbyte_tensor(name, v, elem, int32_data)
+
+
+@case
+def int4_storage21_initializers_constant_io():
+    """int4/uint4 storage: an int4 initializer of odd size (raw_data, the
+    last byte's high nibble unused), a uint4 initializer in int32_data (one
+    packed byte per value), a Constant node's int4 value, each widened by
+    Cast to float32; a run-time int4 input (one element per byte in mlcc's
+    API) transposed to an int4 output and widened to int32."""
+    r = rng("int4_storage21")
+    w = r.integers(-8, 8, (3, 5)).astype(np.int8)
+    w[0, :2] = [-8, 7]
+    u = r.integers(0, 16, (2, 3)).astype(np.uint8)
+    u[0, :2] = [0, 15]
+    c = np.array([-8, -1, 0, 1, 7], np.int8)
+    x = r.integers(-8, 8, (2, 3)).astype(np.int8)
+    const = helper.make_node("Constant", [], ["c"], value=i4("cv", c))
+    return Spec([const,
+                 node("Cast", ["w"], ["wf"], to=F32), node("Cast", ["u"], ["uf"], to=F32),
+                 node("Cast", ["c"], ["cf"], to=F32), node("Transpose", ["x"], ["xt"]),
+                 node("Cast", ["x"], ["xi"], to=I32)],
+                [("x", i4("x", x))],
+                [("wf", F32), ("uf", F32), ("cf", F32), ("xt", I4), ("xi", I32)], 21,
+                [("w", i4("w", w)), ("u", i4("u", u, int32_data=True))],
+                numpy_ref=lambda f: [w.astype(np.float32), u.astype(np.float32),
+                                     c.astype(np.float32), f["x"].T, f["x"].astype(np.int32)])
 
 
 @case
@@ -1817,15 +1853,39 @@ def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
 
+def feed_arrays(spec):
+    """The feeds as numpy arrays (int4/uint4 TensorProtos as int8/uint8)."""
+    return {n: onnx_case.subbyte_array(a) if isinstance(a, TensorProto) else a
+            for n, a in spec.feeds}
+
+
 def run_ort(spec, work):
-    """Runs |spec| with onnxruntime-node; returns [(name, array)] outputs."""
+    """Runs |spec| with onnxruntime-node; returns [(name, array)] outputs.
+    onnxruntime-node 1.30 cannot pass int4/uint4 tensors in or out of a
+    session, so the oracle's copy of the model takes such an input as
+    int8/uint8 and Casts it to the 4-bit type first, and Casts a 4-bit output
+    to int8/uint8 last (in range, both Casts keep the values); the case's own
+    model has the 4-bit inputs and outputs."""
     import onnx
     vi = lambda n, t, shape=None: helper.make_tensor_value_info(n, t, shape)
+    wide = {I4: TensorProto.INT8, U4: TensorProto.UINT8}
+    arrays = feed_arrays(spec)
+    pre, post, ins_vi, outs_vi = [], [], [], []
+    for n, a in spec.feeds:
+        if isinstance(a, TensorProto):
+            pre.append(helper.make_node("Cast", [n + "__wide"], [n], to=a.data_type))
+            ins_vi.append(vi(n + "__wide", wide[a.data_type], list(a.dims)))
+        else:
+            ins_vi.append(vi(n, onnx_case.NP2ONNX[a.dtype], a.shape))
+    for n, t in spec.outputs:
+        if t in wide:
+            post.append(helper.make_node("Cast", [n], [n + "__wide"], to=wide[t]))
+            outs_vi.append(vi(n + "__wide", wide[t]))
+        else:
+            outs_vi.append(vi(n, t))
     g = helper.make_graph(
-        spec.nodes, "oracle",
-        [vi(n, onnx_case.NP2ONNX[a.dtype], a.shape) for n, a in spec.feeds],
-        [vi(n, t) for n, t in spec.outputs],
-        initializer=[numpy_helper.from_array(a, n) for n, a in spec.inits])
+        pre + list(spec.nodes) + post, "oracle", ins_vi, outs_vi,
+        initializer=[onnx_case.tensor(n, a) for n, a in spec.inits])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", spec.opset)])
     m.ir_version = ir_version(spec.opset)
     model = os.path.join(work, "model.onnx")
@@ -1833,8 +1893,9 @@ def run_ort(spec, work):
     ins = []
     for i, (n, a) in enumerate(spec.feeds):
         p = os.path.join(work, "input_%d.pb" % i)
+        wname = n + "__wide" if isinstance(a, TensorProto) else n
         with open(p, "wb") as f:
-            f.write(numpy_helper.from_array(a, n).SerializeToString())
+            f.write(numpy_helper.from_array(arrays[n], wname).SerializeToString())
         ins.append(p)
     out_dir = os.path.join(work, "out")
     env = dict(os.environ, NODE_PATH=ORT_MODULES)
@@ -1863,7 +1924,7 @@ def generate(names, out):
                     outs = None
                 else:
                     raise RuntimeError("%s: onnxruntime now runs it; drop ort_refuses" % name)
-                ref = spec.numpy_ref(dict(spec.feeds))
+                ref = spec.numpy_ref(feed_arrays(spec))
                 outs = [(n, np.asarray(b, dtype=NP_OF[t]))
                         for (n, t), b in zip(spec.outputs, ref)]
                 why = spec.ort_refuses
@@ -1872,7 +1933,7 @@ def generate(names, out):
         if spec.numpy_ref is not None and not spec.ort_refuses:
             # A numpy reference cross-checks onnxruntime; where they disagree
             # the spec decides (the numpy reference) and the case says why.
-            ref = spec.numpy_ref(dict(spec.feeds))
+            ref = spec.numpy_ref(feed_arrays(spec))
             # float16 outputs: within 2 float16 steps (the two round differently).
             tol = lambda a: (2e-3, 2e-3) if a.dtype == np.float16 else (1e-4, 1e-5)
             agree = all(np.shape(a) == np.shape(b) and
@@ -1887,6 +1948,10 @@ def generate(names, out):
             elif spec.why:
                 raise RuntimeError("%s: onnxruntime now matches the numpy reference; drop "
                                    "the reason" % name)
+        # int4/uint4 references are written packed, as ONNX stores them.
+        types = dict(spec.outputs)
+        outs = [(n, onnx_case.subbyte_tensor(n, a, types[n]) if types.get(n) in (I4, U4) else a)
+                for n, a in outs]
         d = os.path.join(out, name)
         shutil.rmtree(d, ignore_errors=True)
         onnx_case.write_case(d, spec.nodes, spec.feeds, outs, inits=spec.inits,

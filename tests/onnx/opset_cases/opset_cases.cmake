@@ -23,7 +23,8 @@ set(MLCC_OPSET_CROSS_SAMPLE reduce18_mean_axes_input split18_num_outputs_uneven
   dequantize21_int16_uint16
   lppool18_ceil_mode_dilations_p3 llama_block23 deformconv19_groups_mask_bias
   resize18_antialias_linear_many_taps resize19_half_pixel_symmetric_antialias_not_larger
-  pad19_wrap_negative_pads_axes gridsample20_5d_linear_reflection)
+  pad19_wrap_negative_pads_axes gridsample20_5d_linear_reflection
+  int4_storage21_initializers_constant_io)
 foreach(dir ${MLCC_OPSET_CASE_DIRS})
   if(NOT IS_DIRECTORY ${dir})
     continue()

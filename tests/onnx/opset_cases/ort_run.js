@@ -22,7 +22,11 @@ const TYPES = {
   4: ['uint16', Uint16Array], 5: ['int16', Int16Array], 6: ['int32', Int32Array],
   7: ['int64', BigInt64Array], 9: ['bool', Uint8Array], 10: ['float16', Uint16Array],
   11: ['float64', Float64Array], 12: ['uint32', Uint32Array], 13: ['uint64', BigUint64Array],
+  // 4-bit: onnxruntime-node takes and returns them packed as ONNX stores
+  // them (two per byte, the first in the low nibble), ceil(n/2) bytes.
+  21: ['uint4', Uint8Array], 22: ['int4', Uint8Array],
 };
+const PACKED4 = new Set(['uint4', 'int4']);
 const BY_NAME = {};
 for (const [code, [name]] of Object.entries(TYPES)) BY_NAME[name] = Number(code);
 
@@ -88,7 +92,8 @@ function toOrtTensor(t) {
   const ty = TYPES[t.dataType];
   if (!ty) throw new Error('tensor data_type ' + t.dataType + ' is not handled by ort_run.js');
   const [name, Arr] = ty;
-  const count = t.dims.reduce((a, b) => a * b, 1);
+  const numel = t.dims.reduce((a, b) => a * b, 1);
+  const count = PACKED4.has(name) ? Math.ceil(numel / 2) : numel;  // typed-array length
   let data;
   if (t.raw) {
     const copy = new Uint8Array(t.raw);  // aligned copy
