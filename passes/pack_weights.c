@@ -125,7 +125,48 @@ static mlcc_status_t pack_conv_winograd(mlcc_graph_t* graph, mlcc_node_t* conv, 
   return mlcc_ok_status();
 }
 
-// Packs every float32 Conv whose W is a constant and whose kernel uses the
+// Stores a constant Gemm B [N, K] (transB = 1) as a new constant [K, N] and
+// sets the node's transB to 0 (mlcc_gemm_transpose_b_wins). The node is
+// untouched on failure; a B shared with other nodes is not modified.
+static mlcc_status_t pack_gemm_transpose_b(mlcc_graph_t* graph, mlcc_node_t* gemm) {
+  mlcc_value_t* w = gemm->inputs[1];
+  int64_t n = w->shape.dims[0], k = w->shape.dims[1];
+  size_t bytes = (size_t)(n * k) * sizeof(float);
+  float* dst = (float*)mlcc_arena_alloc(&graph->arena, bytes, 64);
+  mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
+      &graph->arena, (gemm->n_attrs + 1) * sizeof(*attrs), _Alignof(mlcc_attr_t));
+  if (dst == NULL || attrs == NULL) return oom();
+  const float* src = (const float*)w->data;
+  float* copy = NULL;
+  if (((uintptr_t)w->data % _Alignof(float)) != 0) {
+    copy = (float*)malloc(bytes);
+    if (copy == NULL) return oom();
+    memcpy(copy, w->data, bytes);
+    src = copy;
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t kk = 0; kk < k; ++kk) dst[kk * n + j] = src[j * k + kk];
+  }
+  free(copy);
+  mlcc_shape_t shape = {.rank = 2, .dims = {k, n}};
+  mlcc_value_t* packed = NULL;
+  MLCC_RETURN_IF_ERROR(add_packed_constant(graph, w, &shape, dst, &packed));
+  // transB = 0 is the default: drop the attribute (the printed IR and the
+  // kernel key then read like a Gemm exported with B as [K, N]).
+  uint32_t na = 0;
+  for (uint32_t i = 0; i < gemm->n_attrs; ++i) {
+    if (strcmp(gemm->attrs[i].name, "transB") != 0) attrs[na++] = gemm->attrs[i];
+  }
+  // Splice: nothing below can fail.
+  gemm->attrs = attrs;
+  gemm->n_attrs = na;
+  gemm->inputs[1] = packed;
+  return mlcc_ok_status();
+}
+
+// Stores the constant B of float32 Gemms with transB = 1 as [K, N] where the
+// vector micro-kernel then takes them (mlcc_gemm_transpose_b_wins), and packs
+// every float32 Conv whose W is a constant and whose kernel uses the
 // vector micro-kernel on ctx->target: the Winograd layout for the 3x3 convs
 // where the Winograd kernel wins (mlcc_conv_winograd_choose), else the
 // direct kernels' packed_mr layout. Constants shared by several nodes are
@@ -136,8 +177,19 @@ mlcc_status_t mlcc_pass_pack_weights(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
   *out_changed = false;
   for (uint32_t i = 0; i < graph->n_nodes; ++i) {
     mlcc_node_t* node = graph->nodes[i];
-    if (node->dead || node->op != MLCC_OP_CONV || node->n_inputs < 2) continue;
+    if (node->dead || node->n_inputs < 2) continue;
     mlcc_value_t* w = node->inputs[1];
+    if (node->op == MLCC_OP_GEMM) {
+      if (w == NULL || w->kind != MLCC_VALUE_CONSTANT || w->data == NULL ||
+          !mlcc_gemm_transpose_b_wins(node, ctx->target)) {
+        continue;
+      }
+      mlcc_status_t s = pack_gemm_transpose_b(graph, node);
+      if (s != NULL) return mlcc_node_annotate(node, s);
+      *out_changed = true;
+      continue;
+    }
+    if (node->op != MLCC_OP_CONV) continue;
     if (w == NULL || w->kind != MLCC_VALUE_CONSTANT || w->dtype != MLCC_DTYPE_F32 ||
         !w->shape_known || w->data == NULL || w->shape.rank < 3) {
       continue;

@@ -795,6 +795,35 @@ static int64_t gemm_flops(const mlcc_node_t* n) {
   return 2 * mlcc_kernels_numel(mlcc_node_output(n, 0)) * a->shape.dims[trans_a ? 0 : 1];
 }
 
+// pack.h. With B transposed (b_cs = K) the full tiles of a product of at
+// least kMaxRows rows are scalar tiles (kMaxRows x 8 is over mm_tile_dot's 24
+// accumulators) whose strided B loads the SLP vectorizer gathers: the
+// transformer's 64x128x128 out_proj ran at 29 GFLOP/s against 160-200 for
+// its MatMuls. Stored as [K, N] the same product takes the vector
+// micro-kernel. Products of fewer rows (M = 1 classifier heads) keep the dot
+// form, which streams B once along k.
+bool mlcc_gemm_transpose_b_wins(const mlcc_node_t* node, const mlcc_target_t* target) {
+  if (node == NULL || node->op != MLCC_OP_GEMM || target == NULL) return false;
+  const mlcc_value_t* a = mlcc_node_input(node, 0);
+  const mlcc_value_t* b = mlcc_node_input(node, 1);
+  const mlcc_value_t* y = mlcc_node_output(node, 0);
+  if (a == NULL || b == NULL || y == NULL || !b->shape_known || !y->shape_known ||
+      b->dtype != MLCC_DTYPE_F32 || y->dtype != MLCC_DTYPE_F32 || b->shape.rank != 2 ||
+      y->shape.rank != 2) {
+    return false;
+  }
+  int64_t trans_b = 0;
+  mlcc_status_t s = mlcc_node_attr_int(node, "transB", 0, &trans_b);
+  if (s != NULL) {
+    mlcc_status_free(s);
+    return false;
+  }
+  int64_t m = y->shape.dims[0], n = y->shape.dims[1], k = b->shape.dims[1];
+  if (trans_b != 1 || b->shape.dims[0] != n || m < kMaxRows) return false;
+  int L = 0, nregs = 0;
+  return mm_vector_path(MLCC_DTYPE_F32, n, k, 1, target, &L, &nregs);
+}
+
 //===----------------------------------------------------------------------===//
 // Emitters (targets/kernels/kernels.h; named by the emit column of ir/ops.def)
 //===----------------------------------------------------------------------===//

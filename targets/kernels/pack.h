@@ -68,6 +68,14 @@ bool mlcc_conv_winograd_choose(const mlcc_node_t* node, const mlcc_target_t* tar
 void mlcc_conv_winograd_pack_weights(const float* w, int64_t mo, int64_t c, int64_t m,
                                      int64_t mr, float* out);
 
+// Gemm (ONNX Gemm 7-26, float32): true when |node| has transB = 1 and its
+// product (Y [M, N], M >= 4) would run faster on |target| with B stored as
+// [K, N] and transB = 0 (the vector micro-kernel instead of scalar tiles
+// over strided B columns, targets/kernels/matmul.c). The pack-weights pass
+// then writes B transposed into a new constant and sets transB = 0: an ONNX
+// layout, so no layout attribute. Pure; false for anything it cannot read.
+bool mlcc_gemm_transpose_b_wins(const mlcc_node_t* node, const mlcc_target_t* target);
+
 //===----------------------------------------------------------------------===//
 // QLinearConv / ConvInteger (integer kernels, targets/kernels/qgemm.h)
 //===----------------------------------------------------------------------===//

@@ -24,7 +24,10 @@ from onnx import TensorProto, helper, numpy_helper
 MLCC = None
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.join(HERE, "..", "e2e", "harness.c")
-M, K, N, N2 = 16, 64, 48, 20
+# N2 < 8 lanes: the Gemm keeps its transposed B (pack-weights stores a constant B
+# as [K, N] only where the vector kernel then takes it), so its kernel stays on
+# the scalar path whose "cols" parameter the crafted records set.
+M, K, N, N2 = 16, 64, 48, 6
 
 
 class Failure(Exception):

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """Writes regression cases (ONNX backend-test layout) with numpy references for
-two compiler edge cases:
+compiler edge cases:
 
 * fusion after a node whose one present output is not output 0 (LSTM with
   outputs ['', 'Y_h'] then Relu; ['', '', 'Y_c'] then Tanh, Neg): the fuse
@@ -13,7 +13,8 @@ two compiler edge cases:
   and as an epilogue, float32/int32/float16/float64; a Sum whose fused chain
   has more distinct inputs than the elementwise loop nest holds; and a Sum
   of 4097 inputs (model only: mlcc must refuse it as UNIMPLEMENTED, naming
-  its limit of 4096).
+  its limit of 4096);
+* Gemms with a constant transposed B that pack-weights stores as [K, N].
 
 Values of the variadic cases are small multiples of 1/8, so every partial sum
 is exact and the reference does not depend on the summation order.
@@ -188,12 +189,39 @@ def rmsnorm_cases(root, rng):
                inits=[("two", two), ("eps", eps), ("w", w)])
 
 
+def gemm_transb_cases(root, rng):
+    """Gemms with a constant B [N, K] and transB=1 that pack-weights stores as [K, N] with
+    transB=0 (mlcc_gemm_transpose_b_wins: M >= 4 and the vector kernel takes [K, N]):
+    the transformer's out_proj shape (64x128 by 128x128, bias [N]); and a B shared by two
+    Gemms, one of 7 rows with alpha, beta and a [M, N] C (transposed: odd M, N = 40 with a
+    column remainder, K = 19 not a multiple of the lanes), one of 1 row (left as it is)."""
+    x = rng.standard_normal((64, 128)).astype(np.float32)
+    w = (rng.standard_normal((128, 128)) * 0.1).astype(np.float32)
+    b = rng.standard_normal(128).astype(np.float32)
+    y = x.astype(np.float64) @ w.T.astype(np.float64) + b
+    write_case(root, "gemm_transb_const", [
+        helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)],
+        [("x", x)], [("y", y.astype(np.float32))], inits=[("w", w), ("b", b)])
+    a7 = rng.standard_normal((7, 19)).astype(np.float32)
+    a1 = rng.standard_normal((1, 19)).astype(np.float32)
+    ws = rng.standard_normal((40, 19)).astype(np.float32)
+    c7 = rng.standard_normal((7, 40)).astype(np.float32)
+    y7 = 0.5 * (a7.astype(np.float64) @ ws.T.astype(np.float64)) + 2.0 * c7
+    y1 = a1.astype(np.float64) @ ws.T.astype(np.float64)
+    write_case(root, "gemm_transb_shared", [
+        helper.make_node("Gemm", ["a7", "ws", "c7"], ["y7"], transB=1, alpha=0.5, beta=2.0),
+        helper.make_node("Gemm", ["a1", "ws"], ["y1"], transB=1)],
+        [("a7", a7), ("a1", a1)], [("y7", y7.astype(np.float32)), ("y1", y1.astype(np.float32))],
+        inits=[("ws", ws), ("c7", c7)])
+
+
 def main():
     root = sys.argv[1]
     rng = np.random.default_rng(5)
     fuse_cases(root, rng)
     variadic_cases(root, rng)
     rmsnorm_cases(root, rng)
+    gemm_transb_cases(root, rng)
 
 
 if __name__ == "__main__":

@@ -386,6 +386,18 @@ def pack_skip():
         [const("dw", [8, 1, 3, 3], 23)])
 
 
+@model
+def pack_gemm():
+    """Gemms with a constant B and transB=1: one of 8 rows (B becomes a [K, N] constant,
+    transB is dropped) and one of 1 row (the dot form streams B along k: left as it is),
+    reading the same B."""
+    return make("pack_gemm", [
+        node("Gemm", ["a", "w", "b"], ["y"], transB=1),
+        node("Gemm", ["a1", "w"], ["y1"], transB=1),
+    ], [vi("a", [8, 32]), vi("a1", [1, 32])], [vi("y", [8, 48]), vi("y1", [1, 48])],
+        [const("w", [48, 32], 37), const("b", [48], 38)])
+
+
 # --- fuse ------------------------------------------------------------------------------------
 
 @model
