@@ -324,6 +324,136 @@ static int64_t quant_conv_stack_bytes(const mlcc_node_t* node, const mlcc_target
 // QLinearMatMul, MatMulInteger
 //===----------------------------------------------------------------------===//
 
+// The row form of the reference loops (any QLinearMatMul / MatMulInteger the
+// integer micro-kernels decline on a Linux target, e.g. attention's
+// activation x activation products): per output row an int32 row of N
+// accumulators on the stack, k outer and n inner, so the n loop runs on
+// contiguous B elements and LLVM vectorizes it. B's zero point must be one
+// element (or absent); then
+//   sum_k (a - a_zp)(b - b_zp) = sum_k (a - a_zp) b - b_zp * sum_k (a - a_zp)
+// in wrapping int32, the same value as the element loop below, and the
+// requantization is the same formula, so the results are bit-identical.
+// Returns N (the row's elements) when the form applies, else 0.
+#define QMM_ROW_MAX_N 4096
+static int64_t quant_matmul_row_n(const mlcc_node_t* node, const mlcc_target_t* target) {
+  if (target != NULL && mlcc_qgemm_mcu_kind(target) != MLCC_QMCU_NONE) return 0;
+  if (mlcc_qgemm_matmul_stack_bytes(node) > 0) return 0;  // the blocked kernel takes it
+  mlcc_quant_matmul_t q;
+  mlcc_status_t st = mlcc_quant_matmul_resolve(node, &q);
+  if (!mlcc_status_is_ok(st)) {
+    mlcc_status_free(st);
+    return 0;
+  }
+  mlcc_quant_conv_operands_t ops;
+  mlcc_quant_conv_operands(node, &ops);
+  if (ops.w_zero != NULL && (!ops.w_zero->shape_known ||
+                             mlcc_shape_numel_unchecked(&ops.w_zero->shape) != 1)) {
+    return 0;
+  }
+  if (q.n < 2 || q.n > QMM_ROW_MAX_N || q.k < 1) return 0;
+  return q.n;
+}
+
+static mlcc_status_t emit_quant_matmul_rows(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
+                                            const mlcc_quant_matmul_t* q) {
+  bool qlinear = node->op == MLCC_OP_QLINEAR_MATMUL;
+  mlcc_quant_conv_operands_t ops;
+  mlcc_quant_conv_operands(node, &ops);
+  const mlcc_value_t *a = ops.x, *bm = ops.w, *az = ops.x_zero, *bz = ops.w_zero;
+  const mlcc_value_t *as = ops.x_scale, *bs = ops.w_scale, *ys = ops.y_scale, *yz = ops.y_zero;
+  const mlcc_value_t *bias = ops.bias, *y = ops.y;
+  int64_t nb = mlcc_shape_numel_unchecked(&q->batch);
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i32 = ctx->t_i32;
+  unsigned lanes = ctx->target != NULL && ctx->target->vector_bytes >= 64   ? 16
+                   : ctx->target != NULL && ctx->target->vector_bytes >= 32 ? 8
+                                                                            : 4;
+  LLVMValueRef b_ptr = mlcc_emit_ptr(ctx, bm);
+  LLVMValueRef row = mlcc_emit_entry_array(ctx, i32, q->n, 64, "qmrow");
+  LLVMValueRef ysv = NULL, yzf = NULL, qlo = NULL, qhi = NULL;
+  if (qlinear) {
+    ysv = load_f32(ctx, ys, c64(ctx, 0), 1.f);
+    yzf = load_zp_f32(ctx, yz, c64(ctx, 0));
+    mlcc_qgemm_act_bounds(ctx, node, y->dtype, ysv, yzf, &qlo, &qhi);
+  }
+  LLVMValueRef bzv = load_i32(ctx, bz, c64(ctx, 0));
+  int32_t nc = q->batch.rank + 2;
+  LLVMValueRef coord[MLCC_MAX_RANK + 2];
+  mlcc_loop_t lb = mlcc_emit_for(ctx, 0, nb, "qmb");
+  mlcc_emit_unravel(ctx, &q->batch, lb.iv, coord);
+  LLVMValueRef a_base = imulc(ctx, bcast_offset(ctx, &q->a_batch, coord, q->batch.rank), q->m * q->k);
+  LLVMValueRef b_base = imulc(ctx, bcast_offset(ctx, &q->b_batch, coord, q->batch.rank), q->k * q->n);
+  mlcc_loop_t lm = mlcc_emit_for(ctx, 0, q->m, "qmm");
+  coord[nc - 2] = lm.iv;
+  coord[nc - 1] = c64(ctx, 0);
+  LLVMValueRef ap = bcast_offset(ctx, &q->a_param, coord, nc);
+  LLVMValueRef azv = load_i32(ctx, az, ap);
+  LLVMValueRef asv = qlinear ? load_f32(ctx, as, ap, 1.f) : NULL;
+  // row[n] = bias[n] (or 0)
+  mlcc_loop_t li = mlcc_emit_for(ctx, 0, q->n, "qmi");
+  LLVMValueRef init = bias != NULL ? load_i32(ctx, bias, li.iv) : LLVMConstInt(i32, 0, 0);
+  LLVMBuildStore(b, init, LLVMBuildGEP2(b, i32, row, &li.iv, 1, ""));
+  mlcc_emit_loop_end(ctx, &li);
+  LLVMValueRef asum = mlcc_emit_var(ctx, i32, LLVMConstInt(i32, 0, 0));
+  LLVMValueRef a_row = iadd(ctx, a_base, imulc(ctx, lm.iv, q->k));
+  mlcc_loop_t lk = mlcc_emit_for(ctx, 0, q->k, "qmk");
+  LLVMValueRef av = LLVMBuildSub(b, load_i32(ctx, a, iadd(ctx, a_row, lk.iv)), azv, "");
+  LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, i32, asum, ""), av, ""), asum);
+  LLVMValueRef b_row = iadd(ctx, b_base, imulc(ctx, lk.iv, q->n));
+  // Whole vectors of |lanes| accumulators (explicit vector IR, so LLVM keeps
+  // n innermost instead of unrolling it and vectorizing k with gathers),
+  // then a scalar tail.
+  int64_t n_vec = b_ptr != NULL ? q->n / lanes * lanes : 0;
+  LLVMTypeRef vi32 = LLVMVectorType(i32, lanes);
+  LLVMValueRef av_v = LLVMBuildInsertElement(b, LLVMGetUndef(vi32), av, LLVMConstInt(i32, 0, 0), "");
+  av_v = LLVMBuildShuffleVector(b, av_v, LLVMGetUndef(vi32), LLVMConstNull(vi32), "");
+  if (n_vec > 0) {
+    mlcc_loop_t lv = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, n_vec), lanes, "qmv");
+    LLVMValueRef slot = LLVMBuildGEP2(b, i32, row, &lv.iv, 1, "");
+    LLVMValueRef bi = iadd(ctx, b_row, lv.iv);
+    LLVMValueRef bp = LLVMBuildInBoundsGEP2(b, ctx->t_i8, b_ptr, &bi, 1, "");
+    LLVMValueRef bx = LLVMBuildLoad2(b, LLVMVectorType(ctx->t_i8, lanes), bp, "");
+    LLVMSetAlignment(bx, 1);
+    LLVMValueRef bv = bm->dtype == MLCC_DTYPE_U8 ? LLVMBuildZExt(b, bx, vi32, "")
+                                                 : LLVMBuildSExt(b, bx, vi32, "");
+    LLVMValueRef acc = LLVMBuildLoad2(b, vi32, slot, "");
+    LLVMSetAlignment(acc, 4);
+    LLVMValueRef st = LLVMBuildStore(b, LLVMBuildAdd(b, acc, LLVMBuildMul(b, av_v, bv, ""), ""),
+                                     slot);
+    LLVMSetAlignment(st, 4);
+    mlcc_emit_loop_end(ctx, &lv);
+  }
+  if (n_vec < q->n) {
+    mlcc_loop_t ln = mlcc_emit_for(ctx, n_vec, q->n, "qmn");
+    LLVMValueRef slot = LLVMBuildGEP2(b, i32, row, &ln.iv, 1, "");
+    LLVMValueRef bv = load_i32(ctx, bm, iadd(ctx, b_row, ln.iv));
+    LLVMBuildStore(
+        b, LLVMBuildAdd(b, LLVMBuildLoad2(b, i32, slot, ""), LLVMBuildMul(b, av, bv, ""), ""),
+        slot);
+    mlcc_emit_loop_end(ctx, &ln);
+  }
+  mlcc_emit_loop_end(ctx, &lk);
+  LLVMValueRef corr = LLVMBuildMul(b, bzv, LLVMBuildLoad2(b, i32, asum, ""), "");
+  mlcc_loop_t lo = mlcc_emit_for(ctx, 0, q->n, "qmo");
+  coord[nc - 2] = c64(ctx, 0);
+  coord[nc - 1] = lo.iv;
+  LLVMValueRef r = LLVMBuildSub(
+      b, LLVMBuildLoad2(b, i32, LLVMBuildGEP2(b, i32, row, &lo.iv, 1, ""), ""), corr, "acc");
+  if (qlinear) {
+    LLVMValueRef bsv = load_f32(ctx, bs, bcast_offset(ctx, &q->b_param, coord, nc), 1.f);
+    LLVMValueRef mult = LLVMBuildFDiv(b, LLVMBuildFMul(b, asv, bsv, ""), ysv, "mult");
+    LLVMValueRef f =
+        LLVMBuildFMul(b, mlcc_emit_convert(ctx, r, MLCC_DTYPE_I32, MLCC_DTYPE_F32), mult, "");
+    r = requantize_in(ctx, f, yzf, qlo, qhi, y->dtype);
+  }
+  LLVMValueRef y_idx = imad(ctx, imad(ctx, lb.iv, q->m, lm.iv), q->n, lo.iv);
+  mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, y_idx, r);
+  mlcc_emit_loop_end(ctx, &lo);
+  mlcc_emit_loop_end(ctx, &lm);
+  mlcc_emit_loop_end(ctx, &lb);
+  return st;
+}
+
 static mlcc_status_t emit_quant_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
   bool done = false;
@@ -341,6 +471,7 @@ static mlcc_status_t emit_quant_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
   const mlcc_value_t *bias = ops.bias, *y = ops.y;
   int64_t nb = mlcc_shape_numel_unchecked(&q.batch);
   if (nb * q.m * q.n == 0) return mlcc_ok_status();
+  if (quant_matmul_row_n(node, ctx->target) > 0) return emit_quant_matmul_rows(ctx, node, &q);
   LLVMBuilderRef b = ctx->b;
   LLVMValueRef ysv = NULL, yzf = NULL;
   if (qlinear) {
@@ -407,7 +538,8 @@ const mlcc_emitter_t mlcc_emit_quant_conv = {
     .stack_bytes = quant_conv_stack_bytes,
 };
 static int64_t quant_matmul_stack_bytes(const mlcc_node_t* node, const mlcc_target_t* only) {
-  (void)only;
+  int64_t row_n = quant_matmul_row_n(node, only);
+  if (row_n > 0) return 4 * row_n;
   return mlcc_qgemm_matmul_stack_bytes(node);
 }
 

@@ -231,6 +231,38 @@ def matmul_case(out, name, rng, a_shape, n, op="MatMul", adt=np.uint8, az=128, b
     bld.write(out, name, [("x", x)], [y])
 
 
+def act_matmul_case(out, name, rng, a_shape, b_shape, adt, az, bdt, bz, ys, yz, ydt,
+                    a_range=4.0, b_range=4.0, both_ends=True):
+    """Two float inputs x [.., M, K] and w [.., K, N] -> Q -> DQ -> MatMul -> Q:
+    activation x activation (attention's QK^T and AV), B a run-time tensor with
+    a per-tensor zero point. quant-fuse makes it one QLinearMatMul, which runs
+    quant.c's row form (k outer, n inner, whole vectors of int32
+    accumulators, then a scalar tail). Reference: int32 sum of (a - a_zp) *
+    (b - b_zp), y = saturate(round_half_even(float32(acc) * M) + y_zp),
+    M = float32(float32(a_s * b_s) / y_s)."""
+    bld = Builder()
+    as_, bs_ = 0.03, 0.02
+    x = rng.uniform(-a_range, a_range, a_shape).astype(F32)
+    w = rng.uniform(-b_range, b_range, b_shape).astype(F32)
+    bld.env["x"], bld.env["w"] = x, w
+    a_s, a_z = bld.const("as", np.array(as_, F32)), bld.const("az", np.array(az, adt))
+    b_s, b_z = bld.const("bs", np.array(bs_, F32)), bld.const("bz", np.array(bz, bdt))
+    a_q, b_q = bld.q("x", a_s, a_z), bld.q("w", b_s, b_z)
+    da, db = bld.dq(a_q, a_s, a_z), bld.dq(b_q, b_s, b_z)
+    mm = bld.node("MatMul", [da, db], np.matmul(bld.env[da], bld.env[db]).astype(F32))
+    ys_, yz_ = bld.const("ys", np.array(ys, F32)), bld.const("yz", np.array(yz, ydt))
+    y = bld.q(mm, ys_, yz_)
+    acc = wrap32(np.matmul(bld.env[a_q].astype(np.int64) - az,
+                           bld.env[b_q].astype(np.int64) - bz))
+    mult = (F32(F32(as_) * F32(bs_)) / F32(ys)).astype(F32)
+    f = (acc.astype(F32) * mult).astype(F32)
+    lo_q, hi_q = (-128, 127) if ydt == np.int8 else (0, 255)
+    bld.env[y] = np.clip(np.rint(f.astype(np.float64)) + yz, lo_q, hi_q).astype(ydt)
+    lo_hit, hi_hit = (bld.env[y] == lo_q).any(), (bld.env[y] == hi_q).any()
+    assert (lo_hit and hi_hit) if both_ends else lo_hit, "no saturation"
+    bld.write(out, name, [("x", x), ("w", w)], [y])
+
+
 # ---------------------------------------------------------------------------
 # int8 Add / Mul, average pools, Concat of other parameters (issues 16, 17):
 # quant-fuse's QLinearAdd / QLinearMul / QLinearGlobalAveragePool /
@@ -457,6 +489,15 @@ def main():
     matmul_case(out, "qg_gemm_alpha_float", rng, (4, 6), 5, op="Gemm", attrs={"alpha": 0.5},
                 bias="int32", pow2=True, ys=2.0 ** -3, yz=100)
     ew_cases(out, rng)
+    rng2 = np.random.default_rng(1602)  # its own stream: the cases above keep their data
+    # Activation x activation (run-time B): N = 19 (vectors and a tail), int8 B with
+    # zero point -3, y saturating at both ends; a broadcast 2-D B, uint8 with zero point
+    # 255 (all b - b_zp <= 0, so y saturates low), N = 40, int8 y.
+    act_matmul_case(out, "qg_matmul_act_s8", rng2, (2, 3, 5, 37), (2, 3, 37, 19), np.uint8, 128,
+                    np.int8, -3, 0.05, 128, np.uint8)
+    act_matmul_case(out, "qg_matmul_act_bcast_u8", rng2, (3, 6, 24), (24, 40), np.uint8, 0,
+                    np.uint8, 255, 0.02, 10, np.int8, b_range=6.0,
+                    both_ends=False)
     return 0
 
 

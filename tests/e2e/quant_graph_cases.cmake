@@ -11,7 +11,7 @@ set_tests_properties(quant_graph.generate PROPERTIES
   FIXTURES_SETUP quant_graph_cases LABELS quant_graph)
 set(MLCC_QUANT_GRAPH_CASE_NAMES qg_move_u8 qg_move_s8_zp127 qg_move_s8_zpm128
   qg_matmul_percol qg_matmul_batched_relu qg_gemm_transb_bias_clip qg_gemm_float_bias_s8
-  qg_matmul_saturate_u8w qg_gemm_k1000_zp0 qg_gemm_transa_float qg_gemm_alpha_float
+  qg_matmul_saturate_u8w qg_matmul_act_s8 qg_matmul_act_bcast_u8 qg_gemm_k1000_zp0 qg_gemm_transa_float qg_gemm_alpha_float
   # int8 Add / Mul / pools / Concat (QDQ, then the com.microsoft QOperator form)
   qg_add_u8 qg_add_u8_qop qg_add_relu_u8 qg_add_bcast_s8 qg_add_bcast_s8_qop
   qg_add_bcast_u8_zp0_255 qg_add_bcast_u8_zp0_255_qop qg_mul_chan_u8 qg_mul_chan_u8_qop
