@@ -46,10 +46,6 @@ const char* mlcc_dtype_name(mlcc_dtype_t dtype) {
     case 8: return "string";
     case 14: return "complex64";
     case 15: return "complex128";
-    case 17: return "float8e4m3fn";
-    case 18: return "float8e4m3fnuz";
-    case 19: return "float8e5m2";
-    case 20: return "float8e5m2fnuz";
     case 21: return "uint4";
     case 22: return "int4";
     case 23: return "float4e2m1";
@@ -96,4 +92,13 @@ bool mlcc_dtype_is_subbyte(mlcc_dtype_t dtype) {
 
 uint64_t mlcc_dtype_packed_bytes(mlcc_dtype_t dtype, uint64_t numel) {
   return (numel * mlcc_dtype_bits(dtype) + 7) / 8;
+}
+
+bool mlcc_dtype_is_float8(mlcc_dtype_t dtype) {
+  const dtype_traits_t* t = traits(dtype);
+  return t && (t->flags & MLCC_DTF_FLOAT8);
+}
+
+int mlcc_dtype_opset_min(mlcc_dtype_t dtype) {
+  return mlcc_dtype_is_float8(dtype) ? 19 : 1;
 }

@@ -19,6 +19,7 @@ enum {
   // ONNX stores two elements per byte (4 bits each, the first in the low
   // nibble); mlcc's memory holds one per byte (dtypes.def).
   MLCC_DTF_PACKED4 = 1u << 4,
+  MLCC_DTF_FLOAT8 = 1u << 5,  // a float8 storage type (neither FLOAT nor INT)
 };
 
 // Values equal ONNX TensorProto.DataType; 0 is UNDEFINED. Not dense, so the
@@ -52,6 +53,12 @@ bool mlcc_dtype_is_subbyte(mlcc_dtype_t dtype);
 // Serialized bytes of |numel| elements: ceil(numel * bits / 8); 0 for an
 // unsupported dtype. |numel| < 2^32 (the importer's limit), so no overflow.
 uint64_t mlcc_dtype_packed_bytes(mlcc_dtype_t dtype, uint64_t numel);
+// True for the four float8 types of opset 19 (float8e4m3fn, float8e4m3fnuz,
+// float8e5m2, float8e5m2fnuz): storage types, see dtypes.def.
+bool mlcc_dtype_is_float8(mlcc_dtype_t dtype);
+// The first default-domain opset whose type constraints name |dtype| (19 for
+// the float8 types; 1 for the types of every opset).
+int mlcc_dtype_opset_min(mlcc_dtype_t dtype);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,10 @@ static const char* short_dtype(mlcc_dtype_t dtype) {
     case MLCC_DTYPE_U32: return "u32";
     case MLCC_DTYPE_U64: return "u64";
     case MLCC_DTYPE_BOOL: return "bool";
+    case MLCC_DTYPE_F8E4M3FN: return "f8e4m3fn";
+    case MLCC_DTYPE_F8E4M3FNUZ: return "f8e4m3fnuz";
+    case MLCC_DTYPE_F8E5M2: return "f8e5m2";
+    case MLCC_DTYPE_F8E5M2FNUZ: return "f8e5m2fnuz";
     default: return "?";
   }
 }

@@ -471,6 +471,10 @@ static mlcc_status_t decode_typed(mlcc_onnx_tensor_ctx_t* ctx, const MlccOnnx__T
       break;
     case MLCC_DTYPE_I8:
     case MLCC_DTYPE_U8:
+    case MLCC_DTYPE_F8E4M3FN:  // the float8 bits in the low 8 bits (onnx.proto)
+    case MLCC_DTYPE_F8E4M3FNUZ:
+    case MLCC_DTYPE_F8E5M2:
+    case MLCC_DTYPE_F8E5M2FNUZ:
       for (size_t i = 0; i < n; ++i) buf[i] = (uint8_t)t->int32_data[i];
       break;
     case MLCC_DTYPE_BOOL:

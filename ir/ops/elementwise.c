@@ -191,14 +191,17 @@ mlcc_status_t mlcc_infer_cast(mlcc_node_t* node) {
                             "Cast needs the attribute 'to' (target element type); it is "
                             "missing");
   }
-  int64_t to = 0;
+  int64_t to = 0, saturate = 1;
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "to", 0, &to));
-  if (to >= 1 && to < MLCC_DTYPE_COUNT && mlcc_dtype_is_valid((mlcc_dtype_t)to)) {
+  // 'saturate' (19+, an int; only float8 targets read it)
+  if (node->opset >= 19) MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "saturate", 1, &saturate));
+  if (to >= 1 && to < MLCC_DTYPE_COUNT && mlcc_dtype_is_valid((mlcc_dtype_t)to) &&
+      node->opset >= mlcc_dtype_opset_min((mlcc_dtype_t)to)) {
     return mlcc_infer_set_output(node, 0, (mlcc_dtype_t)to, &x->shape);
   }
-  // 8 string, 14/15 complex, 16 bfloat16, and the types of later opsets
-  // (float8 at 19, int4/uint4 at 21, float4e2m1 at 23, float8e8m0 at 24,
-  // int2/uint2 at 25): valid targets that mlcc cannot represent.
+  // 8 string, 14/15 complex, and the types of later opsets that mlcc cannot
+  // represent (int4/uint4 at 21, float4e2m1 at 23, float8e8m0 at 24,
+  // int2/uint2 at 25), or a float8 target (19+) before opset 19.
   int32_t max_type = node->opset >= 25 ? 26 : node->opset >= 24 ? 24 : node->opset >= 23 ? 23
                      : node->opset >= 21 ? 22 : node->opset >= 19 ? 20 : 16;
   if (to >= 1 && to <= max_type) {

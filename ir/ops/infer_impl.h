@@ -37,8 +37,11 @@ enum {
   MLCC_INFER_DT_UINT = 1u << 2,      // u8..u64
   MLCC_INFER_DT_BOOL = 1u << 3,
   MLCC_INFER_DT_INT32_64 = 1u << 4,  // only i32 / i64 (indices, shapes)
+  // the float8 types; mlcc_infer_input admits them only in the ops that read
+  // them, so ANY (the data-movement ops) may include them
+  MLCC_INFER_DT_FLOAT8 = 1u << 5,
   MLCC_INFER_DT_NUMERIC = MLCC_INFER_DT_FLOAT | MLCC_INFER_DT_SINT | MLCC_INFER_DT_UINT,
-  MLCC_INFER_DT_ANY = MLCC_INFER_DT_NUMERIC | MLCC_INFER_DT_BOOL,
+  MLCC_INFER_DT_ANY = MLCC_INFER_DT_NUMERIC | MLCC_INFER_DT_BOOL | MLCC_INFER_DT_FLOAT8,
 };
 
 // The node's op name ("Conv").

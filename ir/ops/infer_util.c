@@ -59,6 +59,62 @@ mlcc_status_t mlcc_infer_check_subbyte(const mlcc_node_t* node, const char* what
                           mlcc_infer_op(node), (int)node->opset);
 }
 
+// The first opset at which |op|'s ONNX type constraints name the float8
+// types (onnx/defs, docs/Changelog.md: Cast-19, Reshape-19, Transpose-21,
+// ...), or 0 if no version does; |*out_mlcc| says whether mlcc reads them
+// there (the rest are refused as UNIMPLEMENTED).
+static int float8_opset(mlcc_op_t op, bool* out_mlcc) {
+  *out_mlcc = true;
+  switch (op) {
+    case MLCC_OP_CAST: case MLCC_OP_CAST_LIKE: case MLCC_OP_IDENTITY: case MLCC_OP_RESHAPE:
+    case MLCC_OP_SHAPE: case MLCC_OP_SIZE:
+      return 19;
+    case MLCC_OP_TRANSPOSE: case MLCC_OP_FLATTEN: case MLCC_OP_SQUEEZE:
+    case MLCC_OP_UNSQUEEZE:
+      return 21;
+    default: break;
+  }
+  *out_mlcc = false;
+  switch (op) {
+    case MLCC_OP_QUANTIZE_LINEAR: case MLCC_OP_DEQUANTIZE_LINEAR: case MLCC_OP_IF:
+    case MLCC_OP_LOOP: case MLCC_OP_SCAN:
+      return 19;
+    case MLCC_OP_IS_NAN: case MLCC_OP_IS_INF: case MLCC_OP_CONSTANT_OF_SHAPE:
+      return 20;
+    case MLCC_OP_PAD: case MLCC_OP_QLINEAR_MATMUL:
+      return 21;
+    case MLCC_OP_DROPOUT: return 22;
+    case MLCC_OP_TENSOR_SCATTER: return 24;
+    case MLCC_OP_BIT_CAST: return 26;
+    default: return 0;
+  }
+}
+
+// A float8 input |name| of |node|: INVALID_MODEL where the op's type
+// constraint at its opset does not allow it, UNIMPLEMENTED where it does
+// but mlcc does not read float8 there.
+static mlcc_status_t check_float8(const mlcc_node_t* node, const char* what, const char* name,
+                                  mlcc_dtype_t dt) {
+  bool mlcc = false;
+  int from = float8_opset(node->op, &mlcc);
+  if (from == 0 || node->opset < from) {
+    char since[48] = "";
+    if (from != 0) snprintf(since, sizeof(since), " (it does from opset %d)", from);
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s %s '%s' has element type %s, which %s's type constraint "
+                            "at opset %d does not allow%s",
+                            mlcc_infer_op(node), what, name, mlcc_dtype_name(dt), mlcc_infer_op(node),
+                            (int)node->opset, since);
+  }
+  if (!mlcc) {
+    return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                            "%s %s '%s' has element type %s; mlcc does not support the "
+                            "float8 types in %s",
+                            mlcc_infer_op(node), what, name, mlcc_dtype_name(dt), mlcc_infer_op(node));
+  }
+  return mlcc_ok_status();
+}
+
 mlcc_status_t mlcc_infer_input(const mlcc_node_t* node, uint32_t i, const char* name,
                                bool required, mlcc_value_t** out_value) {
   *out_value = NULL;
@@ -90,6 +146,9 @@ mlcc_status_t mlcc_infer_input(const mlcc_node_t* node, uint32_t i, const char* 
                             mlcc_infer_op(node), name);
   }
   MLCC_RETURN_IF_ERROR(mlcc_infer_check_subbyte(node, "input", name, v->dtype));
+  if (mlcc_dtype_is_float8(v->dtype)) {
+    MLCC_RETURN_IF_ERROR(check_float8(node, "input", name, v->dtype));
+  }
   if (v->shape.rank < 0 || v->shape.rank > MLCC_MAX_RANK) {
     return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s input '%s' has rank %d",
                             mlcc_infer_op(node), name, (int)v->shape.rank);
@@ -198,6 +257,7 @@ mlcc_status_t mlcc_infer_const_floats(const mlcc_node_t* node, uint32_t i, const
 }
 
 static bool dtype_in(mlcc_dtype_t dt, uint32_t allowed) {
+  if (mlcc_dtype_is_float8(dt)) return (allowed & MLCC_INFER_DT_FLOAT8) != 0;
   if ((allowed & MLCC_INFER_DT_FLOAT) && mlcc_dtype_is_float(dt)) return true;
   if ((allowed & MLCC_INFER_DT_BOOL) && mlcc_dtype_is_bool(dt)) return true;
   if (mlcc_dtype_is_int(dt)) {
@@ -354,6 +414,11 @@ mlcc_status_t mlcc_infer_set_output(mlcc_node_t* node, uint32_t i, mlcc_dtype_t 
     snprintf(oname, sizeof(oname), "%u", i);
     MLCC_RETURN_IF_ERROR(mlcc_infer_check_subbyte(node, "output", v->name ? v->name : oname,
                                                   dtype));
+  }
+  if (mlcc_dtype_is_float8(dtype)) {
+    char oname[16];
+    snprintf(oname, sizeof(oname), "%u", i);
+    MLCC_RETURN_IF_ERROR(check_float8(node, "output", v->name ? v->name : oname, dtype));
   }
   if (shape->rank < 0 || shape->rank > MLCC_MAX_RANK) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,

@@ -695,7 +695,7 @@ mlcc_status_t mlcc_emit_elementwise_scalar(mlcc_emit_ctx_t* ctx, const mlcc_node
       const mlcc_value_t* out = mlcc_node_output(node, 0);
       if (out == NULL) return unsupported(node, dt);
       if (mlcc_emit_type(ctx, out->dtype) == NULL) return unsupported(node, out->dtype);
-      r = mlcc_emit_convert(ctx, x, dt, out->dtype);
+      r = mlcc_emit_convert_f8(ctx, x, dt, out->dtype, mlcc_emit_cast_f8_flags(node));
       break;
     }
 

@@ -151,6 +151,8 @@ LLVMTypeRef mlcc_emit_type(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype) {
     case MLCC_DTYPE_BOOL: return ctx->t_i1;
     case MLCC_DTYPE_U8: case MLCC_DTYPE_I8: return ctx->t_i8;
     case MLCC_DTYPE_U4: case MLCC_DTYPE_I4: return ctx->t_i8;  // one per byte (dtypes.def)
+    case MLCC_DTYPE_F8E4M3FN: case MLCC_DTYPE_F8E4M3FNUZ: case MLCC_DTYPE_F8E5M2:
+    case MLCC_DTYPE_F8E5M2FNUZ: return ctx->t_i8;  // the bits (targets/emit/float8.c)
     case MLCC_DTYPE_U16: case MLCC_DTYPE_I16: return ctx->t_i16;
     case MLCC_DTYPE_U32: case MLCC_DTYPE_I32: return ctx->t_i32;
     case MLCC_DTYPE_U64: case MLCC_DTYPE_I64: return ctx->t_i64;
@@ -207,6 +209,35 @@ LLVMValueRef mlcc_emit_wrap4(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t 
 
 LLVMValueRef mlcc_emit_convert(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t from,
                                mlcc_dtype_t to) {
+  return mlcc_emit_convert_f8(ctx, v, from, to, MLCC_EMIT_F8_SATURATE);
+}
+
+LLVMValueRef mlcc_emit_convert_f8(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t from,
+                                  mlcc_dtype_t to, uint32_t f8_flags) {
+  if (mlcc_dtype_is_float8(from) || mlcc_dtype_is_float8(to)) {
+    if (from == to) return v;
+    LLVMTypeRef tt = mlcc_emit_type(ctx, to);
+    if (tt == NULL || mlcc_emit_type(ctx, from) == NULL) {
+      mlcc_emit_fail(ctx, mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                                           "cannot convert %s to %s", mlcc_dtype_name(from),
+                                           mlcc_dtype_name(to)));
+      return tt ? LLVMGetUndef(tt) : v;
+    }
+    if (mlcc_dtype_is_float8(from)) {
+      v = mlcc_emit_float8_to_float(ctx, v, from);
+      from = MLCC_DTYPE_F32;
+      if (!mlcc_dtype_is_float8(to)) return mlcc_emit_convert_f8(ctx, v, from, to, 0);
+    }
+    // float8 |to|: float through float exactly (F16/BF16 are computed as
+    // float, bool and integers up to 2^24 are exact; larger ones overflow
+    // every float8 type either way), double through round-to-odd.
+    if (from == MLCC_DTYPE_F64) {
+      v = mlcc_emit_double_to_float_odd(ctx, v);
+    } else if (from != MLCC_DTYPE_F32) {
+      v = mlcc_emit_convert_f8(ctx, v, from, MLCC_DTYPE_F32, 0);
+    }
+    return mlcc_emit_float_to_float8(ctx, v, to, f8_flags);
+  }
   LLVMTypeRef tt = mlcc_emit_type(ctx, to);
   if (tt == NULL || mlcc_emit_type(ctx, from) == NULL) {
     mlcc_emit_fail(ctx, mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,

@@ -30,6 +30,9 @@
 //   as half and computed as float (load extends, store rounds). BF16 is
 //   stored as its i16 bits and computed as float (load shifts the bits into
 //   the upper half; store rounds to nearest even, NaN stays a quiet NaN).
+//   The float8 types are stored and computed as their i8 bits: loads and
+//   stores copy them (the data-movement ops are bit-exact) and only
+//   mlcc_emit_convert*() interpret them (targets/emit/float8.c).
 // * Every output element is written exactly once with mlcc_emit_store_output.
 #ifndef MLCC_TARGETS_EMIT_EMIT_H_
 #define MLCC_TARGETS_EMIT_EMIT_H_
@@ -123,6 +126,8 @@ LLVMValueRef mlcc_emit_const(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, double v)
 // float->int truncates toward zero, ->bool is != 0; ->int4/uint4 keeps the
 // low 4 bits of the integer, a float rounded half away from zero first, as
 // onnxruntime does).
+// A float8 |to| gets Cast-19's default (saturate, fnuz +-inf -> NaN): see
+// mlcc_emit_convert_f8 for the other forms.
 LLVMValueRef mlcc_emit_convert(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t from,
                                mlcc_dtype_t to);
 // The low 4 bits of integer |v| (any width), sign-extended for |dtype| int4,
@@ -130,6 +135,34 @@ LLVMValueRef mlcc_emit_convert(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_
 // Loads of int4/uint4 apply it, so a caller's out-of-range byte reads as
 // its low 4 bits.
 LLVMValueRef mlcc_emit_wrap4(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t dtype);
+
+// Flags of the conversions to float8 (ONNX Cast-19..25 tables).
+enum {
+  MLCC_EMIT_F8_SATURATE = 1u << 0,  // 'saturate' = 1: out of range -> +-max
+  // Cast-24+: with saturate, +-inf -> +-max in the fnuz types too (NaN before)
+  MLCC_EMIT_F8_FNUZ_INF_SATURATES = 1u << 1,
+};
+// mlcc_emit_convert with the float8 flags |f8_flags| for a float8 |to|
+// (ignored otherwise). A double source is rounded once (through
+// round-to-odd float), every other source goes through float exactly or with
+// a rounding that cannot change the float8 result.
+LLVMValueRef mlcc_emit_convert_f8(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t from,
+                                  mlcc_dtype_t to, uint32_t f8_flags);
+// targets/emit/float8.c. The float value (f32) of i8 float8 bits |bits| of
+// |dt| (exact; NaN codes give a quiet NaN).
+LLVMValueRef mlcc_emit_float8_to_float(mlcc_emit_ctx_t* ctx, LLVMValueRef bits,
+                                       mlcc_dtype_t dt);
+// The i8 bits of float (f32) |v| as float8 |dt|: round to nearest even, then
+// the Cast tables for out-of-range values, inf and NaN under |flags|.
+LLVMValueRef mlcc_emit_float_to_float8(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t dt,
+                                       uint32_t flags);
+// The float8 flags of Cast/CastLike node |node|: its 'saturate' attribute
+// (opset 19+, default 1; nonzero is true) and, from opset 24, the fnuz rule
+// for +-inf. A malformed attribute reads as the default (infer checked it).
+uint32_t mlcc_emit_cast_f8_flags(const mlcc_node_t* node);
+// Double |d| rounded to float with round-to-odd (for a second rounding to a
+// narrower format without double-rounding errors).
+LLVMValueRef mlcc_emit_double_to_float_odd(mlcc_emit_ctx_t* ctx, LLVMValueRef d);
 
 //===----------------------------------------------------------------------===//
 // Memory

@@ -222,7 +222,8 @@ static mlcc_status_t emit_misc_castlike(mlcc_emit_ctx_t* ctx, const mlcc_node_t*
   int64_t n = mlcc_shape_numel_unchecked(&y->shape);
   if (n == 0) return mlcc_ok_status();
   mlcc_loop_t l = mlcc_emit_for(ctx, 0, n, "e");
-  LLVMValueRef v = mlcc_emit_convert(ctx, mlcc_emit_load(ctx, x, l.iv), x->dtype, y->dtype);
+  LLVMValueRef v = mlcc_emit_convert_f8(ctx, mlcc_emit_load(ctx, x, l.iv), x->dtype, y->dtype,
+                                        mlcc_emit_cast_f8_flags(node));
   mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, l.iv, v);
   mlcc_emit_loop_end(ctx, &l);
   return st;

@@ -323,15 +323,38 @@ def opset27_named_nodes():
 
 
 @case
-def opset21_cast_to_float8():
+def opset18_cast_to_float8():
+    # the float8 types are Cast targets from opset 19
     return model([helper.make_node("Cast", ["x"], ["y"], name="to_f8", to=17)],
-                 [vi("x", F, [1, 4])], [vi("y", 17, [1, 4])], opsets=(("", 21),))
+                 [vi("x", F, [1, 4])], [vi("y", 17, [1, 4])], opsets=(("", 18),))
 
 
 @case
-def opset21_float8_input():
-    return model([helper.make_node("Identity", ["x"], ["y"], name="id")],
-                 [vi("x", 19, [1, 4])], [vi("y", 19, [1, 4])], opsets=(("", 21),))
+def opset21_float8_in_add():
+    # Add's type constraint has no float8 type at any opset
+    return model([helper.make_node("Add", ["x", "x"], ["y"], name="add_f8")],
+                 [vi("x", 17, [1, 4])], [vi("y", 17, [1, 4])], opsets=(("", 21),))
+
+
+@case
+def opset21_float8_in_conv():
+    return model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv_f8")],
+                 [vi("x", 19, [1, 1, 3, 3]), vi("w", 19, [1, 1, 1, 1])],
+                 [vi("y", 19, [1, 1, 3, 3])], opsets=(("", 21),))
+
+
+@case
+def opset19_float8_transpose():
+    # Transpose allows float8 from Transpose-21; at opset 19 it is Transpose-13
+    return model([helper.make_node("Transpose", ["x"], ["y"], name="tr_f8")],
+                 [vi("x", 18, [2, 4])], [vi("y", 18, [4, 2])], opsets=(("", 19),))
+
+
+@case
+def opset24_cast_to_float8e8m0():
+    # float8e8m0 (24+) is not supported: refused naming the type
+    return model([helper.make_node("Cast", ["x"], ["y"], name="to_e8m0", to=24)],
+                 [vi("x", F, [1, 4])], [vi("y", 24, [1, 4])], opsets=(("", 24),))
 
 
 @case

@@ -46,7 +46,8 @@ NP_OF = {F32: np.float32, I64: np.int64, BOOL: np.bool_, I32: np.int32, U8: np.u
          TensorProto.INT8: np.int8, TensorProto.UINT16: np.uint16,
          TensorProto.INT16: np.int16, TensorProto.UINT32: np.uint32,
          TensorProto.UINT64: np.uint64, TensorProto.DOUBLE: np.float64,
-         TensorProto.FLOAT16: np.float16, onnx_case.UINT4: np.uint8, onnx_case.INT4: np.int8}
+         TensorProto.FLOAT16: np.float16, onnx_case.UINT4: np.uint8, onnx_case.INT4: np.int8,
+         17: np.uint8, 18: np.uint8, 19: np.uint8, 20: np.uint8}  # float8: the bits
 I4, U4 = onnx_case.INT4, onnx_case.UINT4
 
 CASES = {}
@@ -77,7 +78,7 @@ class Spec:
     to the case's REFERENCE.txt."""
 
     def __init__(self, nodes, feeds, outputs, opset, inits=(), numpy_ref=None, why=None,
-                 ort_refuses=None):
+                 ort_refuses=None, types=None):
         self.nodes, self.feeds, self.outputs = nodes, list(feeds), list(outputs)
         self.opset, self.inits = opset, list(inits)
         # numpy_ref: feeds dict -> [arrays]
@@ -86,6 +87,10 @@ class Spec:
         # case is checked that onnxruntime still refuses it and takes the
         # numpy reference.
         self.ort_refuses = ort_refuses
+        # types: {feed name: ONNX element type} for feeds whose array is not
+        # of that type (float8 bits as uint8); outputs are typed by
+        # self.outputs, initializers may be TensorProtos
+        self.types = dict(types or {})
 
 
 def node(op, ins, outs, **attrs):
@@ -1849,8 +1854,281 @@ CASES["deformconv22_double"] = lambda: deformconv_case(
     "deformconv22_double", 22, (1, 2, 4, 5), (3, 2, 2, 2), (3, 4), dtype=np.float64)
 
 
+# --- float8 types (opset 19+): Cast/CastLike with 'saturate' --------------------
+# float8 tensors are uint8 arrays of their bits here (onnx 1.12 has no float8
+# numpy type); Spec.types declares the ONNX element type of such a feed,
+# output or initializer. The reference below is written from the Cast-19..25
+# spec tables (round to nearest even with an unbounded exponent, then the
+# saturate / inf / NaN rules), independently of mlcc's bit manipulation.
+F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ = 17, 18, 19, 20
+F8_TYPES = (F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ)
+F8_NAME = {17: "e4m3fn", 18: "e4m3fnuz", 19: "e5m2", 20: "e5m2fnuz"}
+# mantissa bits, exponent bias, code of the largest finite magnitude, fnuz, has inf
+F8_FMT = {17: (3, 7, 0x7e, False, False), 18: (3, 8, 0x7f, True, False),
+          19: (2, 15, 0x7b, False, True), 20: (2, 16, 0x7f, True, False)}
+
+
+def f8_decode(codes, t):
+    """float64 values of float8 codes (NaN codes give NaN with the code's
+    sign, e5m2 +-inf)."""
+    man, bias, _, fnuz, has_inf = F8_FMT[t]
+    c = np.asarray(codes, np.int64)
+    sign = np.where(c & 0x80, -1.0, 1.0)
+    e = (c >> man) & ((1 << (7 - man)) - 1)
+    m = c & ((1 << man) - 1)
+    v = sign * np.where(e == 0, m * 2.0 ** (1 - bias - man),
+                        (1 + m / 2.0 ** man) * 2.0 ** (e - bias))
+    nan = np.copysign(np.nan, sign)  # -NaN codes stay negative (Cast's -NaN row)
+    if fnuz:
+        return np.where(c == 0x80, np.nan, v)
+    if has_inf:
+        top = e == (1 << (7 - man)) - 1
+        return np.where(top & (m == 0), sign * np.inf, np.where(top, nan, v))
+    return np.where((c & 0x7f) == 0x7f, nan, v)
+
+
+def f8_encode(x, t, saturate=True, fnuz_inf_saturates=False):
+    """uint8 codes of float values |x| (Cast-19..25 tables; Cast-24 made
+    +-inf saturate in the fnuz types too: |fnuz_inf_saturates|)."""
+    man, bias, max_mag, fnuz, has_inf = F8_FMT[t]
+    mags = f8_decode(np.arange(max_mag + 1), t)
+    # the unbounded format's next value above the largest finite one
+    cand = np.append(mags, mags[-1] + (mags[-1] - mags[-2]))
+    x = np.asarray(x, np.float64)
+    out = np.zeros(x.shape, np.uint8)
+    nan_code = lambda s: 0x80 if fnuz else s | 0x7f
+    ovf_code = lambda s: s | max_mag if saturate else \
+        (0x80 if fnuz else s | (0x7c if has_inf else 0x7f))
+    for i, v in np.ndenumerate(x):
+        s = 0x80 if np.signbit(v) else 0
+        if np.isnan(v):
+            out[i] = nan_code(s)
+        elif np.isinf(v):
+            if saturate and (not fnuz or fnuz_inf_saturates):
+                out[i] = s | max_mag
+            else:
+                out[i] = 0x80 if fnuz else s | (0x7c if has_inf else 0x7f)
+        else:
+            a = abs(v)
+            k = len(cand) - 1 if a > cand[-1] else int(np.searchsorted(cand, a))
+            if 0 < k < len(cand) and cand[k] != a:  # between cand[k-1] and cand[k]
+                lo, hi = cand[k - 1], cand[k]
+                if a - lo < hi - a or (a - lo == hi - a and (k - 1) % 2 == 0):
+                    k -= 1  # nearer the lower one, or a tie and its code is even
+            if k > max_mag:
+                out[i] = ovf_code(s)
+            elif k == 0 and fnuz:
+                out[i] = 0  # no -0
+            else:
+                out[i] = s | k
+    return out
+
+
+def f8_tensor(name, codes, t):
+    """A float8 TensorProto of type |t| holding |codes| (raw bytes)."""
+    codes = np.asarray(codes, np.uint8)
+    tp = TensorProto(name=name, data_type=t, dims=list(codes.shape))
+    tp.raw_data = codes.tobytes()
+    return tp
+
+
+def f8_sweep(t):
+    """float32 values that exercise every rounding of float8 type |t|: every
+    finite value, the ties between neighbours and one float32 step either
+    side of them, the subnormal range, the overflow thresholds, +-inf, NaN,
+    +-0, float32 subnormals and random values over the whole range."""
+    _, _, max_mag, _, _ = F8_FMT[t]
+    mags = f8_decode(np.arange(max_mag + 1), t)
+    nxt = mags[-1] + (mags[-1] - mags[-2])
+    cand = np.append(mags, [nxt, 2 * nxt])
+    mids = ((cand[:-1] + cand[1:]) / 2).astype(np.float32)
+    v = [mags.astype(np.float32), mids, np.nextafter(mids, np.float32(np.inf)),
+         np.nextafter(mids, np.float32(0)), mags.astype(np.float32) * np.float32(1.0625),
+         np.array([mags[1] / 4, mags[1] / 2, mags[1] * 0.75, 1e-30, 1.4e-45, 1e-40,
+                   3e38, np.finfo(np.float32).max, 1e10, 65504, 65520, 1e5],
+                  np.float32),
+         (rng("f8_sweep%d" % t).standard_normal(64) *
+          2.0 ** rng("f8_exp%d" % t).integers(-20, 20, 64)).astype(np.float32)]
+    v = np.concatenate(v).astype(np.float32)
+    v = np.concatenate([v, -v, np.array([np.inf, -np.inf, np.nan, -np.nan, 0.0, -0.0],
+                                        np.float32)])
+    return v.astype(np.float32)
+
+
+# Where onnxruntime 1.30 departs from the spec tables (the spec decides):
+F8_WHY_FNUZ_INF = (
+    "onnxruntime 1.30 casts +-inf to +-max in the fnuz types with saturate=1 at every "
+    "opset; the tables of Cast-19, -21 and -23 say NaN (0x80), only Cast-24 changed "
+    "the row to +-FLT_MAX (cast24_float8*_inf_saturates)")
+F8_WHY_E5M2_OVF = (
+    "onnxruntime 1.30 gives NaN for float8e5m2 with saturate=0 when |x| rounds to "
+    "just above the largest finite value (61440 <= |x| <= 65520, the rounding carries "
+    "into the NaN codes); the table says [x] > FLT_MAX -> Inf and [x] < -FLT_MAX -> -Inf")
+F8_WHY_DOUBLE = (
+    "onnxruntime 1.30 casts double to float8 through float32, rounding twice: a double "
+    "a hair above (or below) a float8 tie becomes the tie in float32 and then rounds "
+    "to even; the spec rounds the value itself to the float8 mantissa ([x], RNE)")
+
+
+def f8_roundtrip_case(t, saturate, opset=19, why=None):
+    """x float32 -> Cast(float8, saturate) -> Cast(float32): onnxruntime runs
+    it (float32 at both ends), the numpy tables cross-check."""
+    x = f8_sweep(t)
+    fnuz_inf = opset >= 24
+    ref = lambda f: [f8_decode(f8_encode(f["x"], t, saturate, fnuz_inf), t).astype(np.float32)]
+    return Spec([node("Cast", ["x"], ["q"], to=t, saturate=saturate),
+                 node("Cast", ["q"], ["y"], to=F32)], [("x", x)], [("y", F32)], opset,
+                numpy_ref=ref, why=why)
+
+
+for _t in F8_TYPES:
+    for _s in (1, 0):
+        _why = (F8_WHY_FNUZ_INF if _s and _t in (F8E4M3FNUZ, F8E5M2FNUZ) else
+                F8_WHY_E5M2_OVF if not _s and _t == F8E5M2 else None)
+        CASES["cast19_float8%s_roundtrip_saturate%d" % (F8_NAME[_t], _s)] = (
+            lambda t=_t, s=_s, w=_why: f8_roundtrip_case(t, s, why=w))
+for _t in (F8E4M3FNUZ, F8E5M2FNUZ):
+    # Cast-24: +-inf saturates to +-max in the fnuz types (NaN at 19-23)
+    CASES["cast24_float8%s_inf_saturates" % F8_NAME[_t]] = (
+        lambda t=_t: f8_roundtrip_case(t, 1, opset=24))
+
+
+@case
+def cast19_float8_all_codes_to_float():
+    # every code of every float8 type (initializers) to float32, float16 and
+    # double: the decoding, exact
+    nodes, outs, inits = [], [], []
+    for t in F8_TYPES:
+        n = F8_NAME[t]
+        inits.append(("c_" + n, f8_tensor("c_" + n, np.arange(256, dtype=np.uint8), t)))
+        for dt, suffix in ((F32, "f32"), (TensorProto.FLOAT16, "f16"),
+                           (TensorProto.DOUBLE, "f64")):
+            nodes.append(node("Cast", ["c_" + n], ["%s_%s" % (n, suffix)], to=dt))
+            outs.append(("%s_%s" % (n, suffix), dt))
+    x = np.zeros(1, np.float32)  # a dummy feed: onnxruntime needs no input, mlcc one
+    nodes.append(node("Identity", ["x"], ["x_out"]))
+    outs.append(("x_out", F32))
+    ref = lambda f: [f8_decode(np.arange(256), t).astype(NP_OF[dt])
+                     for t in F8_TYPES for dt in (F32, TensorProto.FLOAT16, TensorProto.DOUBLE)] \
+        + [f["x"]]
+    return Spec(nodes, [("x", x)], outs, 19, inits, numpy_ref=ref)
+
+
+@case
+def cast19_double_int_to_float8():
+    # double (rounded once, no double rounding through float: values a hair
+    # above a float8 tie whose float32 rounding is the tie itself) and int32
+    # sources, saturating, back to float32
+    ties = f8_decode(np.arange(0x70), F8E4M3FN)
+    ties = (ties[:-1] + ties[1:]) / 2
+    d = np.concatenate([ties * (1 + 2.0 ** -40), ties * (1 - 2.0 ** -40), ties,
+                        [1e300, -1e300, 5e-324]]).astype(np.float64)
+    i = np.array([0, 1, -1, 7, 17, 100, 255, 447, 464, 465, 1000, -100000, 2 ** 31 - 1,
+                  -2 ** 31], np.int32)
+    ref = lambda f: [f8_decode(f8_encode(f["d"], F8E4M3FN), F8E4M3FN).astype(np.float32),
+                     f8_decode(f8_encode(f["i"].astype(np.float64), F8E5M2, False),
+                               F8E5M2).astype(np.float32)]
+    return Spec([node("Cast", ["d"], ["dq"], to=F8E4M3FN),
+                 node("Cast", ["dq"], ["yd"], to=F32),
+                 node("Cast", ["i"], ["iq"], to=F8E5M2, saturate=0),
+                 node("Cast", ["iq"], ["yi"], to=F32)],
+                [("d", d), ("i", i)], [("yd", F32), ("yi", F32)], 19, numpy_ref=ref,
+                why=F8_WHY_DOUBLE)
+
+
+@case
+def castlike19_float8_saturate0():
+    x = f8_sweep(F8E5M2)
+    like = ("like", f8_tensor("like", np.zeros(1, np.uint8), F8E5M2))
+    ref = lambda f: [f8_decode(f8_encode(f["x"], F8E5M2, False), F8E5M2).astype(np.float32)]
+    return Spec([node("CastLike", ["x", "like"], ["q"], saturate=0),
+                 node("Cast", ["q"], ["y"], to=F32)], [("x", x)], [("y", F32)], 19, [like],
+                numpy_ref=ref, why=F8_WHY_E5M2_OVF)
+
+
+F8_IO_WHY = ("onnxruntime-node's JavaScript Tensor (and so ort_run.js) has no float8 "
+             "type, so a model with float8 graph inputs or outputs cannot be fed to it; "
+             "the numpy tables above are the reference")
+
+
+@case
+def cast21_float8_io_bits():
+    # float8 graph inputs and outputs (uint8_t bits in the generated API):
+    # every code of e4m3fn in, to float32 and to e5m2 (saturate=0); the
+    # float32 sweep out as e4m3fnuz bits with and without saturate
+    codes = np.arange(256, dtype=np.uint8)
+    x = f8_sweep(F8E4M3FNUZ)
+    dec = f8_decode(codes, F8E4M3FN)
+    ref = lambda f: [dec.astype(np.float32), f8_encode(dec, F8E5M2, False),
+                     f8_encode(f["x"], F8E4M3FNUZ, True), f8_encode(f["x"], F8E4M3FNUZ, False)]
+    return Spec([node("Cast", ["c"], ["c_f32"], to=F32),
+                 node("Cast", ["c"], ["c_e5m2"], to=F8E5M2, saturate=0),
+                 node("Cast", ["x"], ["x_sat"], to=F8E4M3FNUZ),
+                 node("Cast", ["x"], ["x_nosat"], to=F8E4M3FNUZ, saturate=0)],
+                [("c", codes), ("x", x)],
+                [("c_f32", F32), ("c_e5m2", F8E5M2), ("x_sat", F8E4M3FNUZ),
+                 ("x_nosat", F8E4M3FNUZ)], 21, numpy_ref=ref, ort_refuses=F8_IO_WHY,
+                types={"c": F8E4M3FN})
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
+
+
+def f8_movement_nodes(src, all_ops=True):
+    # Reshape-21, Transpose-21, Flatten-21, Unsqueeze-21, Squeeze-21,
+    # Identity-21, Shape-21, Size-21 on float8 data. onnxruntime 1.30 has no
+    # float8 kernel of Flatten, Squeeze, Unsqueeze, Shape and Size (nor of
+    # Reshape-19): with all_ops False the first three are Reshapes to the same
+    # shapes and the last two are left out.
+    mid = ([node("Flatten", ["t"], ["f"], axis=2), node("Unsqueeze", ["f", "ax"], ["u"]),
+            node("Squeeze", ["u", "ax"], ["s"])] if all_ops else
+           [node("Reshape", ["t", "shp2"], ["f"]), node("Reshape", ["f", "shp3"], ["u"]),
+            node("Reshape", ["u", "shp2"], ["s"])])
+    return [node("Reshape", [src, "shp"], ["r"]),
+            node("Transpose", ["r"], ["t"], perm=[2, 0, 1])] + mid + [
+            node("Identity", ["s"], ["y"])] + (
+            [node("Shape", ["t"], ["y_shape"]), node("Size", ["t"], ["y_size"])]
+            if all_ops else [])
+
+
+def f8_movement_ref(codes):
+    t = codes.reshape(4, 8, 8).transpose(2, 0, 1)
+    return t.reshape(8 * 4, 8), np.array(t.shape, np.int64), np.array(t.size, np.int64)
+
+
+F8_MOVE_INITS = [("shp", np.array([4, 8, 8], np.int64)), ("ax", np.array([1], np.int64))]
+
+
+@case
+def float8_data_movement21_ort():
+    # float8 initializer and Constant -> data movement -> Cast to float32
+    # (onnxruntime runs it: float32 at the edges)
+    codes = np.arange(256, dtype=np.uint8)
+    nodes = [node("Constant", [], ["k"], value=f8_tensor("k", codes[::-1].copy(), F8E4M3FN))]
+    nodes += f8_movement_nodes("c", all_ops=False)
+    nodes += [node("Cast", ["y"], ["y_f32"], to=F32), node("Cast", ["k"], ["k_f32"], to=F32),
+              node("Identity", ["x"], ["x_out"])]
+    x = np.zeros(1, np.float32)
+    y, shp, size = f8_movement_ref(codes)
+    ref = lambda f: [f8_decode(y, F8E5M2).astype(np.float32),
+                     f8_decode(codes[::-1], F8E4M3FN).astype(np.float32), f["x"]]
+    return Spec(nodes, [("x", x)], [("y_f32", F32), ("k_f32", F32), ("x_out", F32)], 21,
+                F8_MOVE_INITS + [("c", f8_tensor("c", codes, F8E5M2)),
+                                 ("shp2", np.array([32, 8], np.int64)),
+                                 ("shp3", np.array([32, 1, 8], np.int64))], numpy_ref=ref)
+
+
+@case
+def float8_data_movement21_io_bits():
+    # the same on a float8e5m2 graph input to a float8 output: the bytes are
+    # copied as they are (NaN payloads 0x7d/0x7e/0xfd/0xfe included)
+    codes = np.arange(256, dtype=np.uint8)
+    y, shp, size = f8_movement_ref(codes)
+    return Spec(f8_movement_nodes("c"), [("c", codes)],
+                [("y", F8E5M2), ("y_shape", I64), ("y_size", I64)], 21, F8_MOVE_INITS,
+                numpy_ref=lambda f: [y, shp, size], ort_refuses=F8_IO_WHY,
+                types={"c": F8E5M2})
 
 
 def feed_arrays(spec):
@@ -1876,7 +2154,7 @@ def run_ort(spec, work):
             pre.append(helper.make_node("Cast", [n + "__wide"], [n], to=a.data_type))
             ins_vi.append(vi(n + "__wide", wide[a.data_type], list(a.dims)))
         else:
-            ins_vi.append(vi(n, onnx_case.NP2ONNX[a.dtype], a.shape))
+            ins_vi.append(vi(n, spec.types.get(n, onnx_case.NP2ONNX[a.dtype]), a.shape))
     for n, t in spec.outputs:
         if t in wide:
             post.append(helper.make_node("Cast", [n], [n + "__wide"], to=wide[t]))
@@ -1954,8 +2232,20 @@ def generate(names, out):
                 for n, a in outs]
         d = os.path.join(out, name)
         shutil.rmtree(d, ignore_errors=True)
-        onnx_case.write_case(d, spec.nodes, spec.feeds, outs, inits=spec.inits,
-                             opset=spec.opset, ir_version=ir_version(spec.opset))
+        if spec.types or any(t in F8_TYPES for _, t in spec.outputs):
+            # declared types that the arrays do not carry (float8 bits)
+            vi = onnx_case.value_info
+            g = onnx_case.graph(
+                spec.nodes, name,
+                [vi(n, spec.types.get(n, onnx_case.elem_type(a.dtype)), list(a.shape))
+                 for n, a in spec.feeds],
+                [vi(n, t, list(np.shape(a))) for (n, t), (_, a) in zip(spec.outputs, outs)],
+                spec.inits)
+            onnx_case.save_case(d, onnx_case.model(g, spec.opset, ir_version(spec.opset)),
+                                [(spec.feeds, outs)])
+        else:
+            onnx_case.write_case(d, spec.nodes, spec.feeds, outs, inits=spec.inits,
+                                 opset=spec.opset, ir_version=ir_version(spec.opset))
         if why:
             with open(os.path.join(d, "REFERENCE.txt"), "w") as f:
                 f.write("Expected outputs from a numpy reference, not onnxruntime-node:\n"
