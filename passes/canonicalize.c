@@ -19,7 +19,8 @@
 // becomes RMSNormalization(x, gamma or ones, axis=-1, epsilon=eps) (opset 23).
 // The same formula with float math: mean over the last axis of x^2, plus
 // eps, square root, divide (stash_type 1 computes in float, as the pattern
-// does for float32 x).
+// does for float32 x). Last, a remaining Pow(x, 2) with a constant float32
+// exponent becomes Mul(x, x) (the correctly rounded square, ONNX Pow / Mul).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,6 +364,28 @@ mlcc_status_t mlcc_pass_canonicalize(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
     if (!ok) continue;
     st = rewrite_norm(graph, &mt, true);
     if (st == NULL) *out_changed = true;
+  }
+  // A square left over (no norm around it, e.g. when QuantizeLinear /
+  // DequantizeLinear pairs sit between the pattern's ops): Pow(x, 2) with a
+  // constant float32 2 becomes Mul(x, x), the correctly rounded x^2 the
+  // norms above compute too, without a powf call per element.
+  for (uint32_t i = 0; i < n0 && st == NULL; ++i) {
+    mlcc_node_t* n = graph->nodes[i];
+    if (n->dead || n->op != MLCC_OP_POW || n->n_inputs != 2 || n->n_outputs != 1) continue;
+    mlcc_value_t* x = n->inputs[0];
+    mlcc_value_t* y = mlcc_node_output(n, 0);
+    double e;
+    if (x == NULL || y == NULL || x->dtype != MLCC_DTYPE_F32 || !x->shape_known ||
+        !y->shape_known || !mlcc_shape_equal(&x->shape, &y->shape) ||
+        !const_scalar(n->inputs[1], &e) || e != 2.0) {
+      continue;
+    }
+    // In place (the node keeps its id, name and position): op, opset
+    // (Mul 14 takes every float type Pow does) and the exponent slot.
+    n->op = MLCC_OP_MUL;
+    n->opset = 14;
+    n->inputs[1] = x;
+    *out_changed = true;
   }
   free(readers);
   if (st == NULL && *out_changed) {

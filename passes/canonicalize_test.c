@@ -129,11 +129,14 @@ static void test_layernorm_rewritten(void) {
 
 static void test_layernorm_near_misses_kept(void) {
   // Reducing another axis, or an internal value that is a graph output.
+  // (Only its Pow(d, 2) becomes Mul(d, d).)
   mlcc_graph_t* g = build_ln(true, true, false, kAxis0, false);
-  bool changed = true;
+  bool changed = false;
   CHECK_OK(run_canon(g, &changed));
-  CHECK(!changed);
+  CHECK(changed);
   CHECK_EQ_INT(count_live(g, MLCC_OP_REDUCE_MEAN), 2);
+  CHECK_EQ_INT(count_live(g, MLCC_OP_LAYER_NORMALIZATION), 0);
+  CHECK_EQ_INT(count_live(g, MLCC_OP_POW), 0);
   mlcc_graph_destroy(g);
   g = build_ln(true, true, false, kLastAxis, true);
   changed = false;
@@ -145,6 +148,36 @@ static void test_layernorm_near_misses_kept(void) {
   CHECK_EQ_INT(count_live(g, MLCC_OP_RMS_NORMALIZATION), 1);
   CHECK_EQ_INT(count_live(g, MLCC_OP_SUB), 1);
   mlcc_graph_destroy(g);
+}
+
+// x -> Pow(x, e) -> output: e = 2 (a constant float32) becomes Mul(x, x);
+// e = 3 and a run-time exponent stay Pow.
+static void test_pow_square(void) {
+  static const float two = 2.0f, three = 3.0f;
+  for (int variant = 0; variant < 3; ++variant) {
+    mlcc_graph_t* g = NULL;
+    CHECK_OK(mlcc_graph_create(&g));
+    mlcc_shape_t s = shp(3, 2, 4, 8, 0);
+    mlcc_value_t* x = input(g, "x", s);
+    mlcc_value_t* e = variant == 0   ? cst(g, "two", shp(0, 0, 0, 0, 0), &two)
+                      : variant == 1 ? cst(g, "three", shp(1, 1, 0, 0, 0), &three)
+                                     : input(g, "e", shp(0, 0, 0, 0, 0));
+    mlcc_value_t* y = val(g, "y", s);
+    bin(g, MLCC_OP_POW, "pow", x, e, y);
+    mark_output(g, y);
+    bool changed = false;
+    CHECK_OK(run_canon(g, &changed));
+    CHECK(changed == (variant == 0));
+    CHECK_EQ_INT(count_live(g, MLCC_OP_POW), variant == 0 ? 0 : 1);
+    CHECK_EQ_INT(count_live(g, MLCC_OP_MUL), variant == 0 ? 1 : 0);
+    if (variant == 0) {
+      const mlcc_node_t* m = g->nodes[0];
+      CHECK(m->inputs[0] == x && m->inputs[1] == x);
+      CHECK(m->outputs[0] == y && y->producer == m);
+      CHECK_STREQ(m->name, "pow");
+    }
+    mlcc_graph_destroy(g);
+  }
 }
 
 // x -> Relu a, Sigmoid b -> Concat(a, b, axis 1) -> Softmax: a and b live in
@@ -185,6 +218,7 @@ static void test_concat_in_place(void) {
 int main(void) {
   RUN(test_layernorm_rewritten);
   RUN(test_layernorm_near_misses_kept);
+  RUN(test_pow_square);
   RUN(test_concat_in_place);
   return TEST_EXIT();
 }
