@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shape/type inference for the quantization ops (ops.def "Quantization"):
 // QuantizeLinear, DequantizeLinear (opsets 10-26: per-tensor, and per-axis
-// from 13; the additions of 19-25 beyond that are refused), DynamicQuantizeLinear 11, QLinearConv 10, ConvInteger 10,
+// from 13; 21+: block_size, int16/uint16, int4/uint4; the other additions of
+// 19-25 are refused), DynamicQuantizeLinear 11, QLinearConv 10, ConvInteger 10,
 // QLinearMatMul 10 and MatMulInteger 10; plus the layout resolvers of
 // quant.h that the emitters share. Scales and zero points may be computed at
 // run time: only their dtypes and shapes are checked here.
@@ -174,18 +175,19 @@ mlcc_status_t mlcc_quant_linear_resolve(const mlcc_node_t* node, mlcc_quant_line
 }
 
 // True if |dt| is a quantized type of QuantizeLinear / DequantizeLinear at
-// |node|'s opset: int8, uint8; 21+ also int16, uint16.
+// |node|'s opset: int8, uint8; 21+ also int16, uint16, int4, uint4.
 static bool quant_type_ok(const mlcc_node_t* node, mlcc_dtype_t dt) {
   if (dt == MLCC_DTYPE_U8 || dt == MLCC_DTYPE_I8) return true;
-  return node->opset >= 21 && (dt == MLCC_DTYPE_I16 || dt == MLCC_DTYPE_U16);
+  return node->opset >= 21 && (dt == MLCC_DTYPE_I16 || dt == MLCC_DTYPE_U16 ||
+                               dt == MLCC_DTYPE_I4 || dt == MLCC_DTYPE_U4);
 }
 
 // The attributes and types that opsets 19-25 add to QuantizeLinear and
 // DequantizeLinear, where they would change the opset-13 semantics mlcc
 // implements: float16/bfloat16 scales (19), 'output_dtype' (Q 21, DQ 23)
 // other than the type mlcc produces anyway, and 'precision' (Q 23) other
-// than float32. Each is UNIMPLEMENTED (16-bit integer types and
-// 'block_size' (21) are implemented) (the float8/4-bit/2-bit types are
+// than float32. Each is UNIMPLEMENTED (16-bit and 4-bit integer types and
+// 'block_size' (21) are implemented) (the float8/float4/2-bit types are
 // refused where their tensors are read). 'saturate' (19) only concerns
 // float8 outputs.
 static mlcc_status_t check_quant_opset19(const mlcc_node_t* node, const mlcc_value_t* x,
@@ -213,7 +215,7 @@ static mlcc_status_t check_quant_opset19(const mlcc_node_t* node, const mlcc_val
     if (!quant_type_ok(node, (mlcc_dtype_t)out_dt)) {
       return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
                               "QuantizeLinear to output_dtype %lld (%s) is not supported; only "
-                              "int8, uint8, int16 and uint16",
+                              "int8, uint8, int16, uint16, int4 and uint4",
                               (long long)out_dt, mlcc_dtype_name((mlcc_dtype_t)out_dt));
     }
     *inout_y = (mlcc_dtype_t)out_dt;
@@ -239,7 +241,7 @@ static mlcc_status_t check_quant_opset19(const mlcc_node_t* node, const mlcc_val
 
 // QuantizeLinear: x float32/int32 -> y of y_zero_point's type (uint8 when
 // absent; 21+: or output_dtype), x's shape. DequantizeLinear: x
-// int8/uint8/int32 (21+: int16/uint16) -> float32. Opset 21 adds blocked
+// int8/uint8/int32 (21+: int16/uint16/int4/uint4) -> float32. Opset 21 adds blocked
 // quantization (block_size; mlcc_quant_linear_resolve); float16/bfloat16
 // scales and the other 19-25 additions are checked by check_quant_opset19.
 mlcc_status_t mlcc_infer_quant_linear(mlcc_node_t* node) {
@@ -266,7 +268,7 @@ mlcc_status_t mlcc_infer_quant_linear(mlcc_node_t* node) {
                               "QuantizeLinear (opset %d) input '%s' must be int8 or uint8%s; "
                               "got %s",
                               (int)node->opset, zp_name,
-                              node->opset >= 21 ? " (21+: or int16, uint16)" : "",
+                              node->opset >= 21 ? " (21+: or int16, uint16, int4, uint4)" : "",
                               mlcc_dtype_name(zp->dtype));
     }
     y_dtype = zp != NULL ? zp->dtype : out_dtype != MLCC_DTYPE_COUNT ? out_dtype : MLCC_DTYPE_U8;
@@ -275,7 +277,7 @@ mlcc_status_t mlcc_infer_quant_linear(mlcc_node_t* node) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                               "DequantizeLinear (opset %d) input 'x' must be int8, uint8%s or "
                               "int32; got %s",
-                              (int)node->opset, node->opset >= 21 ? ", int16, uint16" : "",
+                              (int)node->opset, node->opset >= 21 ? ", int16, uint16, int4, uint4" : "",
                               mlcc_dtype_name(x->dtype));
     }
     MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "x", zp, zp_name));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Kernel emitters of the quantization ops (ops.def "Quantization"):
 // QuantizeLinear / DequantizeLinear (per-tensor and per-axis, opsets 10-26;
-// 21+: blocked quantization and int16/uint16),
+// 21+: blocked quantization, int16/uint16 and int4/uint4),
 // DynamicQuantizeLinear 11, QLinearConv / ConvInteger 10 and QLinearMatMul /
 // MatMulInteger 10. Scalar loop nests through the emit.h toolkit; scales and
 // zero points are read at run time (they are ordinary kernel arguments).
@@ -11,7 +11,8 @@
 // Arithmetic (ONNX specs; matches onnxruntime's reference kernels):
 // * Quantize: y = saturate(round_half_even(x / scale) + zero_point), in
 //   float32; saturation to [0,255] (uint8), [-128,127] (int8), [0,65535]
-//   (uint16) or [-32768,32767] (int16); NaN gives the lower bound.
+//   (uint16), [-32768,32767] (int16), [0,15] (uint4) or [-8,7] (int4, both
+//   opset 21+, held one per byte); NaN gives the lower bound.
 // * Dequantize: y = float(x - zero_point) * scale.
 // * Integer contractions subtract the zero points from int8/uint8 operands
 //   and accumulate in int32 (wrapping, as the specs allow). QLinear* ops then
@@ -62,10 +63,12 @@ static LLVMValueRef load_zp_f32(mlcc_emit_ctx_t* ctx, const mlcc_value_t* v, LLV
 }
 
 // The saturation range of quantized type |qdt|: int8, uint8 and (Q/DQ 21)
-// int16, uint16.
+// int16, uint16, int4, uint4.
 static void qrange(mlcc_dtype_t qdt, float* lo, float* hi) {
   switch (qdt) {
     case MLCC_DTYPE_I8: *lo = -128.f, *hi = 127.f; break;
+    case MLCC_DTYPE_I4: *lo = -8.f, *hi = 7.f; break;
+    case MLCC_DTYPE_U4: *lo = 0.f, *hi = 15.f; break;
     case MLCC_DTYPE_I16: *lo = -32768.f, *hi = 32767.f; break;
     case MLCC_DTYPE_U16: *lo = 0.f, *hi = 65535.f; break;
     default: *lo = 0.f, *hi = 255.f; break;

@@ -916,6 +916,97 @@ def int4_storage21_initializers_constant_io():
                                      c.astype(np.float32), f["x"].T, f["x"].astype(np.int32)])
 
 
+def dq4_matmul_case(name, opset, elem, k, n, block, zero_point=True, int32_data=False):
+    """Weight-only 4-bit quantization as exporters write it: a constant
+    int4/uint4 weight [K, N] -> DequantizeLinear(axis 0, block_size) ->
+    MatMul with a run-time float activation [2, K]."""
+    r = rng(name)
+    lo, hi = (-8, 8) if elem == I4 else (0, 16)
+    w = r.integers(lo, hi, (k, n)).astype(NP_OF[elem])
+    w[0, 0], w[1, 0] = lo, hi - 1
+    nb = -(-k // block)
+    s = r.uniform(0.01, 0.1, (nb, n)).astype(np.float32)
+    zp = r.integers(lo, hi, (nb, n)).astype(NP_OF[elem]) if zero_point else None
+    a = r.standard_normal((2, k)).astype(np.float32)
+    ins = ["w", "s"] + (["zp"] if zero_point else [])
+    inits = [("w", i4("w", w, elem, int32_data)), ("s", s)]
+    if zero_point:
+        inits.append(("zp", i4("zp", zp, elem)))
+    return Spec([node("DequantizeLinear", ins, ["wf"], axis=0, block_size=block),
+                 node("MatMul", ["a", "wf"], ["y"])],
+                [("a", a)], [("y", F32)], opset, inits,
+                numpy_ref=lambda f: [(f["a"].astype(np.float64) @ dequant_ref(
+                    w, s, zp, axis=0, block=block)).astype(np.float32)])
+
+
+CASES["dequantize21_int4_block32_weights_matmul"] = lambda: dq4_matmul_case(
+    "dequantize21_int4_block32_weights_matmul", 21, I4, 96, 5, 32)
+# uint4 with block_size 64 over K = 100 (the last block holds 36 rows).
+CASES["dequantize23_uint4_block64_uneven_weights_matmul"] = lambda: dq4_matmul_case(
+    "dequantize23_uint4_block64_uneven_weights_matmul", 23, U4, 100, 3, 64)
+# block_size 128, no zero point (0), the weight in int32_data.
+CASES["dequantize25_int4_block128_no_zero_point_int32_data"] = lambda: dq4_matmul_case(
+    "dequantize25_int4_block128_no_zero_point_int32_data", 25, I4, 256, 4, 128,
+    zero_point=False, int32_data=True)
+
+
+@case
+def dequantize24_int4_uint4_runtime_per_tensor_per_axis():
+    """DequantizeLinear-24 of run-time int4 (per axis 1, int4 zero points)
+    and uint4 (per tensor) inputs, held one element per byte."""
+    r = rng("dequantize24_int4")
+    x = r.integers(-8, 8, (2, 3, 5)).astype(np.int8)
+    u = r.integers(0, 16, (7,)).astype(np.uint8)
+    s = np.array([0.5, 0.125, 2.0], np.float32)
+    zp = np.array([-8, 0, 7], np.int8)
+    s2, zp2 = np.array(0.25, np.float32), np.array(9, np.uint8)
+    return Spec([node("DequantizeLinear", ["x", "s", "zp"], ["y"], axis=1),
+                 node("DequantizeLinear", ["u", "s2", "zp2"], ["z"])],
+                [("x", i4("x", x)), ("u", i4("u", u))], [("y", F32), ("z", F32)], 24,
+                [("s", s), ("zp", i4("zp", zp)), ("s2", s2), ("zp2", i4("zp2", zp2))],
+                numpy_ref=lambda f: [dequant_ref(f["x"], s, zp, axis=1),
+                                     dequant_ref(f["u"], s2, zp2)])
+
+
+@case
+def quantize21_int4_uint4_per_tensor_per_axis_saturate():
+    """QuantizeLinear-21 to int4 (per axis 0, int4 zero points) and uint4
+    (per tensor, output_dtype without a zero point): round half to even,
+    saturation to [-8, 7] and [0, 15], ties at .5."""
+    r = rng("quantize21_int4")
+    x = (r.standard_normal((3, 6)) * 4).astype(np.float32)
+    x[0, :4] = [100, -100, 2.5, -2.5]
+    x[1, :2] = [0.75, -0.75]
+    s = np.array([0.5, 1.0, 0.25], np.float32)
+    zp = np.array([0, -2, 3], np.int8)
+    s2 = np.array(0.5, np.float32)
+    return Spec([node("QuantizeLinear", ["x", "s", "zp"], ["y"], axis=0),
+                 node("QuantizeLinear", ["x", "s2"], ["z"], output_dtype=U4)],
+                [("x", x)], [("y", I4), ("z", U4)], 21,
+                [("s", s), ("zp", i4("zp", zp)), ("s2", s2)],
+                numpy_ref=lambda f: [q4_ref(f["x"], s, zp, -8, 7, axis=0),
+                                     q4_ref(f["x"], s2, None, 0, 15)])
+
+
+@case
+def quantize21_int4_block_size_axis1():
+    """Blocked QuantizeLinear-21 to int4 along axis 1 (block_size 4 over 10:
+    the last block holds 2), scale and int4 zero point [2, 3, 3]."""
+    r = rng("quantize21_int4_block")
+    x = (r.standard_normal((2, 10, 3)) * 3).astype(np.float32)
+    s = r.uniform(0.2, 1.0, (2, 3, 3)).astype(np.float32)
+    zp = r.integers(-3, 4, (2, 3, 3)).astype(np.int8)
+    return Spec([node("QuantizeLinear", ["x", "s", "zp"], ["y"], axis=1, block_size=4)],
+                [("x", x)], [("y", I4)], 21, [("s", s), ("zp", i4("zp", zp))],
+                numpy_ref=lambda f: [q4_ref(f["x"], s, zp, -8, 7, axis=1, block=4)])
+
+
+def q4_ref(x, s, zp, lo, hi, axis=1, block=0):
+    """numpy QuantizeLinear-21 to a 4-bit type (range [lo, hi])."""
+    s, zp = expand_qparams(x, s, zp, axis, block)
+    return np.clip(np.rint(x / s) + zp, lo, hi).astype(np.int8 if lo < 0 else np.uint8)
+
+
 @case
 def qlinearmatmul21_uint8():
     r = rng("qlinearmatmul21")
