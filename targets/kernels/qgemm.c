@@ -2083,8 +2083,11 @@ static bool plan_matmul(const mlcc_node_t* node, qmm_geom_t* g) {
   int64_t bzn = numel_or(mlcc_node_input(node, qlinear ? 5 : 3), 1);
   int64_t bsn = qlinear ? numel_or(mlcc_node_input(node, 4), 1) : 1;
   if ((bzn != 1 && bzn != q.n) || (bsn != 1 && bsn != q.n)) return false;
-  g->batch = mlcc_shape_numel_unchecked(&q.batch);
-  g->m = q.m;
+  // B is 2-D, so A's batch items are consecutive runs of rows of one
+  // [batch * M, K] matrix, and Y's of one [batch * M, N]: fold them (a
+  // [64, 1, 128] x [128, N] projection is 64 rows, not 64 products of one row).
+  g->batch = 1;
+  g->m = mlcc_shape_numel_unchecked(&q.batch) * q.m;
   g->k = q.k;
   g->n = q.n;
   if (g->batch <= 0 || g->m <= 0 || g->k <= 0 || g->n <= 0) return false;
