@@ -67,7 +67,8 @@ static int float8_opset(mlcc_op_t op, bool* out_mlcc) {
   *out_mlcc = true;
   switch (op) {
     case MLCC_OP_CAST: case MLCC_OP_CAST_LIKE: case MLCC_OP_IDENTITY: case MLCC_OP_RESHAPE:
-    case MLCC_OP_SHAPE: case MLCC_OP_SIZE:
+    case MLCC_OP_SHAPE: case MLCC_OP_SIZE: case MLCC_OP_QUANTIZE_LINEAR:
+    case MLCC_OP_DEQUANTIZE_LINEAR:
       return 19;
     case MLCC_OP_TRANSPOSE: case MLCC_OP_FLATTEN: case MLCC_OP_SQUEEZE:
     case MLCC_OP_UNSQUEEZE:
@@ -76,8 +77,7 @@ static int float8_opset(mlcc_op_t op, bool* out_mlcc) {
   }
   *out_mlcc = false;
   switch (op) {
-    case MLCC_OP_QUANTIZE_LINEAR: case MLCC_OP_DEQUANTIZE_LINEAR: case MLCC_OP_IF:
-    case MLCC_OP_LOOP: case MLCC_OP_SCAN:
+    case MLCC_OP_IF: case MLCC_OP_LOOP: case MLCC_OP_SCAN:
       return 19;
     case MLCC_OP_IS_NAN: case MLCC_OP_IS_INF: case MLCC_OP_CONSTANT_OF_SHAPE:
       return 20;

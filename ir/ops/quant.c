@@ -177,6 +177,8 @@ mlcc_status_t mlcc_quant_linear_resolve(const mlcc_node_t* node, mlcc_quant_line
 // True if |dt| is a quantized type of QuantizeLinear / DequantizeLinear at
 // |node|'s opset: int8, uint8; 21+ also int16, uint16, int4, uint4.
 static bool quant_type_ok(const mlcc_node_t* node, mlcc_dtype_t dt) {
+  // 19+: the float8 types (y = float8(x / scale + zero point), Cast's tables)
+  if (mlcc_dtype_is_float8(dt)) return node->opset >= 19;
   if (dt == MLCC_DTYPE_U8 || dt == MLCC_DTYPE_I8) return true;
   return node->opset >= 21 && (dt == MLCC_DTYPE_I16 || dt == MLCC_DTYPE_U16 ||
                                dt == MLCC_DTYPE_I4 || dt == MLCC_DTYPE_U4);
@@ -187,9 +189,9 @@ static bool quant_type_ok(const mlcc_node_t* node, mlcc_dtype_t dt) {
 // implements: float16/bfloat16 scales (19), 'output_dtype' (Q 21, DQ 23)
 // other than the type mlcc produces anyway, and 'precision' (Q 23) other
 // than float32. Each is UNIMPLEMENTED (16-bit and 4-bit integer types and
-// 'block_size' (21) are implemented) (the float8/float4/2-bit types are
-// refused where their tensors are read). 'saturate' (19) only concerns
-// float8 outputs.
+// 'block_size' (21) are implemented; so are the float8 types of 19, see
+// quant_type_ok) (the float4/2-bit types are refused where their tensors are
+// read). 'saturate' (19) only concerns float8 outputs.
 static mlcc_status_t check_quant_opset19(const mlcc_node_t* node, const mlcc_value_t* x,
                                          const mlcc_value_t* s, const mlcc_value_t* zp,
                                          const char* s_name, mlcc_dtype_t* inout_y) {
@@ -281,6 +283,10 @@ mlcc_status_t mlcc_infer_quant_linear(mlcc_node_t* node) {
                               mlcc_dtype_name(x->dtype));
     }
     MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "x", zp, zp_name));
+  }
+  if (quant && node->opset >= 19) {
+    int64_t saturate = 1;  // an int; only float8 outputs read it (Cast's tables)
+    MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "saturate", 1, &saturate));
   }
   mlcc_quant_linear_t q;
   MLCC_RETURN_IF_ERROR(mlcc_quant_linear_resolve(node, &q));

@@ -14,6 +14,10 @@
 //   (uint16), [-32768,32767] (int16), [0,15] (uint4) or [-8,7] (int4, both
 //   opset 21+, held one per byte); NaN gives the lower bound.
 // * Dequantize: y = float(x - zero_point) * scale.
+// * float8 (19+): Quantize y = float8(x / scale + zero_point) rounded by
+//   Cast's tables under 'saturate' (targets/emit/float8.c; no integer
+//   rounding or clamp); Dequantize y = (float(x) - float(zero_point)) *
+//   scale, both decoded exactly.
 // * Integer contractions subtract the zero points from int8/uint8 operands
 //   and accumulate in int32 (wrapping, as the specs allow). QLinear* ops then
 //   requantize: y = saturate(round_half_even(float(acc) * M) + y_zero_point)
@@ -146,7 +150,22 @@ static mlcc_status_t emit_quant_linear(mlcc_emit_ctx_t* ctx, const mlcc_node_t* 
   if (quant) {
     LLVMValueRef xf = mlcc_emit_convert(ctx, mlcc_emit_load(ctx, x, idx), x->dtype,
                                         MLCC_DTYPE_F32);
-    r = requantize(ctx, LLVMBuildFDiv(b, xf, sv, ""), load_zp_f32(ctx, zp, pidx), y->dtype);
+    if (mlcc_dtype_is_float8(y->dtype)) {
+      // float8 (19+): x / scale + zero point rounded to the float8 type by
+      // Cast's tables under 'saturate' (no integer rounding, no clamp).
+      LLVMValueRef v = LLVMBuildFDiv(b, xf, sv, "");
+      if (zp != NULL) v = LLVMBuildFAdd(b, v, load_zp_f32(ctx, zp, pidx), "");
+      r = mlcc_emit_float_to_float8(ctx, v, y->dtype, mlcc_emit_cast_f8_flags(node));
+    } else {
+      r = requantize(ctx, LLVMBuildFDiv(b, xf, sv, ""), load_zp_f32(ctx, zp, pidx), y->dtype);
+    }
+  } else if (mlcc_dtype_is_float8(x->dtype)) {
+    // float8 (19+): (x - zero point) * scale with x and the zero point decoded
+    // exactly to float32.
+    LLVMValueRef d = mlcc_emit_convert(ctx, mlcc_emit_load(ctx, x, idx), x->dtype,
+                                       MLCC_DTYPE_F32);
+    if (zp != NULL) d = LLVMBuildFSub(b, d, load_zp_f32(ctx, zp, pidx), "");
+    r = LLVMBuildFMul(b, d, sv, "");
   } else {
     // int32 inputs may have zero points far from 0: subtract in i64.
     LLVMValueRef xi = mlcc_emit_convert(ctx, mlcc_emit_load(ctx, x, idx), x->dtype,

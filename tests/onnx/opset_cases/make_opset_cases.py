@@ -2222,6 +2222,117 @@ def float8_data_movement21_io_bits():
                 types={"c": F8E5M2})
 
 
+# --- QuantizeLinear / DequantizeLinear 19+ with float8 --------------------------
+# y = float8(x / y_scale + y_zero_point) by Cast's tables under 'saturate' (in
+# float32, no integer rounding), x = (float(xq) - float(zero point)) * scale.
+def f8_quant_ref(x, s, zp, t, saturate, axis=1, block=0, opset=19):
+    """numpy QuantizeLinear to float8 |t| and DequantizeLinear back: returns
+    (codes, dequantized float32). |s|/|zp| broadcast per tensor, per axis
+    (1-D along |axis|) or blocked (|block| > 0, shape of x with
+    ceil(dim / block) along |axis|); zp None is an absent zero point."""
+    x = np.asarray(x, np.float32)
+
+    def expand(p):
+        p = np.asarray(p)
+        if p.ndim == 0:
+            return p
+        if block:
+            return np.repeat(p, block, axis=axis).take(range(x.shape[axis]), axis=axis)
+        shape = [1] * x.ndim
+        shape[axis] = -1
+        return p.reshape(shape)
+    se = expand(np.asarray(s, np.float32)).astype(np.float32)
+    v = (x / se).astype(np.float32)
+    zf = None
+    if zp is not None:
+        zf = expand(f8_decode(zp, t).astype(np.float32)).astype(np.float32)
+        v = (v + zf).astype(np.float32)
+    q = f8_encode(v, t, saturate, fnuz_inf_saturates=opset >= 24)  # Cast-24's inf row
+    d = f8_decode(q, t).astype(np.float32)
+    if zf is not None:
+        d = (d - zf).astype(np.float32)
+    return q, (d * se).astype(np.float32)
+
+
+F8_WHY_ZP = ("onnxruntime 1.30's QuantizeLinear/DequantizeLinear refuse a float8 zero point "
+             "other than 0 (quantize_linear.cc: 'should have no zero point or all zero'); the "
+             "spec keeps the formula, y = float8(x / scale + zero point)")
+
+
+def f8_qdq_case(name, t, opset, shape, scales, zps, saturate=1, axis=1, block=0, why=None,
+                ort_refuses=None):
+    r = rng(name)
+    x = (r.standard_normal(shape) * 3).astype(np.float32)
+    big = f8_decode(F8_FMT[t][2], t)
+    flat = x.reshape(-1)
+    flat[:8] = [big * 0.9, big * 1.5, -big * 3, np.inf, -np.inf, np.nan, 0.0, -0.0]
+    s = np.asarray(scales, np.float32)
+    qa = {"saturate": saturate}
+    da = {}
+    if s.ndim:
+        qa["axis"] = da["axis"] = axis
+    if block:
+        qa["block_size"] = da["block_size"] = block
+    ins = ["x", "s"] + (["zp"] if zps is not None else [])
+    dins = ["q", "s"] + (["zp"] if zps is not None else [])
+    inits = [("s", s)]
+    if zps is not None:
+        inits.append(("zp", f8_tensor("zp", np.asarray(zps, np.uint8), t)))
+    else:
+        # no zero point: output_dtype says the float8 type (21+)
+        qa["output_dtype"] = t
+    ref = lambda f: [f8_quant_ref(f["x"], s, zps, t, saturate, axis, block, opset)[1]]
+    return Spec([node("QuantizeLinear", ins, ["q"], **qa),
+                 node("DequantizeLinear", dins, ["y"], **da)],
+                [("x", x)], [("y", F32)], opset, inits, numpy_ref=ref, why=why,
+                ort_refuses=ort_refuses)
+
+
+# Zero points of 0 where onnxruntime checks the case (it refuses others);
+# nonzero ones (e4m3fn 0x38 = 1.0, 0xb0 = -0.5; e4m3fnuz 0x40 = 1.0; e5m2fnuz
+# 0x44 = 1.5, 0xc0 = NaN would be the fnuz NaN, so not used) in the numpy cases.
+CASES["qdq19_float8e4m3fn_per_tensor"] = lambda: f8_qdq_case(
+    "qdq19_float8e4m3fn_per_tensor", F8E4M3FN, 19, (3, 40), 0.05, 0)
+CASES["qdq19_float8e5m2_per_tensor_saturate0"] = lambda: f8_qdq_case(
+    "qdq19_float8e5m2_per_tensor_saturate0", F8E5M2, 19, (3, 40), 1e-4, 0, saturate=0)
+CASES["qdq19_float8e4m3fnuz_per_axis"] = lambda: f8_qdq_case(
+    "qdq19_float8e4m3fnuz_per_axis", F8E4M3FNUZ, 19, (2, 3, 16), [0.02, 0.5, 3.0],
+    [0, 0, 0], why=F8_WHY_FNUZ_INF)
+CASES["qdq19_float8e5m2fnuz_per_axis_saturate0"] = lambda: f8_qdq_case(
+    "qdq19_float8e5m2fnuz_per_axis_saturate0", F8E5M2FNUZ, 19, (4, 24), [1e-3, 1e-2, 1.0, 8.0],
+    [0, 0, 0, 0], axis=0, saturate=0)
+CASES["qdq21_float8e4m3fn_block_size_output_dtype"] = lambda: f8_qdq_case(
+    "qdq21_float8e4m3fn_block_size_output_dtype", F8E4M3FN, 21, (3, 10),
+    np.array([[0.1, 0.2, 0.4], [1.0, 2.0, 4.0], [0.01, 0.02, 0.03]], np.float32), None,
+    axis=1, block=4)
+CASES["qdq24_float8e5m2fnuz_inf_saturates"] = lambda: f8_qdq_case(
+    "qdq24_float8e5m2fnuz_inf_saturates", F8E5M2FNUZ, 24, (2, 20), 0.5, 0)
+CASES["qdq19_float8e4m3fn_nonzero_zero_points"] = lambda: f8_qdq_case(
+    "qdq19_float8e4m3fn_nonzero_zero_points", F8E4M3FN, 19, (2, 3, 16), [0.02, 0.5, 3.0],
+    [0x38, 0xb0, 0], ort_refuses=F8_WHY_ZP)
+CASES["qdq21_float8e5m2fnuz_nonzero_zero_point_saturate0"] = lambda: f8_qdq_case(
+    "qdq21_float8e5m2fnuz_nonzero_zero_point_saturate0", F8E5M2FNUZ, 21, (3, 20), 0.01, 0x44,
+    saturate=0, ort_refuses=F8_WHY_ZP)
+
+
+@case
+def qdq21_float8_io_bits():
+    # float8 output of QuantizeLinear and float8 input of DequantizeLinear as
+    # graph I/O (uint8_t bits): every e4m3fn code dequantized per axis, and a
+    # float32 input quantized to e5m2 bits
+    codes = np.arange(256, dtype=np.uint8).reshape(4, 64)
+    s = np.array([0.5, 1.0, 2.0, 0.25], np.float32)
+    x = (rng("qdq21_f8_io").standard_normal((2, 32)) * 20).astype(np.float32)
+    x[0, :4] = [1e6, -1e6, np.inf, np.nan]
+    dq = ((f8_decode(codes, F8E4M3FN).astype(np.float32)) * s[:, None]).astype(np.float32)
+    ref = lambda f: [dq, f8_quant_ref(f["x"], np.float32(0.1), None, F8E5M2, 1)[0]]
+    return Spec([node("DequantizeLinear", ["c", "s"], ["y"], axis=0),
+                 node("QuantizeLinear", ["x", "s1"], ["q"], output_dtype=F8E5M2)],
+                [("c", codes), ("x", x)], [("y", F32), ("q", F8E5M2)], 21,
+                [("s", s), ("s1", np.array(0.1, np.float32))], numpy_ref=ref,
+                ort_refuses=F8_IO_WHY, types={"c": F8E4M3FN})
+
+
 def feed_arrays(spec):
     """The feeds as numpy arrays (int4/uint4 TensorProtos as int8/uint8)."""
     return {n: onnx_case.subbyte_array(a) if isinstance(a, TensorProto) else a

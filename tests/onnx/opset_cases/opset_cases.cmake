@@ -28,7 +28,8 @@ set(MLCC_OPSET_CROSS_SAMPLE reduce18_mean_axes_input split18_num_outputs_uneven
   cast19_float8e4m3fn_roundtrip_saturate0 cast19_float8e5m2fnuz_roundtrip_saturate1
   cast19_double_int_to_float8 cast21_float8_io_bits
   dequantize21_int4_block32_weights_matmul quantize21_int4_block_size_axis1
-  dequantize24_int4_uint4_runtime_per_tensor_per_axis)
+  dequantize24_int4_uint4_runtime_per_tensor_per_axis
+  qdq21_float8_io_bits qdq19_float8e4m3fn_nonzero_zero_points)
 foreach(dir ${MLCC_OPSET_CASE_DIRS})
   if(NOT IS_DIRECTORY ${dir})
     continue()

@@ -1,0 +1,1 @@
+ BqJ@{ћ{\Uж[RЦWMкиZSеоVЭиQкV[VMиPQке_л]\ЬZZPZ]ЩзSV]_OАQUQЯ`й]кX_кийR
