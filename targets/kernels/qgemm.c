@@ -1321,6 +1321,14 @@ typedef struct qb_unit_t {
   int np;                          // pixels per tile: QB_NP, or qb_conv_np's
   LLVMValueRef acc[QB_NV][QB_NP_MAX];  // <QB_L x i32> variables
   LLVMValueRef wsum[QB_NV];        // kg 4: per-lane sum of the weights (<QB_L x i32>)
+  // The AMX form (amx_block; kg 4 on x86 with AMX-TILE and AMX-INT8): |amx|
+  // when emitted, |amx_ok| the run-time i1 (the kernel's permission request
+  // succeeded), |npix_c| the unit's pixel count as a constant, |cfg| the
+  // 64-byte tile configuration, |cbuf| one stored C tile (16 x 16 int32),
+  // |btail| per segment one zero-padded B tile of the window's last k.
+  bool amx;
+  int64_t npix_c;
+  LLVMValueRef amx_ok, cfg, cbuf, btail;
 } qb_unit_t;
 
 // The per-lane channel parameters of a block of output channels from |m0|:
@@ -1354,13 +1362,153 @@ static void qblock_lane_params(mlcc_emit_ctx_t* ctx, const qb_unit_t* r, LLVMVal
   }
 }
 
+// The per-lane weight sums of the block of |bs| channels at weight byte
+// |wblk| (kg 4, for the x zero point): r->wsum[v] = sum_k w over the quads
+// (vpdpbusd with 1 1 1 1) plus the remaining k of each segment.
+static void qb_wsum(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef wblk, int64_t bs, int nv,
+                    const unsigned* cnt) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i8 = ctx->t_i8, i32 = ctx->t_i32;
+  LLVMTypeRef vi = LLVMVectorType(i32, QB_L);
+  int64_t nq = r->seg_len / 4, rest = r->seg_len % 4;
+  LLVMValueRef ones = splat(ctx, LLVMConstInt(i32, 0x01010101u, 0), QB_L);
+  for (int v = 0; v < nv; ++v) LLVMBuildStore(b, LLVMConstNull(vi), r->wsum[v]);
+  mlcc_loop_t ls = mlcc_emit_for(ctx, 0, r->n_seg * nq, "qbws");
+  LLVMValueRef wat = iadd(ctx, wblk, imulc(ctx, ls.iv, 4 * bs));
+  if (rest > 0) {  // skip the rest rows of the segments before
+    LLVMValueRef seg = LLVMBuildUDiv(b, ls.iv, c64(ctx, nq), "");
+    wat = iadd(ctx, wat, imulc(ctx, seg, rest * bs));
+  }
+  for (int v = 0; v < nv; ++v) {
+    LLVMValueRef l = vload(ctx, i8, 4 * cnt[v], r->wp, iaddc(ctx, wat, 4 * v * QB_L), 1);
+    LLVMValueRef wq = LLVMBuildBitCast(b, qb_pad(ctx, l, 4 * cnt[v], 4 * QB_L), vi, "");
+    LLVMValueRef ws0 = LLVMBuildLoad2(b, vi, r->wsum[v], "");
+    LLVMBuildStore(b, qb_dpbusd(ctx, ws0, ones, wq), r->wsum[v]);
+  }
+  mlcc_emit_loop_end(ctx, &ls);
+  for (int64_t sg = 0; sg < r->n_seg; ++sg) {
+    for (int64_t t = 0; t < rest; ++t) {
+      LLVMValueRef wat2 = iaddc(ctx, wblk, sg * r->seg_len * bs + (nq * 4 + t) * bs);
+      for (int v = 0; v < nv; ++v) {
+        LLVMValueRef l = vload(ctx, i8, cnt[v], r->wp, iaddc(ctx, wat2, v * QB_L), 1);
+        LLVMValueRef wt = LLVMBuildSExt(b, qb_pad(ctx, l, cnt[v], QB_L), vi, "");
+        LLVMValueRef ws0 = LLVMBuildLoad2(b, vi, r->wsum[v], "");
+        LLVMBuildStore(b, LLVMBuildAdd(b, ws0, wt, ""), r->wsum[v]);
+      }
+    }
+  }
+}
+
+// The epilogue of a tile of |NP| pixels from |lj| (pixel j's sums at pix[j],
+// clamped to the last pixel) of the block of channels from |m0|: from the
+// accumulators r->acc[v][j] (qb_block's register tile, or an AMX tile's rows).
+static mlcc_status_t qb_epilogue(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef lj, int NP,
+                                 const LLVMValueRef* pix, LLVMValueRef m0, int nv,
+                                 const unsigned* cnt, const LLVMValueRef* wzv,
+                                 const LLVMValueRef* biasv, const LLVMValueRef* multv) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i8 = ctx->t_i8, i32 = ctx->t_i32, f32 = ctx->t_f32;
+  LLVMTypeRef vi = LLVMVectorType(i32, QB_L), vf = LLVMVectorType(f32, QB_L);
+  //--- Epilogue per pixel: zero-point correction, bias, requantization
+  // (qgemm.h) on the channel lanes, then the stores of the valid outputs:
+  // for 8 adjacent channels one vector store (matmul) or, when the tile's
+  // pixels are all valid and channels are strided (conv), a byte transpose
+  // of the tile and one np-byte store per channel; else one per lane.
+  mlcc_status_t status = mlcc_ok_status();
+  const mlcc_kernel_t* kern = ctx->kernel;
+  bool fused = kern != NULL && kern->n_nodes > 1 && kern->nodes[0] == r->node;
+  LLVMValueRef outs[QB_NP_MAX][QB_NV];
+  for (int j = 0; j < NP; ++j) {
+    LLVMValueRef psv = splat(ctx, LLVMBuildLoad2(b, i32, gep(ctx, i32, r->pixsum, pix[j]), ""),
+                             QB_L);
+    for (int v = 0; v < nv; ++v) {
+      LLVMValueRef a = LLVMBuildLoad2(b, vi, r->acc[v][j], "");
+      a = LLVMBuildSub(b, a, LLVMBuildMul(b, wzv[v], psv, ""), "");
+      if (r->kg == 4) {  // - x_zero_point' * sum_k w
+        LLVMValueRef wsv = LLVMBuildLoad2(b, vi, r->wsum[v], "");
+        a = LLVMBuildSub(b, a, LLVMBuildMul(b, splat(ctx, r->xz8, QB_L), wsv, ""), "");
+      }
+      a = LLVMBuildAdd(b, a, biasv[v], "");
+      outs[j][v] = a;
+      if (r->qlinear) {
+        LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, a, vf, ""), multv[v], "");
+        f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
+        f = LLVMBuildFAdd(b, f, splat(ctx, r->yzf, QB_L), "");
+        f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, splat(ctx, r->qlo, QB_L));
+        f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, splat(ctx, r->qhi, QB_L));
+        outs[j][v] = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, vi, ""), LLVMVectorType(i8, QB_L), "");
+      }
+    }
+  }
+  LLVMValueRef y_blk = iadd(ctx, r->y_base, imulc(ctx, m0, r->y_ch));
+  bool transpose = r->qlinear && !fused && r->y_ch != 1 && r->y_pix == 1;
+  for (int v = 0; v < nv; ++v) transpose = transpose && cnt[v] == QB_L;
+  mlcc_if_t tbr;
+  if (transpose) {
+    LLVMValueRef all = LLVMBuildICmp(b, LLVMIntSLE, iaddc(ctx, lj, NP), r->npix, "");
+    tbr = mlcc_emit_if_begin(ctx, all);
+    for (int v = 0; v < nv; ++v) {
+      // Concatenate the pixels' <QB_L x i8> (pixel-major), then one shuffle
+      // to channel-major: lane c * NP + j = pixel j, channel c.
+      LLVMValueRef cat[QB_NP_MAX + 1];
+      unsigned n = (unsigned)NP, w = QB_L;
+      for (int j = 0; j < NP; ++j) cat[j] = outs[j][v];
+      while (n > 1) {
+        if (n % 2 != 0) cat[n++] = LLVMConstNull(LLVMTypeOf(cat[0]));
+        for (unsigned k = 0; k < n / 2; ++k) {
+          cat[k] = lanes_of(ctx, cat[2 * k], cat[2 * k + 1], 0, 1, 2 * w);
+        }
+        n /= 2;
+        w *= 2;
+      }
+      LLVMValueRef idx[QB_L * QB_NP_MAX];
+      for (unsigned c = 0; c < QB_L; ++c) {
+        for (unsigned j = 0; j < (unsigned)NP; ++j) idx[c * NP + j] = LLVMConstInt(i32, j * QB_L + c, 0);
+      }
+      LLVMValueRef t = LLVMBuildShuffleVector(b, cat[0], LLVMGetUndef(LLVMTypeOf(cat[0])),
+                                              LLVMConstVector(idx, QB_L * (unsigned)NP), "");
+      for (unsigned c = 0; c < QB_L; ++c) {
+        LLVMValueRef row = lanes_of(ctx, t, NULL, c * (unsigned)NP, 1, (unsigned)NP);
+        LLVMValueRef at = iadd(ctx, iaddc(ctx, y_blk, (v * QB_L + c) * r->y_ch), lj);
+        dwp_store(ctx, mlcc_node_output(r->node, 0), at, row, NULL);
+      }
+    }
+    mlcc_emit_if_else(ctx, &tbr);
+  }
+  for (int j = 0; j < NP && status == NULL; ++j) {
+    LLVMValueRef o = iaddc(ctx, lj, j);
+    mlcc_if_t br;
+    if (j > 0) br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLT, o, r->npix, ""));
+    LLVMValueRef y_at = iadd(ctx, y_blk, imulc(ctx, o, r->y_pix));
+    for (int v = 0; v < nv && status == NULL; ++v) {
+      if (r->y_ch == 1 && cnt[v] == QB_L) {
+        LLVMValueRef at = iaddc(ctx, y_at, v * QB_L);
+        if (fused) {
+          status = mlcc_emit_store_output_vec(ctx, r->node, 0, at, outs[j][v]);
+        } else {
+          dwp_store(ctx, mlcc_node_output(r->node, 0), at, outs[j][v], NULL);
+        }
+        continue;
+      }
+      for (unsigned c = 0; c < cnt[v] && status == NULL; ++c) {
+        LLVMValueRef e = LLVMBuildExtractElement(b, outs[j][v], LLVMConstInt(i32, c, 0), "");
+        status = mlcc_emit_store_output(ctx, r->node, 0,
+                                        iaddc(ctx, y_at, (v * QB_L + c) * r->y_ch), e);
+      }
+    }
+    if (j > 0) mlcc_emit_if_end(ctx, &br);
+  }
+  if (transpose) mlcc_emit_if_end(ctx, &tbr);
+  return status;
+}
+
 // One block of |bs| (1..QB_NB, a constant) output channels starting at
 // channel |mb| of the group, all pixels of the unit.
 static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef mb, int64_t bs) {
   LLVMBuilderRef b = ctx->b;
   const int NP = r->np;
-  LLVMTypeRef i8 = ctx->t_i8, i16 = ctx->t_i16, i32 = ctx->t_i32, f32 = ctx->t_f32;
-  LLVMTypeRef vi = LLVMVectorType(i32, QB_L), vf = LLVMVectorType(f32, QB_L);
+  LLVMTypeRef i8 = ctx->t_i8, i16 = ctx->t_i16, i32 = ctx->t_i32;
+  LLVMTypeRef vi = LLVMVectorType(i32, QB_L);
   LLVMTypeRef vw = LLVMVectorType(i16, 2 * QB_L);
   int nv = (int)((bs + QB_L - 1) / QB_L);
   unsigned cnt[QB_NV];
@@ -1370,37 +1518,7 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
   qblock_lane_params(ctx, r, m0, QB_L, nv, cnt, wzv, biasv, multv);
   LLVMValueRef wblk = imulc(ctx, m0, r->k);  // the block's weights (bs * k bytes)
   int64_t npair = r->seg_len / 2;
-  if (r->kg == 4) {
-    // The block's weight sums for the x zero point: wsum = vpdpbusd(1 1 1 1, w)
-    // over the quads, plus the remaining k of each segment.
-    int64_t nq = r->seg_len / 4, rest = r->seg_len % 4;
-    LLVMValueRef ones = splat(ctx, LLVMConstInt(i32, 0x01010101u, 0), QB_L);
-    for (int v = 0; v < nv; ++v) LLVMBuildStore(b, LLVMConstNull(vi), r->wsum[v]);
-    mlcc_loop_t ls = mlcc_emit_for(ctx, 0, r->n_seg * nq, "qbws");
-    LLVMValueRef wat = iadd(ctx, wblk, imulc(ctx, ls.iv, 4 * bs));
-    if (rest > 0) {  // skip the rest rows of the segments before
-      LLVMValueRef seg = LLVMBuildUDiv(b, ls.iv, c64(ctx, nq), "");
-      wat = iadd(ctx, wat, imulc(ctx, seg, rest * bs));
-    }
-    for (int v = 0; v < nv; ++v) {
-      LLVMValueRef l = vload(ctx, i8, 4 * cnt[v], r->wp, iaddc(ctx, wat, 4 * v * QB_L), 1);
-      LLVMValueRef wq = LLVMBuildBitCast(b, qb_pad(ctx, l, 4 * cnt[v], 4 * QB_L), vi, "");
-      LLVMValueRef ws0 = LLVMBuildLoad2(b, vi, r->wsum[v], "");
-      LLVMBuildStore(b, qb_dpbusd(ctx, ws0, ones, wq), r->wsum[v]);
-    }
-    mlcc_emit_loop_end(ctx, &ls);
-    for (int64_t sg = 0; sg < r->n_seg; ++sg) {
-      for (int64_t t = 0; t < rest; ++t) {
-        LLVMValueRef wat2 = iaddc(ctx, wblk, sg * r->seg_len * bs + (nq * 4 + t) * bs);
-        for (int v = 0; v < nv; ++v) {
-          LLVMValueRef l = vload(ctx, i8, cnt[v], r->wp, iaddc(ctx, wat2, v * QB_L), 1);
-          LLVMValueRef wt = LLVMBuildSExt(b, qb_pad(ctx, l, cnt[v], QB_L), vi, "");
-          LLVMValueRef ws0 = LLVMBuildLoad2(b, vi, r->wsum[v], "");
-          LLVMBuildStore(b, LLVMBuildAdd(b, ws0, wt, ""), r->wsum[v]);
-        }
-      }
-    }
-  }
+  if (r->kg == 4) qb_wsum(ctx, r, wblk, bs, nv, cnt);
   mlcc_loop_t lj = mlcc_emit_loop_begin(ctx, c64(ctx, 0), r->npix, NP, "qbj");
   for (int v = 0; v < nv; ++v) {
     for (int j = 0; j < NP; ++j) LLVMBuildStore(b, LLVMConstNull(vi), r->acc[v][j]);
@@ -1504,96 +1622,7 @@ static mlcc_status_t qb_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
   }
   mlcc_emit_loop_end(ctx, &lsg);
 
-  //--- Epilogue per pixel: zero-point correction, bias, requantization
-  // (qgemm.h) on the channel lanes, then the stores of the valid outputs:
-  // for 8 adjacent channels one vector store (matmul) or, when the tile's
-  // pixels are all valid and channels are strided (conv), a byte transpose
-  // of the tile and one np-byte store per channel; else one per lane.
-  mlcc_status_t status = mlcc_ok_status();
-  const mlcc_kernel_t* kern = ctx->kernel;
-  bool fused = kern != NULL && kern->n_nodes > 1 && kern->nodes[0] == r->node;
-  LLVMValueRef outs[QB_NP_MAX][QB_NV];
-  for (int j = 0; j < NP; ++j) {
-    LLVMValueRef psv = splat(ctx, LLVMBuildLoad2(b, i32, gep(ctx, i32, r->pixsum, pix[j]), ""),
-                             QB_L);
-    for (int v = 0; v < nv; ++v) {
-      LLVMValueRef a = LLVMBuildLoad2(b, vi, r->acc[v][j], "");
-      a = LLVMBuildSub(b, a, LLVMBuildMul(b, wzv[v], psv, ""), "");
-      if (r->kg == 4) {  // - x_zero_point' * sum_k w
-        LLVMValueRef wsv = LLVMBuildLoad2(b, vi, r->wsum[v], "");
-        a = LLVMBuildSub(b, a, LLVMBuildMul(b, splat(ctx, r->xz8, QB_L), wsv, ""), "");
-      }
-      a = LLVMBuildAdd(b, a, biasv[v], "");
-      outs[j][v] = a;
-      if (r->qlinear) {
-        LLVMValueRef f = LLVMBuildFMul(b, LLVMBuildSIToFP(b, a, vf, ""), multv[v], "");
-        f = mlcc_emit_intrinsic(ctx, "llvm.roundeven", &f, 1);
-        f = LLVMBuildFAdd(b, f, splat(ctx, r->yzf, QB_L), "");
-        f = mlcc_emit_max(ctx, MLCC_DTYPE_F32, f, splat(ctx, r->qlo, QB_L));
-        f = mlcc_emit_min(ctx, MLCC_DTYPE_F32, f, splat(ctx, r->qhi, QB_L));
-        outs[j][v] = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, f, vi, ""), LLVMVectorType(i8, QB_L), "");
-      }
-    }
-  }
-  LLVMValueRef y_blk = iadd(ctx, r->y_base, imulc(ctx, m0, r->y_ch));
-  bool transpose = r->qlinear && !fused && r->y_ch != 1 && r->y_pix == 1;
-  for (int v = 0; v < nv; ++v) transpose = transpose && cnt[v] == QB_L;
-  mlcc_if_t tbr;
-  if (transpose) {
-    LLVMValueRef all = LLVMBuildICmp(b, LLVMIntSLE, iaddc(ctx, lj.iv, NP), r->npix, "");
-    tbr = mlcc_emit_if_begin(ctx, all);
-    for (int v = 0; v < nv; ++v) {
-      // Concatenate the pixels' <QB_L x i8> (pixel-major), then one shuffle
-      // to channel-major: lane c * NP + j = pixel j, channel c.
-      LLVMValueRef cat[QB_NP_MAX + 1];
-      unsigned n = (unsigned)NP, w = QB_L;
-      for (int j = 0; j < NP; ++j) cat[j] = outs[j][v];
-      while (n > 1) {
-        if (n % 2 != 0) cat[n++] = LLVMConstNull(LLVMTypeOf(cat[0]));
-        for (unsigned k = 0; k < n / 2; ++k) {
-          cat[k] = lanes_of(ctx, cat[2 * k], cat[2 * k + 1], 0, 1, 2 * w);
-        }
-        n /= 2;
-        w *= 2;
-      }
-      LLVMValueRef idx[QB_L * QB_NP_MAX];
-      for (unsigned c = 0; c < QB_L; ++c) {
-        for (unsigned j = 0; j < (unsigned)NP; ++j) idx[c * NP + j] = LLVMConstInt(i32, j * QB_L + c, 0);
-      }
-      LLVMValueRef t = LLVMBuildShuffleVector(b, cat[0], LLVMGetUndef(LLVMTypeOf(cat[0])),
-                                              LLVMConstVector(idx, QB_L * (unsigned)NP), "");
-      for (unsigned c = 0; c < QB_L; ++c) {
-        LLVMValueRef row = lanes_of(ctx, t, NULL, c * (unsigned)NP, 1, (unsigned)NP);
-        LLVMValueRef at = iadd(ctx, iaddc(ctx, y_blk, (v * QB_L + c) * r->y_ch), lj.iv);
-        dwp_store(ctx, mlcc_node_output(r->node, 0), at, row, NULL);
-      }
-    }
-    mlcc_emit_if_else(ctx, &tbr);
-  }
-  for (int j = 0; j < NP && status == NULL; ++j) {
-    LLVMValueRef o = iaddc(ctx, lj.iv, j);
-    mlcc_if_t br;
-    if (j > 0) br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLT, o, r->npix, ""));
-    LLVMValueRef y_at = iadd(ctx, y_blk, imulc(ctx, o, r->y_pix));
-    for (int v = 0; v < nv && status == NULL; ++v) {
-      if (r->y_ch == 1 && cnt[v] == QB_L) {
-        LLVMValueRef at = iaddc(ctx, y_at, v * QB_L);
-        if (fused) {
-          status = mlcc_emit_store_output_vec(ctx, r->node, 0, at, outs[j][v]);
-        } else {
-          dwp_store(ctx, mlcc_node_output(r->node, 0), at, outs[j][v], NULL);
-        }
-        continue;
-      }
-      for (unsigned c = 0; c < cnt[v] && status == NULL; ++c) {
-        LLVMValueRef e = LLVMBuildExtractElement(b, outs[j][v], LLVMConstInt(i32, c, 0), "");
-        status = mlcc_emit_store_output(ctx, r->node, 0,
-                                        iaddc(ctx, y_at, (v * QB_L + c) * r->y_ch), e);
-      }
-    }
-    if (j > 0) mlcc_emit_if_end(ctx, &br);
-  }
-  if (transpose) mlcc_emit_if_end(ctx, &tbr);
+  mlcc_status_t status = qb_epilogue(ctx, r, lj.iv, NP, pix, m0, nv, cnt, wzv, biasv, multv);
   mlcc_emit_loop_end(ctx, &lj);
   return status;
 }
@@ -1939,12 +1968,317 @@ static mlcc_status_t qa_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef m
   return status;
 }
 
+//===----------------------------------------------------------------------===//
+// AMX form of the blocked x86 kernel (AMX-TILE and AMX-INT8, kg 4): the
+// VNNI quad layout of a full block of 16 channels is the B tile layout
+// (per 64 k: 16 rows of [16 channels][4] int8, 64 bytes apart), the packed
+// uint8 rows are A tiles (16 pixels x 64 k, pix_stride bytes apart), and
+// tdpbusd accumulates the 16 x 16 int32 C tile exactly as 16 x 16 x 16
+// vpdpbusd lanes would (u8 x s8 quads, wrapping int32). Tiles: C of full
+// pixel tiles tmm0..2, their A tmm3/tmm4 (alternating), B tmm5, the row's
+// last partial pixel tile A tmm6 and C tmm7 (|npix| % 16 rows). A window's
+// last 64 k (when its length is not a multiple of 64) multiply a B tile
+// copied to the stack with zeros past the window (and the remaining 1..3 k
+// interleaved as a quad), so the A bytes past the window (the next pixel's,
+// or the rows buffer's 64 bytes of slack) count 0. Each C tile is stored to
+// the stack and runs the VNNI form's epilogue (qb_epilogue): bit-identical.
+//===----------------------------------------------------------------------===//
+
+enum { AMX_A0 = 3, AMX_A1 = 4, AMX_B = 5, AMX_AT = 6, AMX_CT = 7, AMX_NF = 3 };
+
+// True if the x86 |target| has AMX-TILE and AMX-INT8: "+amx-tile" and
+// "+amx-int8" in its features (the last mention wins; -mcpu=native lists
+// them), else a CPU that has both.
+static bool x86_amx(const mlcc_target_t* t) {
+  if (t == NULL || t->arch != MLCC_ARCH_X86_64) return false;
+  int tile = -1, i8 = -1;
+  for (const char* p = t->features; p != NULL && *p;) {
+    const char* comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == 9 && strncmp(p + 1, "amx-tile", 8) == 0) tile = p[0] == '+';
+    if (len == 9 && strncmp(p + 1, "amx-int8", 8) == 0) i8 = p[0] == '+';
+    p = comma ? comma + 1 : NULL;
+  }
+  static const char* const cpus[] = {"sapphirerapids", "emeraldrapids", "graniterapids",
+                                     "graniterapids-d"};
+  bool cpu = false;
+  for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); ++i) cpu |= strcmp(t->cpu, cpus[i]) == 0;
+  return (tile < 0 ? cpu : tile == 1) && (i8 < 0 ? cpu : i8 == 1);
+}
+
+// Stack bytes the AMX form adds to the VNNI form's (rows slack, the C tile,
+// the B tail tiles, the configuration, alignment) for |n_seg| segments of
+// |seg_len| k.
+static int64_t amx_extra_bytes(int64_t n_seg, int64_t seg_len) {
+  int64_t tail = seg_len % 64 != 0 ? n_seg * 1024 : 0;
+  return 64 + 1024 + tail + 64 + 4 * 64;
+}
+
+// A call of the non-overloaded intrinsic |name| (void result).
+static void amx_call(mlcc_emit_ctx_t* ctx, const char* name, LLVMValueRef* args, unsigned n) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  if (id == 0) {
+    mlcc_emit_fail(ctx, mlcc_make_status(MLCC_STATUS_INTERNAL, "unknown intrinsic %s", name));
+    return;
+  }
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ctx->module, id, NULL, 0);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(ctx->llctx, id, NULL, 0);
+  LLVMBuildCall2(ctx->b, fty, fn, args, n, "");
+}
+
+static LLVMValueRef tmm(mlcc_emit_ctx_t* ctx, int t) { return LLVMConstInt(ctx->t_i8, (unsigned)t, 0); }
+
+// tileloadd / tilestored of tile |t| at |p| with row stride |stride| bytes.
+static void amx_load(mlcc_emit_ctx_t* ctx, int t, LLVMValueRef p, int64_t stride) {
+  LLVMValueRef args[3] = {tmm(ctx, t), p, c64(ctx, stride)};
+  amx_call(ctx, "llvm.x86.tileloadd64", args, 3);
+}
+static void amx_store(mlcc_emit_ctx_t* ctx, int t, LLVMValueRef p, int64_t stride) {
+  LLVMValueRef args[3] = {tmm(ctx, t), p, c64(ctx, stride)};
+  amx_call(ctx, "llvm.x86.tilestored64", args, 3);
+}
+// tdpbusd: C tile |c| += uint8 A tile |a| x int8 B tile |bt| (quads).
+static void amx_dpbusd(mlcc_emit_ctx_t* ctx, int c, int a, int bt) {
+  LLVMValueRef args[3] = {tmm(ctx, c), tmm(ctx, a), tmm(ctx, bt)};
+  amx_call(ctx, "llvm.x86.tdpbusd", args, 3);
+}
+
+// The permission Linux asks for before the first tile instruction:
+// arch_prctl(ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18), a raw
+// syscall (158) so the library needs nothing from libc; process-wide and
+// idempotent, so every call of the kernel repeats it (no global state).
+// Returns the i1 "granted" (0 returned); a kernel without AMX support
+// returns -EINVAL, a refused request -EPERM or the like: the kernel then
+// runs the VNNI form.
+static LLVMValueRef amx_request(mlcc_emit_ctx_t* ctx) {
+  LLVMTypeRef i64 = ctx->t_i64;
+  LLVMTypeRef params[3] = {i64, i64, i64};
+  LLVMTypeRef fty = LLVMFunctionType(i64, params, 3, 0);
+  static const char cons[] =
+      "={ax},{ax},{di},{si},~{rcx},~{r11},~{memory},~{dirflag},~{fpsr},~{flags}";
+  LLVMValueRef asmv = LLVMGetInlineAsm(fty, (char*)"syscall", 7, (char*)cons, sizeof(cons) - 1,
+                                       1, 0, LLVMInlineAsmDialectATT, 0);
+  LLVMValueRef args[3] = {c64(ctx, 158), c64(ctx, 0x1023), c64(ctx, 18)};
+  LLVMValueRef rc = LLVMBuildCall2(ctx->b, fty, asmv, args, 3, "amx_perm");
+  return LLVMBuildICmp(ctx->b, LLVMIntEQ, rc, c64(ctx, 0), "amx_ok");
+}
+
+// Loads the tile configuration of unit |r| (palette 1; every tile 16 rows
+// of 64 bytes but the partial pixel tile's A and C, npix % 16 rows).
+static void amx_config(mlcc_emit_ctx_t* ctx, qb_unit_t* r) {
+  LLVMValueRef bytes[64];
+  unsigned rem = (unsigned)(r->npix_c % 16);
+  for (int i = 0; i < 64; ++i) bytes[i] = LLVMConstInt(ctx->t_i8, 0, 0);
+  bytes[0] = LLVMConstInt(ctx->t_i8, 1, 0);  // palette 1
+  for (int t = 0; t < 8; ++t) {
+    bytes[16 + 2 * t] = LLVMConstInt(ctx->t_i8, 64, 0);  // colsb (u16, little-endian)
+    unsigned rows = (t == AMX_AT || t == AMX_CT) && rem != 0 ? rem : 16;
+    bytes[48 + t] = LLVMConstInt(ctx->t_i8, rows, 0);
+  }
+  LLVMValueRef st = LLVMBuildStore(ctx->b, LLVMConstVector(bytes, 64), r->cfg);
+  LLVMSetAlignment(st, 64);
+  LLVMValueRef p = r->cfg;
+  amx_call(ctx, "llvm.x86.ldtilecfg", &p, 1);
+}
+
+// The K loop of one pass over |nf| full pixel tiles from pixel |p0| (and,
+// with |tail|, the partial tile after them) for the block at weight byte
+// |wblk|: C tiles zeroed, then per segment and 64 k one B load, one A load
+// and one tdpbusd per pixel tile.
+static void amx_pass_k(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef wblk, LLVMValueRef p0,
+                       int nf, bool tail) {
+  int64_t nq = r->seg_len / 4, nkt = nq / 16;
+  bool ktail = r->seg_len % 64 != 0;
+  for (int t = 0; t < nf; ++t) {
+    LLVMValueRef a = tmm(ctx, t);
+    amx_call(ctx, "llvm.x86.tilezero", &a, 1);
+  }
+  if (tail) {
+    LLVMValueRef a = tmm(ctx, AMX_CT);
+    amx_call(ctx, "llvm.x86.tilezero", &a, 1);
+  }
+  LLVMValueRef pb = imulc(ctx, p0, r->pix_stride);  // pixel p0's window
+  mlcc_loop_t lsg = mlcc_emit_for(ctx, 0, r->n_seg, "qxs");
+  LLVMValueRef xseg = iadd(ctx, pb, imulc(ctx, lsg.iv, r->seg_stride));
+  LLVMValueRef wseg = iadd(ctx, wblk, imulc(ctx, lsg.iv, r->seg_len * QB_NB));
+  for (int part = 0; part < 2; ++part) {
+    if (part == 0 && nkt == 0) continue;
+    if (part == 1 && !ktail) continue;
+    mlcc_loop_t lk;
+    LLVMValueRef xk, bp;
+    if (part == 0) {
+      lk = mlcc_emit_for(ctx, 0, nkt, "qxk");
+      xk = iadd(ctx, xseg, imulc(ctx, lk.iv, 64));
+      bp = gep(ctx, ctx->t_i8, r->wp, iadd(ctx, wseg, imulc(ctx, lk.iv, 64 * QB_NB)));
+    } else {
+      xk = iaddc(ctx, xseg, nkt * 64);
+      bp = gep(ctx, ctx->t_i8, r->btail, imulc(ctx, lsg.iv, 1024));
+    }
+    amx_load(ctx, AMX_B, bp, 64);
+    for (int t = 0; t < nf; ++t) {
+      int at = t % 2 == 0 ? AMX_A0 : AMX_A1;
+      amx_load(ctx, at, gep(ctx, ctx->t_i8, r->rows, iaddc(ctx, xk, 16 * t * r->pix_stride)),
+               r->pix_stride);
+      amx_dpbusd(ctx, t, at, AMX_B);
+    }
+    if (tail) {
+      amx_load(ctx, AMX_AT, gep(ctx, ctx->t_i8, r->rows, iaddc(ctx, xk, 16 * nf * r->pix_stride)),
+               r->pix_stride);
+      amx_dpbusd(ctx, AMX_CT, AMX_AT, AMX_B);
+    }
+    if (part == 0) {
+      mlcc_emit_loop_end(ctx, &lk);
+      no_unroll(ctx, &lk);
+    }
+  }
+  mlcc_emit_loop_end(ctx, &lsg);
+}
+
+// Stores C tile |t| (|rows| valid pixels from pixel |p0|) and runs the
+// epilogue on it: groups of 8 pixels, or one group of |rows| <= 12.
+static mlcc_status_t amx_tile_out(mlcc_emit_ctx_t* ctx, qb_unit_t* r, int t, LLVMValueRef p0,
+                                  int rows, LLVMValueRef m0, const unsigned* cnt,
+                                  const LLVMValueRef* wzv, const LLVMValueRef* biasv,
+                                  const LLVMValueRef* multv) {
+  LLVMTypeRef vi = LLVMVectorType(ctx->t_i32, QB_L);
+  amx_store(ctx, t, r->cbuf, 64);
+  int gsz = rows <= QB_NP_MAX && rows < 16 ? rows : 8;
+  mlcc_status_t status = mlcc_ok_status();
+  LLVMValueRef last = c64(ctx, r->npix_c - 1);
+  for (int g0 = 0; g0 < rows && status == NULL; g0 += gsz) {
+    LLVMValueRef pix[QB_NP_MAX];
+    LLVMValueRef lj = iaddc(ctx, p0, g0);
+    for (int j = 0; j < gsz; ++j) {
+      for (int v = 0; v < QB_NV; ++v) {
+        LLVMValueRef ld = LLVMBuildLoad2(ctx->b, vi, gep(ctx, ctx->t_i32, r->cbuf,
+                                                         c64(ctx, (g0 + j) * 16 + v * QB_L)), "");
+        LLVMSetAlignment(ld, 32);
+        LLVMBuildStore(ctx->b, ld, r->acc[v][j]);
+      }
+      pix[j] = mlcc_emit_min(ctx, MLCC_DTYPE_I64, iaddc(ctx, lj, j), last);
+    }
+    status = qb_epilogue(ctx, r, lj, gsz, pix, m0, QB_NV, cnt, wzv, biasv, multv);
+  }
+  return status;
+}
+
+// One full block of QB_NB output channels from channel |mb| of the group,
+// all r->npix_c pixels of the unit, with AMX tiles (the configuration is
+// loaded): runs of AMX_NF full pixel tiles, the last run with the partial
+// tile, each C tile through the VNNI form's epilogue.
+static mlcc_status_t amx_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef mb) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i8 = ctx->t_i8;
+  const int nv = QB_NV;
+  unsigned cnt[QB_NV];
+  for (int v = 0; v < nv; ++v) cnt[v] = QB_L;
+  LLVMValueRef m0 = iadd(ctx, r->ch0, mb);  // first channel
+  LLVMValueRef wzv[QB_NV], biasv[QB_NV], multv[QB_NV];
+  qblock_lane_params(ctx, r, m0, QB_L, nv, cnt, wzv, biasv, multv);
+  LLVMValueRef wblk = imulc(ctx, m0, r->k);  // the block's weights (QB_NB * k bytes)
+  qb_wsum(ctx, r, wblk, QB_NB, nv, cnt);
+  int64_t nq = r->seg_len / 4, rest = r->seg_len % 4, nkt = nq / 16, qt = nq % 16;
+  if (r->seg_len % 64 != 0) {
+    // Per segment the B tile of the last k: qt quad rows, then the rest k
+    // as one more row (lane 4c + t = w[c][k_rest + t]), zeros after.
+    LLVMTypeRef v64 = LLVMVectorType(i8, 64), v16 = LLVMVectorType(i8, 16);
+    for (int64_t sg = 0; sg < r->n_seg; ++sg) {
+      LLVMValueRef dst = gep(ctx, i8, r->btail, c64(ctx, sg * 1024));
+      LLVMValueRef wseg = iaddc(ctx, wblk, sg * r->seg_len * QB_NB);
+      for (int64_t q = 0; q < 16; ++q) {
+        LLVMValueRef row = LLVMConstNull(v64);
+        if (q < qt) {
+          row = vload(ctx, i8, 64, r->wp, iaddc(ctx, wseg, (nkt * 16 + q) * 64), 1);
+        } else if (q == qt && rest > 0) {
+          LLVMValueRef part[4];
+          for (int t = 0; t < 4; ++t) {
+            part[t] = t < rest ? vload(ctx, i8, 16, r->wp, iaddc(ctx, wseg, nq * 64 + t * 16), 1)
+                               : LLVMConstNull(v16);
+          }
+          LLVMValueRef lo = lanes_of(ctx, part[0], part[1], 0, 1, 32);
+          LLVMValueRef hi = lanes_of(ctx, part[2], part[3], 0, 1, 32);
+          LLVMValueRef all = lanes_of(ctx, lo, hi, 0, 1, 64);
+          LLVMValueRef idx[64];
+          for (unsigned c = 0; c < 16; ++c) {
+            for (unsigned t = 0; t < 4; ++t) {
+              idx[4 * c + t] = LLVMConstInt(ctx->t_i32, t < rest ? t * 16 + c : 48, 0);
+            }
+          }
+          row = LLVMBuildShuffleVector(b, all, LLVMGetUndef(v64), LLVMConstVector(idx, 64), "");
+        }
+        LLVMValueRef st = LLVMBuildStore(b, row, gep(ctx, i8, dst, c64(ctx, q * 64)));
+        LLVMSetAlignment(st, 64);
+      }
+    }
+  }
+  mlcc_status_t status = mlcc_ok_status();
+  int64_t nft = r->npix_c / 16;
+  int rem = (int)(r->npix_c % 16);
+  int64_t nloop = nft > 0 ? (nft - 1) / AMX_NF : 0;  // runs of AMX_NF tiles before the last run
+  int nlast = (int)(nft - nloop * AMX_NF);
+  if (nloop > 0) {
+    mlcc_loop_t lp = mlcc_emit_for(ctx, 0, nloop, "qxp");
+    LLVMValueRef p0 = imulc(ctx, lp.iv, 16 * AMX_NF);
+    amx_pass_k(ctx, r, wblk, p0, AMX_NF, false);
+    for (int t = 0; t < AMX_NF && status == NULL; ++t) {
+      status = amx_tile_out(ctx, r, t, iaddc(ctx, p0, 16 * t), 16, m0, cnt, wzv, biasv, multv);
+    }
+    mlcc_emit_loop_end(ctx, &lp);
+  }
+  if (status == NULL) {
+    LLVMValueRef p0 = c64(ctx, nloop * 16 * AMX_NF);
+    amx_pass_k(ctx, r, wblk, p0, nlast, rem != 0);
+    for (int t = 0; t < nlast && status == NULL; ++t) {
+      status = amx_tile_out(ctx, r, t, iaddc(ctx, p0, 16 * t), 16, m0, cnt, wzv, biasv, multv);
+    }
+    if (status == NULL && rem != 0) {
+      status = amx_tile_out(ctx, r, AMX_CT, iaddc(ctx, p0, 16 * nlast), rem, m0, cnt, wzv,
+                            biasv, multv);
+    }
+  }
+  return status;
+}
+
+// The AMX buffers of unit |r| (|n_seg| segments of |seg_len| k, |npix|
+// pixels a unit: a constant) and the permission request, before the unit
+// loop.
+static void amx_unit_init(mlcc_emit_ctx_t* ctx, qb_unit_t* r, int64_t n_seg, int64_t seg_len,
+                          int64_t npix) {
+  r->npix_c = npix;
+  r->cfg = entry_array(ctx, ctx->t_i8, 64);
+  r->cbuf = entry_array(ctx, ctx->t_i32, 256);
+  r->btail = seg_len % 64 != 0 ? entry_array(ctx, ctx->t_i8, n_seg * 1024) : NULL;
+  r->amx_ok = amx_request(ctx);
+}
+
+// After the unit loop: the tile state released (tilerelease) when it was used.
+static void amx_unit_done(mlcc_emit_ctx_t* ctx, qb_unit_t* r) {
+  mlcc_if_t br = mlcc_emit_if_begin(ctx, r->amx_ok);
+  amx_call(ctx, "llvm.x86.tilerelease", NULL, 0);
+  mlcc_emit_if_end(ctx, &br);
+}
+
 // All blocks of the unit |r|: |mg| output channels in blocks of QB_NB (a
 // loop over the full blocks, then one shorter block).
 static mlcc_status_t qb_unit(mlcc_emit_ctx_t* ctx, qb_unit_t* r, int64_t mg) {
   mlcc_status_t status = mlcc_ok_status();
   int64_t nfull = mg / QB_NB * QB_NB;
-  if (nfull > 0) {
+  if (nfull > 0 && r->amx) {
+    // AMX when the permission request succeeded, else the VNNI form; the
+    // channel tail block below is VNNI's either way.
+    mlcc_if_t br = mlcc_emit_if_begin(ctx, r->amx_ok);
+    amx_config(ctx, r);
+    mlcc_loop_t lm = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, nfull), QB_NB, "qxm");
+    status = amx_block(ctx, r, lm.iv);
+    mlcc_emit_loop_end(ctx, &lm);
+    mlcc_emit_if_else(ctx, &br);
+    if (status == NULL) {
+      mlcc_loop_t lv = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, nfull), QB_NB, "qbm");
+      status = qb_block(ctx, r, lv.iv, QB_NB);
+      mlcc_emit_loop_end(ctx, &lv);
+    }
+    mlcc_emit_if_end(ctx, &br);
+  } else if (nfull > 0) {
     mlcc_loop_t lm = mlcc_emit_loop_begin(ctx, c64(ctx, 0), c64(ctx, nfull), QB_NB, "qbm");
     status = r->arm ? qa_block(ctx, r, lm.iv, QB_NB) : qb_block(ctx, r, lm.iv, QB_NB);
     mlcc_emit_loop_end(ctx, &lm);
@@ -1994,7 +2328,11 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   // VNNI and usmmla: uint8 bytes x - xshift (x, or x + 128 for int8 x); 3
   // bytes of slack for the last quad of a window (their weights are not
   // read). aarch64 sdot (qa_block): int8 bytes x - 128 (uint8 x) or x.
-  r.rows = r.kg >= 4 ? entry_array(ctx, ctx->t_i8, q.wp * col_len + 4)
+  // AMX (amx_block): with 64 bytes of slack, when its buffers fit in the
+  // stack bound of the int16 rows (mlcc_qgemm_conv_stack_bytes).
+  r.amx = !r.arm && r.kg == 4 && x86_amx(ctx->target) &&
+          amx_extra_bytes(q.n_seg, q.seg_len) + 64 <= q.wp * col_len;
+  r.rows = r.kg >= 4 ? entry_array(ctx, ctx->t_i8, q.wp * col_len + (r.amx ? 64 : 4))
                      : entry_array(ctx, ctx->t_i16, q.wp * col_len);
   LLVMValueRef colsum = entry_array(ctx, i32, q.kh * q.wp);
   r.pixsum = entry_array(ctx, i32, q.ow);
@@ -2011,9 +2349,10 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   LLVMTypeRef vi = LLVMVectorType(i32, QB_L);
   r.np = qb_conv_np(q.ow, r.kg == 4);  // VNNI-512 implies AVX-512's registers
   for (int v = 0; v < QB_NV; ++v) {
-    for (int j = 0; j < r.np; ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
+    for (int j = 0; j < (r.amx ? QB_NP_MAX : r.np); ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
     r.wsum[v] = mlcc_emit_var(ctx, vi, NULL);
   }
+  if (r.amx) amx_unit_init(ctx, &r, q.n_seg, q.seg_len, q.ow);
   r.k = q.k;
   r.npix = c64(ctx, q.ow);
   r.pix_stride = q.sw * col_len;
@@ -2037,6 +2376,7 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   r.y_base = iadd(ctx, imulc(ctx, n_iv, q.m * q.oh * q.ow), imulc(ctx, oh_iv, q.ow));
   mlcc_status_t status = qb_unit(ctx, &r, q.mg);
   mlcc_emit_loop_end(ctx, &lu);
+  if (r.amx) amx_unit_done(ctx, &r);
   return status;
 }
 
@@ -2168,7 +2508,11 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   // VNNI (kg 4) and usmmla (kg 8): uint8 bytes a - ashift (a, or a + 128
   // for int8 A), 4 bytes of slack for the last quad. aarch64 sdot (qa_block,
   // kg 4): int8 bytes a - 128 (uint8 A) or a (int8 A).
-  r.rows = r.kg >= 4 ? entry_array(ctx, ctx->t_i8, g.rows * g.k + 4)
+  // AMX (amx_block): with 64 bytes of slack, when its buffers fit in the
+  // stack bound of the int16 rows (mlcc_qgemm_matmul_stack_bytes).
+  r.amx = !r.arm && r.kg == 4 && x86_amx(ctx->target) &&
+          amx_extra_bytes(1, g.k) + 64 <= g.rows * g.k;
+  r.rows = r.kg >= 4 ? entry_array(ctx, ctx->t_i8, g.rows * g.k + (r.amx ? 64 : 4))
                      : entry_array(ctx, i16, g.rows * g.k);
   r.pixsum = entry_array(ctx, i32, g.rows);
   LLVMValueRef azv = ld_i32(ctx, az, c64(ctx, 0));
@@ -2186,9 +2530,10 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   LLVMTypeRef vi = LLVMVectorType(i32, QB_L);
   r.np = QB_NP;
   for (int v = 0; v < QB_NV; ++v) {
-    for (int j = 0; j < QB_NP; ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
+    for (int j = 0; j < (r.amx ? QB_NP_MAX : QB_NP); ++j) r.acc[v][j] = mlcc_emit_var(ctx, vi, NULL);
     r.wsum[v] = mlcc_emit_var(ctx, vi, NULL);
   }
+  if (r.amx) amx_unit_init(ctx, &r, 1, g.k, g.rows);
   r.ch0 = c64(ctx, 0);
   r.k = g.k;
   r.pix_stride = g.k;
@@ -2227,8 +2572,24 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   LLVMBuildStore(b, LLVMBuildLoad2(b, i32, sum, ""), gep(ctx, i32, r.pixsum, lp.iv));
   mlcc_emit_loop_end(ctx, &lp);
   r.y_base = imulc(ctx, imad(ctx, bi, g.m, row0), g.n);
-  mlcc_status_t status = qb_unit(ctx, &r, g.n);
+  mlcc_status_t status;
+  int64_t last = g.m - (g.chunks - 1) * g.rows;  // rows of the last unit of a batch item
+  if (r.amx && last != g.rows) {
+    // The AMX tiles take the unit's row count as a constant: full units, then the last.
+    mlcc_if_t br = mlcc_emit_if_begin(ctx, LLVMBuildICmp(b, LLVMIntSLE, iaddc(ctx, row0, g.rows),
+                                                         c64(ctx, g.m), ""));
+    r.npix = c64(ctx, g.rows);
+    status = qb_unit(ctx, &r, g.n);
+    mlcc_emit_if_else(ctx, &br);
+    r.npix_c = last;
+    r.npix = c64(ctx, last);
+    if (status == NULL) status = qb_unit(ctx, &r, g.n);
+    mlcc_emit_if_end(ctx, &br);
+  } else {
+    status = qb_unit(ctx, &r, g.n);
+  }
   mlcc_emit_loop_end(ctx, &lu);
+  if (r.amx) amx_unit_done(ctx, &r);
   return status;
 }
 

@@ -55,6 +55,16 @@
 //   transposes (16 columns x 16 or 8 channels). QLinearMatMul /
 //   MatMulInteger with a constant 2-D B run through the same tiles
 //   (mlcc_emit_qgemm_matmul).
+// * x86 with AMX-TILE and AMX-INT8 (the target's features, e.g.
+//   -mcpu=native on Sapphire Rapids; never on other CPUs) and the VNNI
+//   layout: full 16-channel blocks run tdpbusd on AMX tiles (the quad layout
+//   is the B tile layout; the packed uint8 rows are A tiles of 16 pixels x 64
+//   k), each C tile through the VNNI epilogue: bit-identical. Each such
+//   kernel first asks Linux for the tile permission, arch_prctl(0x1023, 18)
+//   by a raw syscall (process-wide, idempotent, no global state), and runs
+//   the VNNI form it also contains when that fails; it loads its tile
+//   configuration itself and ends with tilerelease, so the caller needs
+//   nothing extra (docs/quantization.md, "Kernels per target").
 // * Depthwise convolutions (C/group = 1, any channel multiplier, width
 //   stride <= 4) have their own kernel: packed zero-point-subtracted int16
 //   rows, 8 output pixels per vector, each tap an int32 multiply-add with

@@ -331,6 +331,35 @@ def main():
     matmul_integer_case(out, "qk_mmint_k1", u8(rng, (10, 1)), s8(rng, (1, 20)), 3,
                         rng.integers(-128, 128, 20).astype(np.int8))
 
+    # The AMX form of the blocked kernel (x86 with AMX-TILE and AMX-INT8:
+    # amx_block, 16 pixels x 16 channels x 64 k per tdpbusd): K = 216 (a
+    # zero-padded last B tile of 6 quad rows), M = 40 (two AMX blocks and an
+    # 8-channel VNNI tail), OW = 53 (three full pixel tiles and one of 5);
+    # K = 63 (no full 64 k, 15 quads and 3 single k in the padded tile), OW
+    # = 150 (runs of three tiles, then three and a 6-row tile), int8 x; a
+    # width dilation (3 segments of 60 k) with stride 2; one output pixel
+    # (M = 1 for the tiles) with K = 2700 (3x3); QLinearMatMul with one row of A,
+    # K = 3000, N = 40; 100 rows of int8 A in units of 96 and 4 rows, N = 50.
+    qlinear_conv_case(out, "qk_amx_k216_m40_ow53", rng, u8(rng, (1, 24, 6, 53)),
+                      s8(rng, (40, 24, 3, 3)), 0.02, 131, rng.uniform(0.001, 0.01, 40),
+                      rng.integers(-3, 4, 40).astype(np.int8), 0.05, 120, np.uint8,
+                      bias=rng.integers(-3000, 3000, 40), pads=(1, 1, 1, 1))
+    qlinear_conv_case(out, "qk_amx_k63_ow150_s8x", rng, s8(rng, (1, 7, 5, 150)),
+                      s8(rng, (32, 7, 3, 3)), 0.05, -7, rng.uniform(0.001, 0.004, 32), 0,
+                      0.3, 3, np.int8, bias=rng.integers(-20000, 20000, 32),
+                      pads=(0, 1, 0, 1))
+    qlinear_conv_case(out, "qk_amx_dilated_s2", rng, u8(rng, (1, 20, 8, 120)),
+                      s8(rng, (16, 20, 3, 3)), 0.03, 0, 0.004, 0, 0.04, 255, np.uint8,
+                      pads=(2, 2, 2, 2), strides=(1, 2), dil=(1, 2))
+    qlinear_conv_case(out, "qk_amx_1pixel_k2700", rng, u8(rng, (1, 300, 3, 3)),
+                      s8(rng, (48, 300, 3, 3)), 0.01, 128, rng.uniform(0.0005, 0.001, 48), 0,
+                      0.2, 128, np.uint8, bias=rng.integers(-3000, 3000, 48))
+    qlinear_matmul_case(out, "qk_amx_mm_m1_k3000", u8(rng, (1, 3000)), s8(rng, (3000, 40)),
+                        0.01, 128, rng.uniform(0.0005, 0.001, 40), np.zeros(40, np.int8), 0.2,
+                        128, np.uint8)
+    qlinear_matmul_case(out, "qk_amx_mm_s8a_m100", s8(rng, (2, 100, 200)), s8(rng, (200, 50)),
+                        0.03, -5, 0.004, 0, 0.3, 2, np.int8)
+
     # The x86 vector packing of the input rows (emit_pack_rows_vec: 16
     # columns x 16 or 8 channels per byte transpose, the scalar loop for the
     # rest): 24 channels (16 + 8) over 37 columns (two vectors and a tail);

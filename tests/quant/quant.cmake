@@ -80,6 +80,22 @@ foreach(pair resnet18:qdq mobilenet_v2:qdq detector:qop transformer:qop)
   set_tests_properties(quant.${model}.${format}.x86_avx512vnni PROPERTIES
     FIXTURES_REQUIRED quant_${model} LABELS quant SKIP_RETURN_CODE 77 TIMEOUT 1800)
 endforeach()
+# The blocked kernel's AMX form (amx_block: tdpbusd tiles, x86 with AMX-TILE and
+# AMX-INT8) on whole models built with -mcpu=native, skipped on CPUs without
+# amx_int8: the numpy rule as above, and every quantized tensor and the output
+# byte-identical to the VNNI form's build (-mattr=-amx-tile,-amx-int8).
+foreach(pair resnet18:qdq mobilenet_v2:qdq squeezenet1_1:qop detector:qop transformer:qop)
+  string(REPLACE ":" ";" mf ${pair})
+  list(GET mf 0 model)
+  list(GET mf 1 format)
+  add_test(NAME quant.${model}.${format}.x86_amx
+    COMMAND ${MLCC_PYTHON} ${MLCC_QUANT_RUN} run --mlcc $<TARGET_FILE:mlcc>
+            --out ${MLCC_QUANT_DIR}/${model} --format ${format} --target x86
+            --mlcc-flag=-mcpu=native --require-cpu-flag amx_int8
+            --same-as=-mattr=-amx-tile,-amx-int8)
+  set_tests_properties(quant.${model}.${format}.x86_amx PROPERTIES
+    FIXTURES_REQUIRED quant_${model} LABELS quant SKIP_RETURN_CODE 77 TIMEOUT 1800)
+endforeach()
 # The blocked kernel's aarch64 sdot form (qa_block: the VNNI quad layout,
 # mlcc.qblock_k=4) on whole models under qemu-user (its default "max" CPU has
 # dotprod); squeezenet1_1 is quant.squeezenet1_1.qop.aarch64_dotprod above.

@@ -178,15 +178,15 @@ def distance(got, ref, scale, integer):
     return float(steps.max(initial=0)), float(same.mean())
 
 
-def run_mlcc(args, model_path, x, outputs, work):
+def run_mlcc(args, model_path, x, outputs, work, extra=()):
     """Compiles and runs |model_path| on |x|; |outputs| lists (name, numpy
-    dtype) of the graph outputs. Returns ({name: flat array}, None) or
-    (None, error text)."""
+    dtype) of the graph outputs; |extra| mlcc flags after the others.
+    Returns ({name: flat array}, None) or (None, error text)."""
     lib = os.path.join(work, "libm.a")
     cmd = [args.mlcc, model_path, "-o", lib, "--name=m", "--target=" + args.target]
     if args.mattr:
         cmd.append("-mattr=" + args.mattr)
-    cmd += args.mlcc_flag
+    cmd += args.mlcc_flag + list(extra)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=3000)
     if p.returncode != 0:
         return None, "mlcc exited %d: %s" % (p.returncode, p.stderr.strip()[:2000])
@@ -302,6 +302,7 @@ def run(args):
         # tensors before it.
         probe, probes = probe_model(model)
         got = {}
+        same_checked = 0
         for k in range(0, len(probes), PROBES_PER_RUN):  # the harness takes <= 64 outputs
             chunk = probes[k:k + PROBES_PER_RUN]
             names = {n for n, _ in chunk} | {out_name}
@@ -317,6 +318,20 @@ def run(args):
                 print("FAIL %s: the probe model: %s" % (label, err))
                 return 1
             got.update(vals)
+            if args.same_as:
+                # The same tensors built with --same-as's flags: byte-identical.
+                alt, err = run_mlcc(args, ppath, x, [(out_name, out_dt)] + chunk, work,
+                                    args.same_as)
+                if err:
+                    print("FAIL %s: the probe model with %s: %s" % (label, args.same_as, err))
+                    return 1
+                for n, v in vals.items():
+                    if v.tobytes() != alt[n].tobytes():
+                        diff = int(np.count_nonzero(v != alt[n]))
+                        print("FAIL %s: tensor '%s' differs in %d of %d elements from the build "
+                              "with %s" % (label, n, diff, v.size, " ".join(args.same_as)))
+                        return 1
+                same_checked += len(vals)
         worst = []
 
         def check(name, want, have):
@@ -346,6 +361,9 @@ def run(args):
         "" if args.format in END_TO_END_ASSERTED else " (reported)", steps, scale, 100 * same,
         ref.size)
     line += "; rule <= %d step, >= %.0f%% identical" % (MAX_STEPS, 100 * MIN_IDENTICAL)
+    if args.same_as:
+        line += "; %d tensors byte-identical to the build with %s" % (
+            same_checked, " ".join(args.same_as))
     if args.ort_report:
         line += "; " + ort_report(args, path, model, x, ref, scale, integer)
     print(line)
@@ -386,6 +404,9 @@ def main():
     ap.add_argument("--mlcc-flag", action="append", default=[], help="extra mlcc flag")
     ap.add_argument("--require-cpu-flag", default=None,
                     help="exit 77 (skip) unless /proc/cpuinfo lists this flag (e.g. avx512_vnni)")
+    ap.add_argument("--same-as", action="append", default=[],
+                    help="mlcc flag of a second build whose quantized tensors and output must "
+                         "be byte-identical (e.g. -mattr=-amx-tile,-amx-int8)")
     ap.add_argument("--ort-dir", default=default_ort_dir())
     ap.add_argument("--ort-report", action="store_true")
     args = ap.parse_args()
