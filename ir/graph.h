@@ -141,6 +141,11 @@ struct mlcc_node_t {
   uint32_t n_attrs;
   mlcc_attr_t* attrs;
   bool dead;                 // removed by a pass; dropped by compact
+  // A helper a pass made to carry the model's values (lower-control-flow's
+  // Where/Gather/Concat/...), not a node of the model: the ONNX type
+  // constraints of its op at its opset do not bind it (it moves int4/uint4
+  // values of an If/Loop/Scan, which ONNX allows there). Zero by default.
+  bool pass_helper;
   int32_t kernel;            // index into graph->kernels after fusion, else -1
   // Schedule of the kernel this node anchors (docs/tuning.md): sched[p] is
   // parameter p of its emitter's schedule space (mlcc_sched_space_t), 0 the

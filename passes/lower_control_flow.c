@@ -42,6 +42,7 @@ typedef struct lower_ctx_t {
   mlcc_graph_t* graph;
   bool allow_eval;       // fold through the host JIT (the pass context's choice)
   uint32_t n_created;    // nodes created so far (MLCC_LOWER_MAX_NODES)
+  bool adding_helper;    // add_node is making a helper (mlcc_node_t.pass_helper)
   uint32_t next_const;   // suffix of the next constant's name
 } lower_ctx_t;
 
@@ -99,6 +100,7 @@ static mlcc_status_t add_node(lower_ctx_t* lc, mlcc_op_t op, int32_t opset, cons
   mlcc_node_t* node = NULL;
   MLCC_RETURN_IF_ERROR(mlcc_graph_add_node(lc->graph, op, opset, name, ins, n_ins, outs,
                                            n_outs, attrs, n_attrs, &node));
+  node->pass_helper = lc->adding_helper;
   lc->n_created++;
   // A body's legacy-opset nodes get the importer's rewrites of the main
   // graph (ir/onnx/legacy.h); an Unsqueeze it adds comes before |node|.
@@ -121,8 +123,10 @@ static mlcc_status_t add_helper(lower_ctx_t* lc, mlcc_op_t op, const mlcc_node_t
   if (out != NULL) *out = NULL;
   if (dst == NULL) MLCC_RETURN_IF_ERROR(mlcc_graph_add_temp_value(lc->graph, base, &dst));
   int32_t opset = op == MLCC_OP_WHERE ? MLCC_LOWER_WHERE_OPSET : MLCC_LOWER_OPSET;
-  MLCC_RETURN_IF_ERROR(add_node(lc, op, opset, owner->name, ins, n_ins, &dst, 1, attrs,
-                                n_attrs));
+  lc->adding_helper = true;
+  mlcc_status_t s = add_node(lc, op, opset, owner->name, ins, n_ins, &dst, 1, attrs, n_attrs);
+  lc->adding_helper = false;
+  MLCC_RETURN_IF_ERROR(s);
   if (out != NULL) *out = dst;
   return mlcc_ok_status();
 }

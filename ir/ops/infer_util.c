@@ -24,6 +24,7 @@ char* mlcc_infer_fmt_shape(const mlcc_shape_t* shape, char* buf) {
 // TensorScatter from 24; onnx/defs, IR 10). BitCast-26 also lists them but
 // mlcc does not implement it on sub-byte types.
 static bool subbyte_allowed(const mlcc_node_t* node) {
+  if (node->pass_helper) return true;  // lowered control flow moving the values
   if (node->opset < 21) return false;
   switch (node->op) {
     case MLCC_OP_CAST: case MLCC_OP_CAST_LIKE: case MLCC_OP_CONSTANT:

@@ -375,6 +375,20 @@ def opset21_int4_weight_matmul():
 
 
 @case
+def opset19_int4_identity():
+    # Identity lists int4 from opset 21: an int4 graph input at opset 19
+    return model([helper.make_node("Identity", ["x"], ["y"], name="id4")],
+                 [vi("x", 22, [4])], [vi("y", 22, [4])], opsets=(("", 19),), ir_version=10)
+
+
+@case
+def opset26_int4_bitcast():
+    # BitCast-26 lists int4, mlcc does not implement it on 4-bit types
+    return model([helper.make_node("BitCast", ["x"], ["y"], name="bc4", to=3)],
+                 [vi("x", 22, [4])], [vi("y", 3, [2])], opsets=(("", 26),), ir_version=10)
+
+
+@case
 def opset20_cast_to_int4():
     # int4 is a Cast target from opset 21 only
     return model([helper.make_node("Cast", ["x"], ["y"], name="to_i4", to=22)],

@@ -1007,6 +1007,153 @@ def q4_ref(x, s, zp, lo, hi, axis=1, block=0):
     return np.clip(np.rint(x / s) + zp, lo, hi).astype(np.int8 if lo < 0 else np.uint8)
 
 
+def to4_ref(x, elem):
+    """Cast to int4/uint4 as mlcc and onnxruntime 1.30 do: integers keep
+    their low 4 bits (the spec: discard higher bits, reinterpret); floats
+    are rounded half away from zero first (NaN gives 0; the spec leaves
+    fractional and out-of-range floats open)."""
+    x = np.asarray(x)
+    if x.dtype.kind == "f":
+        f = np.nan_to_num(x.astype(np.float64), nan=0.0)
+        i = np.trunc(f)
+        i = i + (f - i >= 0.5) - (f - i <= -0.5)
+        x = i.astype(np.int64)
+    nib = x.astype(np.int64) & 0xF
+    if elem == I4:
+        return np.where(nib >= 8, nib - 16, nib).astype(np.int8)
+    return nib.astype(np.uint8)
+
+
+@case
+def cast21_int4_uint4_to_from():
+    """Cast-21 to int4/uint4 from float32 (ties, fractions, out of range,
+    NaN), int32 (wraps to the low 4 bits), float16 and double, and back from
+    them to float32, uint4 (wraps), int8, int64 and bool; CastLike-21 to an
+    int4 'target_type'."""
+    f = np.array([-20.5, -8.6, -8.4, -7.5, -2.5, -1.5, -0.5, -0.25, 0, 0.5, 1.5, 2.5, 6.5,
+                  7.4, 7.6, 15.5, 100, np.nan], np.float32)
+    i = np.array([-129, -20, -9, -8, -1, 0, 7, 8, 15, 16, 200, 2**31 - 1, -2**31], np.int32)
+    h = np.array([-3.5, -0.5, 0.5, 3.49, 9.0, 14.5], np.float16)
+    d = np.array([-8.5, -0.5000001, 0.4999999, 7.5, 31.0], np.float64)
+    like = i4("like", np.array([0], np.int8))
+    return Spec([node("Cast", ["f"], ["fi"], to=I4), node("Cast", ["f"], ["fu"], to=U4),
+                 node("Cast", ["i"], ["ii"], to=I4), node("Cast", ["i"], ["iu"], to=U4),
+                 node("Cast", ["h"], ["hi"], to=I4), node("Cast", ["d"], ["du"], to=U4),
+                 node("Cast", ["ii"], ["back_f"], to=F32), node("Cast", ["ii"], ["back_u"], to=U4),
+                 node("Cast", ["iu"], ["back_i8"], to=TensorProto.INT8),
+                 node("Cast", ["ii"], ["back_i64"], to=I64),
+                 node("Cast", ["ii"], ["back_b"], to=BOOL),
+                 node("CastLike", ["f", "like"], ["cl"])],
+                [("f", f), ("i", i), ("h", h), ("d", d)],
+                [("fi", I4), ("fu", U4), ("ii", I4), ("iu", U4), ("hi", I4), ("du", U4),
+                 ("back_f", F32), ("back_u", U4), ("back_i8", TensorProto.INT8),
+                 ("back_i64", I64), ("back_b", BOOL), ("cl", I4)], 21, [("like", like)],
+                numpy_ref=lambda fd: [
+                    to4_ref(f, I4), to4_ref(f, U4), to4_ref(i, I4), to4_ref(i, U4),
+                    to4_ref(h, I4), to4_ref(d, U4), to4_ref(i, I4).astype(np.float32),
+                    to4_ref(to4_ref(i, I4), U4), to4_ref(i, U4).astype(np.int8),
+                    to4_ref(i, I4).astype(np.int64), to4_ref(i, I4) != 0, to4_ref(f, I4)])
+
+
+ORT_NO_4BIT_MOVES = ("onnxruntime-node 1.30 has no CPU kernel for Reshape, Flatten, Squeeze, "
+                     "Unsqueeze, Identity, Pad, Shape, Size or ConstantOfShape on int4/uint4 "
+                     "(it refuses the model: \"Could not find an implementation for "
+                     "Reshape(21) node\"; it has Cast, CastLike, Transpose, QuantizeLinear "
+                     "and DequantizeLinear), so the reference is numpy; the ops only move "
+                     "elements.")
+
+
+@case
+def movement21_int4_reshape_flatten_squeeze_unsqueeze_identity():
+    """The data-movement ops of opset 21 on a run-time int4 tensor [2, 1, 6]:
+    Reshape, Flatten, Squeeze, Unsqueeze, Identity, Transpose, outputs int4."""
+    x = rng("movement21_int4").integers(-8, 8, (2, 1, 6)).astype(np.int8)
+    x[0, 0, :2] = [-8, 7]
+    return Spec([node("Reshape", ["x", "shape"], ["r"]), node("Flatten", ["x"], ["fl"], axis=2),
+                 node("Squeeze", ["x", "ax1"], ["sq"]), node("Unsqueeze", ["x", "ax0"], ["un"]),
+                 node("Identity", ["x"], ["id"]), node("Transpose", ["r"], ["tr"], perm=[1, 0])],
+                [("x", i4("x", x))], [("r", I4), ("fl", I4), ("sq", I4), ("un", I4),
+                                      ("id", I4), ("tr", I4)], 21,
+                [("shape", np.array([3, 4], np.int64)), ("ax1", np.array([1], np.int64)),
+                 ("ax0", np.array([0], np.int64))],
+                numpy_ref=lambda f: [f["x"].reshape(3, 4), f["x"].reshape(2, 6), f["x"].reshape(2, 6),
+                                     f["x"][None], f["x"], f["x"].reshape(3, 4).T],
+                ort_refuses=ORT_NO_4BIT_MOVES)
+
+
+@case
+def movement21_uint4_pad_shape_size_constantofshape():
+    """Pad-21 on uint4 (constant mode with a uint4 constant_value, edge
+    mode), Shape-21 and Size-21 of a uint4 tensor, ConstantOfShape-21 with
+    an int4 value."""
+    x = rng("movement21_uint4").integers(0, 16, (2, 3)).astype(np.uint8)
+    cos_v = i4("v", np.array([-5], np.int8))
+    return Spec([node("Pad", ["x", "pads", "cv"], ["pc"]),
+                 node("Pad", ["x", "pads"], ["pe"], mode="edge"),
+                 node("Shape", ["x"], ["sh"]), node("Size", ["x"], ["sz"]),
+                 node("ConstantOfShape", ["cs"], ["co"], value=cos_v)],
+                [("x", i4("x", x))],
+                [("pc", U4), ("pe", U4), ("sh", I64), ("sz", I64), ("co", I4)], 21,
+                [("pads", np.array([1, 0, 0, 2], np.int64)), ("cv", i4("cv", np.array(13, np.uint8))),
+                 ("cs", np.array([2, 3], np.int64))],
+                numpy_ref=lambda f: [np.pad(f["x"], ((1, 0), (0, 2)), constant_values=13),
+                                     np.pad(f["x"], ((1, 0), (0, 2)), mode="edge"),
+                                     np.array([2, 3], np.int64), np.array(6, np.int64),
+                                     np.full((2, 3), -5, np.int8)],
+                ort_refuses=ORT_NO_4BIT_MOVES)
+
+
+@case
+def if21_int4_branches():
+    """If-21 with a run-time condition whose branches yield int4 (a
+    Transpose + Reshape of an outer int4 input, or Casts to int32 and back):
+    one If on c (true) and one on Not(c), so both branches are checked."""
+    x = rng("if21_int4").integers(-8, 8, (2, 3)).astype(np.int8)
+    then_g = onnx_case.graph([node("Transpose", ["x"], ["t"], perm=[1, 0]),
+                              node("Reshape", ["t", "shp"], ["o"])], "then", [],
+                             [onnx_case.value_info("o", I4, [2, 3])],
+                             [("shp", np.array([2, 3], np.int64))])
+    else_g = onnx_case.graph([node("Cast", ["x"], ["w"], to=I32),
+                              node("Cast", ["w"], ["o2"], to=I4)], "else", [],
+                             [onnx_case.value_info("o2", I4, [2, 3])])
+    return Spec([node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+                 node("Not", ["c"], ["nc"]),
+                 node("If", ["nc"], ["z"], then_branch=then_g, else_branch=else_g)],
+                [("c", np.array(True)), ("x", i4("x", x))], [("y", I4), ("z", I4)], 21,
+                numpy_ref=lambda f: [f["x"].T.reshape(2, 3), f["x"]],
+                ort_refuses=ORT_NO_4BIT_MOVES.replace("Reshape, ", "Reshape (in the If's "
+                                                      "branch), "))
+
+
+@case
+def loop21_int4_carried_and_scan_output():
+    """Loop-21 (trip count 3) carrying an int4 tensor: each iteration adds 3
+    through int32 and Casts back to int4 (wrapping past 7), and emits the
+    carried value as a scan output (int4 [3, 4])."""
+    x = np.array([-8, 0, 5, 7], np.int8)
+    body = onnx_case.graph(
+        [node("Cast", ["v"], ["w"], to=I32), node("Add", ["w", "three"], ["w3"]),
+         node("Cast", ["w3"], ["v_out"], to=I4), node("Identity", ["v"], ["scan"]),
+         node("Identity", ["cond"], ["cond_out"])],
+        "body", [onnx_case.value_info("i", I64, []), onnx_case.value_info("cond", BOOL, []),
+                 onnx_case.value_info("v", I4, [4])],
+        [onnx_case.value_info("cond_out", BOOL, []), onnx_case.value_info("v_out", I4, [4]),
+         onnx_case.value_info("scan", I4, [4])],
+        [("three", np.array(3, np.int32))])
+
+    def ref(f):
+        v, rows = f["x"].astype(np.int64), []
+        for _ in range(3):
+            rows.append(to4_ref(v, I4))
+            v = to4_ref(v + 3, I4).astype(np.int64)
+        return [to4_ref(v, I4), np.stack(rows)]
+    return Spec([node("Loop", ["m", "c", "x"], ["y", "ys"], body=body)],
+                [("x", i4("x", x))], [("y", I4), ("ys", I4)], 21,
+                [("m", np.array(3, np.int64)), ("c", np.array(True))], numpy_ref=ref,
+                ort_refuses=ORT_NO_4BIT_MOVES.replace("Reshape, ", "Loop, Identity (in the "
+                                                      "body), Reshape, "))
+
+
 @case
 def qlinearmatmul21_uint8():
     r = rng("qlinearmatmul21")

@@ -29,7 +29,9 @@ set(MLCC_OPSET_CROSS_SAMPLE reduce18_mean_axes_input split18_num_outputs_uneven
   cast19_double_int_to_float8 cast21_float8_io_bits
   dequantize21_int4_block32_weights_matmul quantize21_int4_block_size_axis1
   dequantize24_int4_uint4_runtime_per_tensor_per_axis
-  qdq21_float8_io_bits qdq19_float8e4m3fn_nonzero_zero_points)
+  qdq21_float8_io_bits qdq19_float8e4m3fn_nonzero_zero_points
+  cast21_int4_uint4_to_from movement21_uint4_pad_shape_size_constantofshape if21_int4_branches
+  loop21_int4_carried_and_scan_output)
 foreach(dir ${MLCC_OPSET_CASE_DIRS})
   if(NOT IS_DIRECTORY ${dir})
     continue()
