@@ -1045,7 +1045,7 @@ static void emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const ml
                            LLVMValueRef xzv, LLVMValueRef xz8, int64_t xshift_c, bool dot8,
                            LLVMValueRef rows,
                            LLVMValueRef colsum, LLVMValueRef pixsum, LLVMValueRef x_img,
-                           LLVMValueRef oh_iv, bool vec) {
+                           LLVMValueRef oh_iv, int vec) {
   LLVMBuilderRef b = ctx->b;
   LLVMTypeRef i32 = ctx->t_i32;
   LLVMTypeRef row_t = dot8 ? ctx->t_i8 : ctx->t_i16;
@@ -1062,7 +1062,9 @@ static void emit_pack_rows(mlcc_emit_ctx_t* ctx, const qconv_geom_t* q, const ml
   int64_t cv = vec ? q->cg / 8 * 8 : 0;
   // aarch64 int8 rows (qa_block): fewer than 8 channels (first layers) take
   // the vector transpose too, one cg-byte store per column.
-  if (vec && dot8 && cv == 0 && ctx->target != NULL && ctx->target->arch == MLCC_ARCH_AARCH64) {
+  // The AMX form (|vec| 2, uint8 rows) too.
+  if (vec && dot8 && cv == 0 &&
+      (vec == 2 || (ctx->target != NULL && ctx->target->arch == MLCC_ARCH_AARCH64))) {
     cv = q->cg;
   }
   if (nvec == 0 || cv == 0) nvec = cv = 0;
@@ -2371,7 +2373,7 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   LLVMValueRef oh_iv = LLVMBuildURem(b, lu.iv, c64(ctx, q.oh), "");
   LLVMValueRef x_img = imulc(ctx, imad(ctx, n_iv, q.c, imulc(ctx, g_iv, q.cg)), q.h * q.w);
   emit_pack_rows(ctx, &q, x, xzv, r.xz8, r.kg >= 4 ? xshift : 0, r.kg >= 4, r.rows, colsum,
-                 r.pixsum, x_img, oh_iv, true);
+                 r.pixsum, x_img, oh_iv, r.amx ? 2 : 1);
   r.ch0 = imulc(ctx, g_iv, q.mg);
   r.y_base = iadd(ctx, imulc(ctx, n_iv, q.m * q.oh * q.ow), imulc(ctx, oh_iv, q.ow));
   mlcc_status_t status = qb_unit(ctx, &r, q.mg);
