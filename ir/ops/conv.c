@@ -370,6 +370,43 @@ mlcc_status_t mlcc_spatial_resolve(const mlcc_node_t* node, mlcc_spatial_t* out)
   return mlcc_ok_status();
 }
 
+mlcc_status_t mlcc_spatial_resolve_as(const mlcc_node_t* node, mlcc_op_t op, int32_t opset,
+                                      const mlcc_value_t* x, const mlcc_value_t* w,
+                                      mlcc_spatial_t* out) {
+  mlcc_value_t fx = *x, fw;
+  fx.dtype = MLCC_DTYPE_F32;
+  mlcc_value_t* ins[2] = {&fx, NULL};
+  if (w != NULL) {
+    fw = *w;
+    fw.dtype = MLCC_DTYPE_F32;
+    ins[1] = &fw;
+  }
+  mlcc_node_t proxy = *node;
+  proxy.op = op;
+  if (opset > 0) proxy.opset = opset;
+  proxy.inputs = ins;
+  proxy.n_inputs = w != NULL ? 2 : 1;
+  proxy.n_outputs = 0;
+  proxy.outputs = NULL;
+  return mlcc_spatial_resolve(&proxy, out);
+}
+
+void mlcc_spatial_to3(const mlcc_spatial_t* g, int64_t in[3], int64_t out[3], int64_t kernel[3],
+                      int64_t strides[3], int64_t dilations[3], int64_t pad_begin[3],
+                      int64_t pad_end[3]) {
+  for (int32_t j = 0; j < 3; ++j) {
+    int32_t i = j - (3 - g->n_spatial);  // g's dim, < 0 for a padded one
+    bool real = i >= 0;
+    in[j] = real ? g->in[i] : 1;
+    out[j] = real ? g->out[i] : 1;
+    kernel[j] = real ? g->kernel[i] : 1;
+    strides[j] = real ? g->strides[i] : 1;
+    dilations[j] = real ? g->dilations[i] : 1;
+    pad_begin[j] = real ? g->pad_begin[i] : 0;
+    if (pad_end != NULL) pad_end[j] = real ? g->pad_end[i] : 0;
+  }
+}
+
 // Sets output |out_index| to [N, out_channels, out spatial...] (infer_impl.h).
 mlcc_status_t mlcc_infer_set_window_output(mlcc_node_t* node, const mlcc_spatial_t* g,
                                        uint32_t out_index, mlcc_dtype_t dtype) {

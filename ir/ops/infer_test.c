@@ -228,6 +228,37 @@ static void test_conv_auto_pad(void) {
   at[0] = a_str("auto_pad", "SAME");
   EXPECT_ERR(run(MLCC_OP_CONV, 11, ins, 2, 1, at, 2, &n), MLCC_STATUS_INVALID_MODEL,
              "auto_pad");
+  // The same attributes on int8 stand-ins read as Conv (mlcc_spatial_resolve_as):
+  // SAME_UPPER, strides 2 gives the pads above; W [4, 3, 5, 5] gives a 5x5 window.
+  at[0] = a_str("auto_pad", "SAME_UPPER");
+  CHECK_OK(run(MLCC_OP_CONV, 11, ins, 2, 1, at, 2, &n));
+  mlcc_value_t* qx = inp(MLCC_DTYPE_I8, DIMS(1, 3, 8, 7));
+  mlcc_value_t* qw = inp(MLCC_DTYPE_I8, DIMS(4, 3, 5, 5));
+  CHECK_OK(mlcc_spatial_resolve_as(n, MLCC_OP_CONV, 0, qx, qw, &sp));
+  CHECK_EQ_INT(sp.kernel[0], 5);
+  CHECK_EQ_INT(sp.out[0], 4);
+  CHECK_EQ_INT(sp.out[1], 4);
+  CHECK_EQ_INT(sp.pad_begin[0], 1);  // total = 3*2+5-8 = 3 -> 1/2
+  CHECK_EQ_INT(sp.pad_end[0], 2);
+  CHECK_EQ_INT(sp.pad_begin[1], 2);  // total = 3*2+5-7 = 4 -> 2/2
+  CHECK_EQ_INT(sp.out_channels, 4);
+  // In 3 dims (mlcc_spatial_to3): D padded (extent 1, kernel 1), then H and W.
+  int64_t in3[3], out3[3], k3[3], s3[3], d3[3], pb3[3], pe3[3];
+  mlcc_spatial_to3(&sp, in3, out3, k3, s3, d3, pb3, pe3);
+  CHECK_EQ_INT(in3[0], 1);
+  CHECK_EQ_INT(k3[0], 1);
+  CHECK_EQ_INT(pe3[0], 0);
+  CHECK_EQ_INT(in3[1], 8);
+  CHECK_EQ_INT(in3[2], 7);
+  CHECK_EQ_INT(k3[2], 5);
+  CHECK_EQ_INT(s3[2], 2);
+  CHECK_EQ_INT(d3[2], 1);
+  CHECK_EQ_INT(out3[1], 4);
+  CHECK_EQ_INT(pb3[1], 1);
+  CHECK_EQ_INT(pe3[1], 2);
+  // Read as AveragePool-11 without W: kernel_shape is required.
+  EXPECT_ERR(mlcc_spatial_resolve_as(n, MLCC_OP_AVERAGE_POOL, 11, qx, NULL, &sp),
+             MLCC_STATUS_INVALID_MODEL, "kernel_shape");
   end();
 }
 

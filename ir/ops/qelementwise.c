@@ -132,17 +132,7 @@ mlcc_status_t mlcc_qlinear_pool_resolve(const mlcc_node_t* node, mlcc_spatial_t*
   }
   // AveragePool-11's rules (auto_pad, ceil_mode, count_include_pad) on a
   // float stand-in of X.
-  mlcc_value_t fx = *x;
-  fx.dtype = MLCC_DTYPE_F32;
-  mlcc_value_t* ins[1] = {&fx};
-  mlcc_node_t proxy = *node;
-  proxy.op = MLCC_OP_AVERAGE_POOL;
-  proxy.opset = 11;
-  proxy.inputs = ins;
-  proxy.n_inputs = 1;
-  proxy.n_outputs = 0;
-  proxy.outputs = NULL;
-  mlcc_status_t st = mlcc_spatial_resolve(&proxy, out);
+  mlcc_status_t st = mlcc_spatial_resolve_as(node, MLCC_OP_AVERAGE_POOL, 11, x, NULL, out);
   if (!mlcc_status_is_ok(st)) {
     return mlcc_status_annotate(st, "in the window of %s (checked by AveragePool-11's rules)",
                                 mlcc_infer_op(node));

@@ -331,17 +331,7 @@ mlcc_status_t mlcc_quant_conv_resolve(const mlcc_node_t* node, mlcc_spatial_t* o
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "x", true, &x));
   MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, qlinear ? 3 : 1, "w", true, &w));
   // Conv's rules on float stand-ins of x and w: same attributes, same shapes.
-  mlcc_value_t fx = *x, fw = *w;
-  fx.dtype = MLCC_DTYPE_F32;
-  fw.dtype = MLCC_DTYPE_F32;
-  mlcc_value_t* ins[2] = {&fx, &fw};
-  mlcc_node_t proxy = *node;
-  proxy.op = MLCC_OP_CONV;
-  proxy.inputs = ins;
-  proxy.n_inputs = 2;
-  proxy.n_outputs = 0;
-  proxy.outputs = NULL;
-  mlcc_status_t st = mlcc_spatial_resolve(&proxy, out);
+  mlcc_status_t st = mlcc_spatial_resolve_as(node, MLCC_OP_CONV, 0, x, w, out);
   if (!mlcc_status_is_ok(st)) {
     return mlcc_status_annotate(st, "in the convolution window of %s (checked by Conv's rules)",
                                 mlcc_infer_op(node));

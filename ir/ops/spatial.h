@@ -42,6 +42,26 @@ typedef struct mlcc_spatial_t {
 // INVALID_ARGUMENT for other ops.
 mlcc_status_t mlcc_spatial_resolve(const mlcc_node_t* node, mlcc_spatial_t* out);
 
+// mlcc_spatial_resolve on a stand-in of |node|: its attributes read as op
+// |op| (MLCC_OP_CONV, MLCC_OP_CONV_TRANSPOSE or a pool) at opset |opset| (0:
+// the node's own), with inputs X = |x| and, for Conv and ConvTranspose,
+// W = |w|, both as float32 of their shapes (no bias, no outputs). For
+// QLinearConv / ConvInteger (Conv's rules on x and w), QLinearAveragePool
+// (AveragePool-11's) and a Conv whose W is in a packed layout (the caller
+// passes W with its ONNX shape). |x| and |w| are read, not kept. Errors as
+// mlcc_spatial_resolve's, naming |op|.
+mlcc_status_t mlcc_spatial_resolve_as(const mlcc_node_t* node, mlcc_op_t op, int32_t opset,
+                                      const mlcc_value_t* x, const mlcc_value_t* w,
+                                      mlcc_spatial_t* out);
+
+// |g|'s window in 3 spatial dims (D, H, W), for kernels that walk 1-D to 3-D
+// windows alike: g's n_spatial (1 to 3) dims last, the leading ones of
+// extent 1 (input and output 1, kernel 1, stride 1, dilation 1, pads 0).
+// Writes 3 entries to each array; |pad_end| may be NULL.
+void mlcc_spatial_to3(const mlcc_spatial_t* g, int64_t in[3], int64_t out[3], int64_t kernel[3],
+                      int64_t strides[3], int64_t dilations[3], int64_t pad_begin[3],
+                      int64_t pad_end[3]);
+
 #ifdef __cplusplus
 }
 #endif

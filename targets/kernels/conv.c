@@ -16,6 +16,7 @@
 #include "ir/dtype.h"
 #include "ir/graph.h"
 #include "ir/ops.h"
+#include "ir/ops/spatial.h"
 #include "targets/emit/emit.h"
 #include "targets/emit/emit_helpers.h"
 #include "targets/kernels/conv.h"
@@ -47,26 +48,11 @@ typedef struct conv_geom_t {
   int64_t in[3], out[3], k[3], s[3], d[3], pb[3];
 } conv_geom_t;
 
-static mlcc_status_t read_ints_attr(const mlcc_node_t* node, const char* name, int nsp,
-                                    uint32_t want_mult, int64_t deflt, int64_t* out) {
-  const int64_t* v = NULL;
-  uint32_t n = 0;
-  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, name, &v, &n));
-  for (uint32_t i = 0; i < (uint32_t)nsp * want_mult; ++i) out[i] = deflt;
-  if (n == 0) return mlcc_ok_status();
-  if (n != (uint32_t)nsp * want_mult) {
-    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                            "%s: attribute '%s' needs %u values for %d spatial dims; got %u",
-                            mlcc_op_name(node->op), name, (unsigned)nsp * want_mult, nsp,
-                            (unsigned)n);
-  }
-  for (uint32_t i = 0; i < n; ++i) out[i] = v[i];
-  return mlcc_ok_status();
-}
-
-// Fills |g| for Conv (transpose == false) or ConvTranspose from the node's
-// verified shapes and attributes. INVALID_MODEL/UNIMPLEMENTED on bad input.
-static mlcc_status_t conv_geom(const mlcc_node_t* node, bool transpose, conv_geom_t* g) {
+// Fills |g| for a Conv or ConvTranspose |node| from its window
+// (mlcc_spatial_resolve, ir/ops/spatial.h: the rules shape inference
+// applied) and its inferred output Y, which must agree with the window.
+// INVALID_MODEL/UNIMPLEMENTED on bad input.
+static mlcc_status_t conv_geom(const mlcc_node_t* node, conv_geom_t* g) {
   memset(g, 0, sizeof(*g));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* w = mlcc_node_input(node, 1);
@@ -83,90 +69,24 @@ static mlcc_status_t conv_geom(const mlcc_node_t* node, bool transpose, conv_geo
                             "ranks X %d, W %d, Y %d",
                             op, rank, (int)w->shape.rank, (int)y->shape.rank);
   }
+  mlcc_spatial_t sp;
+  MLCC_RETURN_IF_ERROR(mlcc_spatial_resolve(node, &sp));
   g->nsp = nsp;
-  int64_t group = 1;
-  MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "group", 1, &group));
   g->n = x->shape.dims[0];
   g->c = x->shape.dims[1];
   g->m = y->shape.dims[1];
-  g->group = group;
-  if (group <= 0 || g->c % group != 0 || g->m % group != 0) {
+  g->group = sp.group;
+  bool same = g->m == sp.out_channels;
+  for (int i = 0; i < nsp; ++i) same = same && y->shape.dims[2 + i] == sp.out[i];
+  if (!same) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                            "%s: group %lld must divide input channels %lld and output "
-                            "channels %lld",
-                            op, (long long)group, (long long)g->c, (long long)g->m);
+                            "%s: output Y's channel or spatial dims disagree with the window "
+                            "(%lld output channels)",
+                            op, (long long)sp.out_channels);
   }
-  g->cg = g->c / group;
-  g->mg = g->m / group;
-  int64_t want_w0 = transpose ? g->c : g->m, want_w1 = transpose ? g->mg : g->cg;
-  if (w->shape.dims[0] != want_w0 || w->shape.dims[1] != want_w1) {
-    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                            "%s: W must be [%lld,%lld,...]; got [%lld,%lld,...]", op,
-                            (long long)want_w0, (long long)want_w1,
-                            (long long)w->shape.dims[0], (long long)w->shape.dims[1]);
-  }
-  int64_t strides[3], dil[3], pads[6], outpad[3];
-  MLCC_RETURN_IF_ERROR(read_ints_attr(node, "strides", nsp, 1, 1, strides));
-  MLCC_RETURN_IF_ERROR(read_ints_attr(node, "dilations", nsp, 1, 1, dil));
-  MLCC_RETURN_IF_ERROR(read_ints_attr(node, "pads", nsp, 2, 0, pads));
-  MLCC_RETURN_IF_ERROR(read_ints_attr(node, "output_padding", nsp, 1, 0, outpad));
-  const int64_t* ks = NULL;
-  uint32_t nks = 0;
-  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, "kernel_shape", &ks, &nks));
-  if (nks != 0 && nks != (uint32_t)nsp) {
-    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                            "%s: kernel_shape needs %d values; got %u", op, nsp, (unsigned)nks);
-  }
-  const char* auto_pad = "NOTSET";
-  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "auto_pad", "NOTSET", &auto_pad));
-  for (int i = 0; i < 3; ++i) {
-    g->in[i] = g->out[i] = g->k[i] = g->s[i] = g->d[i] = 1;
-    g->pb[i] = 0;
-  }
-  for (int i = 0; i < nsp; ++i) {
-    int j = 3 - nsp + i;
-    g->in[j] = x->shape.dims[2 + i];
-    g->out[j] = y->shape.dims[2 + i];
-    g->k[j] = w->shape.dims[2 + i];
-    g->s[j] = strides[i];
-    g->d[j] = dil[i];
-    if (nks && ks[i] != g->k[j]) {
-      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                              "%s: kernel_shape[%d] = %lld disagrees with W's dim %lld", op,
-                              i, (long long)ks[i], (long long)g->k[j]);
-    }
-    if (g->s[j] <= 0 || g->d[j] <= 0 || pads[i] < 0 || pads[nsp + i] < 0) {
-      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                              "%s: strides and dilations must be > 0 and pads >= 0 (dim %d)",
-                              op, i);
-    }
-    int64_t keff = (g->k[j] - 1) * g->d[j] + 1;
-    bool same_upper = strcmp(auto_pad, "SAME_UPPER") == 0;
-    bool same_lower = strcmp(auto_pad, "SAME_LOWER") == 0;
-    if (!transpose) {
-      if (same_upper || same_lower) {
-        int64_t total = (g->out[j] - 1) * g->s[j] + keff - g->in[j];
-        if (total < 0) total = 0;
-        g->pb[j] = same_upper ? total / 2 : total - total / 2;
-      } else if (strcmp(auto_pad, "VALID") == 0) {
-        g->pb[j] = 0;
-      } else {
-        g->pb[j] = pads[i];
-      }
-    } else {
-      const mlcc_attr_t* os = mlcc_node_attr(node, "output_shape");
-      if (same_upper || same_lower || os) {
-        // ONNX ConvTranspose: total_padding from the (inferred) output size.
-        int64_t total = g->s[j] * (g->in[j] - 1) + outpad[i] + keff - g->out[j];
-        if (total < 0) total = 0;
-        g->pb[j] = same_upper ? total / 2 : total - total / 2;
-      } else if (strcmp(auto_pad, "VALID") == 0) {
-        g->pb[j] = 0;
-      } else {
-        g->pb[j] = pads[i];
-      }
-    }
-  }
+  g->cg = g->c / g->group;
+  g->mg = g->m / g->group;
+  mlcc_spatial_to3(&sp, g->in, g->out, g->k, g->s, g->d, g->pb, NULL);
   return mlcc_ok_status();
 }
 
@@ -1511,7 +1431,7 @@ typedef struct conv_plans_t {
 
 static conv_plan_kind_t conv_pick_plan(const mlcc_node_t* node, const mlcc_target_t* target,
                                        conv_plans_t* p) {
-  mlcc_status_t s = conv_geom(node, false, &p->g);
+  mlcc_status_t s = conv_geom(node, &p->g);
   if (!mlcc_status_is_ok(s)) {
     mlcc_status_free(s);
     return CONV_PLAN_NONE;
@@ -1583,7 +1503,7 @@ static mlcc_status_t emit_conv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   // W in the Winograd layout (pack.h): only the Winograd kernel reads it.
   if (mlcc_conv_is_winograd(node)) return mlcc_emit_conv_winograd(ctx, node);
   conv_geom_t g;
-  MLCC_RETURN_IF_ERROR(conv_geom(node, false, &g));
+  MLCC_RETURN_IF_ERROR(conv_geom(node, &g));
   conv_emit_t e;
   memset(&e, 0, sizeof(e));
   e.ctx = ctx;
@@ -1686,7 +1606,7 @@ static mlcc_if_t tap_begin(mlcc_emit_ctx_t* ctx, const conv_geom_t* g, int j, LL
 // element so each is stored once. float32/64.
 static mlcc_status_t emit_conv_transpose(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
   conv_geom_t g;
-  MLCC_RETURN_IF_ERROR(conv_geom(node, true, &g));
+  MLCC_RETURN_IF_ERROR(conv_geom(node, &g));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* w = mlcc_node_input(node, 1);
   const mlcc_value_t* bias = mlcc_node_input(node, 2);

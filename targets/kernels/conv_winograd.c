@@ -37,6 +37,7 @@
 
 #include "ir/graph.h"
 #include "ir/ops.h"
+#include "ir/ops/spatial.h"
 #include "targets/emit/emit.h"
 #include "targets/emit/emit_helpers.h"
 #include "targets/kernels/conv_winograd.h"
@@ -108,30 +109,34 @@ typedef struct wino_geom_t {
 } wino_geom_t;
 
 // Reads |node|'s geometry; false if it is not a 2-D float32 Conv with a
-// 3x3 kernel, strides 1, dilations 1 and group 1 (W's shape is not looked
-// at: it differs between the ONNX and the Winograd layouts).
+// 3x3 kernel, strides 1, dilations 1 and group 1. W's spatial dims are not
+// looked at (they differ between the ONNX and the Winograd layouts): the
+// window (mlcc_spatial_resolve_as, ir/ops/spatial.h) is resolved with W
+// read as [M, C, 3, 3], M and C from Y and X.
 static bool wino_geom(const mlcc_node_t* node, wino_geom_t* g) {
   memset(g, 0, sizeof(*g));
   if (node == NULL || node->op != MLCC_OP_CONV) return false;
   const mlcc_value_t* x = mlcc_node_input(node, 0);
   const mlcc_value_t* y = mlcc_node_output(node, 0);
-  if (x == NULL || y == NULL || !x->shape_known || !y->shape_known) return false;
+  const mlcc_value_t* w = mlcc_node_input(node, 1);
+  if (x == NULL || y == NULL || w == NULL || !x->shape_known || !y->shape_known) return false;
   if (x->dtype != MLCC_DTYPE_F32 || y->dtype != MLCC_DTYPE_F32) return false;
   if (x->shape.rank != 4 || y->shape.rank != 4) return false;
-  const mlcc_attr_t* a = mlcc_node_attr(node, "group");
-  if (a != NULL && (a->kind != MLCC_ATTR_INT || a->i != 1)) return false;
-  static const char* const ones[] = {"strides", "dilations"};
-  for (int k = 0; k < 2; ++k) {
-    a = mlcc_node_attr(node, ones[k]);
-    if (a == NULL) continue;
-    if (a->kind != MLCC_ATTR_INTS || a->count != 2 || a->ints[0] != 1 || a->ints[1] != 1) {
-      return false;
-    }
-  }
-  a = mlcc_node_attr(node, "kernel_shape");
-  if (a != NULL &&
-      (a->kind != MLCC_ATTR_INTS || a->count != 2 || a->ints[0] != 3 || a->ints[1] != 3)) {
+  mlcc_value_t w33 = *w;
+  w33.shape_known = true;
+  w33.shape.rank = 4;
+  w33.shape.dims[0] = y->shape.dims[1];
+  w33.shape.dims[1] = x->shape.dims[1];
+  w33.shape.dims[2] = w33.shape.dims[3] = 3;
+  mlcc_spatial_t sp;
+  mlcc_status_t st = mlcc_spatial_resolve_as(node, MLCC_OP_CONV, 0, x, &w33, &sp);
+  if (st != NULL) {
+    mlcc_status_free(st);
     return false;
+  }
+  if (sp.group != 1) return false;
+  for (int i = 0; i < 2; ++i) {
+    if (sp.kernel[i] != 3 || sp.strides[i] != 1 || sp.dilations[i] != 1) return false;
   }
   g->n = x->shape.dims[0];
   g->c = x->shape.dims[1];
@@ -141,31 +146,11 @@ static bool wino_geom(const mlcc_node_t* node, wino_geom_t* g) {
   g->oh = y->shape.dims[2];
   g->ow = y->shape.dims[3];
   if (y->shape.dims[0] != g->n || g->n <= 0 || g->c <= 0 || g->mo <= 0 || g->h <= 0 ||
-      g->w <= 0 || g->oh <= 0 || g->ow <= 0) {
+      g->w <= 0 || g->oh <= 0 || g->ow <= 0 || g->oh != sp.out[0] || g->ow != sp.out[1]) {
     return false;
   }
-  const char* auto_pad = "NOTSET";
-  a = mlcc_node_attr(node, "auto_pad");
-  if (a != NULL && a->kind == MLCC_ATTR_STRING && a->s != NULL) auto_pad = a->s;
-  if (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0) {
-    bool upper = auto_pad[5] == 'U';
-    int64_t th = g->oh + 2 - g->h, tw = g->ow + 2 - g->w;
-    if (th < 0) th = 0;
-    if (tw < 0) tw = 0;
-    g->pt = upper ? th / 2 : th - th / 2;
-    g->pl = upper ? tw / 2 : tw - tw / 2;
-  } else if (strcmp(auto_pad, "NOTSET") == 0) {
-    a = mlcc_node_attr(node, "pads");
-    if (a != NULL) {
-      if (a->kind != MLCC_ATTR_INTS || a->count != 4 || a->ints[0] < 0 || a->ints[1] < 0) {
-        return false;
-      }
-      g->pt = a->ints[0];
-      g->pl = a->ints[1];
-    }
-  } else if (strcmp(auto_pad, "VALID") != 0) {
-    return false;
-  }
+  g->pt = sp.pad_begin[0];
+  g->pl = sp.pad_begin[1];
   // i64 index arithmetic in the kernel stays far from overflow.
   if (g->n * g->c * g->h * g->w >= ((int64_t)1 << 40) ||
       g->n * g->mo * g->oh * g->ow >= ((int64_t)1 << 40) || g->mo * g->c >= ((int64_t)1 << 30)) {

@@ -14,6 +14,7 @@
 #include "ir/dtype.h"
 #include "ir/graph.h"
 #include "ir/ops.h"
+#include "ir/ops/spatial.h"
 #include "targets/emit/emit.h"
 #include "targets/emit/emit_helpers.h"
 #include "targets/kernels/kernels.h"
@@ -45,21 +46,9 @@ typedef struct pool_geom_t {
   int64_t in[3], out[3], k[3], s[3], d[3], pb[3], pe[3];
 } pool_geom_t;
 
-static mlcc_status_t read_ints(const mlcc_node_t* node, const char* name, uint32_t want,
-                               int64_t deflt, int64_t* out) {
-  const int64_t* v = NULL;
-  uint32_t n = 0;
-  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, name, &v, &n));
-  for (uint32_t i = 0; i < want; ++i) out[i] = n ? 0 : deflt;
-  if (n == 0) return mlcc_ok_status();
-  if (n != want) {
-    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s: attribute '%s' needs %u values; got %u",
-                            mlcc_op_name(node->op), name, (unsigned)want, (unsigned)n);
-  }
-  for (uint32_t i = 0; i < n; ++i) out[i] = v[i];
-  return mlcc_ok_status();
-}
-
+// Fills |g| for a MaxPool, AveragePool or LpPool |node| from its window
+// (mlcc_spatial_resolve, ir/ops/spatial.h: the rules shape inference
+// applied) and its inferred output Y, which must agree with the window.
 static mlcc_status_t pool_geom(const mlcc_node_t* node, pool_geom_t* g) {
   memset(g, 0, sizeof(*g));
   const mlcc_value_t* x = mlcc_node_input(node, 0);
@@ -78,49 +67,16 @@ static mlcc_status_t pool_geom(const mlcc_node_t* node, pool_geom_t* g) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s: Y's batch/channel dims differ from X",
                             op);
   }
-  int64_t ks[3], strides[3], dil[3], pads[6];
-  const int64_t* kv = NULL;
-  uint32_t nk = 0;
-  MLCC_RETURN_IF_ERROR(mlcc_node_attr_ints(node, "kernel_shape", &kv, &nk));
-  if (nk != (uint32_t)nsp) {
-    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                            "%s: kernel_shape needs %d values; got %u", op, nsp, (unsigned)nk);
-  }
-  for (int i = 0; i < nsp; ++i) ks[i] = kv[i];
-  MLCC_RETURN_IF_ERROR(read_ints(node, "strides", nsp, 1, strides));
-  MLCC_RETURN_IF_ERROR(read_ints(node, "dilations", nsp, 1, dil));
-  MLCC_RETURN_IF_ERROR(read_ints(node, "pads", 2 * nsp, 0, pads));
-  const char* auto_pad = "NOTSET";
-  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "auto_pad", "NOTSET", &auto_pad));
-  bool same_upper = strcmp(auto_pad, "SAME_UPPER") == 0;
-  bool same_lower = strcmp(auto_pad, "SAME_LOWER") == 0;
-  bool valid = strcmp(auto_pad, "VALID") == 0;
-  for (int i = 0; i < 3; ++i) {
-    g->in[i] = g->out[i] = g->k[i] = g->s[i] = g->d[i] = 1;
-    g->pb[i] = g->pe[i] = 0;
-  }
+  mlcc_spatial_t sp;
+  MLCC_RETURN_IF_ERROR(mlcc_spatial_resolve(node, &sp));
   for (int i = 0; i < nsp; ++i) {
-    int j = 3 - nsp + i;
-    g->in[j] = x->shape.dims[2 + i];
-    g->out[j] = y->shape.dims[2 + i];
-    g->k[j] = ks[i];
-    g->s[j] = strides[i];
-    g->d[j] = dil[i];
-    if (ks[i] <= 0 || strides[i] <= 0 || dil[i] <= 0 || pads[i] < 0 || pads[nsp + i] < 0) {
+    if (y->shape.dims[2 + i] != sp.out[i]) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                              "%s: kernel_shape, strides, dilations must be > 0 and pads >= 0",
-                              op);
-    }
-    if (same_upper || same_lower) {
-      int64_t total = (g->out[j] - 1) * g->s[j] + (g->k[j] - 1) * g->d[j] + 1 - g->in[j];
-      if (total < 0) total = 0;
-      g->pb[j] = same_upper ? total / 2 : total - total / 2;
-      g->pe[j] = total - g->pb[j];
-    } else if (!valid) {
-      g->pb[j] = pads[i];
-      g->pe[j] = pads[nsp + i];
+                              "%s: Y's spatial dim %d is %lld; the window gives %lld", op, i,
+                              (long long)y->shape.dims[2 + i], (long long)sp.out[i]);
     }
   }
+  mlcc_spatial_to3(&sp, g->in, g->out, g->k, g->s, g->d, g->pb, g->pe);
   return mlcc_ok_status();
 }
 
