@@ -68,6 +68,20 @@ static mlcc_attr_t A_float(const char* n, float v) {
   mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_FLOAT, .f = v};
   return a;
 }
+// Attributes of lists and strings; the name, the values and the string are
+// borrowed, not copied (they must outlive the node's use).
+static inline mlcc_attr_t A_ints(const char* n, const int64_t* v, uint32_t count) {
+  mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_INTS, .ints = v, .count = count};
+  return a;
+}
+static inline mlcc_attr_t A_floats(const char* n, const float* v, uint32_t count) {
+  mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_FLOATS, .floats = v, .count = count};
+  return a;
+}
+static inline mlcc_attr_t A_str(const char* n, const char* s) {
+  mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_STRING, .s = s, .s_len = strlen(s)};
+  return a;
+}
 
 // Adds the node, checks the op's inference agrees with the hand-set output
 // shapes (if it runs), evaluates it through the JIT. Returns the status.

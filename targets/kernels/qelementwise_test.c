@@ -19,10 +19,6 @@
 
 #include "targets/emit/emit_test_util.h"
 
-static mlcc_attr_t A_ints(const char* n, const int64_t* v, uint32_t count) {
-  mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_INTS, .ints = v, .count = count};
-  return a;
-}
 
 #define U8 MLCC_DTYPE_U8
 #define I8 MLCC_DTYPE_I8

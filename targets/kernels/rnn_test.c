@@ -25,16 +25,8 @@ static const float* fill(int64_t n, double seed) {
   return p;
 }
 
-static mlcc_attr_t A_str(const char* n, const char* s) {
-  mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_STRING, .s = s, .s_len = strlen(s)};
-  return a;
-}
 static mlcc_attr_t A_strs(const char* n, const char* const* v, uint32_t count) {
   mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_STRINGS, .strings = v, .count = count};
-  return a;
-}
-static mlcc_attr_t A_floats(const char* n, const float* v, uint32_t count) {
-  mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_FLOATS, .floats = v, .count = count};
   return a;
 }
 

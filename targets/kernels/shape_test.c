@@ -17,14 +17,6 @@
 
 #include "targets/emit/emit_test_util.h"
 
-static mlcc_attr_t A_ints(const char* n, const int64_t* v, uint32_t count) {
-  mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_INTS, .ints = v, .count = count};
-  return a;
-}
-static mlcc_attr_t A_str(const char* n, const char* s) {
-  mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_STRING, .s = s, .s_len = strlen(s)};
-  return a;
-}
 
 //===----------------------------------------------------------------------===//
 // Tests

@@ -17,18 +17,6 @@
 
 #include "targets/emit/emit_test_util.h"
 
-static mlcc_attr_t A_str(const char* n, const char* s) {
-  mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_STRING, .s = s, .s_len = strlen(s)};
-  return a;
-}
-static mlcc_attr_t A_ints(const char* n, const int64_t* v, uint32_t count) {
-  mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_INTS, .ints = v, .count = count};
-  return a;
-}
-static mlcc_attr_t A_floats(const char* n, const float* v, uint32_t count) {
-  mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_FLOATS, .floats = v, .count = count};
-  return a;
-}
 
 // Adds a node and runs only its shape inference; returns the status.
 static mlcc_status_t infer_only(mlcc_op_t op, int opset, mlcc_value_t** ins, uint32_t n_in,

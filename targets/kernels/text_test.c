@@ -16,18 +16,6 @@
 
 #include "targets/emit/emit_test_util.h"
 
-static mlcc_attr_t A_ints(const char* n, const int64_t* v, uint32_t count) {
-  mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_INTS, .ints = v, .count = count};
-  return a;
-}
-static mlcc_attr_t A_floats(const char* n, const float* v, uint32_t count) {
-  mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_FLOATS, .floats = v, .count = count};
-  return a;
-}
-static mlcc_attr_t A_str(const char* n, const char* v) {
-  mlcc_attr_t a = {.name = n, .kind = MLCC_ATTR_STRING, .s = v, .s_len = strlen(v)};
-  return a;
-}
 
 typedef struct ref_cfg_t {
   int64_t min_gram, max_gram, max_skip;
