@@ -5,11 +5,8 @@
 # numpy references; run_case.py checks the values. Meant to be included from
 # tests/CMakeLists.txt (after MLCC_RUN_CASE is set), like dynamic_cases.cmake.
 set(MLCC_NEW_OP_EDGE_CASES ${CMAKE_CURRENT_BINARY_DIR}/new_op_edge_cases)
-add_test(NAME new_op_edge_cases.generate
-  COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/make_new_op_edge_cases.py
-          ${MLCC_NEW_OP_EDGE_CASES})
-set_tests_properties(new_op_edge_cases.generate PROPERTIES
-  FIXTURES_SETUP new_op_edge_cases LABELS new_op_edge)
+mlcc_case_generator(new_op_edge_cases.generate new_op_edge_cases new_op_edge
+  ${CMAKE_CURRENT_SOURCE_DIR}/e2e/make_new_op_edge_cases.py ${MLCC_NEW_OP_EDGE_CASES})
 set(MLCC_NEW_OP_EDGE_CASE_NAMES
   ne_bf16_cast_specials ne_cf_nested_and_while ne_cf_subgraph_names ne_compress_unique_empty
   ne_convint_empty_and_1x1 ne_dequant_per_axis_int32 ne_det_edges ne_dft_empty_batch
@@ -22,19 +19,13 @@ set(MLCC_NEW_OP_EDGE_CASE_NAMES
   ne_tfidf_only_bigrams_min2 ne_tfidf_repeated_ngrams ne_tfidf_sparse_coords
   ne_upsample_edges ne_windows_small)
 foreach(case ${MLCC_NEW_OP_EDGE_CASE_NAMES})
-  add_test(NAME new_op_edge_cases.${case}.x86
-    COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc>
-            --case ${MLCC_NEW_OP_EDGE_CASES}/${case} --target x86)
-  set_tests_properties(new_op_edge_cases.${case}.x86 PROPERTIES
-    FIXTURES_REQUIRED new_op_edge_cases LABELS new_op_edge TIMEOUT 300)
+  mlcc_case_test(new_op_edge_cases.${case}.x86 ${MLCC_NEW_OP_EDGE_CASES}/${case}
+    FIXTURE new_op_edge_cases LABELS new_op_edge TIMEOUT 300 ARGS --target x86)
 endforeach()
 foreach(target aarch64 riscv)
   foreach(case ne_bf16_cast_specials ne_qconv_group_pads_per_channel ne_tfidf_sparse_coords
                ne_dft_lengths ne_rnn_zero_sizes ne_det_edges ne_nms_edges)
-    add_test(NAME new_op_edge_cases.${case}.${target}
-      COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc>
-              --case ${MLCC_NEW_OP_EDGE_CASES}/${case} --target ${target})
-    set_tests_properties(new_op_edge_cases.${case}.${target} PROPERTIES
-      FIXTURES_REQUIRED new_op_edge_cases LABELS new_op_edge TIMEOUT 600)
+    mlcc_case_test(new_op_edge_cases.${case}.${target} ${MLCC_NEW_OP_EDGE_CASES}/${case}
+      FIXTURE new_op_edge_cases LABELS new_op_edge TIMEOUT 600 ARGS --target ${target})
   endforeach()
 endforeach()

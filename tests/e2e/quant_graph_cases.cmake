@@ -4,11 +4,8 @@
 # requantization); run_case.py compares the integer outputs exactly on x86,
 # aarch64 and riscv64. Included from tests/CMakeLists.txt after MLCC_RUN_CASE.
 set(MLCC_QUANT_GRAPH_CASES ${CMAKE_CURRENT_BINARY_DIR}/quant_graph_cases)
-add_test(NAME quant_graph.generate
-  COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/make_quant_graph_cases.py
-          ${MLCC_QUANT_GRAPH_CASES})
-set_tests_properties(quant_graph.generate PROPERTIES
-  FIXTURES_SETUP quant_graph_cases LABELS quant_graph)
+mlcc_case_generator(quant_graph.generate quant_graph_cases quant_graph
+  ${CMAKE_CURRENT_SOURCE_DIR}/e2e/make_quant_graph_cases.py ${MLCC_QUANT_GRAPH_CASES})
 set(MLCC_QUANT_GRAPH_CASE_NAMES qg_move_u8 qg_move_s8_zp127 qg_move_s8_zpm128
   qg_matmul_percol qg_matmul_batched_relu qg_gemm_transb_bias_clip qg_gemm_float_bias_s8
   qg_matmul_saturate_u8w qg_matmul_act_s8 qg_matmul_act_bcast_u8 qg_gemm_k1000_zp0 qg_gemm_transa_float qg_gemm_alpha_float
@@ -21,11 +18,8 @@ set(MLCC_QUANT_GRAPH_CASE_NAMES qg_move_u8 qg_move_s8_zp127 qg_move_s8_zpm128
   qg_concat_s8_last qg_concat_s8_last_qop qg_add_shared_dq)
 foreach(variant x86 aarch64 riscv)
   foreach(case ${MLCC_QUANT_GRAPH_CASE_NAMES})
-    add_test(NAME quant_graph.${case}.${variant}
-      COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc>
-              --case ${MLCC_QUANT_GRAPH_CASES}/${case} --target ${variant})
-    set_tests_properties(quant_graph.${case}.${variant} PROPERTIES
-      FIXTURES_REQUIRED quant_graph_cases LABELS quant_graph TIMEOUT 600)
+    mlcc_case_test(quant_graph.${case}.${variant} ${MLCC_QUANT_GRAPH_CASES}/${case}
+      FIXTURE quant_graph_cases LABELS quant_graph TIMEOUT 600 ARGS --target ${variant})
   endforeach()
 endforeach()
 # onnxruntime-node as the oracle of the com.microsoft QOperator cases

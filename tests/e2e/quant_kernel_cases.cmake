@@ -11,11 +11,8 @@
 # the cases check: a result never depends on the CPU. Included from tests/CMakeLists.txt after MLCC_RUN_CASE is
 # set.
 set(MLCC_QUANT_KERNEL_CASES ${CMAKE_CURRENT_BINARY_DIR}/quant_kernel_cases)
-add_test(NAME quant_kernel.generate
-  COMMAND ${MLCC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/make_quant_kernel_cases.py
-          ${MLCC_QUANT_KERNEL_CASES})
-set_tests_properties(quant_kernel.generate PROPERTIES
-  FIXTURES_SETUP quant_kernel_cases LABELS quant_kernel)
+mlcc_case_generator(quant_kernel.generate quant_kernel_cases quant_kernel
+  ${CMAKE_CURRENT_SOURCE_DIR}/e2e/make_quant_kernel_cases.py ${MLCC_QUANT_KERNEL_CASES})
 set(MLCC_QUANT_KERNEL_CASE_NAMES
   qk_conv3x3_u8s8_perchannel qk_conv_saturate_u8 qk_conv_saturate_s8 qk_conv_zp_extremes_a
   qk_conv_zp_extremes_b qk_conv_s8x_u8w qk_conv_groups_stride qk_conv_k1 qk_conv1x1_k67
@@ -57,11 +54,8 @@ foreach(variant x86 x86_v2 x86_native x86_amx aarch64 aarch64_dotprod aarch64_i8
     set(args --target riscv --mattr=+v --qemu-cpu rv64,v=true,vlen=${vlen},vext_spec=v1.0)
   endif()
   foreach(case ${MLCC_QUANT_KERNEL_CASE_NAMES})
-    add_test(NAME quant_kernel.${case}.${variant}
-      COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc>
-              --case ${MLCC_QUANT_KERNEL_CASES}/${case} ${args})
-    set_tests_properties(quant_kernel.${case}.${variant} PROPERTIES
-      FIXTURES_REQUIRED quant_kernel_cases LABELS quant_kernel TIMEOUT 600 SKIP_RETURN_CODE 77)
+    mlcc_case_test(quant_kernel.${case}.${variant} ${MLCC_QUANT_KERNEL_CASES}/${case}
+      FIXTURE quant_kernel_cases SKIP77 LABELS quant_kernel TIMEOUT 600 ARGS ${args})
   endforeach()
 endforeach()
 # The QDQ graphs without quant-fuse (float Conv between Q/DQ, the unfused
@@ -72,12 +66,9 @@ set(MLCC_QUANT_UNFUSED_PASSES
   infer-shapes,remove-identity,fold-constants,fold-batchnorm,fold-constants,canonicalize,dce,pack-weights,fuse,plan-memory)
 foreach(case qdq_mobilenet_block qdq_conv_relu_u8 qdq_conv_clip_s8 qdq_conv_float_bias_stride qdq_conv_chain
              qdq_conv_axis1_stays_float)
-  add_test(NAME quant_kernel.${case}.unfused.x86
-    COMMAND ${MLCC_PYTHON} ${MLCC_RUN_CASE} --mlcc $<TARGET_FILE:mlcc>
-            --case ${MLCC_QUANT_KERNEL_CASES}/${case} --target x86 --quant-step auto
-            --mlcc-flag=--passes=${MLCC_QUANT_UNFUSED_PASSES})
-  set_tests_properties(quant_kernel.${case}.unfused.x86 PROPERTIES
-    FIXTURES_REQUIRED quant_kernel_cases LABELS quant_kernel TIMEOUT 600)
+  mlcc_case_test(quant_kernel.${case}.unfused.x86 ${MLCC_QUANT_KERNEL_CASES}/${case}
+    FIXTURE quant_kernel_cases LABELS quant_kernel TIMEOUT 600
+    ARGS --target x86 --quant-step auto --mlcc-flag=--passes=${MLCC_QUANT_UNFUSED_PASSES})
 endforeach()
 # A re-quantized model (new weights, scales, zero points, bias) compiles 0
 # kernels against the original's cache, and both match their references.
