@@ -336,13 +336,8 @@ def case_describe(d):
               "%s --describe: usage error, nothing written" % flags[0])
 
 
-def set_mlcc(path):
-    global MLCC
-    MLCC = path
-
-
 def main():
-    return mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-targets-", set_mlcc)
+    return mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-targets-", None)
 
 
 if __name__ == "__main__":

@@ -579,13 +579,8 @@ int main(void) {
           "TopK(Reshape(x, [3,4]) * 0.5, 2) matches numpy (0.5 wins over the default 2.0)")
 
 
-def set_mlcc(path):
-    global MLCC
-    MLCC = path
-
-
 def main():
-    return mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-driver-", set_mlcc,
+    return mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-driver-", None,
                                   private_cache=True)
 
 

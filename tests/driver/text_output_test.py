@@ -185,13 +185,8 @@ def case_assembles(d):
               % (target, defined("t.o"), defined("libt.a")))
 
 
-def set_mlcc(path):
-    global MLCC
-    MLCC = path
-
-
 def main():
-    return mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-text-", set_mlcc)
+    return mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-text-", None)
 
 
 if __name__ == "__main__":

@@ -148,11 +148,12 @@ def kernel_lines(err):
     return kernels
 
 
-def main_of_cases(doc, cases, prefix, set_mlcc, failures=(Failure,), private_cache=False,
+def main_of_cases(doc, cases, prefix, set_mlcc=None, failures=(Failure,), private_cache=False,
                   chdir=False):
     """The command line `SCRIPT MLCC CASE` of a test script. |cases| maps
     names to functions (the script's globals(): case_<CASE> is picked);
-    set_mlcc(path) hands the script the absolute path of mlcc. Each case runs
+    set_mlcc(path) hands the script the absolute path of mlcc (None: it
+    becomes cases["MLCC"], the script's global MLCC). Each case runs
     with a fresh temporary folder (prefix |prefix|) as its argument, removed
     after a pass or a skip and kept for inspection after a failure (one of
     |failures|). private_cache: MLCC_CACHE_DIR is a fresh folder for the case
@@ -166,7 +167,10 @@ def main_of_cases(doc, cases, prefix, set_mlcc, failures=(Failure,), private_cac
     if fn is None:
         print("unknown case " + sys.argv[2])
         return 2
-    set_mlcc(os.path.abspath(sys.argv[1]))
+    if set_mlcc is None:
+        cases["MLCC"] = os.path.abspath(sys.argv[1])
+    else:
+        set_mlcc(os.path.abspath(sys.argv[1]))
     d = tempfile.mkdtemp(prefix=prefix)
     cache = None
     if private_cache:

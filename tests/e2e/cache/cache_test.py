@@ -760,13 +760,8 @@ def case_remote(d):
     check(rc == 2 and "invalid remote cache URL" in err, "a bad URL is a usage error")
 
 
-def set_mlcc(path):
-    global MLCC
-    MLCC = path
-
-
 def main():
-    return mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-cache-test-", set_mlcc,
+    return mlcc_e2e.main_of_cases(__doc__, globals(), "mlcc-cache-test-", None,
                                   FAILURES)
 
 
