@@ -475,6 +475,7 @@ static mlcc_status_t decode_typed(mlcc_onnx_tensor_ctx_t* ctx, const MlccOnnx__T
     case MLCC_DTYPE_F8E4M3FNUZ:
     case MLCC_DTYPE_F8E5M2:
     case MLCC_DTYPE_F8E5M2FNUZ:
+    case MLCC_DTYPE_F8E8M0:
       for (size_t i = 0; i < n; ++i) buf[i] = (uint8_t)t->int32_data[i];
       break;
     case MLCC_DTYPE_BOOL:

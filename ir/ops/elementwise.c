@@ -195,6 +195,7 @@ mlcc_status_t mlcc_infer_cast(mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "to", 0, &to));
   // 'saturate' (19+, an int; only float8 targets read it)
   if (node->opset >= 19) MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "saturate", 1, &saturate));
+  if (node->opset >= 24) MLCC_RETURN_IF_ERROR(mlcc_infer_round_mode(node));
   if (to >= 1 && to < MLCC_DTYPE_COUNT && mlcc_dtype_is_valid((mlcc_dtype_t)to) &&
       node->opset >= mlcc_dtype_opset_min((mlcc_dtype_t)to)) {
     return mlcc_infer_set_output(node, 0, (mlcc_dtype_t)to, &x->shape);

@@ -30,6 +30,10 @@ extern "C" {
 // Upper bound on lengths of constant int lists we read (split sizes, etc.).
 #define MLCC_INFER_MAX_LIST 1024
 
+// Checks Cast/CastLike-24's 'round_mode' (a string: up, down or nearest;
+// default up). INVALID_MODEL otherwise.
+mlcc_status_t mlcc_infer_round_mode(const mlcc_node_t* node);
+
 // Bit masks for mlcc_infer_check_dtype().
 enum {
   MLCC_INFER_DT_FLOAT = 1u << 0,     // f16, f32, f64

@@ -98,6 +98,13 @@ static mlcc_status_t check_float8(const mlcc_node_t* node, const char* what, con
                                   mlcc_dtype_t dt) {
   bool mlcc = false;
   int from = float8_opset(node->op, &mlcc);
+  if (from != 0 && from < mlcc_dtype_opset_min(dt)) from = mlcc_dtype_opset_min(dt);
+  // float8e8m0 is a scale type of QuantizeLinear/DequantizeLinear-24 (T2),
+  // which mlcc reads only as float32
+  if (dt == MLCC_DTYPE_F8E8M0 &&
+      (node->op == MLCC_OP_QUANTIZE_LINEAR || node->op == MLCC_OP_DEQUANTIZE_LINEAR)) {
+    mlcc = false;
+  }
   if (from == 0 || node->opset < from) {
     char since[48] = "";
     if (from != 0) snprintf(since, sizeof(since), " (it does from opset %d)", from);
@@ -485,4 +492,15 @@ int64_t mlcc_infer_numel(const mlcc_shape_t* shape) {
     if (!overflow && !mlcc_checked_mul_i64(n, shape->dims[d], &n)) overflow = true;
   }
   return overflow ? -1 : n;
+}
+
+mlcc_status_t mlcc_infer_round_mode(const mlcc_node_t* node) {
+  const char* mode = "up";
+  MLCC_RETURN_IF_ERROR(mlcc_node_attr_string(node, "round_mode", "up", &mode));
+  if (strcmp(mode, "up") == 0 || strcmp(mode, "down") == 0 || strcmp(mode, "nearest") == 0) {
+    return mlcc_ok_status();
+  }
+  return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                          "%s attribute 'round_mode' must be up, down or nearest; got '%s'",
+                          mlcc_infer_op(node), mode);
 }

@@ -168,6 +168,7 @@ mlcc_status_t mlcc_infer_misc_castlike(mlcc_node_t* node) {
   MLCC_RETURN_IF_ERROR(mlcc_infer_check_dtype(node, like, "target_type", MLCC_INFER_DT_ANY));
   int64_t saturate = 1;  // 19+: an int, read by float8 targets (Cast's tables)
   if (node->opset >= 19) MLCC_RETURN_IF_ERROR(mlcc_node_attr_int(node, "saturate", 1, &saturate));
+  if (node->opset >= 24) MLCC_RETURN_IF_ERROR(mlcc_infer_round_mode(node));
   return mlcc_infer_set_output(node, 0, like->dtype, &x->shape);
 }
 

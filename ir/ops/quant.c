@@ -178,6 +178,7 @@ mlcc_status_t mlcc_quant_linear_resolve(const mlcc_node_t* node, mlcc_quant_line
 // |node|'s opset: int8, uint8; 21+ also int16, uint16, int4, uint4.
 static bool quant_type_ok(const mlcc_node_t* node, mlcc_dtype_t dt) {
   // 19+: the float8 types (y = float8(x / scale + zero point), Cast's tables)
+  if (dt == MLCC_DTYPE_F8E8M0) return false;  // a scale type (T2), not a quantized one
   if (mlcc_dtype_is_float8(dt)) return node->opset >= 19;
   if (dt == MLCC_DTYPE_U8 || dt == MLCC_DTYPE_I8) return true;
   return node->opset >= 21 && (dt == MLCC_DTYPE_I16 || dt == MLCC_DTYPE_U16 ||

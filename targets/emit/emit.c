@@ -152,7 +152,8 @@ LLVMTypeRef mlcc_emit_type(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype) {
     case MLCC_DTYPE_U8: case MLCC_DTYPE_I8: return ctx->t_i8;
     case MLCC_DTYPE_U4: case MLCC_DTYPE_I4: return ctx->t_i8;  // one per byte (dtypes.def)
     case MLCC_DTYPE_F8E4M3FN: case MLCC_DTYPE_F8E4M3FNUZ: case MLCC_DTYPE_F8E5M2:
-    case MLCC_DTYPE_F8E5M2FNUZ: return ctx->t_i8;  // the bits (targets/emit/float8.c)
+    case MLCC_DTYPE_F8E5M2FNUZ: case MLCC_DTYPE_F8E8M0:
+      return ctx->t_i8;  // the bits (targets/emit/float8.c)
     case MLCC_DTYPE_U16: case MLCC_DTYPE_I16: return ctx->t_i16;
     case MLCC_DTYPE_U32: case MLCC_DTYPE_I32: return ctx->t_i32;
     case MLCC_DTYPE_U64: case MLCC_DTYPE_I64: return ctx->t_i64;
@@ -231,6 +232,12 @@ LLVMValueRef mlcc_emit_convert_f8(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dty
     // float8 |to|: float through float exactly (F16/BF16 are computed as
     // float, bool and integers up to 2^24 are exact; larger ones overflow
     // every float8 type either way), double through round-to-odd.
+    if (to == MLCC_DTYPE_F8E8M0 && !mlcc_dtype_is_float(from)) {
+      // e8m0's directed roundings need every bit of a large integer: through
+      // double (exact up to 2^53), then as a double.
+      v = mlcc_emit_convert_f8(ctx, v, from, MLCC_DTYPE_F64, 0);
+      from = MLCC_DTYPE_F64;
+    }
     if (from == MLCC_DTYPE_F64) {
       v = mlcc_emit_double_to_float_odd(ctx, v);
     } else if (from != MLCC_DTYPE_F32) {

@@ -141,6 +141,10 @@ enum {
   MLCC_EMIT_F8_SATURATE = 1u << 0,  // 'saturate' = 1: out of range -> +-max
   // Cast-24+: with saturate, +-inf -> +-max in the fnuz types too (NaN before)
   MLCC_EMIT_F8_FNUZ_INF_SATURATES = 1u << 1,
+  // float8e8m0 (Cast-24 'round_mode'): toward zero / to nearest, ties up;
+  // neither is 'up' (away from zero, the default)
+  MLCC_EMIT_F8_ROUND_DOWN = 1u << 2,
+  MLCC_EMIT_F8_ROUND_NEAREST = 1u << 3,
 };
 // mlcc_emit_convert with the float8 flags |f8_flags| for a float8 |to|
 // (ignored otherwise). A double source is rounded once (through

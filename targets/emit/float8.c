@@ -19,7 +19,10 @@
 // the sign), e5m2 +-inf. NaN: e4m3fn and e5m2 S.1111111 (sign kept), fnuz
 // 0x80. A zero (or a value that rounds to zero) keeps its sign, except in the
 // fnuz types, which have no -0 (0x00). Decoding is exact; NaN decodes to the
-// quiet NaN 0x7fc00000 with the code's sign (fnuz: positive).
+// quiet NaN 0x7fc00000 with the code's sign (fnuz: positive). float8e8m0
+// (Cast-24) has its own pair below (float_to_e8m0).
+#include <string.h>
+
 #include "targets/emit/emit.h"
 
 typedef struct f8_format_t {
@@ -55,8 +58,53 @@ static LLVMValueRef unsupported(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt, LLVMTypeR
   return LLVMGetUndef(t);
 }
 
+// float8e8m0 (Cast-24): code c is 2^(c - 127) (c = 0: the float32
+// subnormal 2^-127), 0xff NaN.
+static LLVMValueRef e8m0_to_float(mlcc_emit_ctx_t* ctx, LLVMValueRef bits) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMValueRef c = LLVMBuildZExt(b, bits, ctx->t_i32, "");
+  LLVMValueRef r = LLVMBuildShl(b, c, k32(ctx, 23), "");
+  r = sel(ctx, ucmp(ctx, LLVMIntEQ, c, 0), k32(ctx, 0x00400000), r);
+  r = sel(ctx, ucmp(ctx, LLVMIntEQ, c, 0xff), k32(ctx, 0x7fc00000), r);
+  return LLVMBuildBitCast(b, r, ctx->t_f32, "e8m0tof");
+}
+
+// The e8m0 code of float |v| under Cast-24's 'round_mode' (|flags|: up, the
+// default, = away from zero; down; nearest, ties up; the midpoint of 2^k and
+// 2^(k+1) is 1.5 * 2^k) and its table: NaN -> NaN; with saturate +-inf and
+// |v| > 2^127 -> 0xfe (E8M0_MAX), |v| < 2^-127 (0 included) -> 0x00
+// (E8M0_MIN); without, all of these -> NaN (0xff). The sign is ignored (the
+// spec leaves negative inputs unspecified).
+static LLVMValueRef float_to_e8m0(mlcc_emit_ctx_t* ctx, LLVMValueRef v, uint32_t flags) {
+  LLVMBuilderRef b = ctx->b;
+  bool saturate = (flags & MLCC_EMIT_F8_SATURATE) != 0;
+  LLVMValueRef ax = LLVMBuildAnd(b, LLVMBuildBitCast(b, v, ctx->t_i32, ""),
+                                 k32(ctx, 0x7fffffff), "");
+  LLVMValueRef e = LLVMBuildLShr(b, ax, k32(ctx, 23), "");
+  LLVMValueRef m = LLVMBuildAnd(b, ax, k32(ctx, 0x7fffff), "");
+  LLVMValueRef up;  // i1: one code above e (normal) / code 1 rather than 0 (e = 0)
+  LLVMValueRef up0;
+  if (flags & MLCC_EMIT_F8_ROUND_DOWN) {
+    up = up0 = LLVMConstInt(ctx->t_i1, 0, 0);
+  } else if (flags & MLCC_EMIT_F8_ROUND_NEAREST) {
+    up = ucmp(ctx, LLVMIntUGE, m, 0x400000);
+    up0 = ucmp(ctx, LLVMIntUGE, ax, 0x600000);
+  } else {
+    up = ucmp(ctx, LLVMIntNE, m, 0);
+    up0 = ucmp(ctx, LLVMIntNE, ax, 0x400000);
+  }
+  LLVMValueRef normal = LLVMBuildAdd(b, e, LLVMBuildZExt(b, up, ctx->t_i32, ""), "");
+  LLVMValueRef sub = LLVMBuildZExt(b, up0, ctx->t_i32, "");
+  LLVMValueRef r = sel(ctx, ucmp(ctx, LLVMIntEQ, e, 0), sub, normal);
+  r = sel(ctx, ucmp(ctx, LLVMIntULT, ax, 0x00400000), k32(ctx, saturate ? 0x00 : 0xff), r);
+  r = sel(ctx, ucmp(ctx, LLVMIntUGT, ax, 0x7f000000), k32(ctx, saturate ? 0xfe : 0xff), r);
+  r = sel(ctx, ucmp(ctx, LLVMIntUGT, ax, 0x7f800000), k32(ctx, 0xff), r);
+  return LLVMBuildTrunc(b, r, ctx->t_i8, "ftoe8m0");
+}
+
 LLVMValueRef mlcc_emit_float8_to_float(mlcc_emit_ctx_t* ctx, LLVMValueRef bits,
                                        mlcc_dtype_t dt) {
+  if (dt == MLCC_DTYPE_F8E8M0) return e8m0_to_float(ctx, bits);
   f8_format_t f;
   if (!f8_format(dt, &f)) return unsupported(ctx, dt, ctx->t_f32);
   LLVMBuilderRef b = ctx->b;
@@ -92,6 +140,7 @@ LLVMValueRef mlcc_emit_float8_to_float(mlcc_emit_ctx_t* ctx, LLVMValueRef bits,
 
 LLVMValueRef mlcc_emit_float_to_float8(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t dt,
                                        uint32_t flags) {
+  if (dt == MLCC_DTYPE_F8E8M0) return float_to_e8m0(ctx, v, flags);
   f8_format_t f;
   if (!f8_format(dt, &f)) return unsupported(ctx, dt, ctx->t_i8);
   LLVMBuilderRef b = ctx->b;
@@ -166,6 +215,15 @@ uint32_t mlcc_emit_cast_f8_flags(const mlcc_node_t* node) {
   if (!mlcc_status_is_ok(st)) saturate = 1;
   mlcc_status_free(st);
   uint32_t flags = saturate != 0 ? MLCC_EMIT_F8_SATURATE : 0;
-  if (node->opset >= 24) flags |= MLCC_EMIT_F8_FNUZ_INF_SATURATES;
+  if (node->opset >= 24) {
+    flags |= MLCC_EMIT_F8_FNUZ_INF_SATURATES;
+    const char* mode = "up";
+    st = mlcc_node_attr_string(node, "round_mode", "up", &mode);
+    if (mlcc_status_is_ok(st) && strcmp(mode, "down") == 0) flags |= MLCC_EMIT_F8_ROUND_DOWN;
+    if (mlcc_status_is_ok(st) && strcmp(mode, "nearest") == 0) {
+      flags |= MLCC_EMIT_F8_ROUND_NEAREST;
+    }
+    mlcc_status_free(st);
+  }
   return flags;
 }

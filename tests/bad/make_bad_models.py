@@ -351,9 +351,16 @@ def opset19_float8_transpose():
 
 
 @case
-def opset24_cast_to_float8e8m0():
-    # float8e8m0 (24+) is not supported: refused naming the type
+def opset23_cast_to_float8e8m0():
+    # float8e8m0 is a Cast target from opset 24
     return model([helper.make_node("Cast", ["x"], ["y"], name="to_e8m0", to=24)],
+                 [vi("x", F, [1, 4])], [vi("y", 24, [1, 4])], opsets=(("", 23),))
+
+
+@case
+def opset24_cast_bad_round_mode():
+    return model([helper.make_node("Cast", ["x"], ["y"], name="to_e8m0", to=24,
+                                   round_mode="even")],
                  [vi("x", F, [1, 4])], [vi("y", 24, [1, 4])], opsets=(("", 24),))
 
 
@@ -403,6 +410,13 @@ def int4_raw_data_short():
     return model([helper.make_node("DequantizeLinear", ["w", "s"], ["y"], name="dq")],
                  [], [vi("y", F, [5])], inits=[w, helper.make_tensor("s", F, [], [0.5])],
                  opsets=(("", 21),), ir_version=10)
+
+
+@case
+def opset23_cast_to_float4e2m1():
+    # float4e2m1 (23+) is not supported: refused naming the type
+    return model([helper.make_node("Cast", ["x"], ["y"], name="to_f4", to=23)],
+                 [vi("x", F, [1, 4])], [vi("y", 23, [1, 4])], opsets=(("", 23),))
 
 
 @case

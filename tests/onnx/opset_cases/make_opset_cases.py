@@ -47,7 +47,7 @@ NP_OF = {F32: np.float32, I64: np.int64, BOOL: np.bool_, I32: np.int32, U8: np.u
          TensorProto.INT16: np.int16, TensorProto.UINT32: np.uint32,
          TensorProto.UINT64: np.uint64, TensorProto.DOUBLE: np.float64,
          TensorProto.FLOAT16: np.float16, onnx_case.UINT4: np.uint8, onnx_case.INT4: np.int8,
-         17: np.uint8, 18: np.uint8, 19: np.uint8, 20: np.uint8}  # float8: the bits
+         17: np.uint8, 18: np.uint8, 19: np.uint8, 20: np.uint8, 24: np.uint8}  # float8: the bits
 I4, U4 = onnx_case.INT4, onnx_case.UINT4
 
 CASES = {}
@@ -2100,6 +2100,7 @@ CASES["deformconv22_double"] = lambda: deformconv_case(
 # saturate / inf / NaN rules), independently of mlcc's bit manipulation.
 F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ = 17, 18, 19, 20
 F8_TYPES = (F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ)
+F8_TYPES_ALL = F8_TYPES + (24,)  # with float8e8m0 (24+)
 F8_NAME = {17: "e4m3fn", 18: "e4m3fnuz", 19: "e5m2", 20: "e5m2fnuz"}
 # mantissa bits, exponent bias, code of the largest finite magnitude, fnuz, has inf
 F8_FMT = {17: (3, 7, 0x7e, False, False), 18: (3, 8, 0x7f, True, False),
@@ -2480,6 +2481,104 @@ def qdq21_float8_io_bits():
                 ort_refuses=F8_IO_WHY, types={"c": F8E4M3FN})
 
 
+# --- float8e8m0 (opset 24): Cast with round_mode and saturate ------------------
+def e8m0_decode(codes):
+    c = np.asarray(codes, np.int64)
+    return np.where(c == 0xff, np.nan, 2.0 ** (c - 127.0))
+
+
+def e8m0_encode(x, saturate=True, mode="up"):
+    """Cast-24's float8e8m0 rules on float64 values |x| (the sign ignored:
+    negative inputs are unspecified): NaN -> 0xff; +-inf and x > 2^127 ->
+    0xfe with saturate, else 0xff; x < 2^-127 (0 too) -> 0x00 with saturate,
+    else 0xff; otherwise round to a power of two: up (away from zero),
+    down, nearest (the midpoint of 2^k and 2^(k+1) is 1.5 * 2^k; ties up)."""
+    out = np.zeros(np.shape(x), np.uint8)
+    for i, v in np.ndenumerate(np.asarray(x, np.float64)):
+        a = abs(v)
+        if np.isnan(a):
+            out[i] = 0xff
+        elif a > 2.0 ** 127:
+            out[i] = 0xfe if saturate else 0xff
+        elif a < 2.0 ** -127:
+            out[i] = 0x00 if saturate else 0xff
+        else:
+            k = int(np.floor(np.log2(a)))
+            while 2.0 ** k > a:  # log2 rounding
+                k -= 1
+            while 2.0 ** (k + 1) <= a:
+                k += 1
+            lo = 2.0 ** k
+            if mode == "up":
+                k += a > lo
+            elif mode == "nearest":
+                k += a >= 1.5 * lo
+            out[i] = k + 127
+    return out
+
+
+def e8m0_sweep():
+    p = 2.0 ** np.arange(-127, 128, dtype=np.float64)
+    v = np.concatenate([p, p * 1.5, p * 1.25, p * 1.75,
+                        np.nextafter(p.astype(np.float32), np.float32(np.inf)),
+                        np.nextafter((p * 1.5).astype(np.float32), np.float32(0))])
+    v = np.concatenate([v.astype(np.float32),
+                        np.array([0.0, 1e-45, 2.0 ** -128, 2.0 ** -127 * 0.75, np.inf, np.nan,
+                                  3.4e38, np.finfo(np.float32).max], np.float32)])
+    return v.astype(np.float32)
+
+
+F8E8M0 = 24
+E8M0_MODES = [(m, s) for m in ("up", "down", "nearest") for s in (1, 0)]
+
+
+@case
+def cast24_float8e8m0_round_modes():
+    # every round_mode x saturate on powers of two, their midpoints (ties of
+    # nearest) and one float step around them, 2^-127, zero, the float32
+    # subnormals, overflow, inf and NaN; back to float32
+    x = e8m0_sweep()
+    nodes, outs = [], []
+    for m, s in E8M0_MODES:
+        n = "%s_sat%d" % (m, s)
+        nodes += [node("Cast", ["x"], ["q_" + n], to=F8E8M0, round_mode=m, saturate=s),
+                  node("Cast", ["q_" + n], ["y_" + n], to=F32)]
+        outs.append(("y_" + n, F32))
+    ref = lambda f: [e8m0_decode(e8m0_encode(f["x"], s, m)).astype(np.float32)
+                     for m, s in E8M0_MODES]
+    return Spec(nodes, [("x", x)], outs, 24, numpy_ref=ref)
+
+
+@case
+def cast24_float8e8m0_io_bits():
+    # float8e8m0 graph input (every code) to float32 and float16 and through
+    # Reshape-24/Transpose-24 as bits, double and
+    # int64 inputs to float8e8m0 bits (rounded once: a double a hair above a
+    # power of two rounds up; 2^40 + 1 is not 2^40)
+    codes = np.arange(256, dtype=np.uint8)
+    d = np.array([1.0, 1.0 + 2.0 ** -40, 1.5 - 2.0 ** -40, 1.5, 2.0 ** 127 * 1.5, 1e300,
+                  1e-300, 2.0 ** -127], np.float64)
+    i = np.array([1, 2, 3, 2 ** 40, 2 ** 40 + 1, 2 ** 62 - 1, 0], np.int64)
+    ref = lambda f: [e8m0_decode(codes).astype(np.float32),
+                     e8m0_decode(codes).astype(np.float16),
+                     e8m0_encode(f["d"], True, "up"), e8m0_encode(f["i"], True, "up"),
+                     e8m0_encode(f["d"], False, "nearest"),
+                     codes.reshape(16, 16).T.copy()]
+    return Spec([node("Cast", ["c"], ["c_f32"], to=F32),
+                 node("Reshape", ["c", "shp"], ["c_r"]),
+                 node("Transpose", ["c_r"], ["c_t"]),
+                 node("Cast", ["c"], ["c_f16"], to=TensorProto.FLOAT16),
+                 node("Cast", ["d"], ["d_up"], to=F8E8M0),
+                 node("Cast", ["i"], ["i_up"], to=F8E8M0),
+                 node("Cast", ["d"], ["d_nearest"], to=F8E8M0, round_mode="nearest",
+                      saturate=0)],
+                [("c", codes), ("d", d), ("i", i)],
+                [("c_f32", F32), ("c_f16", TensorProto.FLOAT16), ("d_up", F8E8M0),
+                 ("i_up", F8E8M0), ("d_nearest", F8E8M0), ("c_t", F8E8M0)], 24,
+                [("shp", np.array([16, 16], np.int64))], numpy_ref=ref,
+                ort_refuses=F8_IO_WHY, types={"c": F8E8M0})
+
+
 def feed_arrays(spec):
     """The feeds as numpy arrays (int4/uint4 TensorProtos as int8/uint8)."""
     return {n: onnx_case.subbyte_array(a) if isinstance(a, TensorProto) else a
@@ -2581,7 +2680,7 @@ def generate(names, out):
                 for n, a in outs]
         d = os.path.join(out, name)
         shutil.rmtree(d, ignore_errors=True)
-        if spec.types or any(t in F8_TYPES for _, t in spec.outputs):
+        if spec.types or any(t in F8_TYPES_ALL for _, t in spec.outputs):
             # declared types that the arrays do not carry (float8 bits)
             vi = onnx_case.value_info
             g = onnx_case.graph(
