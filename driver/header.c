@@ -256,9 +256,11 @@ static mlcc_status_t describe_value(mlcc_strbuf_t* sb, const mlcc_graph_t* graph
   mlcc_strbuf_append(sb, "]");
   if (mlcc_dtype_is_subbyte(v->dtype)) {
     // ONNX packs int4/uint4 two per byte; the generated API does not.
+    bool two = mlcc_dtype_bits(v->dtype) == 2;
     mlcc_strbuf_appendf(sb, ", one element per byte (%s %s, not packed)",
                         mlcc_dtype_c_type(v->dtype),
-                        mlcc_dtype_is_unsigned(v->dtype) ? "0..15" : "-8..7");
+                        mlcc_dtype_is_unsigned(v->dtype) ? (two ? "0..3" : "0..15")
+                                                         : (two ? "-2..1" : "-8..7"));
   }
   mlcc_header_quant_t q;
   if (mlcc_header_io_quant(graph, v, strcmp(role, "input") == 0, &q)) {

@@ -81,12 +81,13 @@ uint32_t mlcc_dtype_bits(mlcc_dtype_t dtype) {
   const dtype_traits_t* t = traits(dtype);
   if (t == NULL) return 0;
   if (t->flags & MLCC_DTF_PACKED4) return 4;
+  if (t->flags & MLCC_DTF_PACKED2) return 2;
   return (uint32_t)(t->size * 8);
 }
 
 bool mlcc_dtype_is_subbyte(mlcc_dtype_t dtype) {
   const dtype_traits_t* t = traits(dtype);
-  return t && (t->flags & MLCC_DTF_PACKED4);
+  return t && (t->flags & (MLCC_DTF_PACKED4 | MLCC_DTF_PACKED2));
 }
 
 uint64_t mlcc_dtype_packed_bytes(mlcc_dtype_t dtype, uint64_t numel) {

@@ -20,6 +20,9 @@ enum {
   // nibble); mlcc's memory holds one per byte (dtypes.def).
   MLCC_DTF_PACKED4 = 1u << 4,
   MLCC_DTF_FLOAT8 = 1u << 5,  // a float8 storage type (neither FLOAT nor INT)
+  // ONNX stores four elements per byte (2 bits each, the first in bits 0-1);
+  // mlcc's memory holds one per byte (dtypes.def).
+  MLCC_DTF_PACKED2 = 1u << 6,
 };
 
 // Values equal ONNX TensorProto.DataType; 0 is UNDEFINED. Not dense, so the
@@ -45,10 +48,10 @@ bool mlcc_dtype_is_int(mlcc_dtype_t dtype);       // signed or unsigned integers
 bool mlcc_dtype_is_unsigned(mlcc_dtype_t dtype);
 bool mlcc_dtype_is_bool(mlcc_dtype_t dtype);
 // Bits per element in ONNX's serialized form (TensorProto raw_data,
-// int32_data, external data): 4 for int4/uint4, else 8 * mlcc_dtype_size();
-// 0 for undefined/unsupported.
+// int32_data, external data): 4 for int4/uint4, 2 for int2/uint2, else
+// 8 * mlcc_dtype_size(); 0 for undefined/unsupported.
 uint32_t mlcc_dtype_bits(mlcc_dtype_t dtype);
-// True for the types ONNX packs several to a byte (int4, uint4).
+// True for the types ONNX packs several to a byte (int4, uint4, int2, uint2).
 bool mlcc_dtype_is_subbyte(mlcc_dtype_t dtype);
 // Serialized bytes of |numel| elements: ceil(numel * bits / 8); 0 for an
 // unsupported dtype. |numel| < 2^32 (the importer's limit), so no overflow.

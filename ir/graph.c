@@ -725,6 +725,8 @@ int64_t mlcc_value_const_i64(const mlcc_value_t* value, int64_t i) {
     case MLCC_DTYPE_I8: READ(int8_t)
     case MLCC_DTYPE_I4: READ(int8_t)   // one per byte (dtypes.def)
     case MLCC_DTYPE_U4: READ(uint8_t)
+    case MLCC_DTYPE_I2: READ(int8_t)
+    case MLCC_DTYPE_U2: READ(uint8_t)
     case MLCC_DTYPE_U8: READ(uint8_t)
     case MLCC_DTYPE_U16: READ(uint16_t)
     case MLCC_DTYPE_U32: READ(uint32_t)

@@ -19,6 +19,8 @@ static const char* short_dtype(mlcc_dtype_t dtype) {
     case MLCC_DTYPE_I8: return "i8";
     case MLCC_DTYPE_I4: return "i4";
     case MLCC_DTYPE_U4: return "u4";
+    case MLCC_DTYPE_I2: return "i2";
+    case MLCC_DTYPE_U2: return "u2";
     case MLCC_DTYPE_I16: return "i16";
     case MLCC_DTYPE_I32: return "i32";
     case MLCC_DTYPE_I64: return "i64";

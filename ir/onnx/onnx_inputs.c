@@ -228,6 +228,8 @@ static mlcc_status_t store_number(const mlcc_input_value_t* bv, uint32_t i, mlcc
     case MLCC_DTYPE_I8: lo = INT8_MIN; hi = INT8_MAX; break;
     case MLCC_DTYPE_U4: lo = 0; hi = 15; break;  // held one per byte (dtypes.def)
     case MLCC_DTYPE_I4: lo = -8; hi = 7; break;
+    case MLCC_DTYPE_U2: lo = 0; hi = 3; break;
+    case MLCC_DTYPE_I2: lo = -2; hi = 1; break;
     case MLCC_DTYPE_U16: lo = 0; hi = UINT16_MAX; break;
     case MLCC_DTYPE_I16: lo = INT16_MIN; hi = INT16_MAX; break;
     case MLCC_DTYPE_U32: lo = 0; hi = UINT32_MAX; break;

@@ -491,14 +491,16 @@ static mlcc_status_t decode_typed(mlcc_onnx_tensor_ctx_t* ctx, const MlccOnnx__T
 
 // int4/uint4 (ONNX IR: two elements per byte, the first in the 4 least
 // significant bits; raw_data and external data hold ceil(n/2) bytes, each
-// int32_data value one such byte) -> one element per byte, int4
-// sign-extended, uint4 zero-extended (dtypes.def).
+// int32_data value one such byte) and int2/uint2 (four per byte, the first
+// in bits 0-1; ceil(n/4) bytes) -> one element per byte, the signed types
+// sign-extended, the unsigned zero-extended (dtypes.def).
 static mlcc_status_t decode_subbyte(mlcc_onnx_tensor_ctx_t* ctx, const MlccOnnx__TensorProto* t,
                                     const char* what, mlcc_dtype_t dtype, uint64_t numel,
                                     mlcc_onnx_tensor_t* out) {
   const char* name = tname(t);
   size_t n = (size_t)numel;
   size_t packed = (size_t)mlcc_dtype_packed_bytes(dtype, numel);
+  uint32_t bits = mlcc_dtype_bits(dtype), per = 8 / bits, mask = (1u << bits) - 1;
   const uint8_t* src = NULL;
   if (t->has_data_location && t->data_location == MLCC_ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
     const void* ext = NULL;
@@ -508,15 +510,15 @@ static mlcc_status_t decode_subbyte(mlcc_onnx_tensor_ctx_t* ctx, const MlccOnnx_
     if (t->raw_data.len != packed) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                               "%s '%s': raw_data has %zu bytes, expected %zu (%" PRIu64
-                              " elements of %s, two per byte)", what, name, t->raw_data.len,
-                              packed, numel, mlcc_dtype_name(dtype));
+                              " elements of %s, %u per byte)", what, name, t->raw_data.len,
+                              packed, numel, mlcc_dtype_name(dtype), per);
     }
     src = t->raw_data.data;
   } else if (t->n_int32_data != packed) {
     return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                             "tensor '%s': int32_data has %zu values, expected %zu (%" PRIu64
-                            " elements of %s, two per value)", name, t->n_int32_data, packed,
-                            numel, mlcc_dtype_name(dtype));
+                            " elements of %s, %u per value)", name, t->n_int32_data, packed,
+                            numel, mlcc_dtype_name(dtype), per);
   }
   uint8_t* buf = (uint8_t*)mlcc_arena_alloc(ctx->arena, n ? n : 1, 64);
   if (buf == NULL) {
@@ -525,9 +527,10 @@ static mlcc_status_t decode_subbyte(mlcc_onnx_tensor_ctx_t* ctx, const MlccOnnx_
   }
   bool is_signed = !mlcc_dtype_is_unsigned(dtype);
   for (size_t i = 0; i < n; ++i) {
-    uint32_t byte = src ? src[i / 2] : (uint32_t)t->int32_data[i / 2] & 0xffu;
-    uint32_t nib = (i & 1) ? (byte >> 4) & 0xfu : byte & 0xfu;
-    buf[i] = (uint8_t)(is_signed && nib >= 8 ? nib - 16 : nib);  // two's complement int8
+    uint32_t byte = src ? src[i / per] : (uint32_t)t->int32_data[i / per] & 0xffu;
+    uint32_t v = (byte >> ((i % per) * bits)) & mask;
+    // two's complement int8: subtract 2^bits from a value with the sign bit
+    buf[i] = (uint8_t)(is_signed && (v >> (bits - 1)) ? v - (mask + 1) : v);
   }
   out->data = buf;
   return mlcc_ok_status();

@@ -21,11 +21,14 @@ char* mlcc_infer_fmt_shape(const mlcc_shape_t* shape, char* buf) {
 }
 
 // The ops whose ONNX type constraints list int4/uint4 (all from opset 21,
-// TensorScatter from 24; onnx/defs, IR 10). BitCast-26 also lists them but
+// TensorScatter from 24; onnx/defs, IR 10) and int2/uint2 (the same ops
+// from opset 25 but TensorScatter; IR 11). BitCast-26 also lists them but
 // mlcc does not implement it on sub-byte types.
-static bool subbyte_allowed(const mlcc_node_t* node) {
+static bool subbyte_allowed(const mlcc_node_t* node, mlcc_dtype_t dtype) {
   if (node->pass_helper) return true;  // lowered control flow moving the values
-  if (node->opset < 21) return false;
+  bool two = mlcc_dtype_bits(dtype) == 2;
+  if (node->opset < (two ? 25 : 21)) return false;
+  if (two && node->op == MLCC_OP_TENSOR_SCATTER) return false;
   switch (node->op) {
     case MLCC_OP_CAST: case MLCC_OP_CAST_LIKE: case MLCC_OP_CONSTANT:
     case MLCC_OP_CONSTANT_OF_SHAPE: case MLCC_OP_QUANTIZE_LINEAR:
@@ -43,21 +46,24 @@ static bool subbyte_allowed(const mlcc_node_t* node) {
 
 mlcc_status_t mlcc_infer_check_subbyte(const mlcc_node_t* node, const char* what,
                                        const char* name, mlcc_dtype_t dtype) {
-  if (!mlcc_dtype_is_subbyte(dtype) || subbyte_allowed(node)) return mlcc_ok_status();
+  if (!mlcc_dtype_is_subbyte(dtype) || subbyte_allowed(node, dtype)) return mlcc_ok_status();
   if (node->op == MLCC_OP_BIT_CAST) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
                             "%s %s '%s' has element type %s; mlcc does not implement BitCast "
-                            "on 4-bit types",
+                            "on 4-bit and 2-bit types",
                             mlcc_infer_op(node), what, name, mlcc_dtype_name(dtype));
   }
+  bool two = mlcc_dtype_bits(dtype) == 2;
   return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                           "%s %s '%s' has element type %s, which %s-%d does not allow (ONNX "
-                          "allows int4/uint4 from opset 21 only in Cast, CastLike, Constant, "
+                          "allows %s from opset %d only in Cast, CastLike, Constant, "
                           "ConstantOfShape, QuantizeLinear, DequantizeLinear, Identity, "
                           "Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Pad, Shape, Size, "
-                          "If, Loop, Scan, and TensorScatter from 24)",
+                          "If, Loop, Scan%s)",
                           mlcc_infer_op(node), what, name, mlcc_dtype_name(dtype),
-                          mlcc_infer_op(node), (int)node->opset);
+                          mlcc_infer_op(node), (int)node->opset,
+                          two ? "int2/uint2" : "int4/uint4", two ? 25 : 21,
+                          two ? "" : ", and TensorScatter from 24");
 }
 
 // The first opset at which |op|'s ONNX type constraints name the float8

@@ -175,12 +175,14 @@ mlcc_status_t mlcc_quant_linear_resolve(const mlcc_node_t* node, mlcc_quant_line
 }
 
 // True if |dt| is a quantized type of QuantizeLinear / DequantizeLinear at
-// |node|'s opset: int8, uint8; 21+ also int16, uint16, int4, uint4.
+// |node|'s opset: int8, uint8; 21+ also int16, uint16, int4, uint4; 25+ int2,
+// uint2.
 static bool quant_type_ok(const mlcc_node_t* node, mlcc_dtype_t dt) {
   // 19+: the float8 types (y = float8(x / scale + zero point), Cast's tables)
   if (dt == MLCC_DTYPE_F8E8M0) return false;  // a scale type (T2), not a quantized one
   if (mlcc_dtype_is_float8(dt)) return node->opset >= 19;
   if (dt == MLCC_DTYPE_U8 || dt == MLCC_DTYPE_I8) return true;
+  if (node->opset >= 25 && (dt == MLCC_DTYPE_I2 || dt == MLCC_DTYPE_U2)) return true;
   return node->opset >= 21 && (dt == MLCC_DTYPE_I16 || dt == MLCC_DTYPE_U16 ||
                                dt == MLCC_DTYPE_I4 || dt == MLCC_DTYPE_U4);
 }
@@ -218,7 +220,7 @@ static mlcc_status_t check_quant_opset19(const mlcc_node_t* node, const mlcc_val
     if (!quant_type_ok(node, (mlcc_dtype_t)out_dt)) {
       return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
                               "QuantizeLinear to output_dtype %lld (%s) is not supported; only "
-                              "int8, uint8, int16, uint16, int4 and uint4",
+                              "int8, uint8, int16, uint16, int4, uint4 (25+: int2, uint2)",
                               (long long)out_dt, mlcc_dtype_name((mlcc_dtype_t)out_dt));
     }
     *inout_y = (mlcc_dtype_t)out_dt;
@@ -271,7 +273,7 @@ mlcc_status_t mlcc_infer_quant_linear(mlcc_node_t* node) {
                               "QuantizeLinear (opset %d) input '%s' must be int8 or uint8%s; "
                               "got %s",
                               (int)node->opset, zp_name,
-                              node->opset >= 21 ? " (21+: or int16, uint16, int4, uint4)" : "",
+                              node->opset >= 21 ? node->opset >= 25 ? " (21+: or int16, uint16, int4, uint4; 25+: int2, uint2)" : " (21+: or int16, uint16, int4, uint4)" : "",
                               mlcc_dtype_name(zp->dtype));
     }
     y_dtype = zp != NULL ? zp->dtype : out_dtype != MLCC_DTYPE_COUNT ? out_dtype : MLCC_DTYPE_U8;
@@ -280,7 +282,7 @@ mlcc_status_t mlcc_infer_quant_linear(mlcc_node_t* node) {
       return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
                               "DequantizeLinear (opset %d) input 'x' must be int8, uint8%s or "
                               "int32; got %s",
-                              (int)node->opset, node->opset >= 21 ? ", int16, uint16, int4, uint4" : "",
+                              (int)node->opset, node->opset >= 25 ? ", int16, uint16, int4, uint4, int2, uint2" : node->opset >= 21 ? ", int16, uint16, int4, uint4" : "",
                               mlcc_dtype_name(x->dtype));
     }
     MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, x, "x", zp, zp_name));

@@ -151,6 +151,7 @@ LLVMTypeRef mlcc_emit_type(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype) {
     case MLCC_DTYPE_BOOL: return ctx->t_i1;
     case MLCC_DTYPE_U8: case MLCC_DTYPE_I8: return ctx->t_i8;
     case MLCC_DTYPE_U4: case MLCC_DTYPE_I4: return ctx->t_i8;  // one per byte (dtypes.def)
+    case MLCC_DTYPE_U2: case MLCC_DTYPE_I2: return ctx->t_i8;
     case MLCC_DTYPE_F8E4M3FN: case MLCC_DTYPE_F8E4M3FNUZ: case MLCC_DTYPE_F8E5M2:
     case MLCC_DTYPE_F8E5M2FNUZ: case MLCC_DTYPE_F8E8M0:
       return ctx->t_i8;  // the bits (targets/emit/float8.c)
@@ -203,9 +204,12 @@ static LLVMValueRef round_narrow(mlcc_emit_ctx_t* ctx, LLVMValueRef f, mlcc_dtyp
 
 LLVMValueRef mlcc_emit_wrap4(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t dtype) {
   LLVMTypeRef t = LLVMTypeOf(v);
-  if (mlcc_dtype_is_unsigned(dtype)) return LLVMBuildAnd(ctx->b, v, LLVMConstInt(t, 0xf, 0), "u4");
-  LLVMValueRef four = LLVMConstInt(t, LLVMGetIntTypeWidth(t) - 4, 0);
-  return LLVMBuildAShr(ctx->b, LLVMBuildShl(ctx->b, v, four, ""), four, "i4");
+  unsigned bits = mlcc_dtype_bits(dtype);  // 4 or 2
+  if (mlcc_dtype_is_unsigned(dtype)) {
+    return LLVMBuildAnd(ctx->b, v, LLVMConstInt(t, (1u << bits) - 1, 0), "un");
+  }
+  LLVMValueRef sh = LLVMConstInt(t, LLVMGetIntTypeWidth(t) - bits, 0);
+  return LLVMBuildAShr(ctx->b, LLVMBuildShl(ctx->b, v, sh, ""), sh, "in");
 }
 
 LLVMValueRef mlcc_emit_convert(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t from,
@@ -274,7 +278,7 @@ LLVMValueRef mlcc_emit_convert_f8(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dty
     if ((to == MLCC_DTYPE_F16 || to == MLCC_DTYPE_BF16) && from != to) r = round_narrow(ctx, r, to);
     return r;
   }
-  // int4/uint4 target: ONNX Cast keeps the low 4 bits of an integer (two's
+  // int4/uint4 (int2/uint2) target: ONNX Cast keeps the low 4 (2) bits of an integer (two's
   // complement, "discard higher bits and reinterpret"); a float is rounded
   // half away from zero first (out of range the spec leaves it undefined;
   // this is what onnxruntime 1.30 does, NaN gives 0).

@@ -125,15 +125,15 @@ LLVMValueRef mlcc_emit_const(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype, double v)
 // Converts |v| of computational type |from| to |to| (ONNX Cast semantics:
 // float->int truncates toward zero, ->bool is != 0; ->int4/uint4 keeps the
 // low 4 bits of the integer, a float rounded half away from zero first, as
-// onnxruntime does).
+// onnxruntime does; int2/uint2 likewise with 2 bits).
 // A float8 |to| gets Cast-19's default (saturate, fnuz +-inf -> NaN): see
 // mlcc_emit_convert_f8 for the other forms.
 LLVMValueRef mlcc_emit_convert(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t from,
                                mlcc_dtype_t to);
 // The low 4 bits of integer |v| (any width), sign-extended for |dtype| int4,
-// zero-extended for uint4: the canonical one-per-byte form (dtypes.def).
-// Loads of int4/uint4 apply it, so a caller's out-of-range byte reads as
-// its low 4 bits.
+// zero-extended for uint4 (the low 2 bits for int2/uint2): the canonical
+// one-per-byte form (dtypes.def). Loads of these types apply it, so a
+// caller's out-of-range byte reads as its low 4 (2) bits.
 LLVMValueRef mlcc_emit_wrap4(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t dtype);
 
 // Flags of the conversions to float8 (ONNX Cast-19..25 tables).

@@ -67,12 +67,14 @@ static LLVMValueRef load_zp_f32(mlcc_emit_ctx_t* ctx, const mlcc_value_t* v, LLV
 }
 
 // The saturation range of quantized type |qdt|: int8, uint8 and (Q/DQ 21)
-// int16, uint16, int4, uint4.
+// int16, uint16, int4, uint4 and (25) int2, uint2.
 static void qrange(mlcc_dtype_t qdt, float* lo, float* hi) {
   switch (qdt) {
     case MLCC_DTYPE_I8: *lo = -128.f, *hi = 127.f; break;
     case MLCC_DTYPE_I4: *lo = -8.f, *hi = 7.f; break;
     case MLCC_DTYPE_U4: *lo = 0.f, *hi = 15.f; break;
+    case MLCC_DTYPE_I2: *lo = -2.f, *hi = 1.f; break;
+    case MLCC_DTYPE_U2: *lo = 0.f, *hi = 3.f; break;
     case MLCC_DTYPE_I16: *lo = -32768.f, *hi = 32767.f; break;
     case MLCC_DTYPE_U16: *lo = 0.f, *hi = 65535.f; break;
     default: *lo = 0.f, *hi = 255.f; break;

@@ -204,8 +204,8 @@ static LLVMValueRef scalar_from_bytes(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dt,
       break;
     }
     case MLCC_DTYPE_BOOL: case MLCC_DTYPE_U8: i = *(const uint8_t*)data; break;
-    case MLCC_DTYPE_I8: case MLCC_DTYPE_I4: i = *(const int8_t*)data; break;
-    case MLCC_DTYPE_U4: i = *(const uint8_t*)data; break;
+    case MLCC_DTYPE_I8: case MLCC_DTYPE_I4: case MLCC_DTYPE_I2: i = *(const int8_t*)data; break;
+    case MLCC_DTYPE_U4: case MLCC_DTYPE_U2: i = *(const uint8_t*)data; break;
     case MLCC_DTYPE_U16: { uint16_t v; memcpy(&v, data, 2); i = v; break; }
     case MLCC_DTYPE_I16: { int16_t v; memcpy(&v, data, 2); i = v; break; }
     case MLCC_DTYPE_U32: { uint32_t v; memcpy(&v, data, 4); i = v; break; }

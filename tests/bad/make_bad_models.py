@@ -396,6 +396,21 @@ def opset26_int4_bitcast():
 
 
 @case
+def opset24_int2_identity():
+    # int2 (IR 11) is listed by Identity from opset 25 only
+    return model([helper.make_node("Identity", ["x"], ["y"], name="id2")],
+                 [vi("x", 26, [4])], [vi("y", 26, [4])], opsets=(("", 24),), ir_version=11)
+
+
+@case
+def opset25_uint2_mul():
+    # Mul's type constraint has no uint2
+    return model([helper.make_node("Mul", ["a", "b"], ["y"], name="mul2")],
+                 [vi("a", 25, [3]), vi("b", 25, [3])], [vi("y", 25, [3])],
+                 opsets=(("", 25),), ir_version=11)
+
+
+@case
 def opset20_cast_to_int4():
     # int4 is a Cast target from opset 21 only
     return model([helper.make_node("Cast", ["x"], ["y"], name="to_i4", to=22)],

@@ -48,21 +48,29 @@ NP2ONNX = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): Tensor
 # two per byte, low nibble first, as the IR spec stores them) and
 # subbyte_array() reads one back.
 UINT4, INT4 = 21, 22
-SUBBYTE = {UINT4: np.uint8, INT4: np.int8}
+UINT2, INT2 = 25, 26  # IR 11: four per byte, the first in bits 0-1
+SUBBYTE = {UINT4: np.uint8, INT4: np.int8, UINT2: np.uint8, INT2: np.int8}
+SUBBYTE_BITS = {UINT4: 4, INT4: 4, UINT2: 2, INT2: 2}
 
 
 def subbyte_tensor(name, values, elem, int32_data=False):
-    """A TensorProto of int4 (|elem| INT4, values -8..7) or uint4 (UINT4,
-    0..15) with the shape of |values|: raw_data of ceil(n/2) bytes, or
-    int32_data (one packed byte per value) with |int32_data|."""
+    """A TensorProto of int4 (|elem| INT4, values -8..7), uint4 (UINT4,
+    0..15), int2 (INT2, -2..1) or uint2 (UINT2, 0..3) with the shape of
+    |values|: raw_data of ceil(n/2) (ceil(n/4)) bytes, or int32_data (one
+    packed byte per value) with |int32_data|."""
     v = np.asarray(values)
-    lo, hi = (-8, 7) if elem == INT4 else (0, 15)
+    bits = SUBBYTE_BITS[elem]
+    per = 8 // bits
+    signed = elem in (INT4, INT2)
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
     if v.size and (v.min() < lo or v.max() > hi):
         raise ValueError("%s: values outside [%d, %d]" % (name, lo, hi))
-    nib = (v.reshape(-1).astype(np.int64) & 0xF).astype(np.uint8)
-    if nib.size % 2:
-        nib = np.append(nib, np.uint8(0))
-    packed = (nib[0::2] | (nib[1::2] << 4)).astype(np.uint8)
+    nib = (v.reshape(-1).astype(np.int64) & ((1 << bits) - 1)).astype(np.uint8)
+    if nib.size % per:
+        nib = np.append(nib, np.zeros(per - nib.size % per, np.uint8))
+    packed = np.zeros(nib.size // per, np.uint8)
+    for k in range(per):
+        packed |= (nib[k::per] << (k * bits)).astype(np.uint8)
     t = TensorProto(name=name, data_type=elem, dims=list(v.shape))
     if int32_data:
         t.int32_data.extend(int(b) for b in packed)
@@ -72,15 +80,19 @@ def subbyte_tensor(name, values, elem, int32_data=False):
 
 
 def subbyte_array(t):
-    """The values of an int4/uint4 TensorProto |t| as an int8/uint8 array."""
+    """The values of an int4/uint4/int2/uint2 TensorProto |t| as an
+    int8/uint8 array."""
     n = int(np.prod(t.dims)) if len(t.dims) else 1
+    bits = SUBBYTE_BITS[t.data_type]
+    per = 8 // bits
     packed = (np.frombuffer(t.raw_data, np.uint8) if t.raw_data else
               np.array(t.int32_data, np.int64).astype(np.uint8))
-    nib = np.empty(packed.size * 2, np.int16)
-    nib[0::2], nib[1::2] = packed & 0xF, packed >> 4
+    nib = np.empty(packed.size * per, np.int16)
+    for k in range(per):
+        nib[k::per] = (packed >> (k * bits)) & ((1 << bits) - 1)
     nib = nib[:n]
-    if t.data_type == INT4:
-        nib = np.where(nib >= 8, nib - 16, nib)
+    if t.data_type in (INT4, INT2):
+        nib = np.where(nib >= (1 << (bits - 1)), nib - (1 << bits), nib)
     return nib.astype(SUBBYTE[t.data_type]).reshape(list(t.dims))
 
 

@@ -47,8 +47,9 @@ NP_OF = {F32: np.float32, I64: np.int64, BOOL: np.bool_, I32: np.int32, U8: np.u
          TensorProto.INT16: np.int16, TensorProto.UINT32: np.uint32,
          TensorProto.UINT64: np.uint64, TensorProto.DOUBLE: np.float64,
          TensorProto.FLOAT16: np.float16, onnx_case.UINT4: np.uint8, onnx_case.INT4: np.int8,
-         17: np.uint8, 18: np.uint8, 19: np.uint8, 20: np.uint8, 24: np.uint8}  # float8: the bits
-I4, U4 = onnx_case.INT4, onnx_case.UINT4
+         17: np.uint8, 18: np.uint8, 19: np.uint8, 20: np.uint8, 24: np.uint8,  # float8: the bits
+         onnx_case.UINT2: np.uint8, onnx_case.INT2: np.int8}
+I4, U4, I2, U2 = onnx_case.INT4, onnx_case.UINT4, onnx_case.INT2, onnx_case.UINT2
 
 CASES = {}
 
@@ -882,6 +883,13 @@ def dequantize24_output_dtype_float_int32():
 
 
 # --- int4/uint4 (IR 10, opset 21+): storage, Q/DQ, Cast, data movement ---------
+def i2(name, values, elem=None, int32_data=False):
+    """An int2 (default for signed values) or uint2 TensorProto of |values|."""
+    v = np.asarray(values)
+    return onnx_case.subbyte_tensor(name, v, elem or (I2 if v.dtype.kind == "i" else U2),
+                                    int32_data)
+
+
 def i4(name, values, elem=None, int32_data=False):
     """An int4 (default) or uint4 TensorProto of |values| (onnx_case.subbyte_tensor)."""
     v = np.asarray(values)
@@ -1008,19 +1016,20 @@ def q4_ref(x, s, zp, lo, hi, axis=1, block=0):
 
 
 def to4_ref(x, elem):
-    """Cast to int4/uint4 as mlcc and onnxruntime 1.30 do: integers keep
-    their low 4 bits (the spec: discard higher bits, reinterpret); floats
-    are rounded half away from zero first (NaN gives 0; the spec leaves
-    fractional and out-of-range floats open)."""
+    """Cast to int4/uint4 (int2/uint2) as mlcc and onnxruntime 1.30 do:
+    integers keep their low 4 (2) bits (the spec: discard higher bits,
+    reinterpret); floats are rounded half away from zero first (NaN gives 0;
+    the spec leaves fractional and out-of-range floats open)."""
     x = np.asarray(x)
     if x.dtype.kind == "f":
         f = np.nan_to_num(x.astype(np.float64), nan=0.0)
         i = np.trunc(f)
         i = i + (f - i >= 0.5) - (f - i <= -0.5)
         x = i.astype(np.int64)
-    nib = x.astype(np.int64) & 0xF
-    if elem == I4:
-        return np.where(nib >= 8, nib - 16, nib).astype(np.int8)
+    bits = onnx_case.SUBBYTE_BITS[elem]
+    nib = x.astype(np.int64) & ((1 << bits) - 1)
+    if elem in (I4, I2):
+        return np.where(nib >= (1 << (bits - 1)), nib - (1 << bits), nib).astype(np.int8)
     return nib.astype(np.uint8)
 
 
@@ -1152,6 +1161,55 @@ def loop21_int4_carried_and_scan_output():
                 [("m", np.array(3, np.int64)), ("c", np.array(True))], numpy_ref=ref,
                 ort_refuses=ORT_NO_4BIT_MOVES.replace("Reshape, ", "Loop, Identity (in the "
                                                       "body), Reshape, "))
+
+
+@case
+def int2_25_storage_cast_transpose():
+    """int2/uint2 (IR 11, opset 25): an int2 initializer of 7 elements
+    (raw_data, four per byte), a uint2 initializer in int32_data, Cast to
+    and from int2/uint2 (float32 rounded half away from zero, int32 keeping
+    the low 2 bits), a run-time int2 input (one element per byte) through
+    Transpose to an int2 output."""
+    w = np.array([-2, -1, 0, 1, 1, -2, 0], np.int8)
+    u = np.array([[0, 3, 2], [1, 2, 3]], np.uint8)
+    f = np.array([-2.5, -1.5, -0.5, 0.5, 1.49, 1.5, 2.0, 5.0, np.nan], np.float32)
+    i = np.array([-5, -3, -2, -1, 0, 1, 2, 3, 4, 7], np.int32)
+    x = np.array([[-2, 1, 0], [-1, 1, -2]], np.int8)
+    return Spec([node("Cast", ["w"], ["wf"], to=F32), node("Cast", ["u"], ["ui"], to=I32),
+                 node("Cast", ["f"], ["fi"], to=I2), node("Cast", ["i"], ["iu"], to=U2),
+                 node("Cast", ["fi"], ["back_f"], to=F32), node("Transpose", ["x"], ["xt"])],
+                [("f", f), ("i", i), ("x", i2("x", x))],
+                [("wf", F32), ("ui", I32), ("fi", I2), ("iu", U2), ("back_f", F32), ("xt", I2)],
+                25, [("w", i2("w", w)), ("u", i2("u", u, int32_data=True))],
+                numpy_ref=lambda fd: [w.astype(np.float32), u.astype(np.int32), to4_ref(f, I2),
+                                      to4_ref(i, U2), to4_ref(f, I2).astype(np.float32),
+                                      fd["x"].T])
+
+
+@case
+def qdq25_int2_uint2_block_weights_matmul():
+    """DequantizeLinear-25 of a constant int2 weight [K=40, N=3] blocked
+    along axis 0 (block_size 16, int2 zero points) -> MatMul, and
+    QuantizeLinear-25 of the activation to uint2 (per tensor, saturating to
+    [0, 3]) widened back by DequantizeLinear."""
+    r = rng("qdq25_int2")
+    w = r.integers(-2, 2, (40, 3)).astype(np.int8)
+    s = r.uniform(0.05, 0.2, (3, 3)).astype(np.float32)
+    zp = r.integers(-2, 2, (3, 3)).astype(np.int8)
+    a = r.standard_normal((2, 40)).astype(np.float32)
+    s2, zp2 = np.array(0.5, np.float32), np.array(1, np.uint8)
+    return Spec([node("DequantizeLinear", ["w", "s", "zp"], ["wf"], axis=0, block_size=16),
+                 node("MatMul", ["a", "wf"], ["y"]),
+                 node("QuantizeLinear", ["a", "s2", "zp2"], ["q"]),
+                 node("DequantizeLinear", ["q", "s2", "zp2"], ["aq"])],
+                [("a", a)], [("y", F32), ("q", U2), ("aq", F32)], 25,
+                [("w", i2("w", w)), ("s", s), ("zp", i2("zp", zp)), ("s2", s2),
+                 ("zp2", i2("zp2", zp2))],
+                numpy_ref=lambda f: [
+                    (f["a"].astype(np.float64) @ dequant_ref(w, s, zp, axis=0, block=16)
+                     ).astype(np.float32),
+                    q4_ref(f["a"], s2, zp2, 0, 3),
+                    dequant_ref(q4_ref(f["a"], s2, zp2, 0, 3), s2, zp2)])
 
 
 @case
@@ -2587,14 +2645,15 @@ def feed_arrays(spec):
 
 def run_ort(spec, work):
     """Runs |spec| with onnxruntime-node; returns [(name, array)] outputs.
-    onnxruntime-node 1.30 cannot pass int4/uint4 tensors in or out of a
+    onnxruntime-node 1.30 cannot pass int4/uint4 (nor int2/uint2) tensors in or out of a
     session, so the oracle's copy of the model takes such an input as
     int8/uint8 and Casts it to the 4-bit type first, and Casts a 4-bit output
     to int8/uint8 last (in range, both Casts keep the values); the case's own
     model has the 4-bit inputs and outputs."""
     import onnx
     vi = lambda n, t, shape=None: helper.make_tensor_value_info(n, t, shape)
-    wide = {I4: TensorProto.INT8, U4: TensorProto.UINT8}
+    wide = {I4: TensorProto.INT8, U4: TensorProto.UINT8, I2: TensorProto.INT8,
+            U2: TensorProto.UINT8}
     arrays = feed_arrays(spec)
     pre, post, ins_vi, outs_vi = [], [], [], []
     for n, a in spec.feeds:
@@ -2676,7 +2735,8 @@ def generate(names, out):
                                    "the reason" % name)
         # int4/uint4 references are written packed, as ONNX stores them.
         types = dict(spec.outputs)
-        outs = [(n, onnx_case.subbyte_tensor(n, a, types[n]) if types.get(n) in (I4, U4) else a)
+        outs = [(n, onnx_case.subbyte_tensor(n, a, types[n]) if types.get(n) in onnx_case.SUBBYTE
+                 else a)
                 for n, a in outs]
         d = os.path.join(out, name)
         shutil.rmtree(d, ignore_errors=True)

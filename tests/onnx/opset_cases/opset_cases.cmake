@@ -31,7 +31,8 @@ set(MLCC_OPSET_CROSS_SAMPLE reduce18_mean_axes_input split18_num_outputs_uneven
   dequantize24_int4_uint4_runtime_per_tensor_per_axis
   qdq21_float8_io_bits qdq19_float8e4m3fn_nonzero_zero_points
   cast21_int4_uint4_to_from movement21_uint4_pad_shape_size_constantofshape if21_int4_branches
-  loop21_int4_carried_and_scan_output cast24_float8e8m0_io_bits)
+  loop21_int4_carried_and_scan_output cast24_float8e8m0_io_bits
+  int2_25_storage_cast_transpose qdq25_int2_uint2_block_weights_matmul)
 foreach(dir ${MLCC_OPSET_CASE_DIRS})
   if(NOT IS_DIRECTORY ${dir})
     continue()
