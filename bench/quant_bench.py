@@ -18,7 +18,7 @@ i.e. its QDQ fusion into int8 kernels). Prints a Markdown table: medians (or
 MACs), and the library (.a) and NAME_WEIGHTS_SIZE bytes of both builds.
 
 Usage: bench/quant_bench.py --mlcc build/mlcc [--threads 1,2] [--runs 20] [--rounds 4]
-       [--only resnet18,...] [--stat min] [--quant-dir build/tests/quant] [--mcpu CPU]
+       [--only resnet18,...] [--stat min] [--quant-dir build/tests/quant] [--mcpu CPU] [--mattr F]
 """
 import argparse
 import json
@@ -46,7 +46,8 @@ MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_1", "detector", "transformer"
 def build(args, model, name, work):
     lib = os.path.join(work, "lib%s.a" % name)
     t0 = time.monotonic()
-    subprocess.run([args.mlcc, model, "-o", lib, "--name=" + name, "-mcpu=" + args.mcpu],
+    subprocess.run([args.mlcc, model, "-o", lib, "--name=" + name, "-mcpu=" + args.mcpu]
+                   + (["-mattr=" + args.mattr] if args.mattr else []),
                    check=True)
     compile_s = time.monotonic() - t0
     header = open(os.path.join(work, name + ".h")).read()
@@ -120,6 +121,8 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--stat", choices=("median", "min"), default="median")
     ap.add_argument("--ort-dir", default=os.path.join(ROOT, "tools", "ort"))
+    ap.add_argument("--mattr", default=None,
+                    help="mlcc -mattr for both mlcc builds, e.g. -amx-tile,-amx-int8 (the VNNI form)")
     ap.add_argument("--mcpu", default="native",
                     help="mlcc -mcpu for both mlcc builds (ORT always uses the host CPU)")
     ap.add_argument("--quant-dir", default=os.path.join(ROOT, "build", "tests", "quant"))
