@@ -857,6 +857,14 @@ static mlcc_status_t emit_conv_vec(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
 // resnet18 and mobilenet_v2); parallel units are (n, channel block) pairs.
 
 enum { kOcvMaxOw = 8, kOcvMaxNv = 4, kOcvMaxSeg = 8, kOcvMaxSegStrided = 20 };
+// Blocks of at least this many weight bytes prefetch the next block's
+// weights (ocv_make_plan).
+static const int64_t kOcvPrefetchBlockBytes = 128 * 1024;
+
+// Bytes of one block's weights: [cg*K][ocb] floats.
+static int64_t per_oc_bytes(const conv_geom_t* g, int64_t ocb) {
+  return g->cg * g->k[1] * g->k[2] * ocb * 4;
+}
 
 typedef struct ocv_plan_t {
   int L, nv;
@@ -866,6 +874,7 @@ typedef struct ocv_plan_t {
   int64_t rchunks; // output rows split into this many chunks of rows rows
   int64_t rows;
   int64_t units;   // parallel units: n * blocks * rchunks
+  bool prefetch;   // prefetch the next block's weights into L2 (see below)
 } ocv_plan_t;
 
 // Schedule parameters of the channel-vector kernel (mlcc_emit_conv_space):
@@ -940,6 +949,15 @@ static bool ocv_make_plan(const mlcc_node_t* node, const conv_geom_t* g,
   p->rows = (g->out[1] + p->rchunks - 1) / p->rchunks;
   p->rchunks = (g->out[1] + p->rows - 1) / p->rows;
   p->units = nb * p->rchunks;
+  // A block whose weights are large ([cg*K][ocb] floats, 295-590 KB on
+  // resnet18's layer3/4) streams them from memory on its first output row
+  // (cold in a whole model: each weight is read once per run) and from L2 on
+  // the others, so the first row waits on DRAM while the later ones compute
+  // from L2. Prefetching the next block's weights (prefetcht1) alongside
+  // each weight load overlaps that stream with the current block's rows.
+  // Only for the default packed layout with several rows per unit.
+  p->prefetch = packed > 0 && !tuned && p->rows >= 2 &&
+                per_oc_bytes(g, p->ocb) >= kOcvPrefetchBlockBytes;
   return true;
 }
 
@@ -1041,6 +1059,16 @@ static mlcc_status_t emit_conv_ocv(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
           LLVMValueRef wp = LLVMBuildInBoundsGEP2(ctx->b, ctx->t_f32, wptr, &wi, 1, "");
           wv[j] = LLVMBuildLoad2(ctx->b, vt, wp, "");
           LLVMSetAlignment(wv[j], 4);
+          if (p.prefetch) {
+            // The same vector of the next block (one 64-byte line; past the
+            // last block the address is unused: prefetches do not fault).
+            LLVMValueRef ni = iaddc(ctx, wi, p.ocb * per_oc);
+            LLVMValueRef np = LLVMBuildGEP2(ctx->b, ctx->t_f32, wptr, &ni, 1, "");
+            LLVMTypeRef ov[1] = {ctx->t_ptr};
+            LLVMValueRef args[4] = {np, LLVMConstInt(ctx->t_i32, 0, 0),
+                                    LLVMConstInt(ctx->t_i32, 2, 0), LLVMConstInt(ctx->t_i32, 1, 0)};
+            call_overloaded(ctx, "llvm.prefetch", ov, 1, args, 4);
+          }
         } else {
           // ONNX layout: gather-free but strided; build the vector lane by lane.
           LLVMValueRef v = LLVMGetUndef(vt);

@@ -6,7 +6,8 @@ They cover the AVX-512 Conv kernels (vectorized over output channels and over
 pixels), the depthwise kernel (cases h-l, group == C == M), their packed and
 unpacked weight paths and fused epilogues: stride 2,
 dilation 2, uneven pads, non-square kernels, batch 2, no bias, weights as a
-graph input, fused Relu and residual Add. Usage: make_conv_cases.py OUT_DIR
+graph input, fused Relu and residual Add, and (case n) the channel-vector
+kernel's prefetch of the next weight block. Usage: make_conv_cases.py OUT_DIR
 """
 import os
 import sys
@@ -52,12 +53,20 @@ cases = [c + (1,) for c in cases] + [
  ("k", 1, 12, 20, 37, 12, 3, 3, 0, 1, True, True, None, 12),
  ("l", 1, 10, 9, 9, 10, 3, 1, 2, 2, True, False, "relu", 10),
  ("m", 2, 6, 9, 1, 6, (3, 1), 1, (1, 0, 1, 0), 1, True, True, "add", 6),
+] + [
+ # channel-vector kernel with blocks of 147 KB of packed weights (128 x 9 x 32 floats) and
+ # 7 rows per unit: it prefetches the next block's weights (resnet18 layer4, scaled down)
+ ("n", 1, 128, 7, 7, 512, 3, 1, 1, 1, True, True, "add", 1),
 ]
 for name, N, C, H, W, M, k, s, p, d, bias, winit, post, group in cases:
     kk = k if isinstance(k, tuple) else (k, k)
     pads = list(p) if isinstance(p, tuple) else [p]*4
     x = rng.standard_normal((N, C, H, W)).astype(np.float32)
     w = rng.standard_normal((M, C // group) + kk).astype(np.float32)
+    if name == "n":
+        # 1152-term dot products: unit-variance outputs keep float32's rounding
+        # within the elementwise tolerance (atol 1e-5) near zero.
+        w = (w / np.sqrt(C * kk[0] * kk[1])).astype(np.float32)
     b = rng.standard_normal((M,)).astype(np.float32)
     inits, inputs = [], [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)]
     feeds = {"x": x}
