@@ -709,6 +709,66 @@ static mlcc_status_t rewrite_qconcat(mlcc_graph_t* graph, mlcc_node_t* q, bool* 
   return s;
 }
 
+//===----------------------------------------------------------------------===//
+// int8 Sigmoid as a table (issue 16)
+//===----------------------------------------------------------------------===//
+//
+//   QuantizeLinear(Sigmoid(DequantizeLinear(xq, xs, xz)), ys, yz)
+//     -> QLookup(xq, table)                          (mlcc domain, ops.def)
+//
+// with every parameter per tensor and constant, xq and the zero points
+// int8/uint8, the Sigmoid's input and output read only by the chain. The
+// table holds, for each of the 256 values q of xq (at index q & 255), the
+// float graph's result computed here in the specs' float32 steps:
+//   v = float32(float32(q - xz) * xs)                (DequantizeLinear)
+//   s = float32(1 / (1 + exp(-v)))                   (Sigmoid, in double, rounded once)
+//   y = saturate(round_half_even(float32(s / ys)) + yz)   (QuantizeLinear)
+// so the rewrite is exact with respect to that formula (the float kernel's
+// fast sigmoid may round differently by an ulp, which can move a value
+// that lies on a rounding boundary by one step).
+
+static mlcc_status_t rewrite_qsigmoid(mlcc_graph_t* graph, mlcc_node_t* q, bool* out_done) {
+  *out_done = false;
+  if (!plain_q(q)) return mlcc_ok_status();
+  mlcc_node_t* op = sole_producer(q->inputs[0], MLCC_OP_SIGMOID);
+  if (op == NULL || op->n_inputs != 1 || op->n_outputs != 1) return mlcc_ok_status();
+  mlcc_node_t* dq = dq_of(op->inputs[0]);
+  // (x's dtype is its zero point's: intermediate dtypes are not inferred yet.)
+  if (dq == NULL || !per_tensor_q8(dq)) return mlcc_ok_status();
+  mlcc_dtype_t xdt = dq->inputs[2]->dtype, ydt = q->inputs[2]->dtype;
+  float xs = (float)mlcc_value_const_f64(dq->inputs[1], 0);
+  int32_t xz = (int32_t)mlcc_value_const_i64(dq->inputs[2], 0);
+  float ys = (float)mlcc_value_const_f64(q->inputs[1], 0);
+  int32_t yz = (int32_t)mlcc_value_const_i64(q->inputs[2], 0);
+  float lo = ydt == MLCC_DTYPE_I8 ? -128.f : 0.f, hi = ydt == MLCC_DTYPE_I8 ? 127.f : 255.f;
+  uint8_t* table = (uint8_t*)mlcc_arena_alloc(&graph->arena, 256, 1);
+  if (table == NULL) return oom();
+  for (int i = 0; i < 256; ++i) {
+    int32_t qv = xdt == MLCC_DTYPE_I8 ? (int32_t)(int8_t)(uint8_t)i : i;
+    volatile float v = (float)(qv - xz) * xs;  // float32, no contraction
+    float sig = (float)(1.0 / (1.0 + exp(-(double)v)));
+    volatile float r = sig / ys;
+    float y = nearbyintf(r) + (float)yz;  // round half to even (default mode)
+    y = y < lo ? lo : y > hi ? hi : y;
+    table[i] = (uint8_t)(int32_t)y;
+  }
+  char name[160];
+  for (unsigned k = 0;; ++k) {
+    snprintf(name, sizeof(name), "%.120s__qsigmoid%u", q->outputs[0]->name ? q->outputs[0]->name : "y",
+             k);
+    if (mlcc_graph_find_value(graph, name) == NULL) break;
+  }
+  mlcc_shape_t sh = {.rank = 1, .dims = {256}};
+  mlcc_value_t* tv = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_graph_add_constant(graph, name, ydt, &sh, table, false, &tv));
+  qconv_match_t m;
+  memset(&m, 0, sizeof(m));
+  m.q = q;
+  m.conv = op;
+  mlcc_value_t* ins[2] = {dq->inputs[0], tv};
+  return replace_chain(graph, &m, MLCC_OP_QLOOKUP, 1, ins, 2, NULL, 0, out_done);
+}
+
 mlcc_status_t mlcc_pass_quant_fuse(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
                                    bool* out_changed) {
   (void)ctx;
@@ -732,6 +792,7 @@ mlcc_status_t mlcc_pass_quant_fuse(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
       if (st == NULL && !done) st = rewrite_qbinary(graph, n, &done);
       if (st == NULL && !done) st = rewrite_qpool(graph, n, &done);
       if (st == NULL && !done) st = rewrite_qconcat(graph, n, &done);
+      if (st == NULL && !done) st = rewrite_qsigmoid(graph, n, &done);
     }
     if (st != NULL) st = mlcc_node_annotate(n, st);
     if (done) *out_changed = true;

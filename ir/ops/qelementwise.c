@@ -230,3 +230,20 @@ mlcc_status_t mlcc_infer_qlinear_concat(mlcc_node_t* node) {
   }
   return mlcc_infer_set_output(node, 0, yz->dtype, &y);
 }
+
+// QLookup (mlcc-internal, ops.def): X int8/uint8 of any shape, Table a
+// [256] int8/uint8 tensor; Y has X's shape and Table's dtype.
+mlcc_status_t mlcc_infer_qlookup(mlcc_node_t* node) {
+  mlcc_value_t *x = NULL, *t = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "X", true, &x));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "Table", true, &t));
+  MLCC_RETURN_IF_ERROR(check_q8(node, x, "X", NULL, NULL));
+  MLCC_RETURN_IF_ERROR(check_q8(node, t, "Table", NULL, NULL));
+  if (t->shape.rank != 1 || t->shape.dims[0] != 256) {
+    char sb[MLCC_INFER_SHAPE_BUF];
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s input 'Table' must have shape [256]; got %s", mlcc_infer_op(node),
+                            mlcc_infer_fmt_shape(&t->shape, sb));
+  }
+  return mlcc_infer_set_output(node, 0, t->dtype, &x->shape);
+}

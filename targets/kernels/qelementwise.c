@@ -452,6 +452,35 @@ static int64_t qbin_flops(const mlcc_node_t* node) {
   return y != NULL && y->shape_known ? mlcc_shape_numel_unchecked(&y->shape) : -1;
 }
 
+//===----------------------------------------------------------------------===//
+// QLookup (mlcc-internal; quant-fuse's int8 Sigmoid)
+//===----------------------------------------------------------------------===//
+
+// y[i] = table[byte of x[i]]: the byte zero-extended to an index into the
+// 256-entry table (int8 x = -1 reads entry 255).
+static mlcc_status_t emit_qlookup(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node) {
+  MLCC_RETURN_IF_ERROR(mlcc_emit_check_types(ctx, node));
+  const mlcc_value_t* x = mlcc_node_input(node, 0);
+  const mlcc_value_t* t = mlcc_node_input(node, 1);
+  int64_t n = mlcc_shape_numel_unchecked(&x->shape);
+  if (n == 0) return mlcc_ok_status();
+  LLVMValueRef xp = mlcc_emit_ptr(ctx, x), tp = mlcc_emit_ptr(ctx, t);
+  if (xp == NULL || tp == NULL) {
+    return mlcc_make_status(MLCC_STATUS_INTERNAL, "QLookup: X or Table is not a kernel argument");
+  }
+  LLVMBuilderRef b = ctx->b;
+  mlcc_loop_t l = mlcc_emit_for(ctx, 0, n, "qlu");
+  LLVMValueRef xe = LLVMBuildLoad2(b, ctx->t_i8, LLVMBuildInBoundsGEP2(b, ctx->t_i8, xp, &l.iv, 1, ""),
+                                   "");
+  LLVMValueRef ti = LLVMBuildZExt(b, xe, ctx->t_i64, "");
+  LLVMValueRef v =
+      LLVMBuildLoad2(b, ctx->t_i8, LLVMBuildInBoundsGEP2(b, ctx->t_i8, tp, &ti, 1, ""), "");
+  mlcc_status_t st = mlcc_emit_store_output(ctx, node, 0, l.iv, v);
+  mlcc_emit_loop_end(ctx, &l);
+  return st;
+}
+
 const mlcc_emitter_t mlcc_emit_qlinear_binary = {.emit = emit_qlinear_binary, .flops = qbin_flops};
 const mlcc_emitter_t mlcc_emit_qlinear_pool = {.emit = emit_qlinear_pool};
 const mlcc_emitter_t mlcc_emit_qlinear_concat = {.emit = emit_qlinear_concat};
+const mlcc_emitter_t mlcc_emit_qlookup = {.emit = emit_qlookup};

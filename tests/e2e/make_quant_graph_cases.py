@@ -263,6 +263,36 @@ def act_matmul_case(out, name, rng, a_shape, b_shape, adt, az, bdt, bz, ys, yz, 
     bld.write(out, name, [("x", x), ("w", w)], [y])
 
 
+def sigmoid_case(out, name, rng, shape, xdt, xs, xz, ys, yz, ydt):
+    """x float -> Q -> DQ -> Sigmoid -> Q -> output: quant-fuse's QLookup (a
+    256-entry table). Reference: the float graph in the specs' float32 steps,
+    the sigmoid as float32(1 / (1 + exp(-v))) evaluated in float64 and rounded
+    once (the formula the table is computed with), QuantizeLinear dividing in
+    float32 with round half to even and saturation. Every one of the 256 input
+    values occurs (the x range covers the whole int8 range and beyond)."""
+    bld = Builder()
+    lo_x = (np.iinfo(xdt).min - xz - 4) * xs
+    hi_x = (np.iinfo(xdt).max - xz + 4) * xs
+    x = rng.uniform(lo_x, hi_x, shape).astype(F32)
+    # one element per quantized value, so the table is checked entry by entry
+    qvals = np.arange(np.iinfo(xdt).min, np.iinfo(xdt).max + 1)
+    x.reshape(-1)[:256] = ((qvals - xz) * xs).astype(F32)
+    bld.env["x"] = x
+    x_s, x_z = bld.const("xs", np.array(xs, F32)), bld.const("xz", np.array(xz, xdt))
+    xq = bld.q("x", x_s, x_z)
+    d = bld.dq(xq, x_s, x_z)
+    v = bld.env[d].astype(np.float64)
+    sig = (1.0 / (1.0 + np.exp(-v))).astype(F32)
+    sg = bld.node("Sigmoid", [d], sig)
+    y_s, y_z = bld.const("ys", np.array(ys, F32)), bld.const("yz", np.array(yz, ydt))
+    y = bld.q(sg, y_s, y_z)
+    yq = bld.env[y]
+    assert len(np.unique(bld.env[xq])) == 256, "not every input value"
+    info = np.iinfo(ydt)
+    assert (yq == info.max).any() or (yq == info.min).any(), "no saturation"
+    bld.write(out, name, [("x", x)], [y])
+
+
 # ---------------------------------------------------------------------------
 # int8 Add / Mul, average pools, Concat of other parameters (issues 16, 17):
 # quant-fuse's QLinearAdd / QLinearMul / QLinearGlobalAveragePool /
@@ -498,6 +528,12 @@ def main():
     act_matmul_case(out, "qg_matmul_act_bcast_u8", rng2, (3, 6, 24), (24, 40), np.uint8, 0,
                     np.uint8, 255, 0.02, 10, np.int8, b_range=6.0,
                     both_ends=False)
+    # int8 Sigmoid (QLookup): uint8 -> uint8 with the output saturating at 255
+    # (ys below 1/255), int8 x with zero point 127 -> int8 y with zero point -128.
+    sigmoid_case(out, "qg_sigmoid_u8", rng2, (2, 3, 7, 11), np.uint8, 0.05, 128, 0.0035, 3,
+                 np.uint8)
+    sigmoid_case(out, "qg_sigmoid_s8", rng2, (5, 61), np.int8, 0.04, 127, 1.0 / 256, -128,
+                 np.int8)
     return 0
 
 

@@ -8,7 +8,7 @@ mlcc_case_generator(quant_graph.generate quant_graph_cases quant_graph
   ${CMAKE_CURRENT_SOURCE_DIR}/e2e/make_quant_graph_cases.py ${MLCC_QUANT_GRAPH_CASES})
 set(MLCC_QUANT_GRAPH_CASE_NAMES qg_move_u8 qg_move_s8_zp127 qg_move_s8_zpm128
   qg_matmul_percol qg_matmul_batched_relu qg_gemm_transb_bias_clip qg_gemm_float_bias_s8
-  qg_matmul_saturate_u8w qg_matmul_act_s8 qg_matmul_act_bcast_u8 qg_gemm_k1000_zp0 qg_gemm_transa_float qg_gemm_alpha_float
+  qg_matmul_saturate_u8w qg_matmul_act_s8 qg_matmul_act_bcast_u8 qg_sigmoid_u8 qg_sigmoid_s8 qg_gemm_k1000_zp0 qg_gemm_transa_float qg_gemm_alpha_float
   # int8 Add / Mul / pools / Concat (QDQ, then the com.microsoft QOperator form)
   qg_add_u8 qg_add_u8_qop qg_add_relu_u8 qg_add_bcast_s8 qg_add_bcast_s8_qop
   qg_add_bcast_u8_zp0_255 qg_add_bcast_u8_zp0_255_qop qg_mul_chan_u8 qg_mul_chan_u8_qop
