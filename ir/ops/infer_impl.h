@@ -110,6 +110,19 @@ mlcc_status_t mlcc_infer_same_dtype(const mlcc_node_t* node, const mlcc_value_t*
 mlcc_status_t mlcc_infer_check_rank(const mlcc_node_t* node, const mlcc_value_t* value,
                                     const char* name, int32_t rank);
 
+// Concat's rule (ONNX Concat, opset 1-26; QLinearConcat): input |in|, named
+// |name|, has |first|'s rank and dims except on |axis|. INVALID_MODEL naming
+// |op| (the op as the message spells it), both shapes and the axis otherwise.
+mlcc_status_t mlcc_infer_concat_compatible(const char* op, const mlcc_value_t* first,
+                                           const mlcc_value_t* in, const char* name,
+                                           int32_t axis);
+
+// numpy.matmul's promotion of 1-D operands (ONNX MatMul, opset 1-26;
+// QLinearMatMul, MatMulInteger): a [K] A becomes [1, K], a [K] B [K, 1];
+// other shapes are copied. |a| and |b| must have rank >= 1.
+void mlcc_infer_matmul_promote(const mlcc_shape_t* a, const mlcc_shape_t* b, mlcc_shape_t* sa,
+                               mlcc_shape_t* sb);
+
 // Multidirectional (numpy) broadcast of |a| and |b| into |*out_shape|.
 // INVALID_MODEL naming both operands and the first clashing dims.
 mlcc_status_t mlcc_infer_broadcast2(const mlcc_node_t* node, const mlcc_shape_t* a,

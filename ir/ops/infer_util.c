@@ -332,6 +332,37 @@ mlcc_status_t mlcc_infer_check_rank(const mlcc_node_t* node, const mlcc_value_t*
                           mlcc_infer_fmt_shape(&value->shape, sb));
 }
 
+mlcc_status_t mlcc_infer_concat_compatible(const char* op, const mlcc_value_t* first,
+                                           const mlcc_value_t* in, const char* name,
+                                           int32_t axis) {
+  bool ok = in->shape.rank == first->shape.rank;
+  for (int32_t d = 0; ok && d < first->shape.rank; ++d) {
+    if (d != axis && in->shape.dims[d] != first->shape.dims[d]) ok = false;
+  }
+  if (ok) return mlcc_ok_status();
+  char sa[MLCC_INFER_SHAPE_BUF], sb[MLCC_INFER_SHAPE_BUF];
+  return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                          "%s needs inputs of equal rank and equal dims except on axis %d; got "
+                          "inputs[0]%s and %s%s",
+                          op, (int)axis, mlcc_infer_fmt_shape(&first->shape, sa), name,
+                          mlcc_infer_fmt_shape(&in->shape, sb));
+}
+
+void mlcc_infer_matmul_promote(const mlcc_shape_t* a, const mlcc_shape_t* b, mlcc_shape_t* sa,
+                               mlcc_shape_t* sb) {
+  *sa = *a;
+  *sb = *b;
+  if (sa->rank == 1) {  // [K] -> [1,K]
+    sa->rank = 2;
+    sa->dims[1] = sa->dims[0];
+    sa->dims[0] = 1;
+  }
+  if (sb->rank == 1) {  // [K] -> [K,1]
+    sb->rank = 2;
+    sb->dims[1] = 1;
+  }
+}
+
 mlcc_status_t mlcc_infer_broadcast2(const mlcc_node_t* node, const mlcc_shape_t* a,
                                     const char* a_name, const mlcc_shape_t* b,
                                     const char* b_name, mlcc_shape_t* out_shape) {

@@ -69,16 +69,8 @@ mlcc_status_t mlcc_infer_matmul(mlcc_node_t* node) {
                             "rank %d",
                             (int)a->shape.rank, (int)b->shape.rank);
   }
-  mlcc_shape_t sa = a->shape, sb = b->shape;
-  if (sa.rank == 1) {  // [K] -> [1,K]
-    sa.rank = 2;
-    sa.dims[1] = sa.dims[0];
-    sa.dims[0] = 1;
-  }
-  if (sb.rank == 1) {  // [K] -> [K,1]
-    sb.rank = 2;
-    sb.dims[1] = 1;
-  }
+  mlcc_shape_t sa, sb;
+  mlcc_infer_matmul_promote(&a->shape, &b->shape, &sa, &sb);
   int64_t m = sa.dims[sa.rank - 2], ka = sa.dims[sa.rank - 1];
   int64_t kb = sb.dims[sb.rank - 2], n = sb.dims[sb.rank - 1];
   if (ka != kb) {

@@ -213,18 +213,7 @@ mlcc_status_t mlcc_infer_qlinear_concat(mlcc_node_t* node) {
     MLCC_RETURN_IF_ERROR(check_q8(node, in, name, yz, "Y_zero_point"));
     MLCC_RETURN_IF_ERROR(check_scale(node, 3 + 3 * t, sname));
     MLCC_RETURN_IF_ERROR(check_zp(node, 4 + 3 * t, zname, true, yz, "Y_zero_point"));
-    bool ok = in->shape.rank == first->shape.rank;
-    for (int32_t d = 0; ok && d < y.rank; ++d) {
-      if (d != axis && in->shape.dims[d] != first->shape.dims[d]) ok = false;
-    }
-    if (!ok) {
-      char sa[MLCC_INFER_SHAPE_BUF], sb[MLCC_INFER_SHAPE_BUF];
-      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                              "QLinearConcat needs inputs of equal rank and equal dims except "
-                              "on axis %d; got inputs[0]%s and %s%s",
-                              (int)axis, mlcc_infer_fmt_shape(&first->shape, sa), name,
-                              mlcc_infer_fmt_shape(&in->shape, sb));
-    }
+    MLCC_RETURN_IF_ERROR(mlcc_infer_concat_compatible("QLinearConcat", first, in, name, axis));
     MLCC_RETURN_IF_ERROR(mlcc_infer_add(node, "concatenated dim", y.dims[axis],
                                         in->shape.dims[axis], &y.dims[axis]));
   }

@@ -467,16 +467,8 @@ mlcc_status_t mlcc_quant_matmul_resolve(const mlcc_node_t* node, mlcc_quant_matm
                             "%s needs inputs of rank >= 1; got A of rank %d and B of rank %d",
                             mlcc_infer_op(node), (int)a->shape.rank, (int)b->shape.rank);
   }
-  mlcc_shape_t sa = a->shape, sb = b->shape;
-  if (sa.rank == 1) {  // [K] -> [1,K]
-    sa.rank = 2;
-    sa.dims[1] = sa.dims[0];
-    sa.dims[0] = 1;
-  }
-  if (sb.rank == 1) {  // [K] -> [K,1]
-    sb.rank = 2;
-    sb.dims[1] = 1;
-  }
+  mlcc_shape_t sa, sb;
+  mlcc_infer_matmul_promote(&a->shape, &b->shape, &sa, &sb);
   out->m = sa.dims[sa.rank - 2];
   out->k = sa.dims[sa.rank - 1];
   out->n = sb.dims[sb.rank - 1];

@@ -41,18 +41,7 @@ mlcc_status_t mlcc_infer_concat(mlcc_node_t* node) {
     mlcc_value_t* in = NULL;
     MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, i, name, true, &in));
     MLCC_RETURN_IF_ERROR(mlcc_infer_same_dtype(node, first, "inputs[0]", in, name));
-    bool ok = in->shape.rank == first->shape.rank;
-    for (int32_t d = 0; ok && d < y.rank; ++d) {
-      if (d != axis && in->shape.dims[d] != first->shape.dims[d]) ok = false;
-    }
-    if (!ok) {
-      char sa[MLCC_INFER_SHAPE_BUF], sb[MLCC_INFER_SHAPE_BUF];
-      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
-                              "Concat needs inputs of equal rank and equal dims except on "
-                              "axis %d; got inputs[0]%s and %s%s",
-                              (int)axis, mlcc_infer_fmt_shape(&first->shape, sa), name,
-                              mlcc_infer_fmt_shape(&in->shape, sb));
-    }
+    MLCC_RETURN_IF_ERROR(mlcc_infer_concat_compatible("Concat", first, in, name, axis));
     MLCC_RETURN_IF_ERROR(
         mlcc_infer_add(node, "concatenated dim", y.dims[axis], in->shape.dims[axis], &y.dims[axis]));
   }
