@@ -2013,7 +2013,7 @@ static bool x86_amx(const mlcc_target_t* t) {
 // |seg_len| k.
 static int64_t amx_extra_bytes(int64_t n_seg, int64_t seg_len) {
   int64_t tail = seg_len % 64 != 0 ? n_seg * 1024 : 0;
-  return 64 + 1024 + tail + 64 + 4 * 64;
+  return 64 + (tail > 1024 ? tail : 1024) + 2 * 64;
 }
 
 // A call of the non-overloaded intrinsic |name| (void result).
@@ -2164,13 +2164,13 @@ static mlcc_status_t amx_tile_out(mlcc_emit_ctx_t* ctx, qb_unit_t* r, int t, LLV
   return status;
 }
 
+static void amx_btail(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef wblk);
+
 // One full block of QB_NB output channels from channel |mb| of the group,
 // all r->npix_c pixels of the unit, with AMX tiles (the configuration is
 // loaded): runs of AMX_NF full pixel tiles, the last run with the partial
 // tile, each C tile through the VNNI form's epilogue.
 static mlcc_status_t amx_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef mb) {
-  LLVMBuilderRef b = ctx->b;
-  LLVMTypeRef i8 = ctx->t_i8;
   const int nv = QB_NV;
   unsigned cnt[QB_NV];
   for (int v = 0; v < nv; ++v) cnt[v] = QB_L;
@@ -2179,10 +2179,45 @@ static mlcc_status_t amx_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef 
   qblock_lane_params(ctx, r, m0, QB_L, nv, cnt, wzv, biasv, multv);
   LLVMValueRef wblk = imulc(ctx, m0, r->k);  // the block's weights (QB_NB * k bytes)
   qb_wsum(ctx, r, wblk, QB_NB, nv, cnt);
+  mlcc_status_t status = mlcc_ok_status();
+  int64_t nft = r->npix_c / 16;
+  int rem = (int)(r->npix_c % 16);
+  int64_t nloop = nft > 0 ? (nft - 1) / AMX_NF : 0;  // runs of AMX_NF tiles before the last run
+  int nlast = (int)(nft - nloop * AMX_NF);
+  if (nloop > 0) {
+    mlcc_loop_t lp = mlcc_emit_for(ctx, 0, nloop, "qxp");
+    LLVMValueRef p0 = imulc(ctx, lp.iv, 16 * AMX_NF);
+    amx_btail(ctx, r, wblk);
+    amx_pass_k(ctx, r, wblk, p0, AMX_NF, false);
+    for (int t = 0; t < AMX_NF && status == NULL; ++t) {
+      status = amx_tile_out(ctx, r, t, iaddc(ctx, p0, 16 * t), 16, m0, cnt, wzv, biasv, multv);
+    }
+    mlcc_emit_loop_end(ctx, &lp);
+  }
+  if (status == NULL) {
+    LLVMValueRef p0 = c64(ctx, nloop * 16 * AMX_NF);
+    amx_btail(ctx, r, wblk);
+    amx_pass_k(ctx, r, wblk, p0, nlast, rem != 0);
+    for (int t = 0; t < nlast && status == NULL; ++t) {
+      status = amx_tile_out(ctx, r, t, iaddc(ctx, p0, 16 * t), 16, m0, cnt, wzv, biasv, multv);
+    }
+    if (status == NULL && rem != 0) {
+      status = amx_tile_out(ctx, r, AMX_CT, iaddc(ctx, p0, 16 * nlast), rem, m0, cnt, wzv,
+                            biasv, multv);
+    }
+  }
+  return status;
+}
+
+// Before each pass (the C tiles' stores of the pass before overwrote them:
+// r->btail is r->cbuf): per segment the B tile of the window's last k, qt
+// quad rows, then the rest k as one more row (lane 4c + t = w[c][k_rest +
+// t]), zeros after; nothing when the window is a multiple of 64 k.
+static void amx_btail(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef wblk) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMTypeRef i8 = ctx->t_i8;
   int64_t nq = r->seg_len / 4, rest = r->seg_len % 4, nkt = nq / 16, qt = nq % 16;
   if (r->seg_len % 64 != 0) {
-    // Per segment the B tile of the last k: qt quad rows, then the rest k
-    // as one more row (lane 4c + t = w[c][k_rest + t]), zeros after.
     LLVMTypeRef v64 = LLVMVectorType(i8, 64), v16 = LLVMVectorType(i8, 16);
     for (int64_t sg = 0; sg < r->n_seg; ++sg) {
       LLVMValueRef dst = gep(ctx, i8, r->btail, c64(ctx, sg * 1024));
@@ -2213,32 +2248,6 @@ static mlcc_status_t amx_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef 
       }
     }
   }
-  mlcc_status_t status = mlcc_ok_status();
-  int64_t nft = r->npix_c / 16;
-  int rem = (int)(r->npix_c % 16);
-  int64_t nloop = nft > 0 ? (nft - 1) / AMX_NF : 0;  // runs of AMX_NF tiles before the last run
-  int nlast = (int)(nft - nloop * AMX_NF);
-  if (nloop > 0) {
-    mlcc_loop_t lp = mlcc_emit_for(ctx, 0, nloop, "qxp");
-    LLVMValueRef p0 = imulc(ctx, lp.iv, 16 * AMX_NF);
-    amx_pass_k(ctx, r, wblk, p0, AMX_NF, false);
-    for (int t = 0; t < AMX_NF && status == NULL; ++t) {
-      status = amx_tile_out(ctx, r, t, iaddc(ctx, p0, 16 * t), 16, m0, cnt, wzv, biasv, multv);
-    }
-    mlcc_emit_loop_end(ctx, &lp);
-  }
-  if (status == NULL) {
-    LLVMValueRef p0 = c64(ctx, nloop * 16 * AMX_NF);
-    amx_pass_k(ctx, r, wblk, p0, nlast, rem != 0);
-    for (int t = 0; t < nlast && status == NULL; ++t) {
-      status = amx_tile_out(ctx, r, t, iaddc(ctx, p0, 16 * t), 16, m0, cnt, wzv, biasv, multv);
-    }
-    if (status == NULL && rem != 0) {
-      status = amx_tile_out(ctx, r, AMX_CT, iaddc(ctx, p0, 16 * nlast), rem, m0, cnt, wzv,
-                            biasv, multv);
-    }
-  }
-  return status;
 }
 
 // The AMX buffers of unit |r| (|n_seg| segments of |seg_len| k, |npix|
@@ -2247,9 +2256,12 @@ static mlcc_status_t amx_block(mlcc_emit_ctx_t* ctx, qb_unit_t* r, LLVMValueRef 
 static void amx_unit_init(mlcc_emit_ctx_t* ctx, qb_unit_t* r, int64_t n_seg, int64_t seg_len,
                           int64_t npix) {
   r->npix_c = npix;
-  r->cfg = entry_array(ctx, ctx->t_i8, 64);
-  r->cbuf = entry_array(ctx, ctx->t_i32, 256);
-  r->btail = seg_len % 64 != 0 ? entry_array(ctx, ctx->t_i8, n_seg * 1024) : NULL;
+  // One buffer: the configuration (read by ldtilecfg at the unit's start),
+  // the B tail tiles (rebuilt before each pass), one stored C tile.
+  int64_t tail = seg_len % 64 != 0 ? n_seg * 1024 : 0;
+  r->cbuf = entry_array(ctx, ctx->t_i8, tail > 1024 ? tail : 1024);
+  r->cfg = r->cbuf;
+  r->btail = r->cbuf;
   r->amx_ok = amx_request(ctx);
 }
 
@@ -2332,7 +2344,10 @@ static mlcc_status_t emit_blocked(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node,
   // read). aarch64 sdot (qa_block): int8 bytes x - 128 (uint8 x) or x.
   // AMX (amx_block): with 64 bytes of slack, when its buffers fit in the
   // stack bound of the int16 rows (mlcc_qgemm_conv_stack_bytes).
-  r.amx = !r.arm && r.kg == 4 && x86_amx(ctx->target) &&
+  // Windows of fewer than 64 k (1x1 convs of 16 or 24 channels) keep VNNI:
+  // measured slower on AMX (mobilenet_v2 features.2 conv.0, K 16: 0.43 ->
+  // 0.60 ms), the tile stores and epilogue outweigh one part-empty tdpbusd.
+  r.amx = !r.arm && r.kg == 4 && x86_amx(ctx->target) && q.k >= 64 &&
           amx_extra_bytes(q.n_seg, q.seg_len) + 64 <= q.wp * col_len;
   r.rows = r.kg >= 4 ? entry_array(ctx, ctx->t_i8, q.wp * col_len + (r.amx ? 64 : 4))
                      : entry_array(ctx, ctx->t_i16, q.wp * col_len);
@@ -2512,7 +2527,7 @@ mlcc_status_t mlcc_emit_qgemm_matmul(mlcc_emit_ctx_t* ctx, const mlcc_node_t* no
   // kg 4): int8 bytes a - 128 (uint8 A) or a (int8 A).
   // AMX (amx_block): with 64 bytes of slack, when its buffers fit in the
   // stack bound of the int16 rows (mlcc_qgemm_matmul_stack_bytes).
-  r.amx = !r.arm && r.kg == 4 && x86_amx(ctx->target) &&
+  r.amx = !r.arm && r.kg == 4 && x86_amx(ctx->target) && g.k >= 64 &&
           amx_extra_bytes(1, g.k) + 64 <= g.rows * g.k;
   r.rows = r.kg >= 4 ? entry_array(ctx, ctx->t_i8, g.rows * g.k + (r.amx ? 64 : 4))
                      : entry_array(ctx, i16, g.rows * g.k);

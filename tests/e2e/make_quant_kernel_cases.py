@@ -335,7 +335,7 @@ def main():
     # amx_block, 16 pixels x 16 channels x 64 k per tdpbusd): K = 216 (a
     # zero-padded last B tile of 6 quad rows), M = 40 (two AMX blocks and an
     # 8-channel VNNI tail), OW = 53 (three full pixel tiles and one of 5);
-    # K = 63 (no full 64 k, 15 quads and 3 single k in the padded tile), OW
+    # K = 81 (one full 64 k, then 4 quads and 1 single k in the padded tile), OW
     # = 150 (runs of three tiles, then three and a 6-row tile), int8 x; a
     # width dilation (3 segments of 60 k) with stride 2; one output pixel
     # (M = 1 for the tiles) with K = 2700 (3x3); QLinearMatMul with one row of A,
@@ -344,8 +344,8 @@ def main():
                       s8(rng, (40, 24, 3, 3)), 0.02, 131, rng.uniform(0.001, 0.01, 40),
                       rng.integers(-3, 4, 40).astype(np.int8), 0.05, 120, np.uint8,
                       bias=rng.integers(-3000, 3000, 40), pads=(1, 1, 1, 1))
-    qlinear_conv_case(out, "qk_amx_k63_ow150_s8x", rng, s8(rng, (1, 7, 5, 150)),
-                      s8(rng, (32, 7, 3, 3)), 0.05, -7, rng.uniform(0.001, 0.004, 32), 0,
+    qlinear_conv_case(out, "qk_amx_k81_ow150_s8x", rng, s8(rng, (1, 9, 5, 150)),
+                      s8(rng, (32, 9, 3, 3)), 0.05, -7, rng.uniform(0.001, 0.004, 32), 0,
                       0.3, 3, np.int8, bias=rng.integers(-20000, 20000, 32),
                       pads=(0, 1, 0, 1))
     qlinear_conv_case(out, "qk_amx_dilated_s2", rng, u8(rng, (1, 20, 8, 120)),

@@ -19,7 +19,7 @@ set(MLCC_QUANT_KERNEL_CASE_NAMES
   qk_convint_huge_k qk_convint_u8_zp qk_convint_s8
   qk_blk_m40_odd_k qk_blk_dilated_odd_seg qk_blk_group_mg5_u8w qk_blk_convint_huge_k
   qk_mm_u8s8_percol qk_mm_s8_u8w_saturate qk_mm_1d_a qk_mmint_huge_k qk_mmint_k1
-  qk_amx_k216_m40_ow53 qk_amx_k63_ow150_s8x qk_amx_dilated_s2 qk_amx_1pixel_k2700
+  qk_amx_k216_m40_ow53 qk_amx_k81_ow150_s8x qk_amx_dilated_s2 qk_amx_1pixel_k2700
   qk_amx_mm_m1_k3000 qk_amx_mm_s8a_m100
   qk_dw3x3_pad qk_dw_stride2_mult2 qk_dw5x5_dilated_u8w qk_convint_dw
   qk_pack_vec_u8_3x3 qk_pack_vec_s8_u8w_stride2 qk_pack_vec_1x1_groups
