@@ -254,7 +254,11 @@ static mlcc_status_t describe_value(mlcc_strbuf_t* sb, const mlcc_graph_t* graph
                         (long long)v->shape.dims[d]);
   }
   mlcc_strbuf_append(sb, "]");
-  if (mlcc_dtype_is_subbyte(v->dtype)) {
+  if (v->dtype == MLCC_DTYPE_F4E2M1) {
+    // ONNX packs float4e2m1 two per byte; the generated API does not.
+    mlcc_strbuf_append(sb, ", one element per byte (uint8_t float4e2m1 code 0..15, bit 3 the "
+                           "sign, not packed)");
+  } else if (mlcc_dtype_is_subbyte(v->dtype)) {
     // ONNX packs int4/uint4 two per byte; the generated API does not.
     bool two = mlcc_dtype_bits(v->dtype) == 2;
     mlcc_strbuf_appendf(sb, ", one element per byte (%s %s, not packed)",

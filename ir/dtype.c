@@ -48,7 +48,6 @@ const char* mlcc_dtype_name(mlcc_dtype_t dtype) {
     case 15: return "complex128";
     case 21: return "uint4";
     case 22: return "int4";
-    case 23: return "float4e2m1";
     case 25: return "uint2";
     case 26: return "int2";
     default: return "unsupported";
@@ -101,5 +100,6 @@ bool mlcc_dtype_is_float8(mlcc_dtype_t dtype) {
 
 int mlcc_dtype_opset_min(mlcc_dtype_t dtype) {
   if (dtype == MLCC_DTYPE_F8E8M0) return 24;
+  if (dtype == MLCC_DTYPE_F4E2M1) return 23;
   return mlcc_dtype_is_float8(dtype) ? 19 : 1;
 }

@@ -57,11 +57,11 @@ bool mlcc_dtype_is_subbyte(mlcc_dtype_t dtype);
 // unsupported dtype. |numel| < 2^32 (the importer's limit), so no overflow.
 uint64_t mlcc_dtype_packed_bytes(mlcc_dtype_t dtype, uint64_t numel);
 // True for the four float8 types of opset 19 (float8e4m3fn, float8e4m3fnuz,
-// float8e5m2, float8e5m2fnuz) and float8e8m0 (24): storage types, see
-// dtypes.def.
+// float8e5m2, float8e5m2fnuz), float8e8m0 (24) and float4e2m1 (23, also a
+// sub-byte type): storage types, see dtypes.def.
 bool mlcc_dtype_is_float8(mlcc_dtype_t dtype);
 // The first default-domain opset whose type constraints name |dtype| (19 for
-// the float8 types, 24 for float8e8m0; 1 for the types of every opset).
+// the float8 types, 24 for float8e8m0, 23 for float4e2m1; 1 for the types of every opset).
 int mlcc_dtype_opset_min(mlcc_dtype_t dtype);
 
 #ifdef __cplusplus

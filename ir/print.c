@@ -34,6 +34,7 @@ static const char* short_dtype(mlcc_dtype_t dtype) {
     case MLCC_DTYPE_F8E5M2: return "f8e5m2";
     case MLCC_DTYPE_F8E5M2FNUZ: return "f8e5m2fnuz";
     case MLCC_DTYPE_F8E8M0: return "f8e8m0";
+    case MLCC_DTYPE_F4E2M1: return "f4e2m1";
     default: return "?";
   }
 }

@@ -595,7 +595,7 @@ mlcc_status_t mlcc_onnx_import_bytes(const char* path, const uint8_t* bytes, siz
   }
   // IR versions 3..11 are the ones whose fields this reader knows (ONNX
   // IR.md); a newer file may carry semantics we would silently ignore. IR 11
-  // adds float4e2m1 (refused by name as a dtype) and multi-device
+  // adds float4e2m1 (a dtype, ir/dtypes.def) and multi-device
   // configuration (ModelProto.configuration, NodeProto.device_configurations:
   // placement hints, ignored on one CPU); IR 10 adds overloads and
   // metadata_props (read or ignored); IR 8 adds local functions (inlined).

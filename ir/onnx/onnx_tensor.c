@@ -493,7 +493,7 @@ static mlcc_status_t decode_typed(mlcc_onnx_tensor_ctx_t* ctx, const MlccOnnx__T
 // significant bits; raw_data and external data hold ceil(n/2) bytes, each
 // int32_data value one such byte) and int2/uint2 (four per byte, the first
 // in bits 0-1; ceil(n/4) bytes) -> one element per byte, the signed types
-// sign-extended, the unsigned zero-extended (dtypes.def).
+// sign-extended, the unsigned and float4e2m1 zero-extended (dtypes.def).
 static mlcc_status_t decode_subbyte(mlcc_onnx_tensor_ctx_t* ctx, const MlccOnnx__TensorProto* t,
                                     const char* what, mlcc_dtype_t dtype, uint64_t numel,
                                     mlcc_onnx_tensor_t* out) {
@@ -525,7 +525,8 @@ static mlcc_status_t decode_subbyte(mlcc_onnx_tensor_ctx_t* ctx, const MlccOnnx_
     return mlcc_make_status(MLCC_STATUS_RESOURCE_EXHAUSTED,
                             "out of memory decoding %s '%s' (%zu bytes)", what, name, n);
   }
-  bool is_signed = !mlcc_dtype_is_unsigned(dtype);
+  // float4e2m1 codes are bits (sign in bit 3), never sign-extended
+  bool is_signed = !mlcc_dtype_is_unsigned(dtype) && !mlcc_dtype_is_float8(dtype);
   for (size_t i = 0; i < n; ++i) {
     uint32_t byte = src ? src[i / per] : (uint32_t)t->int32_data[i / per] & 0xffu;
     uint32_t v = (byte >> ((i % per) * bits)) & mask;

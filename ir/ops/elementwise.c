@@ -201,8 +201,8 @@ mlcc_status_t mlcc_infer_cast(mlcc_node_t* node) {
     return mlcc_infer_set_output(node, 0, (mlcc_dtype_t)to, &x->shape);
   }
   // 8 string, 14/15 complex, and the types of later opsets that mlcc cannot
-  // represent (int4/uint4 at 21, float4e2m1 at 23, float8e8m0 at 24,
-  // int2/uint2 at 25), or a float8 target (19+) before opset 19.
+  // represent, or a type before the opset that adds it (float8 at 19,
+  // int4/uint4 at 21, float4e2m1 at 23, float8e8m0 at 24, int2/uint2 at 25).
   int32_t max_type = node->opset >= 25 ? 26 : node->opset >= 24 ? 24 : node->opset >= 23 ? 23
                      : node->opset >= 21 ? 22 : node->opset >= 19 ? 20 : 16;
   if (to >= 1 && to <= max_type) {

@@ -180,6 +180,7 @@ mlcc_status_t mlcc_quant_linear_resolve(const mlcc_node_t* node, mlcc_quant_line
 static bool quant_type_ok(const mlcc_node_t* node, mlcc_dtype_t dt) {
   // 19+: the float8 types (y = float8(x / scale + zero point), Cast's tables)
   if (dt == MLCC_DTYPE_F8E8M0) return false;  // a scale type (T2), not a quantized one
+  if (dt == MLCC_DTYPE_F4E2M1) return node->opset >= 23;  // Cast's float4 rule
   if (mlcc_dtype_is_float8(dt)) return node->opset >= 19;
   if (dt == MLCC_DTYPE_U8 || dt == MLCC_DTYPE_I8) return true;
   if (node->opset >= 25 && (dt == MLCC_DTYPE_I2 || dt == MLCC_DTYPE_U2)) return true;
@@ -193,8 +194,8 @@ static bool quant_type_ok(const mlcc_node_t* node, mlcc_dtype_t dt) {
 // other than the type mlcc produces anyway, and 'precision' (Q 23) other
 // than float32. Each is UNIMPLEMENTED (16-bit and 4-bit integer types and
 // 'block_size' (21) are implemented; so are the float8 types of 19, see
-// quant_type_ok) (the float4/2-bit types are refused where their tensors are
-// read). 'saturate' (19) only concerns float8 outputs.
+// quant_type_ok, and float4e2m1 and the 2-bit integers from 23 and 25).
+// 'saturate' (19) only concerns float8 outputs.
 static mlcc_status_t check_quant_opset19(const mlcc_node_t* node, const mlcc_value_t* x,
                                          const mlcc_value_t* s, const mlcc_value_t* zp,
                                          const char* s_name, mlcc_dtype_t* inout_y) {

@@ -153,7 +153,7 @@ LLVMTypeRef mlcc_emit_type(mlcc_emit_ctx_t* ctx, mlcc_dtype_t dtype) {
     case MLCC_DTYPE_U4: case MLCC_DTYPE_I4: return ctx->t_i8;  // one per byte (dtypes.def)
     case MLCC_DTYPE_U2: case MLCC_DTYPE_I2: return ctx->t_i8;
     case MLCC_DTYPE_F8E4M3FN: case MLCC_DTYPE_F8E4M3FNUZ: case MLCC_DTYPE_F8E5M2:
-    case MLCC_DTYPE_F8E5M2FNUZ: case MLCC_DTYPE_F8E8M0:
+    case MLCC_DTYPE_F8E5M2FNUZ: case MLCC_DTYPE_F8E8M0: case MLCC_DTYPE_F4E2M1:
       return ctx->t_i8;  // the bits (targets/emit/float8.c)
     case MLCC_DTYPE_U16: case MLCC_DTYPE_I16: return ctx->t_i16;
     case MLCC_DTYPE_U32: case MLCC_DTYPE_I32: return ctx->t_i32;
@@ -205,7 +205,7 @@ static LLVMValueRef round_narrow(mlcc_emit_ctx_t* ctx, LLVMValueRef f, mlcc_dtyp
 LLVMValueRef mlcc_emit_wrap4(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t dtype) {
   LLVMTypeRef t = LLVMTypeOf(v);
   unsigned bits = mlcc_dtype_bits(dtype);  // 4 or 2
-  if (mlcc_dtype_is_unsigned(dtype)) {
+  if (mlcc_dtype_is_unsigned(dtype) || mlcc_dtype_is_float8(dtype)) {  // float4e2m1: the code
     return LLVMBuildAnd(ctx->b, v, LLVMConstInt(t, (1u << bits) - 1, 0), "un");
   }
   LLVMValueRef sh = LLVMConstInt(t, LLVMGetIntTypeWidth(t) - bits, 0);

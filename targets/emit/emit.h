@@ -153,11 +153,13 @@ enum {
 LLVMValueRef mlcc_emit_convert_f8(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t from,
                                   mlcc_dtype_t to, uint32_t f8_flags);
 // targets/emit/float8.c. The float value (f32) of i8 float8 bits |bits| of
-// |dt| (exact; NaN codes give a quiet NaN).
+// |dt| (exact; NaN codes give a quiet NaN). float4e2m1 (ONNX 23+) is one
+// of them here: its code 0..15 in the low 4 bits of the i8.
 LLVMValueRef mlcc_emit_float8_to_float(mlcc_emit_ctx_t* ctx, LLVMValueRef bits,
                                        mlcc_dtype_t dt);
 // The i8 bits of float (f32) |v| as float8 |dt|: round to nearest even, then
-// the Cast tables for out-of-range values, inf and NaN under |flags|.
+// the Cast tables for out-of-range values, inf and NaN under |flags|
+// (float4e2m1: always saturating, NaN -> +6, flags ignored).
 LLVMValueRef mlcc_emit_float_to_float8(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t dt,
                                        uint32_t flags);
 // The float8 flags of Cast/CastLike node |node|: its 'saturate' attribute

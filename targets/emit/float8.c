@@ -20,7 +20,8 @@
 // 0x80. A zero (or a value that rounds to zero) keeps its sign, except in the
 // fnuz types, which have no -0 (0x00). Decoding is exact; NaN decodes to the
 // quiet NaN 0x7fc00000 with the code's sign (fnuz: positive). float8e8m0
-// (Cast-24) has its own pair below (float_to_e8m0).
+// (Cast-24) has its own pair below (float_to_e8m0), and so has float4e2m1
+// (ONNX 23+, f4_to_float / float_to_f4).
 #include <string.h>
 
 #include "targets/emit/emit.h"
@@ -102,9 +103,61 @@ static LLVMValueRef float_to_e8m0(mlcc_emit_ctx_t* ctx, LLVMValueRef v, uint32_t
   return LLVMBuildTrunc(b, r, ctx->t_i8, "ftoe8m0");
 }
 
+// float4e2m1 (ONNX TensorProto 23, docs/docsgen/source/technical/float4.md):
+// code S.EE.M, bias 1; E != 0: (-1)^S 2^(E-1) (1 + M/2), E = 0: (-1)^S M/2.
+// Decoding is exact: the binary32 exponent is E - 1 + 127 and the mantissa
+// bit moves to bit 22; the subnormal 0.5 is 0x3f000000.
+static LLVMValueRef f4_to_float(mlcc_emit_ctx_t* ctx, LLVMValueRef bits) {
+  LLVMBuilderRef b = ctx->b;
+  LLVMValueRef c = LLVMBuildAnd(b, LLVMBuildZExt(b, bits, ctx->t_i32, ""), k32(ctx, 0xf), "");
+  LLVMValueRef sign = LLVMBuildShl(b, LLVMBuildAnd(b, c, k32(ctx, 0x8), ""), k32(ctx, 28), "");
+  LLVMValueRef e = LLVMBuildAnd(b, LLVMBuildLShr(b, c, k32(ctx, 1), ""), k32(ctx, 3), "");
+  LLVMValueRef m = LLVMBuildAnd(b, c, k32(ctx, 1), "");
+  LLVMValueRef normal = LLVMBuildOr(
+      b, LLVMBuildShl(b, LLVMBuildAdd(b, e, k32(ctx, 126), ""), k32(ctx, 23), ""),
+      LLVMBuildShl(b, m, k32(ctx, 22), ""), "");
+  LLVMValueRef sub = sel(ctx, ucmp(ctx, LLVMIntEQ, m, 0), k32(ctx, 0), k32(ctx, 0x3f000000));
+  LLVMValueRef r = sel(ctx, ucmp(ctx, LLVMIntEQ, e, 0), sub, normal);
+  return LLVMBuildBitCast(b, LLVMBuildOr(b, r, sign, ""), ctx->t_f32, "f4tof");
+}
+
+// The float4e2m1 code of float |v| by the ONNX float4 Cast table: round to
+// nearest, ties to even, within [-6, 6]; beyond, and +-inf, +-6 (always
+// saturating; Cast's 'saturate' applies to the float8 types only); NaN 6
+// (positive); a zero (or a value that rounds to it) keeps its sign. The
+// magnitude code is the number of rounding boundaries |v| reaches: the
+// midpoints 0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5 of neighbouring values, a
+// midpoint itself going to the even code (0.25 -> 0, 0.75 -> 1.0, 1.25 ->
+// 1.0, 1.75 -> 2, 2.5 -> 2, 3.5 -> 4, 5 -> 4). The comparisons are on the
+// binary32 bits of |v| (monotonic for non-negative floats); NaN bits lie
+// above every boundary and give 7.
+static LLVMValueRef float_to_f4(mlcc_emit_ctx_t* ctx, LLVMValueRef v) {
+  LLVMBuilderRef b = ctx->b;
+  static const struct { uint32_t bits; bool tie_up; } bound[7] = {
+      {0x3e800000u, false},  // 0.25: 0 | 0.5
+      {0x3f400000u, true},   // 0.75: 0.5 | 1
+      {0x3fa00000u, false},  // 1.25: 1 | 1.5
+      {0x3fe00000u, true},   // 1.75: 1.5 | 2
+      {0x40200000u, false},  // 2.5: 2 | 3
+      {0x40600000u, true},   // 3.5: 3 | 4
+      {0x40a00000u, false},  // 5: 4 | 6
+  };
+  LLVMValueRef x = LLVMBuildBitCast(b, v, ctx->t_i32, "");
+  LLVMValueRef ax = LLVMBuildAnd(b, x, k32(ctx, 0x7fffffff), "");
+  LLVMValueRef mag = k32(ctx, 0);
+  for (int i = 0; i < 7; ++i) {
+    LLVMValueRef past = ucmp(ctx, bound[i].tie_up ? LLVMIntUGE : LLVMIntUGT, ax, bound[i].bits);
+    mag = LLVMBuildAdd(b, mag, LLVMBuildZExt(b, past, ctx->t_i32, ""), "");
+  }
+  LLVMValueRef sign = LLVMBuildAnd(b, LLVMBuildLShr(b, x, k32(ctx, 28), ""), k32(ctx, 0x8), "");
+  sign = sel(ctx, ucmp(ctx, LLVMIntUGT, ax, 0x7f800000), k32(ctx, 0), sign);  // NaN -> +6
+  return LLVMBuildTrunc(b, LLVMBuildOr(b, mag, sign, ""), ctx->t_i8, "ftof4");
+}
+
 LLVMValueRef mlcc_emit_float8_to_float(mlcc_emit_ctx_t* ctx, LLVMValueRef bits,
                                        mlcc_dtype_t dt) {
   if (dt == MLCC_DTYPE_F8E8M0) return e8m0_to_float(ctx, bits);
+  if (dt == MLCC_DTYPE_F4E2M1) return f4_to_float(ctx, bits);
   f8_format_t f;
   if (!f8_format(dt, &f)) return unsupported(ctx, dt, ctx->t_f32);
   LLVMBuilderRef b = ctx->b;
@@ -141,6 +194,7 @@ LLVMValueRef mlcc_emit_float8_to_float(mlcc_emit_ctx_t* ctx, LLVMValueRef bits,
 LLVMValueRef mlcc_emit_float_to_float8(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t dt,
                                        uint32_t flags) {
   if (dt == MLCC_DTYPE_F8E8M0) return float_to_e8m0(ctx, v, flags);
+  if (dt == MLCC_DTYPE_F4E2M1) return float_to_f4(ctx, v);
   f8_format_t f;
   if (!f8_format(dt, &f)) return unsupported(ctx, dt, ctx->t_i8);
   LLVMBuilderRef b = ctx->b;

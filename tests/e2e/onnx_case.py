@@ -49,13 +49,16 @@ NP2ONNX = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): Tensor
 # subbyte_array() reads one back.
 UINT4, INT4 = 21, 22
 UINT2, INT2 = 25, 26  # IR 11: four per byte, the first in bits 0-1
-SUBBYTE = {UINT4: np.uint8, INT4: np.int8, UINT2: np.uint8, INT2: np.int8}
-SUBBYTE_BITS = {UINT4: 4, INT4: 4, UINT2: 2, INT2: 2}
+FLOAT4E2M1 = 23  # IR 11: packed like uint4; a value is its code 0..15 (bit 3 the sign)
+SUBBYTE = {UINT4: np.uint8, INT4: np.int8, UINT2: np.uint8, INT2: np.int8,
+           FLOAT4E2M1: np.uint8}
+SUBBYTE_BITS = {UINT4: 4, INT4: 4, UINT2: 2, INT2: 2, FLOAT4E2M1: 4}
 
 
 def subbyte_tensor(name, values, elem, int32_data=False):
     """A TensorProto of int4 (|elem| INT4, values -8..7), uint4 (UINT4,
-    0..15), int2 (INT2, -2..1) or uint2 (UINT2, 0..3) with the shape of
+    0..15), int2 (INT2, -2..1), uint2 (UINT2, 0..3) or float4e2m1
+    (FLOAT4E2M1, codes 0..15) with the shape of
     |values|: raw_data of ceil(n/2) (ceil(n/4)) bytes, or int32_data (one
     packed byte per value) with |int32_data|."""
     v = np.asarray(values)

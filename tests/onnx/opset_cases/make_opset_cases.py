@@ -48,7 +48,8 @@ NP_OF = {F32: np.float32, I64: np.int64, BOOL: np.bool_, I32: np.int32, U8: np.u
          TensorProto.UINT64: np.uint64, TensorProto.DOUBLE: np.float64,
          TensorProto.FLOAT16: np.float16, onnx_case.UINT4: np.uint8, onnx_case.INT4: np.int8,
          17: np.uint8, 18: np.uint8, 19: np.uint8, 20: np.uint8, 24: np.uint8,  # float8: the bits
-         onnx_case.UINT2: np.uint8, onnx_case.INT2: np.int8}
+         onnx_case.UINT2: np.uint8, onnx_case.INT2: np.int8,
+         onnx_case.FLOAT4E2M1: np.uint8}  # float4e2m1: the codes
 I4, U4, I2, U2 = onnx_case.INT4, onnx_case.UINT4, onnx_case.INT2, onnx_case.UINT2
 
 CASES = {}
@@ -2368,6 +2369,141 @@ def cast21_float8_io_bits():
                 types={"c": F8E4M3FN})
 
 
+# --- float4e2m1 (TensorProto 23, opset 23+) --------------------------------------
+# docs/docsgen/source/technical/float4.md: S.EE.M, bias 1, magnitudes 0, 0.5,
+# 1, 1.5, 2, 3, 4, 6; no inf, no NaN. Cast to it rounds to nearest even
+# within [-6, 6], saturates beyond (+-inf too; 'saturate' is for float8
+# only), NaN -> 6; +-0 -> +-0. Packed two per byte like uint4.
+F4 = onnx_case.FLOAT4E2M1
+F4_MAGS = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6], np.float64)
+
+
+def f4_decode(codes):
+    c = np.asarray(codes, np.int64)
+    return np.where(c & 8, -1.0, 1.0) * F4_MAGS[c & 7]
+
+
+def f4_encode(x):
+    """uint8 float4e2m1 codes of float values |x| (the table above): the
+    nearest magnitude, a tie to the even code."""
+    x = np.asarray(x, np.float64)
+    out = np.zeros(x.shape, np.uint8)
+    for i, v in np.ndenumerate(x):
+        if np.isnan(v):
+            out[i] = 7
+            continue
+        s = 8 if np.signbit(v) else 0
+        a = min(abs(v), 6.0)
+        d = np.abs(F4_MAGS - a)
+        k = [j for j in range(8) if d[j] == d.min()]
+        out[i] = s | (k[0] if len(k) == 1 or k[0] % 2 == 0 else k[1])
+    return out
+
+
+def f4_sweep():
+    """float32 values through every float4 rounding: the eight magnitudes,
+    the midpoints (ties) and one float32 step either side of each, beyond 6,
+    huge, tiny, subnormal, +-inf, NaN, +-0, random ones, both signs."""
+    mids = ((F4_MAGS[:-1] + F4_MAGS[1:]) / 2).astype(np.float32)
+    v = [F4_MAGS.astype(np.float32), mids, np.nextafter(mids, np.float32(np.inf)),
+         np.nextafter(mids, np.float32(0)),
+         np.array([0.1, 0.2, 5.5, 5.9, 6.0001, 7, 8, 1e10, 3e38,
+                   np.finfo(np.float32).max, 1e-30, 1.4e-45], np.float32),
+         (rng("f4_sweep").standard_normal(40) * 3).astype(np.float32)]
+    v = np.concatenate(v).astype(np.float32)
+    return np.concatenate([v, -v, np.array([np.inf, -np.inf, np.nan, -np.nan, 0.0, -0.0],
+                                           np.float32)]).astype(np.float32)
+
+
+F4_ORT_WHY = ("onnxruntime 1.30 has no CPU kernel of Cast-23 (nor QuantizeLinear-23) for "
+              "float4e2m1 in either direction ('Could not find an implementation for "
+              "Cast(23)'), and onnxruntime-node's JavaScript Tensor has no float4e2m1 type; "
+              "the numpy reference of the ONNX float4 Cast table "
+              "(docs/docsgen/source/technical/float4.md) is used")
+
+
+@case
+def cast23_float4e2m1_all_codes_and_sweep():
+    # every code (a packed initializer) to float32, float16, double and
+    # float8e4m3fn; the float32 sweep to float4e2m1 and back, and through
+    # CastLike (saturate=0 is ignored: float4 always saturates)
+    codes = np.arange(16, dtype=np.uint8)
+    x = f4_sweep()
+    like = ("like", onnx_case.subbyte_tensor("like", np.zeros(1, np.uint8), F4))
+    dec = f4_decode(codes)
+    ref = lambda f: [dec.astype(np.float32), dec.astype(np.float16), dec,
+                     f8_decode(f8_encode(dec, F8E4M3FN), F8E4M3FN).astype(np.float32),
+                     f4_decode(f4_encode(f["x"])).astype(np.float32),
+                     f4_decode(f4_encode(f["x"])).astype(np.float32)]
+    return Spec([node("Cast", ["c"], ["c_f32"], to=F32),
+                 node("Cast", ["c"], ["c_f16"], to=TensorProto.FLOAT16),
+                 node("Cast", ["c"], ["c_f64"], to=TensorProto.DOUBLE),
+                 node("Cast", ["c"], ["c_e4m3"], to=F8E4M3FN),
+                 node("Cast", ["c_e4m3"], ["c_e4m3_f32"], to=F32),
+                 node("Cast", ["x"], ["q"], to=F4),
+                 node("Cast", ["q"], ["y"], to=F32),
+                 node("CastLike", ["x", "like"], ["q2"], saturate=0),
+                 node("Cast", ["q2"], ["y2"], to=F32)],
+                [("x", x)],
+                [("c_f32", F32), ("c_f16", TensorProto.FLOAT16), ("c_f64", TensorProto.DOUBLE),
+                 ("c_e4m3_f32", F32), ("y", F32), ("y2", F32)], 23,
+                [("c", onnx_case.subbyte_tensor("c", codes, F4)), like], numpy_ref=ref,
+                ort_refuses=F4_ORT_WHY)
+
+
+@case
+def cast23_float4e2m1_io_bits_sources_movement():
+    # float4e2m1 graph input (one code per byte in the generated API) and
+    # outputs: codes to float32 and int32 (Cast float -> int truncates), the
+    # float32 sweep, a double sweep (one rounding: values a hair off the ties)
+    # and int32 to float4e2m1 codes, and the codes through Reshape, Transpose,
+    # Flatten, Unsqueeze, Squeeze, Identity, Shape and Size (opset 23 lists
+    # float4e2m1 in them)
+    codes = np.tile(np.arange(16, dtype=np.uint8), 4)
+    x = f4_sweep()
+    ties = (F4_MAGS[:-1] + F4_MAGS[1:]) / 2
+    d = np.concatenate([ties * (1 + 2.0 ** -40), ties * (1 - 2.0 ** -40), ties,
+                        -ties * (1 + 2.0 ** -40), [1e300, -1e300, 5e-324, -5e-324]])
+    i = np.array([0, 1, -1, 2, 3, 4, 5, 6, 7, -5, 100, -2 ** 31, 2 ** 31 - 1], np.int32)
+    dec = f4_decode(codes)
+    mv = codes.reshape(4, 4, 4).transpose(2, 0, 1)
+    ref = lambda f: [dec.astype(np.float32), np.trunc(dec).astype(np.int32),
+                     f4_encode(f["x"]), f4_encode(f["d"]), f4_encode(f["i"].astype(np.float64)),
+                     mv.reshape(4 * 4, 4), np.array(mv.shape, np.int64),
+                     np.array(mv.size, np.int64)]
+    cin = onnx_case.subbyte_tensor("c", codes, F4)
+    nodes = [node("Cast", ["c"], ["c_f32"], to=F32), node("Cast", ["c"], ["c_i32"], to=I32),
+             node("Cast", ["x"], ["x_f4"], to=F4), node("Cast", ["d"], ["d_f4"], to=F4),
+             node("Cast", ["i"], ["i_f4"], to=F4),
+             node("Reshape", ["c", "shp"], ["r"]), node("Transpose", ["r"], ["t"], perm=[2, 0, 1]),
+             node("Flatten", ["t"], ["fl"], axis=2), node("Unsqueeze", ["fl", "ax"], ["u"]),
+             node("Squeeze", ["u", "ax"], ["s"]), node("Identity", ["s"], ["m"]),
+             node("Shape", ["t"], ["m_shape"]), node("Size", ["t"], ["m_size"])]
+    return Spec(nodes, [("c", cin), ("x", x), ("d", d), ("i", i)],
+                [("c_f32", F32), ("c_i32", I32), ("x_f4", F4), ("d_f4", F4), ("i_f4", F4),
+                 ("m", F4), ("m_shape", I64), ("m_size", I64)], 23,
+                [("shp", np.array([4, 4, 4], np.int64)), ("ax", np.array([1], np.int64))],
+                numpy_ref=ref, ort_refuses=F4_ORT_WHY)
+
+
+@case
+def qdq23_float4e2m1_per_axis():
+    # QuantizeLinear-23 to float4e2m1 per axis (zero point float4 0 and -0)
+    # and DequantizeLinear back: y = float4(x / scale + zp) by the Cast
+    # table (ties to even, saturating at +-6, NaN 6), x' = float(q) * scale
+    x = (rng("qdq23_f4").standard_normal((3, 8)) * 4).astype(np.float32)
+    x[0, :4] = [0.25, 0.75, 13, -np.inf]
+    x[1, :3] = [np.nan, 2.5 * 0.5, -100]
+    s = np.array([1.0, 0.5, 2.0], np.float32)
+    zp = onnx_case.subbyte_tensor("zp", np.array([0, 8, 0], np.uint8), F4)
+    q = lambda f: f4_encode(f["x"] / s[:, None])
+    ref = lambda f: [(f4_decode(q(f)) * s[:, None]).astype(np.float32)]
+    return Spec([node("QuantizeLinear", ["x", "s", "zp"], ["q"], axis=0),
+                 node("DequantizeLinear", ["q", "s", "zp"], ["y"], axis=0)],
+                [("x", x)], [("y", F32)], 23, [("s", s), ("zp", zp)], numpy_ref=ref,
+                ort_refuses=F4_ORT_WHY)
+
+
 def ir_version(opset):
     return IR_OF_OPSET.get(opset, 10)
 
@@ -2657,7 +2793,9 @@ def run_ort(spec, work):
     arrays = feed_arrays(spec)
     pre, post, ins_vi, outs_vi = [], [], [], []
     for n, a in spec.feeds:
-        if isinstance(a, TensorProto):
+        if isinstance(a, TensorProto) and a.data_type not in wide:
+            ins_vi.append(vi(n, a.data_type, list(a.dims)))  # float4e2m1: as it is
+        elif isinstance(a, TensorProto):
             pre.append(helper.make_node("Cast", [n + "__wide"], [n], to=a.data_type))
             ins_vi.append(vi(n + "__wide", wide[a.data_type], list(a.dims)))
         else:
@@ -2680,7 +2818,10 @@ def run_ort(spec, work):
         p = os.path.join(work, "input_%d.pb" % i)
         wname = n + "__wide" if isinstance(a, TensorProto) else n
         with open(p, "wb") as f:
-            f.write(numpy_helper.from_array(arrays[n], wname).SerializeToString())
+            if isinstance(a, TensorProto) and a.data_type not in wide:
+                f.write(a.SerializeToString())
+            else:
+                f.write(numpy_helper.from_array(arrays[n], wname).SerializeToString())
         ins.append(p)
     out_dir = os.path.join(work, "out")
     env = dict(os.environ, NODE_PATH=ORT_MODULES)

@@ -32,16 +32,18 @@ set(MLCC_OPSET_CROSS_SAMPLE reduce18_mean_axes_input split18_num_outputs_uneven
   qdq21_float8_io_bits qdq19_float8e4m3fn_nonzero_zero_points
   cast21_int4_uint4_to_from movement21_uint4_pad_shape_size_constantofshape if21_int4_branches
   loop21_int4_carried_and_scan_output cast24_float8e8m0_io_bits
-  int2_25_storage_cast_transpose qdq25_int2_uint2_block_weights_matmul)
+  int2_25_storage_cast_transpose qdq25_int2_uint2_block_weights_matmul
+  cast23_float4e2m1_all_codes_and_sweep cast23_float4e2m1_io_bits_sources_movement
+  qdq23_float4e2m1_per_axis)
 foreach(dir ${MLCC_OPSET_CASE_DIRS})
   if(NOT IS_DIRECTORY ${dir})
     continue()
   endif()
   get_filename_component(case ${dir} NAME)
-  # The float8 cases compare exactly: one float8 step of a subnormal is below
+  # The float8 and float4 cases compare exactly: one float8 step of a subnormal is below
   # the default atol (float8e5m2fnuz's smallest value is 7.6e-6).
   set(exact)
-  if(case MATCHES "float8")
+  if(case MATCHES "float8|float4")
     set(exact --rtol 0 --atol 0)
   endif()
   add_test(NAME opset_cases.${case}.x86
