@@ -2,6 +2,7 @@
 // Graph IR: values with a name index, nodes, attributes, shapes, rewrites.
 #include "ir/graph.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -741,6 +742,54 @@ int64_t mlcc_value_const_i64(const mlcc_value_t* value, int64_t i) {
   }
 }
 
+// The value of one code of a small float storage type: bfloat16 (the upper half
+// of a binary32), the float8 types of opset 19 (e4m3fn, e4m3fnuz, e5m2,
+// e5m2fnuz: ONNX docs/technical/float8.md), float8e8m0 (opset 24: 2^(c - 127),
+// 0xff NaN) and float4e2m1 (opset 23: no inf or NaN). Normal codes are
+// (-1)^s 2^(e - bias) (1 + m / 2^mbits), exponent 0 the subnormals
+// (-1)^s 2^(1 - bias) (m / 2^mbits).
+static double small_float_value(mlcc_dtype_t dtype, uint32_t c) {
+  int ebits = 4, mbits = 3, bias = 7;
+  bool fnuz = false;
+  switch (dtype) {
+    case MLCC_DTYPE_BF16: {
+      uint32_t bits = c << 16;
+      float x;
+      memcpy(&x, &bits, 4);
+      return x;
+    }
+    case MLCC_DTYPE_F8E8M0:
+      return c == 0xffu ? (double)NAN : ldexp(1.0, (int)c - 127);
+    case MLCC_DTYPE_F8E4M3FN:
+      if ((c & 0x7fu) == 0x7fu) return (double)NAN;
+      break;
+    case MLCC_DTYPE_F8E4M3FNUZ:
+      bias = 8;
+      fnuz = true;
+      break;
+    case MLCC_DTYPE_F8E5M2:
+      ebits = 5, mbits = 2, bias = 15;
+      if ((c & 0x7cu) == 0x7cu) return (c & 3u) ? (double)NAN : (c & 0x80u) ? -INFINITY : INFINITY;
+      break;
+    case MLCC_DTYPE_F8E5M2FNUZ:
+      ebits = 5, mbits = 2, bias = 16;
+      fnuz = true;
+      break;
+    case MLCC_DTYPE_F4E2M1:
+      ebits = 2, mbits = 1, bias = 1;
+      c &= 0xfu;
+      break;
+    default:
+      return 0.0;
+  }
+  if (fnuz && c == 0x80u) return (double)NAN;
+  uint32_t sign = c >> (ebits + mbits) & 1u;
+  uint32_t e = c >> mbits & ((1u << ebits) - 1u), m = c & ((1u << mbits) - 1u);
+  double mag = e == 0 ? ldexp((double)m, 1 - bias - mbits)
+                      : ldexp((double)((1u << mbits) | m), (int)e - bias - mbits);
+  return sign ? -mag : mag;
+}
+
 double mlcc_value_const_f64(const mlcc_value_t* value, int64_t i) {
   if (value == NULL || value->data == NULL || i < 0) return 0.0;
   const unsigned char* p = (const unsigned char*)value->data;
@@ -765,10 +814,17 @@ double mlcc_value_const_f64(const mlcc_value_t* value, int64_t i) {
       memcpy(&x, p + (size_t)i * 8, 8);
       return (double)x;
     }
+    case MLCC_DTYPE_BF16: {
+      uint16_t x;
+      memcpy(&x, p + (size_t)i * 2, 2);
+      return small_float_value(value->dtype, x);
+    }
     default:
       if (mlcc_dtype_is_int(value->dtype) || mlcc_dtype_is_bool(value->dtype)) {
         return (double)mlcc_value_const_i64(value, i);
       }
+      // float8 and float4e2m1 constants hold one code per byte (docs/generated-api.md)
+      if (mlcc_dtype_is_float8(value->dtype)) return small_float_value(value->dtype, p[i]);
       return 0.0;
   }
 }

@@ -311,7 +311,9 @@ static inline mlcc_value_t* mlcc_node_output(const mlcc_node_t* node, uint32_t i
 // Reads element |i| of a CONSTANT value of any integer dtype as int64
 // (for shape inputs such as Reshape's shape). Caller checks bounds/kind.
 int64_t mlcc_value_const_i64(const mlcc_value_t* value, int64_t i);
-// Same for float dtypes (F32/F64/F16) and ints, converted to double.
+// Same for float dtypes (F32/F64/F16/BF16, the float8 types, float8e8m0 and
+// float4e2m1: one code per byte, decoded exactly; NaN and inf where the type has
+// them) and ints, converted to double. Other dtypes (and a NULL value or data) read 0.
 double mlcc_value_const_f64(const mlcc_value_t* value, int64_t i);
 // Byte size numel*dtype_size (values must be inferred).
 size_t mlcc_value_byte_size(const mlcc_value_t* value);

@@ -2,6 +2,7 @@
 // Unit tests for the graph IR, shapes, dtypes and the op table.
 #include "ir/graph.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,50 @@ static void test_constants_and_readers(void) {
   CHECK_NEAR(mlcc_value_const_f64(h, 3), 65504.0, 0);
   CHECK_NEAR(mlcc_value_const_f64(h, 4), 5.960464477539063e-08, 1e-20);
   CHECK_EQ_INT(mlcc_value_const_i64(h, 1), -2);
+
+  // Small float codes, one per byte (bfloat16 two bytes), decoded exactly:
+  // the values of ONNX's float8 / float8e8m0 / float4e2m1 tables.
+  static const struct {
+    mlcc_dtype_t dtype;
+    uint8_t code;
+    double want;  // NAN: the code is NaN
+  } small[] = {
+      {MLCC_DTYPE_F8E4M3FN, 0x38, 1.0},       {MLCC_DTYPE_F8E4M3FN, 0x7e, 448.0},
+      {MLCC_DTYPE_F8E4M3FN, 0x01, 0x1p-9},    {MLCC_DTYPE_F8E4M3FN, 0xff, NAN},
+      {MLCC_DTYPE_F8E4M3FN, 0xc0, -2.0},      {MLCC_DTYPE_F8E4M3FNUZ, 0x40, 1.0},
+      {MLCC_DTYPE_F8E4M3FNUZ, 0x7f, 240.0},   {MLCC_DTYPE_F8E4M3FNUZ, 0x80, NAN},
+      {MLCC_DTYPE_F8E5M2, 0x3c, 1.0},         {MLCC_DTYPE_F8E5M2, 0x7b, 57344.0},
+      {MLCC_DTYPE_F8E5M2, 0x7c, INFINITY},    {MLCC_DTYPE_F8E5M2, 0xfc, -INFINITY},
+      {MLCC_DTYPE_F8E5M2, 0x7d, NAN},         {MLCC_DTYPE_F8E5M2, 0x01, 0x1p-16},
+      {MLCC_DTYPE_F8E5M2FNUZ, 0x40, 1.0},     {MLCC_DTYPE_F8E5M2FNUZ, 0x7f, 57344.0},
+      {MLCC_DTYPE_F8E5M2FNUZ, 0x80, NAN},     {MLCC_DTYPE_F8E8M0, 0x7f, 1.0},
+      {MLCC_DTYPE_F8E8M0, 0x00, 0x1p-127},    {MLCC_DTYPE_F8E8M0, 0xff, NAN},
+      {MLCC_DTYPE_F4E2M1, 0x2, 1.0},          {MLCC_DTYPE_F4E2M1, 0x7, 6.0},
+      {MLCC_DTYPE_F4E2M1, 0x1, 0.5},          {MLCC_DTYPE_F4E2M1, 0xd, -3.0},
+  };
+  int64_t one[] = {1};
+  mlcc_shape_t s1 = shape_of(1, one);
+  for (size_t k = 0; k < sizeof small / sizeof small[0]; ++k) {
+    char name[16];
+    snprintf(name, sizeof name, "q%zu", k);
+    mlcc_value_t* q = NULL;
+    CHECK_OK(mlcc_graph_add_constant(g, name, small[k].dtype, &s1, &small[k].code, false, &q));
+    double got = mlcc_value_const_f64(q, 0);
+    if (isnan(small[k].want)) {
+      CHECK(isnan(got));
+    } else if (isinf(small[k].want)) {
+      CHECK(got == small[k].want);
+    } else {
+      CHECK_NEAR(got, small[k].want, 0);
+    }
+  }
+  static const uint16_t bf[] = {0x3f80, 0xc040};  // 1.0, -3.0
+  int64_t two[] = {2};
+  mlcc_shape_t s2 = shape_of(1, two);
+  mlcc_value_t* bfv = NULL;
+  CHECK_OK(mlcc_graph_add_constant(g, "bf", MLCC_DTYPE_BF16, &s2, bf, false, &bfv));
+  CHECK_NEAR(mlcc_value_const_f64(bfv, 0), 1.0, 0);
+  CHECK_NEAR(mlcc_value_const_f64(bfv, 1), -3.0, 0);
 
   static const float fl[] = {1.5f, -2.25f};
   int64_t fd[] = {2};
