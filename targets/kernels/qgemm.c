@@ -666,8 +666,12 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   const mlcc_value_t *x = ops.x, *w = ops.w, *xz = ops.x_zero, *wz = ops.w_zero;
   const mlcc_value_t *ws = ops.w_scale;
   const mlcc_value_t *bias = ops.bias, *y = ops.y;
+  const mlcc_kernel_t* k = ctx->kernel;
+  // With an epilogue fused after it (a Cast, an Add, ...), y is internal to the
+  // kernel, not an argument: the chain's store_output writes the kernel's output.
+  bool fused = k != NULL && k->n_nodes > 1 && k->nodes[0] == node;
   LLVMValueRef xp = mlcc_emit_ptr(ctx, x);
-  if (xp == NULL || mlcc_emit_ptr(ctx, y) == NULL) {
+  if (xp == NULL || (!fused && mlcc_emit_ptr(ctx, y) == NULL)) {
     return mlcc_make_status(MLCC_STATUS_INTERNAL, "%s: data or output is not a kernel argument",
                             mlcc_op_name(node->op));
   }
@@ -678,8 +682,6 @@ static mlcc_status_t emit_dw_plane(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node
   LLVMTypeRef vi = LLVMVectorType(i32, V), vf = LLVMVectorType(f32, V), vb = LLVMVectorType(i8, V);
   bool x_u8 = x->dtype == MLCC_DTYPE_U8;
   bool w_pc = numel_or(wz, 1) != 1, ws_pc = numel_or(ws, 1) != 1;
-  const mlcc_kernel_t* k = ctx->kernel;
-  bool fused = k != NULL && k->n_nodes > 1 && k->nodes[0] == node;
   int64_t hp = dwp_rows(&q), wpl = dwp_width(&q);
   int64_t nblk = (q.ow + V - 1) / V;
   // AVX-512BW (with VL): a row's tail is copied into the plane by one masked

@@ -20,7 +20,8 @@ import os
 import sys
 
 import numpy as np
-from onnx import helper
+from onnx import TensorProto, helper
+from onnx import mapping as onnx_mapping
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from onnx_case import write_case  # noqa: E402
@@ -69,7 +70,9 @@ def requant(acc, xs, ws, ys, yz, ydt, axis_len, lo=None, hi=None):
 
 
 def qlinear_conv_case(out, name, rng, x, w, xs, xz, ws, wz, ys, yz, ydt, bias=None,
-                      pads=(0, 0, 0, 0), strides=(1, 1), dil=(1, 1), group=1):
+                      pads=(0, 0, 0, 0), strides=(1, 1), dil=(1, 1), group=1, tail=None):
+    """tail: None, or an ONNX element type the conv's output is Cast to (a node fused
+    after the conv as its epilogue, so the conv's own output is not a kernel argument)."""
     m = w.shape[0]
     wz_arr = np.asarray(wz, dtype=w.dtype).reshape(-1)
     acc = conv_acc(x, w, int(xz), np.broadcast_to(wz_arr.astype(np.int64), (m,)),
@@ -90,9 +93,13 @@ def qlinear_conv_case(out, name, rng, x, w, xs, xz, ws, wz, ys, yz, ydt, bias=No
     if bias is not None:
         inits.append(("b", bias.astype(np.int32)))
         ins.append("b")
-    node = helper.make_node("QLinearConv", ins, ["y"], pads=list(pads), strides=list(strides),
-                            dilations=list(dil), group=group)
-    write_case(os.path.join(out, name), [node], [("x", x)], [("y", y)], inits, opset=13)
+    nodes = [helper.make_node("QLinearConv", ins, ["q" if tail else "y"], pads=list(pads),
+                              strides=list(strides), dilations=list(dil), group=group)]
+    if tail:
+        nodes.append(helper.make_node("Cast", ["q"], ["y"], to=tail))
+        y = y.astype(helper.tensor_dtype_to_np_dtype(tail) if hasattr(
+            helper, "tensor_dtype_to_np_dtype") else onnx_mapping.TENSOR_TYPE_TO_NP_TYPE[tail])
+    write_case(os.path.join(out, name), nodes, [("x", x)], [("y", y)], inits, opset=13)
 
 
 def conv_integer_case(out, name, x, w, xz, wz, pads=(0, 0, 0, 0), strides=(1, 1), group=1):
@@ -436,6 +443,16 @@ def main():
                       pads=(1, 1, 1, 1), group=5)
     conv_integer_case(out, "qk_convint_dwd", u8(rng, (1, 4, 7, 7)), s8(rng, (4, 1, 3, 3)), 131,
                       np.array([0, -3, 5, 127], np.int8), pads=(1, 1, 1, 1), group=4)
+    # Depthwise / grouped convs with a Cast fused after them (x86's plane
+    # kernel stores through the epilogue; it once refused them as INTERNAL).
+    qlinear_conv_case(out, "qk_dwp_cast_f32", rng, u8(rng, (1, 2, 5, 5)),
+                      s8(rng, (2, 1, 3, 3)), 0.02, 100, np.array([0.01, 0.03], F32),
+                      np.zeros(2, np.int8), 0.05, 120, np.uint8, group=2,
+                      tail=TensorProto.FLOAT)
+    qlinear_conv_case(out, "qk_dwp_cast_i32_tail", rng, u8(rng, (1, 4, 9, 21)),
+                      s8(rng, (4, 1, 3, 3)), 0.02, 7, 0.004, 0, 0.03, 128, np.uint8,
+                      bias=rng.integers(-3000, 3000, 4), pads=(1, 1, 1, 1), group=4,
+                      tail=TensorProto.INT32)
     qlinear_conv_case(out, "qk_dwp_big_plane", rng, u8(rng, (1, 2, 300, 330)),
                       s8(rng, (2, 1, 3, 3)), 0.02, 100, 0.01, 0, 0.05, 120, np.uint8,
                       pads=(1, 1, 1, 1), group=2)

@@ -23,7 +23,7 @@ set(MLCC_QUANT_KERNEL_CASE_NAMES
   qk_amx_mm_m1_k3000 qk_amx_mm_s8a_m100
   qk_dw3x3_pad qk_dw_stride2_mult2 qk_dw5x5_dilated_u8w qk_convint_dw
   qk_pack_vec_u8_3x3 qk_pack_vec_s8_u8w_stride2 qk_pack_vec_1x1_groups
-  qk_dwp_w32_s8_sat qk_dwp_stride2_mult3 qk_dwp_stride3_5x5_u8w qk_dwp_7x7 qk_dwp_big_plane
+  qk_dwp_cast_f32 qk_dwp_cast_i32_tail qk_dwp_w32_s8_sat qk_dwp_stride2_mult3 qk_dwp_stride3_5x5_u8w qk_dwp_7x7 qk_dwp_big_plane
   qk_dwd_14_wzp qk_dwd_5x5_s2_mult2 qk_dwd_w64_s4 qk_dwp_w30_wzp qk_convint_dwd
   qdq_mobilenet_block qdq_conv_relu_u8 qdq_conv_clip_s8 qdq_conv_float_bias_stride qdq_conv_chain
   qdq_conv_axis1_stays_float
