@@ -476,7 +476,18 @@ static mlcc_status_t decode_typed(mlcc_onnx_tensor_ctx_t* ctx, const MlccOnnx__T
     case MLCC_DTYPE_F8E5M2:
     case MLCC_DTYPE_F8E5M2FNUZ:
     case MLCC_DTYPE_F8E8M0:
-      for (size_t i = 0; i < n; ++i) buf[i] = (uint8_t)t->int32_data[i];
+      for (size_t i = 0; i < n; ++i) {
+        // a float8 code is one byte: a wider value is not a code (onnxruntime
+        // refuses it too), where int8/uint8 values wrap as onnxruntime's do
+        int32_t v = t->int32_data[i];
+        if (mlcc_dtype_is_float8(dtype) && (v < 0 || v > 255)) {
+          return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                                  "tensor '%s': int32_data[%zu] = %" PRId32
+                                  " is not a %s code (0..255)", tname(t), i, v,
+                                  mlcc_dtype_name(dtype));
+        }
+        buf[i] = (uint8_t)v;
+      }
       break;
     case MLCC_DTYPE_BOOL:
       for (size_t i = 0; i < n; ++i) buf[i] = t->int32_data[i] != 0;
@@ -519,6 +530,14 @@ static mlcc_status_t decode_subbyte(mlcc_onnx_tensor_ctx_t* ctx, const MlccOnnx_
                             "tensor '%s': int32_data has %zu values, expected %zu (%" PRIu64
                             " elements of %s, %u per value)", name, t->n_int32_data, packed,
                             numel, mlcc_dtype_name(dtype), per);
+  }
+  for (size_t i = 0; src == NULL && i < packed; ++i) {
+    if (t->int32_data[i] < 0 || t->int32_data[i] > 255) {  // each value is one packed byte
+      return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                              "%s '%s': int32_data[%zu] = %" PRId32
+                              " is not a byte of packed %s (0..255)", what, name, i,
+                              t->int32_data[i], mlcc_dtype_name(dtype));
+    }
   }
   uint8_t* buf = (uint8_t*)mlcc_arena_alloc(ctx->arena, n ? n : 1, 64);
   if (buf == NULL) {

@@ -428,6 +428,23 @@ def int4_raw_data_short():
 
 
 @case
+def int4_int32_data_out_of_byte():
+    # each int32_data value of an int4 tensor is one packed byte: 300 is none
+    w = TensorProto(name="w", data_type=22, dims=[4], int32_data=[300, 0x43])
+    return model([helper.make_node("DequantizeLinear", ["w", "s"], ["y"], name="dq")],
+                 [], [vi("y", F, [4])], inits=[w, helper.make_tensor("s", F, [], [0.5])],
+                 opsets=(("", 21),), ir_version=10)
+
+
+@case
+def float8_int32_data_out_of_code():
+    # a float8e4m3fn code is one byte (0..255): int32_data 300 is none
+    w = TensorProto(name="w", data_type=17, dims=[3], int32_data=[0x38, 0x40, 300])
+    return model([helper.make_node("Cast", ["w"], ["y"], name="cast", to=1)],
+                 [], [vi("y", F, [3])], inits=[w], opsets=(("", 21),), ir_version=9)
+
+
+@case
 def opset23_float4e2m1_in_add():
     # Add's type constraint has no float4e2m1 at any opset
     return model([helper.make_node("Add", ["x", "x"], ["y"], name="add_f4")],
