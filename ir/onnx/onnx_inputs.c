@@ -44,8 +44,9 @@ mlcc_status_t mlcc_onnx_input_type(import_ctx_t* ctx, const MlccOnnx__ValueInfoP
   }
   if (!mlcc_dtype_is_valid((mlcc_dtype_t)et)) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "graph input '%s' has element type %s, which mlcc does not support",
-                            name, mlcc_onnx_elem_type_name(et));
+                            "graph input '%s' has element type %s (TensorProto data type "
+                            "%" PRId32 "), which mlcc does not support",
+                            name, mlcc_onnx_elem_type_name(et), et);
   }
   *out_dtype = (mlcc_dtype_t)et;
 
@@ -307,8 +308,9 @@ mlcc_status_t mlcc_onnx_add_bound_input(import_ctx_t* ctx, const MlccOnnx__Value
                                                             : MLCC_DTYPE_UNDEFINED;
   if (declared != MLCC_DTYPE_UNDEFINED && !mlcc_dtype_is_valid(declared)) {
     return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                            "graph input '%s' has element type %s, which mlcc does not support",
-                            vi->name, mlcc_onnx_elem_type_name((int)declared));
+                            "graph input '%s' has element type %s (TensorProto data type %d), "
+                            "which mlcc does not support",
+                            vi->name, mlcc_onnx_elem_type_name((int)declared), (int)declared);
   }
   mlcc_shape_t shape;
   memset(&shape, 0, sizeof(shape));

@@ -218,11 +218,20 @@ static mlcc_status_t check_quant_opset19(const mlcc_node_t* node, const mlcc_val
                               "%s",
                               (long long)out_dt, mlcc_dtype_name(zp->dtype));
     }
-    if (!quant_type_ok(node, (mlcc_dtype_t)out_dt)) {
-      return mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                              "QuantizeLinear to output_dtype %lld (%s) is not supported; only "
-                              "int8, uint8, int16, uint16, int4, uint4 (25+: int2, uint2)",
-                              (long long)out_dt, mlcc_dtype_name((mlcc_dtype_t)out_dt));
+    if (out_dt < 0 || out_dt > 255 || !quant_type_ok(node, (mlcc_dtype_t)out_dt)) {
+      // outside the spec's T2 of this opset (quant_type_ok is that list)
+      return mlcc_make_status(
+          MLCC_STATUS_INVALID_MODEL,
+          "QuantizeLinear output_dtype %lld (%s) is not a y type of QuantizeLinear-%d; it "
+          "takes int8, uint8%s%s%s%s",
+          (long long)out_dt,
+          out_dt >= 0 && out_dt <= 255 && mlcc_dtype_is_valid((mlcc_dtype_t)out_dt)
+              ? mlcc_dtype_name((mlcc_dtype_t)out_dt)
+              : "not an ONNX tensor type mlcc knows",
+          node->opset,
+          node->opset >= 19 ? ", float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz" : "",
+          node->opset >= 21 ? ", int16, uint16, int4, uint4" : "",
+          node->opset >= 23 ? ", float4e2m1" : "", node->opset >= 25 ? ", int2, uint2" : "");
     }
     *inout_y = (mlcc_dtype_t)out_dt;
   }

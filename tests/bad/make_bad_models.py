@@ -428,6 +428,16 @@ def int4_raw_data_short():
 
 
 @case
+def opset21_quantize_output_dtype_99():
+    # output_dtype names no ONNX type: refused with the y types QuantizeLinear-21 takes
+    return model([helper.make_node("QuantizeLinear", ["x", "s"], ["y"], name="q",
+                                   output_dtype=99)],
+                 [vi("x", F, [4])], [vi("y", TensorProto.INT8, [4])],
+                 inits=[helper.make_tensor("s", F, [], [0.5])], opsets=(("", 21),),
+                 ir_version=10)
+
+
+@case
 def int4_int32_data_out_of_byte():
     # each int32_data value of an int4 tensor is one packed byte: 300 is none
     w = TensorProto(name="w", data_type=22, dims=[4], int32_data=[300, 0x43])
