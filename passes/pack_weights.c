@@ -19,6 +19,20 @@ static mlcc_status_t oom(void) {
 
 // Adds |data| (arena memory of |graph|, borrowed) as a float32 constant of
 // |shape| named after |like| with an unused suffix.
+// Sets *src to |w|'s float32 data, read in place unless the borrowed bytes
+// are misaligned for float: then to a malloc'ed copy of |bytes| that the
+// caller frees (*copy). False when that copy cannot be allocated.
+static bool float_data(const mlcc_value_t* w, size_t bytes, const float** src, float** copy) {
+  *src = (const float*)w->data;
+  *copy = NULL;
+  if (((uintptr_t)w->data % _Alignof(float)) == 0) return true;
+  *copy = (float*)malloc(bytes);
+  if (*copy == NULL) return false;
+  memcpy(*copy, w->data, bytes);
+  *src = *copy;
+  return true;
+}
+
 static mlcc_status_t add_packed_constant(mlcc_graph_t* graph, const mlcc_value_t* like,
                                          const mlcc_shape_t* shape, const float* data,
                                          mlcc_value_t** out_value) {
@@ -53,14 +67,9 @@ static mlcc_status_t pack_conv(mlcc_graph_t* graph, mlcc_node_t* conv, int64_t m
   // place unless the borrowed bytes are misaligned for float.
   float* dst = (float*)mlcc_arena_alloc(&graph->arena, bytes, 64);
   if (dst == NULL) return oom();
-  const float* src = (const float*)w->data;
+  const float* src = NULL;
   float* copy = NULL;
-  if (((uintptr_t)w->data % _Alignof(float)) != 0) {
-    copy = (float*)malloc(bytes);
-    if (copy == NULL) return oom();
-    memcpy(copy, w->data, bytes);
-    src = copy;
-  }
+  if (!float_data(w, bytes, &src, &copy)) return oom();
   mlcc_conv_pack_weights(src, m, group, numel / m, mr, dst);
   free(copy);
   mlcc_value_t* packed = NULL;
@@ -97,14 +106,9 @@ static mlcc_status_t pack_conv_winograd(mlcc_graph_t* graph, mlcc_node_t* conv, 
       &graph->arena, (conv->n_attrs + 1) * sizeof(*attrs), _Alignof(mlcc_attr_t));
   if (dst == NULL || ints == NULL || attrs == NULL) return oom();
   size_t wbytes = (size_t)(mo * c * 9) * sizeof(float);
-  const float* src = (const float*)w->data;
+  const float* src = NULL;
   float* copy = NULL;
-  if (((uintptr_t)w->data % _Alignof(float)) != 0) {
-    copy = (float*)malloc(wbytes);
-    if (copy == NULL) return oom();
-    memcpy(copy, w->data, wbytes);
-    src = copy;
-  }
+  if (!float_data(w, wbytes, &src, &copy)) return oom();
   mlcc_conv_winograd_pack_weights(src, mo, c, m, mr, dst);
   free(copy);
   mlcc_value_t* packed = NULL;
@@ -136,14 +140,9 @@ static mlcc_status_t pack_gemm_transpose_b(mlcc_graph_t* graph, mlcc_node_t* gem
   mlcc_attr_t* attrs = (mlcc_attr_t*)mlcc_arena_alloc(
       &graph->arena, (gemm->n_attrs + 1) * sizeof(*attrs), _Alignof(mlcc_attr_t));
   if (dst == NULL || attrs == NULL) return oom();
-  const float* src = (const float*)w->data;
+  const float* src = NULL;
   float* copy = NULL;
-  if (((uintptr_t)w->data % _Alignof(float)) != 0) {
-    copy = (float*)malloc(bytes);
-    if (copy == NULL) return oom();
-    memcpy(copy, w->data, bytes);
-    src = copy;
-  }
+  if (!float_data(w, bytes, &src, &copy)) return oom();
   for (int64_t j = 0; j < n; ++j) {
     for (int64_t kk = 0; kk < k; ++kk) dst[kk * n + j] = src[j * k + kk];
   }

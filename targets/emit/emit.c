@@ -219,15 +219,15 @@ LLVMValueRef mlcc_emit_convert(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_
 
 LLVMValueRef mlcc_emit_convert_f8(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dtype_t from,
                                   mlcc_dtype_t to, uint32_t f8_flags) {
+  LLVMTypeRef tt = mlcc_emit_type(ctx, to);
+  if (tt == NULL || mlcc_emit_type(ctx, from) == NULL) {
+    mlcc_emit_fail(ctx, mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
+                                         "cannot convert %s to %s", mlcc_dtype_name(from),
+                                         mlcc_dtype_name(to)));
+    return tt ? LLVMGetUndef(tt) : v;
+  }
   if (mlcc_dtype_is_float8(from) || mlcc_dtype_is_float8(to)) {
     if (from == to) return v;
-    LLVMTypeRef tt = mlcc_emit_type(ctx, to);
-    if (tt == NULL || mlcc_emit_type(ctx, from) == NULL) {
-      mlcc_emit_fail(ctx, mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                                           "cannot convert %s to %s", mlcc_dtype_name(from),
-                                           mlcc_dtype_name(to)));
-      return tt ? LLVMGetUndef(tt) : v;
-    }
     if (mlcc_dtype_is_float8(from)) {
       v = mlcc_emit_float8_to_float(ctx, v, from);
       from = MLCC_DTYPE_F32;
@@ -248,13 +248,6 @@ LLVMValueRef mlcc_emit_convert_f8(mlcc_emit_ctx_t* ctx, LLVMValueRef v, mlcc_dty
       v = mlcc_emit_convert_f8(ctx, v, from, MLCC_DTYPE_F32, 0);
     }
     return mlcc_emit_float_to_float8(ctx, v, to, f8_flags);
-  }
-  LLVMTypeRef tt = mlcc_emit_type(ctx, to);
-  if (tt == NULL || mlcc_emit_type(ctx, from) == NULL) {
-    mlcc_emit_fail(ctx, mlcc_make_status(MLCC_STATUS_UNIMPLEMENTED,
-                                         "cannot convert %s to %s", mlcc_dtype_name(from),
-                                         mlcc_dtype_name(to)));
-    return tt ? LLVMGetUndef(tt) : v;
   }
   bool ff = mlcc_dtype_is_float(from), tf = mlcc_dtype_is_float(to);
   bool fb = mlcc_dtype_is_bool(from), tb = mlcc_dtype_is_bool(to);
