@@ -520,6 +520,24 @@ static mlcc_status_t emit_layernorm(mlcc_emit_ctx_t* ctx, const mlcc_node_t* nod
 // Softmax / LogSoftmax
 //===----------------------------------------------------------------------===//
 
+// Softmax's y below FLT_MIN (2^-126) as +0: exp(d) of a logit more than ~87
+// below its row's max is a float32 subnormal, and Intel CPUs take a microcode
+// assist for each subnormal operand of every kernel that reads it (the
+// attention MatMul after a causal Softmax ran 80x slower on one). The
+// change is below 1.2e-38 absolute. Float32 only; other types unchanged.
+static LLVMValueRef flush_tiny(mlcc_emit_ctx_t* ctx, LLVMValueRef y) {
+  LLVMTypeRef t = LLVMTypeOf(y);
+  bool vec = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+  LLVMTypeRef et = vec ? LLVMGetElementType(t) : t;
+  unsigned n = vec ? LLVMGetVectorSize(t) : 1;
+  if (LLVMGetTypeKind(et) != LLVMFloatTypeKind || n > 64) return y;
+  LLVMValueRef lane[64];
+  for (unsigned i = 0; i < n; ++i) lane[i] = LLVMConstReal(et, 0x1p-126);
+  LLVMValueRef lim = vec ? LLVMConstVector(lane, n) : lane[0];
+  LLVMValueRef tiny = LLVMBuildFCmp(ctx->b, LLVMRealOLT, y, lim, "");
+  return LLVMBuildSelect(ctx->b, tiny, LLVMConstNull(t), y, "");
+}
+
 // Softmax and LogSoftmax. Opsets < 13 coerce X to 2-D at |axis| (default 1)
 // and normalize over the flattened trailing block; opsets >= 13 normalize
 // along |axis| only (default -1). The max is subtracted for stability.
@@ -562,7 +580,7 @@ static mlcc_status_t emit_softmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
       LLVMValueRef vidx = iadd(ctx, base, l_v.iv);
       LLVMValueRef d = LLVMBuildFSub(ctx->b, vload_f(ctx, x, vidx, W), mv, "");
       LLVMValueRef y = is_log ? LLVMBuildFSub(ctx->b, d, kv, "")
-                              : LLVMBuildFMul(ctx->b, mlcc_emit_fast_exp(ctx, d), kv, "");
+                              : flush_tiny(ctx, LLVMBuildFMul(ctx->b, mlcc_emit_fast_exp(ctx, d), kv, ""));
       MLCC_RETURN_IF_ERROR(mlcc_emit_store_output_vec(ctx, node, 0, vidx, y));
       mlcc_emit_loop_end(ctx, &l_v);
     }
@@ -571,7 +589,7 @@ static mlcc_status_t emit_softmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
       LLVMValueRef idx = iadd(ctx, base, l3.iv);
       LLVMValueRef d = LLVMBuildFSub(ctx->b, mlcc_emit_load(ctx, x, idx), m, "");
       LLVMValueRef y = is_log ? LLVMBuildFSub(ctx->b, d, k, "")
-                              : LLVMBuildFMul(ctx->b, mlcc_emit_fast_exp(ctx, d), k, "");
+                              : flush_tiny(ctx, LLVMBuildFMul(ctx->b, mlcc_emit_fast_exp(ctx, d), k, ""));
       MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, idx, y));
       mlcc_emit_loop_end(ctx, &l3);
     }
@@ -630,7 +648,7 @@ static mlcc_status_t emit_softmax(mlcc_emit_ctx_t* ctx, const mlcc_node_t* node)
   LLVMValueRef idx = imad(ctx, l3.iv, inner, base);
   LLVMValueRef d = LLVMBuildFSub(ctx->b, mlcc_emit_load(ctx, x, idx), m, "");
   LLVMValueRef y = is_log ? LLVMBuildFSub(ctx->b, d, k, "")
-                          : LLVMBuildFMul(ctx->b, mlcc_emit_fast_exp(ctx, d), k, "");
+                          : flush_tiny(ctx, LLVMBuildFMul(ctx->b, mlcc_emit_fast_exp(ctx, d), k, ""));
   MLCC_RETURN_IF_ERROR(mlcc_emit_store_output(ctx, node, 0, idx, y));
   mlcc_emit_loop_end(ctx, &l3);
   mlcc_emit_loop_end(ctx, &l_i);

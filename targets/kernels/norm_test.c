@@ -138,6 +138,22 @@ static void test_softmax_opsets(void) {
     for (int i = 0; i < 4; ++i) rd[r * 4 + i] = (float)(exp(x[r * 4 + i] - mx) / sum);
   }
   CHECK_CLOSE(yd, rd, 24);
+  // No output is a float32 subnormal (flush_tiny: below FLT_MIN is +0): logits
+  // 0, -95, -100, -60 in rows of 4 and of 24 (the scalar and the vector paths;
+  // a row of 24 divides the clamped exp of -95 by 6, below FLT_MIN).
+  float t[24];
+  for (int i = 0; i < 24; ++i) t[i] = (i % 4 == 0) ? 0.0f : (i % 4 == 1) ? -95.0f
+                                    : (i % 4 == 2) ? -100.0f : -60.0f;
+  int64_t td4[2] = {6, 4}, td24[2] = {1, 24};
+  mlcc_value_t* tin4[1] = {cstf(g, 2, td4, t)};
+  mlcc_value_t* tin24[1] = {cstf(g, 2, td24, t)};
+  const float* ty4 = run1(g, MLCC_OP_SOFTMAX, 13, tin4, 1, NULL, 0, 2, td4);
+  const float* ty24 = run1(g, MLCC_OP_SOFTMAX, 13, tin24, 1, NULL, 0, 2, td24);
+  for (int i = 0; ty4 && ty24 && i < 24; ++i) {
+    CHECK(fpclassify(ty4[i]) != FP_SUBNORMAL && !signbit(ty4[i]));
+    CHECK(fpclassify(ty24[i]) != FP_SUBNORMAL && !signbit(ty24[i]));
+    if (i % 4 == 3) CHECK(ty4[i] > 1e-27f && ty24[i] > 1e-28f);  // exp(-60) = 8.8e-27 stays
+  }
   mlcc_graph_destroy(g);
 }
 
