@@ -67,35 +67,32 @@ foreach(variant aarch64_dotprod x86_avx512vnni riscv_v128)
   set_tests_properties(quant.squeezenet1_1.qop.${variant} PROPERTIES
     FIXTURES_REQUIRED quant_squeezenet1_1 LABELS "${labels}" SKIP_RETURN_CODE 77 TIMEOUT 1800)
 endforeach()
-# The blocked kernel's VNNI form (vpdpbusd quads, mlcc.qblock_k=4) on whole
-# models, natively (skipped on CPUs without avx512_vnni).
-foreach(pair resnet18:qdq mobilenet_v2:qdq detector:qop transformer:qop)
-  string(REPLACE ":" ";" mf ${pair})
-  list(GET mf 0 model)
-  list(GET mf 1 format)
-  add_test(NAME quant.${model}.${format}.x86_avx512vnni
-    COMMAND ${MLCC_PYTHON} ${MLCC_QUANT_RUN} run --mlcc $<TARGET_FILE:mlcc>
-            --out ${MLCC_QUANT_DIR}/${model} --format ${format} --target x86
-            --mattr=+avx512f,+avx512bw,+avx512vl,+avx512vnni --require-cpu-flag avx512_vnni)
-  set_tests_properties(quant.${model}.${format}.x86_avx512vnni PROPERTIES
-    FIXTURES_REQUIRED quant_${model} LABELS quant SKIP_RETURN_CODE 77 TIMEOUT 1800)
-endforeach()
-# The blocked kernel's AMX form (amx_block: tdpbusd tiles, x86 with AMX-TILE and
-# AMX-INT8) on whole models built with -mcpu=native, skipped on CPUs without
-# amx_int8: the numpy rule as above, and every quantized tensor and the output
-# byte-identical to the VNNI form's build (-mattr=-amx-tile,-amx-int8).
-foreach(pair resnet18:qdq mobilenet_v2:qdq squeezenet1_1:qop detector:qop transformer:qop)
-  string(REPLACE ":" ";" mf ${pair})
-  list(GET mf 0 model)
-  list(GET mf 1 format)
-  add_test(NAME quant.${model}.${format}.x86_amx
-    COMMAND ${MLCC_PYTHON} ${MLCC_QUANT_RUN} run --mlcc $<TARGET_FILE:mlcc>
-            --out ${MLCC_QUANT_DIR}/${model} --format ${format} --target x86
-            --mlcc-flag=-mcpu=native --require-cpu-flag amx_int8
-            --same-as=-mattr=-amx-tile,-amx-int8)
-  set_tests_properties(quant.${model}.${format}.x86_amx PROPERTIES
-    FIXTURES_REQUIRED quant_${model} LABELS quant SKIP_RETURN_CODE 77 TIMEOUT 1800)
-endforeach()
+# Whole models on one CPU form of the blocked kernel, natively: each "model:format"
+# of |pairs| as quant.<model>.<format>.<variant>, run_quant_model.py's arguments
+# after the pairs (skipped, 77, on CPUs without the flag they require).
+function(mlcc_quant_cpu_variant variant pairs)
+  foreach(pair ${pairs})
+    string(REPLACE ":" ";" mf ${pair})
+    list(GET mf 0 model)
+    list(GET mf 1 format)
+    add_test(NAME quant.${model}.${format}.${variant}
+      COMMAND ${MLCC_PYTHON} ${MLCC_QUANT_RUN} run --mlcc $<TARGET_FILE:mlcc>
+              --out ${MLCC_QUANT_DIR}/${model} --format ${format} --target x86 ${ARGN})
+    set_tests_properties(quant.${model}.${format}.${variant} PROPERTIES
+      FIXTURES_REQUIRED quant_${model} LABELS quant SKIP_RETURN_CODE 77 TIMEOUT 1800)
+  endforeach()
+endfunction()
+# The VNNI form (vpdpbusd quads, mlcc.qblock_k=4), skipped without avx512_vnni.
+mlcc_quant_cpu_variant(x86_avx512vnni
+  "resnet18:qdq;mobilenet_v2:qdq;detector:qop;transformer:qop"
+  --mattr=+avx512f,+avx512bw,+avx512vl,+avx512vnni --require-cpu-flag avx512_vnni)
+# The AMX form (amx_block: tdpbusd tiles, x86 with AMX-TILE and AMX-INT8) built
+# with -mcpu=native, skipped without amx_int8: the numpy rule as above, and every
+# quantized tensor and the output byte-identical to the VNNI form's build
+# (-mattr=-amx-tile,-amx-int8).
+mlcc_quant_cpu_variant(x86_amx
+  "resnet18:qdq;mobilenet_v2:qdq;squeezenet1_1:qop;detector:qop;transformer:qop"
+  --mlcc-flag=-mcpu=native --require-cpu-flag amx_int8 --same-as=-mattr=-amx-tile,-amx-int8)
 # The blocked kernel's aarch64 sdot form (qa_block: the VNNI quad layout,
 # mlcc.qblock_k=4) on whole models under qemu-user (its default "max" CPU has
 # dotprod); squeezenet1_1 is quant.squeezenet1_1.qop.aarch64_dotprod above.
