@@ -21,8 +21,13 @@ With --tune SECONDS each model is also built with `mlcc --tune --tune-time=SECON
 tuned library runs in the same rounds, between the default library and ORT: the
 table then has default, tuned and ORT side by side.
 
+With --baseline-mlcc PATH and/or --baseline-pfor DIR a baseline library (built by that
+mlcc, linked with that folder's mlcc_pthread_pfor.c; each defaults to this run's) runs in
+the same rounds just before the new one, and a table of baseline vs new is printed.
+
 Usage: bench/run.py --mlcc build/mlcc [--runs 20] [--threads 1,2] [--stat min] [--rt]
                     [--tune SECONDS [--tune-trials N]]
+                    [--baseline-mlcc OLD/build/mlcc] [--baseline-pfor OLD/examples/parallel_for]
 """
 import argparse
 import json
@@ -81,6 +86,10 @@ def main():
     ap.add_argument("--tune", type=float, default=0,
                     help="also build with mlcc --tune --tune-time=SECONDS and run it side by side")
     ap.add_argument("--tune-trials", type=int, default=12)
+    ap.add_argument("--baseline-mlcc", default=None,
+                    help="also build with this mlcc and run it side by side (old vs new)")
+    ap.add_argument("--baseline-pfor", default=None,
+                    help="folder with the baseline's mlcc_pthread_pfor.c (default: this repo's)")
     args = ap.parse_args()
 
     manifest = json.load(open(os.path.join(args.models, "manifest.json")))["models"]
@@ -106,6 +115,17 @@ def main():
                 r["tuned_ms"] / r["mlcc_ms"], "%.4f" % o if o else "-",
                 "%.2f" % (r["mlcc_ms"] / o) if o else "-",
                 "%.2f" % (r["tuned_ms"] / o) if o else "-", r["tuned_err"]))
+        print()
+    if args.baseline_mlcc or args.baseline_pfor:
+        print("| model | threads | baseline (ms) | new (ms) | new/baseline | ORT (ms) | "
+              "baseline/ORT | new/ORT |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            o = r["ort_ms"]
+            print("| %s | %d | %.4f | %.4f | %.3f | %s | %s | %s |" % (
+                r["name"], r["threads"], r["base_ms"], r["mlcc_ms"], r["mlcc_ms"] / r["base_ms"],
+                "%.4f" % o if o else "-", "%.3f" % (r["base_ms"] / o) if o else "-",
+                "%.3f" % (r["mlcc_ms"] / o) if o else "-"))
         print()
     print("| model | threads | MACs | compile (s) | mlcc (ms) | ORT (ms) | mlcc/ORT | mlcc GFLOP/s | % of peak | ORT GFLOP/s | workspace (KiB) | max err / max|ref| mlcc | ORT |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -133,15 +153,25 @@ def bench_one(args, name, meta, work, node_path, threads):
     exe = os.path.join(work, "bench_" + name)
     pfor_dir = os.path.join(ROOT, "examples", "parallel_for")
 
-    def link(hdr, library, out_exe):
+    def link(hdr, library, out_exe, pfor=pfor_dir):
         subprocess.run(["cc", "-O2", "-include", hdr,
                         "-DMLCC_INFO=%s_info" % name,
-                        "-DMLCC_RUN_PARALLEL_V=%s_run_parallel_v" % name, "-I", pfor_dir,
+                        "-DMLCC_RUN_PARALLEL_V=%s_run_parallel_v" % name, "-I", pfor,
                         os.path.join(HERE, "bench_main.c"),
-                        os.path.join(pfor_dir, "mlcc_pthread_pfor.c"),
+                        os.path.join(pfor, "mlcc_pthread_pfor.c"),
                         library, "-lm", "-lpthread", "-o", out_exe], check=True)
 
     link(os.path.join(work, name + ".h"), lib, exe)
+    base_exe = None
+    if args.baseline_mlcc or args.baseline_pfor:
+        bdir = os.path.join(work, "base_" + name)
+        os.makedirs(bdir, exist_ok=True)
+        blib = os.path.join(bdir, "lib%s.a" % name)
+        subprocess.run([args.baseline_mlcc or args.mlcc, model, "-o", blib, "--name=" + name,
+                        "-mcpu=native"], check=True)
+        base_exe = os.path.join(work, "bench_base_" + name)
+        link(os.path.join(bdir, name + ".h"), blib, base_exe,
+             os.path.abspath(args.baseline_pfor or pfor_dir))
     tuned_exe, tune_s = None, 0.0
     if args.tune:
         tdir = os.path.join(work, "tuned_" + name)
@@ -167,12 +197,17 @@ def bench_one(args, name, meta, work, node_path, threads):
     agg = statistics.median if args.stat == "median" else min
     rows = []
     for nt in threads:
-        mlcc_t, ort_t, tuned_t = [], [], []
+        mlcc_t, ort_t, tuned_t, base_t = [], [], [], []
         env = dict(os.environ, MLCC_BENCH_OUT=out, MLCC_BENCH_THREADS=str(nt))
         tuned_out = out + ".tuned"
         tenv = dict(env, MLCC_BENCH_OUT=tuned_out)
         for _ in range(args.rounds):
             rt = ["chrt", "-f", "10"] if args.rt else []
+            col = 0 if args.stat == "median" else 1
+            if base_exe:
+                r = subprocess.run(rt + [base_exe, str(per_round), inp], check=True,
+                                   capture_output=True, text=True, env=env)
+                base_t.append(float(r.stdout.split()[col]))
             r = subprocess.run(rt + [exe, str(per_round), inp], check=True, capture_output=True,
                                text=True, env=env)
             col = 0 if args.stat == "median" else 1
@@ -202,7 +237,7 @@ def bench_one(args, name, meta, work, node_path, threads):
         row = {"name": name, "threads": nt, "macs": meta["macs"], "compile_s": compile_s,
                "tuned_ms": agg(tuned_t) if tuned_t else None, "tune_s": tune_s,
                "tuned_err": tuned_err,
-               "mlcc_ms": agg(mlcc_t),
+               "mlcc_ms": agg(mlcc_t), "base_ms": agg(base_t) if base_t else None,
                "ort_ms": agg(ort_t) if ort_t else None, "workspace": ws,
                "err": err, "ort_err": ort_err}
         print(name, row, flush=True)

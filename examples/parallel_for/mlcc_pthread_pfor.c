@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // See mlcc_pthread_pfor.h. C11 atomics + pthreads; no other dependency.
 //
-// Task hand-out: one 64-bit ticket word holds (job << 40 | next index). A
-// thread claims task i of job j by CAS'ing (j, i) to (j, i + 1), only while
-// i < n; the caller opens job j + 1 by first closing the ticket (index
-// kClosed, so a thread still looking at job j fails its CAS and leaves), then
-// writing fn/arg/n, then storing (j + 1, 0). So a thread that was preempted
-// in the middle of a claim can never run a task twice, run one of a later
-// job with stale fn/arg/n, or count one that did not run.
+// Task hand-out: one 64-bit ticket word holds (job << 40 | lo << 20 | hi),
+// the tasks [lo, hi) of job j not yet claimed. The caller claims task lo by
+// CAS'ing lo to lo + 1, a worker task hi - 1 by CAS'ing hi to hi - 1, only
+// while lo < hi and the word still carries job j. The caller opens job j + 1
+// by storing (j + 1, 0, n) after every task of job j has finished (lo == hi),
+// so a thread that was preempted in the middle of a claim can never run a
+// task twice, run one of a later job with stale fn/arg, or count one that
+// did not run: its CAS compares the whole word, job number included.
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 199309L
 #endif
@@ -19,9 +20,11 @@
 #include <stdlib.h>
 #include <time.h>
 
-enum { kJobShift = 40 };
-#define kIndexMask ((UINT64_C(1) << kJobShift) - 1)
-#define kClosed kIndexMask
+enum { kHiBits = 20, kJobShift = 40 };
+#define kIdxMask ((UINT64_C(1) << kHiBits) - 1)
+#define kJobMask ((UINT64_C(1) << (64 - kJobShift)) - 1)
+// Most tasks of one job; a larger n runs as several jobs.
+#define kMaxJobTasks kIdxMask
 
 struct mlcc_pthread_pool_t {
   int n_workers;                 // threads besides the caller
@@ -30,13 +33,13 @@ struct mlcc_pthread_pool_t {
   pthread_cond_t cv;
   atomic_uint_fast64_t generation;  // the current job number; bumped per job and on shutdown
   atomic_int stop;
-  atomic_uint_fast64_t ticket;   // (job << kJobShift) | next task index
-  atomic_int_fast64_t n;         // tasks of the current job
+  atomic_uint_fast64_t ticket;   // job << kJobShift | lo << kHiBits | hi: tasks [lo, hi) left
   atomic_int_fast64_t done;      // tasks of the current job finished
   atomic_int sleeping;
-  // The current job (written by the caller while the ticket is closed).
+  // The current job (written by the caller while no task is left to claim).
   void (*fn)(void*, int64_t);
   void* arg;
+  int64_t first;                 // task index of the job's task 0
 };
 
 // Idle workers spin (pause loop) this long after a job before they sleep on
@@ -60,15 +63,18 @@ static int64_t now_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-// Runs tasks of job |job| until none is left (or a later job started).
-static void run_tasks(mlcc_pthread_pool_t* p, uint_fast64_t job) {
+// Runs tasks of job |job| until none is left (or a later job started): the
+// caller (|from_front|) takes them from the front, the workers from the back.
+static void run_tasks(mlcc_pthread_pool_t* p, uint_fast64_t job, int from_front) {
+  uint_fast64_t tag = job & kJobMask;
   uint_fast64_t t = atomic_load(&p->ticket);
   for (;;) {
-    if ((t >> kJobShift) != (job & ((UINT64_C(1) << (64 - kJobShift)) - 1))) return;
-    uint_fast64_t i = t & kIndexMask;
-    if (i == kClosed || (int64_t)i >= atomic_load(&p->n)) return;
-    if (!atomic_compare_exchange_weak(&p->ticket, &t, t + 1)) continue;  // t reloaded
-    p->fn(p->arg, (int64_t)i);
+    if ((t >> kJobShift) != tag) return;
+    uint_fast64_t lo = (t >> kHiBits) & kIdxMask, hi = t & kIdxMask;
+    if (lo >= hi) return;
+    uint_fast64_t next = from_front ? t + (UINT64_C(1) << kHiBits) : t - 1;
+    if (!atomic_compare_exchange_weak(&p->ticket, &t, next)) continue;  // t reloaded
+    p->fn(p->arg, p->first + (int64_t)(from_front ? lo : hi - 1));
     atomic_fetch_add(&p->done, 1);
     t = atomic_load(&p->ticket);
   }
@@ -98,7 +104,7 @@ static void* worker(void* vp) {
     }
     seen = g;
     if (atomic_load(&p->stop)) return NULL;
-    run_tasks(p, g);
+    run_tasks(p, g, 0);
   }
 }
 
@@ -116,8 +122,7 @@ mlcc_pthread_pool_t* mlcc_pthread_pool_create(int n_threads) {
   pthread_cond_init(&p->cv, NULL);
   atomic_init(&p->generation, 0);
   atomic_init(&p->stop, 0);
-  atomic_init(&p->ticket, kClosed);
-  atomic_init(&p->n, 0);
+  atomic_init(&p->ticket, 0);
   atomic_init(&p->done, 0);
   atomic_init(&p->sleeping, 0);
   for (int i = 0; i < p->n_workers; ++i) {
@@ -155,25 +160,18 @@ void mlcc_pthread_pool_destroy(mlcc_pthread_pool_t* p) {
   free(p);
 }
 
-void mlcc_pthread_pfor(void* ctx, int64_t n, void (*fn)(void* arg, int64_t i), void* arg) {
-  mlcc_pthread_pool_t* p = ctx;
-  if (n <= 0) return;
-  if (p == NULL || p->n_workers == 0 || n == 1 || n > (int64_t)(kClosed - 1)) {
-    for (int64_t i = 0; i < n; ++i) fn(arg, i);
-    return;
-  }
+// Runs tasks [first, first + n) as one job, n <= kMaxJobTasks.
+static void run_job(mlcc_pthread_pool_t* p, int64_t n, int64_t first) {
   uint_fast64_t g = atomic_load(&p->generation) + 1;
-  uint_fast64_t job = g & ((UINT64_C(1) << (64 - kJobShift)) - 1);
-  // Close the ticket (stragglers of the last job fail their CAS), set the
-  // job up, then open it.
-  atomic_store(&p->ticket, (job << kJobShift) | kClosed);
-  p->fn = fn;
-  p->arg = arg;
-  atomic_store(&p->n, n);
-  atomic_store(&p->done, 0);
+  uint_fast64_t job = g & kJobMask;
+  // Close the ticket (lo == hi: stragglers of the last job fail their CAS
+  // or find nothing), set the job up, then open it.
   atomic_store(&p->ticket, job << kJobShift);
+  p->first = first;
+  atomic_store(&p->done, 0);
+  atomic_store(&p->ticket, (job << kJobShift) | (uint_fast64_t)n);
   publish(p, g);
-  run_tasks(p, g);
+  run_tasks(p, g, 1);
   // A worker may have been descheduled mid-task: spin briefly, then yield
   // the core instead of burning it.
   int spins = 0;
@@ -183,5 +181,20 @@ void mlcc_pthread_pfor(void* ctx, int64_t n, void (*fn)(void* arg, int64_t i), v
     } else {
       sched_yield();
     }
+  }
+}
+
+void mlcc_pthread_pfor(void* ctx, int64_t n, void (*fn)(void* arg, int64_t i), void* arg) {
+  mlcc_pthread_pool_t* p = ctx;
+  if (n <= 0) return;
+  if (p == NULL || p->n_workers == 0 || n == 1) {
+    for (int64_t i = 0; i < n; ++i) fn(arg, i);
+    return;
+  }
+  p->fn = fn;
+  p->arg = arg;
+  for (int64_t first = 0; first < n; first += (int64_t)kMaxJobTasks) {
+    int64_t left = n - first;
+    run_job(p, left < (int64_t)kMaxJobTasks ? left : (int64_t)kMaxJobTasks, first);
   }
 }

@@ -8,8 +8,12 @@
 //
 // The pool keeps |n_threads|-1 worker threads; the calling thread is the
 // last worker. Tasks of one call are handed out dynamically (a CAS'd ticket
-// tagged with the call, so a preempted worker never runs a stale task);
-// workers spin (a pause loop of up to 200 microseconds) between calls, then
+// tagged with the call, so a preempted worker never runs a stale task): the
+// caller takes them from the front of [0, n), the workers from the back, so
+// on 2 threads the caller runs a prefix and the worker the rest. Consecutive
+// kernels split the same way (pixel tiles, rows) then find most of their
+// input in their own core's cache (measured on the Intel Xeon, BENCHMARKS.md
+// "Session 12"). More than 2^20 - 1 tasks run as several rounds. Workers spin (a pause loop of up to 200 microseconds) between calls, then
 // sleep on a condition variable; the caller yields while waiting.
 // One pool serves one caller at a time (not reentrant across threads).
 #ifndef MLCC_PTHREAD_PFOR_H_
