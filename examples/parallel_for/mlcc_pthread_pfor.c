@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 enum { kHiBits = 20, kJobShift = 40 };
@@ -26,20 +27,24 @@ enum { kHiBits = 20, kJobShift = 40 };
 // Most tasks of one job; a larger n runs as several jobs.
 #define kMaxJobTasks kIdxMask
 
+// The fields the threads write while a job runs sit on cache lines of their
+// own: the workers poll |generation| while the caller and workers CAS the
+// ticket and count |done|.
 struct mlcc_pthread_pool_t {
+  _Alignas(64) atomic_uint_fast64_t generation;  // the current job number; bumped per job and on shutdown
+  atomic_int stop;
+  atomic_int sleeping;
   int n_workers;                 // threads besides the caller
   pthread_t* threads;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  atomic_uint_fast64_t generation;  // the current job number; bumped per job and on shutdown
-  atomic_int stop;
-  atomic_uint_fast64_t ticket;   // job << kJobShift | lo << kHiBits | hi: tasks [lo, hi) left
-  atomic_int_fast64_t done;      // tasks of the current job finished
-  atomic_int sleeping;
   // The current job (written by the caller while no task is left to claim).
   void (*fn)(void*, int64_t);
   void* arg;
   int64_t first;                 // task index of the job's task 0
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  _Alignas(64) atomic_uint_fast64_t ticket;  // job << kJobShift | lo << kHiBits | hi: tasks [lo, hi) left
+  _Alignas(64) atomic_int_fast64_t done;     // tasks of the current job finished
+  char pad_[64 - sizeof(atomic_int_fast64_t)];
 };
 
 // Idle workers spin (pause loop) this long after a job before they sleep on
@@ -110,8 +115,10 @@ static void* worker(void* vp) {
 
 mlcc_pthread_pool_t* mlcc_pthread_pool_create(int n_threads) {
   if (n_threads < 1 || n_threads > 1024) return NULL;
-  mlcc_pthread_pool_t* p = calloc(1, sizeof(*p));
+  // sizeof is a multiple of the 64-byte alignment (the padded last field).
+  mlcc_pthread_pool_t* p = aligned_alloc(64, sizeof(*p));
   if (p == NULL) return NULL;
+  memset(p, 0, sizeof(*p));
   p->n_workers = n_threads - 1;
   p->threads = calloc((size_t)(p->n_workers ? p->n_workers : 1), sizeof(pthread_t));
   if (p->threads == NULL) {
