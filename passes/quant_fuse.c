@@ -769,6 +769,233 @@ static mlcc_status_t rewrite_qsigmoid(mlcc_graph_t* graph, mlcc_node_t* q, bool*
   return replace_chain(graph, &m, MLCC_OP_QLOOKUP, 1, ins, 2, NULL, 0, out_done);
 }
 
+//===----------------------------------------------------------------------===//
+// Weight-only quantized MatMul / Gemm (int4 / int8 weights, float activations)
+//===----------------------------------------------------------------------===//
+//
+//   MatMul(A, DequantizeLinear(wq, ws, wz?))            -> WQMatMul(A, Wp, S, Z?)
+//   Gemm(A, DequantizeLinear(wq, ws, wz?), C?)          -> WQMatMul(A, Wp, S, Z?) [+ Add(., C)]
+//
+// (WQMatMul: mlcc domain, ir/ops/quant.h; the kernel keeps the weight packed
+// and dequantizes it on the fly, targets/kernels/wq_matmul.c.) Runs after
+// the QDQ rules above, so a MatMul whose output is quantized again took the
+// integer kernel already. Conditions: wq a 2-D int4/uint4/int8/uint8
+// constant, ws a float32 constant, wz absent or a constant of wq's dtype;
+// the weight is [K, N] (MatMul; Gemm transB = 0) or [N, K] (Gemm transB =
+// 1); the scale per tensor, per column (per axis along N) or blocked along K
+// (block_size, opset 21+); Gemm with transA = 0, alpha = 1 and beta = 1 and
+// C absent or a constant of N elements ([N], [1, N]) or one element; and the
+// packed form (codes, scales, offsets) smaller than the float32 weight it
+// replaces (so a block_size of 1 along K stays float). Anything else stays
+// DequantizeLinear -> float MatMul, as the graph says. The DequantizeLinear
+// stays while other nodes read it (dce removes it otherwise). Numerics: the
+// float graph's, up to the summation order (the kernel's header). Gemm's C
+// becomes an Add after the product, fused into the kernel's store: alpha =
+// beta = 1, so Y = A*B + C in float32 either way.
+
+// The (scale, zero point) layout of |dq| on a [K, N] view of its 2-D input
+// (|trans|: the input is [N, K]) as a block size along K in |*out_block|:
+// K for per-tensor and per-column, the block_size for blocks along K; false
+// for any other form.
+static bool wq_param_layout(const mlcc_node_t* dq, bool trans, int64_t k, int64_t n,
+                            int64_t* out_block) {
+  const mlcc_value_t* x = dq->inputs[0];
+  const mlcc_value_t* s = dq->inputs[1];
+  int64_t block = 0, axis = 1;
+  if (dq->opset >= 21 && mlcc_node_attr_int(dq, "block_size", 0, &block) != NULL) return false;
+  if (mlcc_node_attr_int(dq, "axis", 1, &axis) != NULL) return false;
+  if (axis < 0) axis += 2;
+  int32_t kaxis = trans ? 1 : 0, naxis = 1 - kaxis;
+  int64_t ns = numel(s);
+  if (block > 0) {
+    int64_t nb = (k + block - 1) / block;
+    if (axis != kaxis || s->shape.rank != 2) return false;
+    if (s->shape.dims[kaxis] != nb || s->shape.dims[naxis] != n) return false;
+    *out_block = block;
+    return true;
+  }
+  if (block < 0) return false;
+  if (ns == 1) {
+    *out_block = k;
+    return true;
+  }
+  if (dq->opset >= 13 && axis == naxis && s->shape.rank == 1 && s->shape.dims[0] == n &&
+      x->shape.dims[naxis] == n) {
+    *out_block = k;
+    return true;
+  }
+  return false;
+}
+
+// Element (kb, n) of the per-block parameter |v| (scale or zero point) of
+// the layout wq_param_layout found: one element, [N], [nb, N] or [N, nb].
+static int64_t wq_param_index(const mlcc_value_t* v, bool trans, int64_t kb, int64_t n,
+                              int64_t nb) {
+  int64_t ne = numel(v);
+  if (ne == 1) return 0;
+  if (v->shape.rank == 1) return n;
+  return trans ? n * nb + kb : kb * v->shape.dims[1] + n;
+}
+
+// A fresh constant name "<base><suffix><u>".
+static char* wq_name(mlcc_graph_t* graph, const char* base, const char* suffix) {
+  size_t len = strlen(base) + strlen(suffix) + 16;
+  char* name = (char*)malloc(len);
+  if (name == NULL) return NULL;
+  for (uint32_t u = 0;; ++u) {
+    snprintf(name, len, "%s%s%u", base, suffix, u);
+    if (mlcc_graph_find_value(graph, name) == NULL) break;
+  }
+  return name;
+}
+
+static mlcc_status_t wq_add_const(mlcc_graph_t* graph, const char* base, const char* suffix,
+                                  mlcc_dtype_t dt, const mlcc_shape_t* shape, void* data,
+                                  mlcc_value_t** out) {
+  char* name = wq_name(graph, base, suffix);
+  if (name == NULL) return oom();
+  mlcc_status_t s = mlcc_graph_add_constant(graph, name, dt, shape, data, false, out);
+  free(name);
+  return s;
+}
+
+static mlcc_status_t rewrite_wq_matmul(mlcc_graph_t* graph, mlcc_node_t* mm, bool* out_done) {
+  *out_done = false;
+  bool gemm = mm->op == MLCC_OP_GEMM;
+  if (mm->n_inputs < 2 || mm->n_outputs != 1 || mm->outputs[0] == NULL) return mlcc_ok_status();
+  mlcc_value_t* bv = mm->inputs[1];
+  if (bv == NULL || bv->kind != MLCC_VALUE_INTERMEDIATE) return mlcc_ok_status();
+  mlcc_node_t* dq = bv->producer;
+  if (dq == NULL || dq->dead || dq->op != MLCC_OP_DEQUANTIZE_LINEAR || dq->n_inputs < 2) {
+    return mlcc_ok_status();
+  }
+  const mlcc_value_t* wq = dq->inputs[0];
+  const mlcc_value_t* ws = dq->inputs[1];
+  const mlcc_value_t* wz = mlcc_node_input(dq, 2);
+  mlcc_dtype_t wdt = wq != NULL ? wq->dtype : MLCC_DTYPE_COUNT;
+  bool four = wdt == MLCC_DTYPE_I4 || wdt == MLCC_DTYPE_U4;
+  if (!four && !is_q8(wdt)) return mlcc_ok_status();
+  if (!is_const(wq) || wq->data == NULL || wq->shape.rank != 2) return mlcc_ok_status();
+  if (!is_const(ws) || ws->data == NULL || ws->dtype != MLCC_DTYPE_F32) return mlcc_ok_status();
+  if (wz != NULL && (!is_const(wz) || wz->data == NULL || wz->dtype != wdt ||
+                     numel(wz) != numel(ws))) {
+    return mlcc_ok_status();
+  }
+  int64_t out_dt = 0;
+  if (dq->opset >= 23 && mlcc_node_attr_int(dq, "output_dtype", 0, &out_dt) != NULL) {
+    return mlcc_ok_status();
+  }
+  if (out_dt != 0 && out_dt != MLCC_DTYPE_F32) return mlcc_ok_status();
+  int64_t trans_b = 0;
+  mlcc_value_t* c = NULL;
+  if (gemm) {
+    int64_t trans_a = 0;
+    float alpha = 1.f, beta = 1.f;
+    if (mlcc_node_attr_int(mm, "transA", 0, &trans_a) != NULL ||
+        mlcc_node_attr_int(mm, "transB", 0, &trans_b) != NULL ||
+        mlcc_node_attr_float(mm, "alpha", 1.f, &alpha) != NULL ||
+        mlcc_node_attr_float(mm, "beta", 1.f, &beta) != NULL) {
+      return mlcc_ok_status();
+    }
+    c = mlcc_node_input(mm, 2);
+    if (trans_a != 0 || alpha != 1.f || (c != NULL && beta != 1.f)) return mlcc_ok_status();
+  }
+  bool trans = trans_b != 0;
+  int64_t k = wq->shape.dims[trans ? 1 : 0], n = wq->shape.dims[trans ? 0 : 1];
+  if (k < 1 || n < 1 || k > ((int64_t)1 << 30) || n > ((int64_t)1 << 30)) return mlcc_ok_status();
+  if (c != NULL) {
+    int64_t nc = is_const(c) && c->dtype == MLCC_DTYPE_F32 ? numel(c) : -1;
+    bool row = c->shape.rank == 1 || (c->shape.rank == 2 && c->shape.dims[0] == 1);
+    if (!(nc == 1 || (nc == n && row))) return mlcc_ok_status();
+  }
+  int64_t block = 0;
+  if (!wq_param_layout(dq, trans, k, n, &block)) return mlcc_ok_status();
+  int64_t bits = four ? 4 : 8;
+  mlcc_wq_layout_t l;
+  mlcc_wq_layout(k, n, bits, block, &l);
+  // Zero points as offsets o = z - qmin; one value for all -> an attribute.
+  bool sgn = wdt == MLCC_DTYPE_I4 || wdt == MLCC_DTYPE_I8;
+  int64_t bias = sgn ? (four ? 8 : 128) : 0;
+  int64_t zcommon = wz == NULL ? bias : mlcc_value_const_i64(wz, 0) + bias;
+  bool zsame = true;
+  for (int64_t i = 1; wz != NULL && i < numel(wz) && zsame; ++i) {
+    zsame = mlcc_value_const_i64(wz, i) + bias == zcommon;
+  }
+  int64_t sbytes = l.n_blocks * l.n_pad * 4, zbytes = zsame ? 0 : l.n_blocks * l.n_pad;
+  if (l.bytes + sbytes + zbytes >= k * n * 4) return mlcc_ok_status();
+  uint8_t* wp = (uint8_t*)mlcc_arena_alloc(&graph->arena, (size_t)l.bytes, 64);
+  float* sp = (float*)mlcc_arena_alloc(&graph->arena, (size_t)sbytes, 64);
+  uint8_t* zp = zsame ? NULL : (uint8_t*)mlcc_arena_alloc(&graph->arena, (size_t)zbytes, 64);
+  if (wp == NULL || sp == NULL || (!zsame && zp == NULL)) return oom();
+  memset(wp, 0, (size_t)l.bytes);
+  memset(sp, 0, (size_t)sbytes);
+  if (zp != NULL) memset(zp, 0, (size_t)zbytes);
+  const float* sv = (const float*)ws->data;
+  for (int64_t kb = 0; kb < l.n_blocks; ++kb) {
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t pi = wq_param_index(ws, trans, kb, j, l.n_blocks);
+      sp[kb * l.n_pad + j] = sv[pi];
+      if (zp != NULL) zp[kb * l.n_pad + j] = (uint8_t)(mlcc_value_const_i64(wz, pi) + bias);
+    }
+  }
+  // Codes u = q - qmin; the IR holds int4/uint4 one per byte (dtypes.def).
+  const uint8_t* src = (const uint8_t*)wq->data;
+  for (int64_t r = 0; r < k; ++r) {
+    int64_t kb = r / block, in = r % block;
+    int64_t brow = bits == 4 ? kb * l.block_rows + in / 2 : r;
+    int shift = bits == 4 ? (int)(in % 2) * 4 : 0;
+    for (int64_t j = 0; j < n; ++j) {
+      uint8_t raw = src[trans ? j * k + r : r * n + j];
+      int64_t u = sgn ? (int64_t)(int8_t)raw + bias : (int64_t)raw;
+      if (four) u &= 15;
+      int64_t pnl = j / MLCC_WQ_PANEL, col = j % MLCC_WQ_PANEL;
+      wp[(pnl * l.panel_rows + brow) * MLCC_WQ_PANEL + col] |= (uint8_t)(u << shift);
+    }
+  }
+  const char* base = wq->name ? wq->name : "w";
+  mlcc_value_t *wv = NULL, *svv = NULL, *zv = NULL;
+  mlcc_shape_t wsh = {.rank = 1, .dims = {l.bytes}};
+  mlcc_shape_t ssh = {.rank = 2, .dims = {l.n_blocks, l.n_pad}};
+  MLCC_RETURN_IF_ERROR(wq_add_const(graph, base, "_wq", MLCC_DTYPE_U8, &wsh, wp, &wv));
+  MLCC_RETURN_IF_ERROR(wq_add_const(graph, base, "_wqs", MLCC_DTYPE_F32, &ssh, sp, &svv));
+  if (zp != NULL) {
+    MLCC_RETURN_IF_ERROR(wq_add_const(graph, base, "_wqz", MLCC_DTYPE_U8, &ssh, zp, &zv));
+  }
+  mlcc_attr_t* attrs = new_attrs(graph, 5);
+  if (attrs == NULL) return oom();
+  const char* names[5] = {MLCC_WQ_BITS_ATTR, MLCC_WQ_N_ATTR, MLCC_WQ_BLOCK_ATTR,
+                          MLCC_WQ_OFFSET_ATTR, MLCC_WQ_GEMM_ATTR};
+  int64_t vals[5] = {bits, n, block, zsame ? zcommon : 0, 1};
+  uint32_t na = gemm ? 5 : 4;
+  for (uint32_t i = 0; i < na; ++i) {
+    attrs[i].name = names[i];
+    attrs[i].kind = MLCC_ATTR_INT;
+    attrs[i].i = vals[i];
+  }
+  mlcc_value_t* y = mm->outputs[0];
+  mlcc_value_t* prod = y;
+  if (c != NULL) {
+    MLCC_RETURN_IF_ERROR(mlcc_graph_add_temp_value(graph, y->name ? y->name : "wq", &prod));
+  }
+  mlcc_value_t* ins[4] = {mm->inputs[0], wv, svv, zv};
+  mm->dead = true;  // first, so |y|'s producer becomes the new node
+  mlcc_node_t* node = NULL;
+  mlcc_status_t st = mlcc_graph_add_node(graph, MLCC_OP_WQ_MATMUL, 1, mm->name, ins,
+                                         zv != NULL ? 4 : 3, &prod, 1, attrs, na, &node);
+  if (st == NULL && c != NULL) {
+    mlcc_value_t* add_in[2] = {prod, c};
+    st = mlcc_graph_add_node(graph, MLCC_OP_ADD, 14, mm->name, add_in, 2, &y, 1, NULL, 0, &node);
+  }
+  if (st != NULL) {
+    // (a WQMatMul added before a failed Add writes only |prod|, read by nobody)
+    mm->dead = false;
+    y->producer = mm;
+    return st;
+  }
+  *out_done = true;
+  return mlcc_ok_status();
+}
+
 mlcc_status_t mlcc_pass_quant_fuse(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
                                    bool* out_changed) {
   (void)ctx;
@@ -794,6 +1021,16 @@ mlcc_status_t mlcc_pass_quant_fuse(mlcc_pass_ctx_t* ctx, mlcc_graph_t* graph,
       if (st == NULL && !done) st = rewrite_qconcat(graph, n, &done);
       if (st == NULL && !done) st = rewrite_qsigmoid(graph, n, &done);
     }
+    if (st != NULL) st = mlcc_node_annotate(n, st);
+    if (done) *out_changed = true;
+  }
+  // Weight-only quantized products, after the QDQ rules (their MatMuls are dead).
+  uint32_t n1 = graph->n_nodes;
+  for (uint32_t i = 0; i < n1 && st == NULL; ++i) {
+    mlcc_node_t* n = graph->nodes[i];
+    if (n->dead || (n->op != MLCC_OP_MATMUL && n->op != MLCC_OP_GEMM)) continue;
+    bool done = false;
+    st = rewrite_wq_matmul(graph, n, &done);
     if (st != NULL) st = mlcc_node_annotate(n, st);
     if (done) *out_changed = true;
   }

@@ -584,3 +584,103 @@ int32_t mlcc_quant_moved_data_inputs(const mlcc_node_t* node) {
       return 0;
   }
 }
+
+//===----------------------------------------------------------------------===//
+// WQMatMul (mlcc-internal: weight-only quantized MatMul, quant.h)
+//===----------------------------------------------------------------------===//
+
+void mlcc_wq_layout(int64_t k, int64_t n, int64_t bits, int64_t block, mlcc_wq_layout_t* out) {
+  memset(out, 0, sizeof(*out));
+  out->k = k;
+  out->n = n;
+  out->bits = bits;
+  out->block = block;
+  out->n_blocks = block > 0 ? (k + block - 1) / block : 0;
+  out->n_pad = (n + MLCC_WQ_PANEL - 1) / MLCC_WQ_PANEL * MLCC_WQ_PANEL;
+  out->panels = out->n_pad / MLCC_WQ_PANEL;
+  if (bits == 4) {
+    int64_t full = block > 0 ? k / block : 0, tail = block > 0 ? k % block : 0;
+    out->block_rows = (block + 1) / 2;
+    out->panel_rows = full * out->block_rows + (tail + 1) / 2;
+  } else {
+    out->block_rows = block;
+    out->panel_rows = k;
+  }
+  out->bytes = out->panels * out->panel_rows * MLCC_WQ_PANEL;
+}
+
+// INT attribute |name| of |node| into |*out|, INVALID_MODEL unless present
+// and within [lo, hi].
+static mlcc_status_t wq_attr(const mlcc_node_t* node, const char* name, int64_t lo, int64_t hi,
+                             int64_t* out) {
+  const mlcc_attr_t* a = mlcc_node_attr(node, name);
+  if (a == NULL || a->kind != MLCC_ATTR_INT || a->i < lo || a->i > hi) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s needs INT attribute '%s' in [%lld, %lld]", mlcc_infer_op(node),
+                            name, (long long)lo, (long long)hi);
+  }
+  *out = a->i;
+  return mlcc_ok_status();
+}
+
+mlcc_status_t mlcc_wq_resolve(const mlcc_node_t* node, mlcc_wq_layout_t* out) {
+  memset(out, 0, sizeof(*out));
+  mlcc_value_t* a = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "A", true, &a));
+  if (a->shape.rank < 1) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "%s needs A of rank >= 1; got a scalar",
+                            mlcc_infer_op(node));
+  }
+  int64_t k = a->shape.dims[a->shape.rank - 1], bits = 0, n = 0, block = 0, offset = 0;
+  MLCC_RETURN_IF_ERROR(wq_attr(node, MLCC_WQ_BITS_ATTR, 4, 8, &bits));
+  MLCC_RETURN_IF_ERROR(wq_attr(node, MLCC_WQ_N_ATTR, 1, (int64_t)1 << 31, &n));
+  MLCC_RETURN_IF_ERROR(wq_attr(node, MLCC_WQ_BLOCK_ATTR, 1, k > 0 ? k : 1, &block));
+  MLCC_RETURN_IF_ERROR(wq_attr(node, MLCC_WQ_OFFSET_ATTR, 0, bits == 4 ? 15 : 255, &offset));
+  if ((bits != 4 && bits != 8) || k < 1 || k > ((int64_t)1 << 31)) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s needs 4 or 8 bits and 1 <= K < 2^31; got %lld bits, K=%lld",
+                            mlcc_infer_op(node), (long long)bits, (long long)k);
+  }
+  mlcc_wq_layout(k, n, bits, block, out);
+  return mlcc_ok_status();
+}
+
+// WQMatMul: A float32 [..., K] (2-D when it replaces a Gemm), Wp uint8
+// [bytes], S float32 [n_blocks, n_pad], Z uint8 [n_blocks, n_pad] or
+// absent -> Y float32 [..., N] (a 1-D A gives [N], as numpy.matmul).
+mlcc_status_t mlcc_infer_wq_matmul(mlcc_node_t* node) {
+  mlcc_wq_layout_t l;
+  MLCC_RETURN_IF_ERROR(mlcc_wq_resolve(node, &l));
+  mlcc_value_t *a = NULL, *w = NULL, *s = NULL, *z = NULL;
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 0, "A", true, &a));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 1, "Wp", true, &w));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 2, "S", true, &s));
+  MLCC_RETURN_IF_ERROR(mlcc_infer_input(node, 3, "Z", false, &z));
+  const mlcc_attr_t* gemm = mlcc_node_attr(node, MLCC_WQ_GEMM_ATTR);
+  const char* from = gemm != NULL ? "Gemm" : "MatMul";
+  if (a->dtype != MLCC_DTYPE_F32) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s (a %s of a DequantizeLinear weight) needs float32 A, the "
+                            "DequantizeLinear's output type; got %s",
+                            mlcc_infer_op(node), from, mlcc_dtype_name(a->dtype));
+  }
+  if (gemm != NULL && a->shape.rank != 2) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL, "Gemm needs a 2-D A; got rank %d",
+                            (int)a->shape.rank);
+  }
+  bool ok = w->dtype == MLCC_DTYPE_U8 && w->shape.rank == 1 && w->shape.dims[0] == l.bytes &&
+            s->dtype == MLCC_DTYPE_F32 && s->shape.rank == 2 && s->shape.dims[0] == l.n_blocks &&
+            s->shape.dims[1] == l.n_pad;
+  if (ok && z != NULL) ok = z->dtype == MLCC_DTYPE_U8 && mlcc_shape_equal(&z->shape, &s->shape);
+  if (!ok) {
+    return mlcc_make_status(MLCC_STATUS_INVALID_MODEL,
+                            "%s needs Wp uint8 [%lld], S float32 [%lld, %lld] and Z absent or "
+                            "uint8 of S's shape (K=%lld, N=%lld, %lld bits, block %lld)",
+                            mlcc_infer_op(node), (long long)l.bytes, (long long)l.n_blocks,
+                            (long long)l.n_pad, (long long)l.k, (long long)l.n,
+                            (long long)l.bits, (long long)l.block);
+  }
+  mlcc_shape_t y = a->shape;
+  y.dims[y.rank - 1] = l.n;
+  return mlcc_infer_set_output(node, 0, MLCC_DTYPE_F32, &y);
+}

@@ -107,6 +107,58 @@ int32_t mlcc_quant_moved_data_inputs(const mlcc_node_t* node);
 // QLinearAveragePool with channels_last=1. Pure (ir/ops/qelementwise.c).
 mlcc_status_t mlcc_qlinear_pool_resolve(const mlcc_node_t* node, mlcc_spatial_t* out);
 
+
+// WQMatMul (mlcc-internal, domain "mlcc", written by passes/quant_fuse.c):
+// a MatMul whose B is a constant weight-only quantized matrix, kept packed
+// (int4/uint4 two codes per byte, int8/uint8 one) and dequantized by the
+// kernel (targets/kernels/wq_matmul.c) on the fly, per element by the ONNX
+// DequantizeLinear formula, w = float32((q - z) * s):
+//   Y[..., N] = A[..., K] (float32, rank >= 1) @ W[K, N]
+// Inputs: A; Wp, the uint8 codes in the layout below; S, float32 scales
+// [n_blocks, n_pad]; Z (optional), uint8 offsets [n_blocks, n_pad]. Every
+// weight is stored as a biased code u = q - qmin (0..15 for 4 bits, 0..255
+// for 8: int4 q + 8, int8 q + 128, unsigned q) and its zero point as
+// o = z - qmin the same way, so q - z = u - o (an exact small integer).
+// Without Z every o is the INT attribute MLCC_WQ_OFFSET_ATTR (the model's
+// single zero point, or -qmin when it has none). Row k of W belongs to
+// block k / block (block = K for per-column and per-tensor scales), and
+// column n's scale and offset of block b are S[b][n], Z[b][n] (columns
+// n >= N padded with scale 0, offset 0).
+// Wp layout: panels of MLCC_WQ_PANEL columns (the last one padded with
+// code 0); panel p holds |panel_rows| byte rows of MLCC_WQ_PANEL bytes
+// (byte c of a row is column p * MLCC_WQ_PANEL + c), at p * panel_rows *
+// MLCC_WQ_PANEL. 8 bits: byte row k is W's row k. 4 bits: block b (rows
+// k0 = b * block .. k0 + len - 1) starts at byte row b * ceil(block / 2)
+// and holds ceil(len / 2) byte rows; byte row j of the block has row
+// k0 + 2j in its low nibble and row k0 + 2j + 1 in its high nibble (0 when
+// len is odd and j is the last).
+// Attributes (INT): MLCC_WQ_BITS_ATTR (4 or 8), MLCC_WQ_N_ATTR (N),
+// MLCC_WQ_BLOCK_ATTR (block, 1..K), MLCC_WQ_OFFSET_ATTR, and
+// MLCC_WQ_GEMM_ATTR = 1 when the node replaces a Gemm (A must be 2-D).
+#define MLCC_WQ_PANEL 16
+#define MLCC_WQ_BITS_ATTR "mlcc.wq_bits"
+#define MLCC_WQ_N_ATTR "mlcc.wq_n"
+#define MLCC_WQ_BLOCK_ATTR "mlcc.wq_block"
+#define MLCC_WQ_OFFSET_ATTR "mlcc.wq_offset"
+#define MLCC_WQ_GEMM_ATTR "mlcc.wq_gemm"
+
+// Sizes of the WQMatMul layout for K rows, N columns, |bits| 4 or 8 and
+// |block| (1..K). Pure arithmetic; callers keep K, N below 2^31.
+typedef struct mlcc_wq_layout_t {
+  int64_t k, n, bits, block;
+  int64_t n_blocks;    // ceil(K / block)
+  int64_t n_pad;       // N rounded up to MLCC_WQ_PANEL
+  int64_t panels;      // n_pad / MLCC_WQ_PANEL
+  int64_t block_rows;  // byte rows of a full block (4 bits: ceil(block / 2); 8: block)
+  int64_t panel_rows;  // byte rows of a panel
+  int64_t bytes;       // numel of Wp: panels * panel_rows * MLCC_WQ_PANEL
+} mlcc_wq_layout_t;
+void mlcc_wq_layout(int64_t k, int64_t n, int64_t bits, int64_t block, mlcc_wq_layout_t* out);
+
+// The layout of WQMatMul |node| from its attributes and A's last dim;
+// INVALID_MODEL when the attributes are missing or out of range.
+mlcc_status_t mlcc_wq_resolve(const mlcc_node_t* node, mlcc_wq_layout_t* out);
+
 #ifdef __cplusplus
 }
 #endif

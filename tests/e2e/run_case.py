@@ -178,6 +178,9 @@ def main():
                     help="default: tests/onnx/tolerances.txt's entry for the case, else 1e-4")
     ap.add_argument("--atol", type=float, default=None,
                     help="default: tests/onnx/tolerances.txt's entry for the case, else 1e-5")
+    ap.add_argument("--tolerance-file", default=None,
+                    help="read 'rtol atol' from this file of the case folder (a bound the "
+                         "case's generator derived, e.g. make_wq_matmul_cases.py)")
     ap.add_argument("--require-cpu-flag", default=None,
                     help="exit 77 (skip) unless /proc/cpuinfo lists this flag (e.g. avx512f)")
     ap.add_argument("--skip-if-missing", action="store_true",
@@ -211,6 +214,11 @@ def main():
         return 1
 
     args.tolerance_note = ""
+    if args.tolerance_file:
+        with open(os.path.join(case, args.tolerance_file)) as f:
+            args.rtol, args.atol = (float(v) for v in f.read().split()[:2])
+        args.tolerance_note = " [tolerance rtol=%g atol=%g from the case's %s]" % (
+            args.rtol, args.atol, args.tolerance_file)
     if args.rtol is None or args.atol is None:
         tol = case_tolerance(os.path.basename(case.rstrip("/")))
         if tol is not None:
